@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Value parsers for realtime.conf(5), one per value type. Each returns 0 and
+ * fills *ret, or -EINVAL / -ERANGE and leaves *ret untouched; the policy
+ * library turns those into "file:line: message" errors. Exposed for tests and
+ * for the CLI's argument parsing.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+int parse_boolean(const char *s, bool *ret);
+int parse_unsigned(const char *s, unsigned *ret);
+/* SCHED_FIFO/RR priority 1..99; "0" allowed when allow_zero (no realtime). */
+int parse_priority(const char *s, bool allow_zero, int *ret);
+/* Nice level -20..19. */
+int parse_nice(const char *s, int *ret);
+/* Bytes with optional K/M/G (1024-based) suffix, or infinity/unlimited. */
+int parse_size(const char *s, uint64_t *ret);
+/* Duration with us/ms/s suffix, or infinity/unlimited. A bare number is
+ * microseconds when bare_usec, seconds otherwise. */
+int parse_duration(const char *s, bool bare_usec, uint64_t *ret);
+/* Space-separated "fifo" / "rr" words -> mask of POLICY_SCHED_*. */
+int parse_policies(const char *s, unsigned *ret);
+/* Space-separated capability names, with or without "cap_", only
+ * sys_nice and ipc_lock -> mask of 1ULL << CAP_*. Empty string -> 0. */
+int parse_capabilities(const char *s, uint64_t *ret);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy library: the one place where realtimed's policy is decided.
+ *
+ * It reads realtime.conf(5) files (vendor file, admin file, drop-ins) with
+ * libinih, and answers "what may this user get, and which file:line says so".
+ * No global state, no logging, no exit(): errors come back as values, so the
+ * daemon, the PAM module (inside any threaded program), the CLI and the tests
+ * all use it the same way. Everything a Policy hands out (strings, sources)
+ * lives as long as the Policy.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* "infinity"/"unlimited" for MemLock and RTTime; equal to RLIM_INFINITY. */
+#define POLICY_INFINITY UINT64_MAX
+
+typedef enum PolicyKey {
+	POLICY_KEY_REALTIME_PRIORITY, /* RealtimePriority=, int 0..99 (0: no realtime) */
+	POLICY_KEY_POLICIES,          /* Policies=, mask of POLICY_SCHED_* */
+	POLICY_KEY_NICE,              /* Nice=, int -20..19: the lowest nice level */
+	POLICY_KEY_MEMLOCK,           /* MemLock=, bytes or POLICY_INFINITY */
+	POLICY_KEY_RTTIME,            /* RTTime=, microseconds or POLICY_INFINITY */
+	POLICY_KEY_CAPABILITIES,      /* Capabilities=, mask of 1<<CAP_* */
+	POLICY_KEY_COMPAT_POLICY,     /* CompatPolicy=, fifo or rr: what rtkit-compat grants use */
+	_POLICY_KEY_MAX,
+	_POLICY_KEY_INVALID = -EINVAL,
+} PolicyKey;
+
+/* Bits of Policies= */
+#define POLICY_SCHED_FIFO (1u << 0)
+#define POLICY_SCHED_RR (1u << 1)
+
+/* Where a value came from. file == NULL: no file set it (key unset). */
+typedef struct PolicySource {
+	const char *file;
+	unsigned line;
+	const char *section; /* "Default", "Group audio", "User alice", ... as written */
+} PolicySource;
+
+/* What policy grants one user. A key with set[k] == false was set by no
+ * file; callers leave the corresponding limit alone. */
+typedef struct PolicyGrant {
+	bool set[_POLICY_KEY_MAX];
+	PolicySource source[_POLICY_KEY_MAX];
+	int realtime_priority;
+	unsigned policies;
+	int nice;
+	uint64_t memlock;
+	uint64_t rttime_usec;
+	uint64_t capabilities;
+	unsigned compat_policy; /* POLICY_SCHED_RR (default) or POLICY_SCHED_FIFO */
+	bool covered; /* a [User] or [Group] section (not just [Default]) matched */
+} PolicyGrant;
+
+/* [Daemon] settings, with DESIGN.md's defaults where no file sets them. */
+typedef struct PolicyDaemon {
+	bool rtkit_compat;              /* RtkitCompat=yes */
+	bool polkit;                    /* Polkit=yes */
+	unsigned users_max;             /* UsersMax=2048 */
+	unsigned threads_per_user_max;  /* ThreadsPerUserMax=64 */
+	unsigned processes_per_user_max; /* ProcessesPerUserMax=32 */
+	uint64_t burst_usec;            /* BurstSec=20 */
+	unsigned actions_per_burst;     /* ActionsPerBurst=100 */
+	bool canary;                    /* Canary=yes */
+	uint64_t canary_watchdog_usec;  /* CanaryWatchdogSec=2 */
+	uint64_t canary_refuse_usec;    /* CanaryRefuseSec=60 */
+} PolicyDaemon;
+
+/* One [IRQ] line: glob on the IRQ action name -> SCHED_FIFO priority. */
+typedef struct PolicyIrqRule {
+	const char *pattern;
+	int priority;
+	PolicySource source;
+} PolicyIrqRule;
+
+/* One rejected file: the first problem found in it, as "file:line: message". */
+typedef struct PolicyError {
+	const char *file;
+	unsigned line; /* 0: the file as a whole (unreadable, ...) */
+	const char *message;
+} PolicyError;
+
+/* Where policy files are looked for. NULL members take the compiled-in
+ * defaults (/usr/share/realtime/..., /etc/realtime/...); "" disables one. */
+typedef struct PolicyPaths {
+	const char *vendor_file;
+	const char *admin_file;
+	const char *vendor_dropin_dir;
+	const char *admin_dropin_dir;
+} PolicyPaths;
+
+typedef struct Policy Policy;
+
+/* Loads vendor file, admin file, then drop-ins (C-locale order, an admin
+ * drop-in masks the vendor drop-in of the same name). Missing files are not
+ * errors; a file with any error is skipped whole and recorded in
+ * policy_errors(). Returns 0 and a Policy even when files were rejected;
+ * -ENOMEM only on allocation failure. */
+int policy_load(const PolicyPaths *paths, Policy **ret);
+
+/* Loads exactly the given files, in order (for "policy check FILES" and
+ * pam_realtime's conf=). A missing file here is an error. */
+int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
+
+Policy *policy_free(Policy *p);
+
+/* Errors of files that were rejected; the others are in force. */
+size_t policy_n_errors(const Policy *p);
+const PolicyError *policy_error(const Policy *p, size_t i);
+
+/* Files that were read and accepted, in load order. */
+size_t policy_n_files(const Policy *p);
+const char *policy_file(const Policy *p, size_t i);
+
+const PolicyDaemon *policy_daemon(const Policy *p);
+
+size_t policy_n_irq_rules(const Policy *p);
+const PolicyIrqRule *policy_irq_rule(const Policy *p, size_t i);
+/* The rule for an IRQ action name: the first matching rule in load order
+ * (a later file's line with the same pattern replaces it in place).
+ * NULL if none matches. */
+const PolicyIrqRule *policy_irq_match(const Policy *p, const char *action_name);
+
+/* Evaluates for an identity the caller already resolved: user beats group
+ * beats default; across groups the most generous value of each key wins. */
+int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
+		PolicyGrant *ret);
+
+/* Resolves uid through NSS (getpwuid_r, getgrouplist, getgrgid_r for the
+ * group names) and evaluates. -ESRCH for an unknown uid. */
+int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
+/* Same, by user name. -ESRCH for an unknown user. */
+int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret);
+
+/* Key names as written in files ("RealtimePriority", ...). */
+const char *policy_key_to_string(PolicyKey k);
+PolicyKey policy_key_from_string(const char *s);
+
+/* Formats a grant's value for key k as a policy file would write it
+ * ("95", "fifo rr", "-19", "64M", "infinity", "200ms", "sys_nice ipc_lock").
+ * Returns 0, or -ENOBUFS when size is too small. */
+int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size);
+
+/* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
+ * RLIMIT_NICE uses the kernel's 20 - nice encoding. -ENODATA when the grant
+ * does not set the key behind it; -EINVAL for another resource. */
+int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret);
