@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Value parsers for realtime.conf(5). Pure functions: no I/O, no state.
+ * The policy library and the CLI use them; tests/unit/test-parse.c covers them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "macro.h"
+#include "parse.h"
+#include "policy.h"
+
+static bool is_infinity(const char *s)
+{
+	return streq(s, "infinity") || streq(s, "unlimited");
+}
+
+/* Parses a decimal unsigned number at the start of s into *ret and points
+ * *ret_end after it. No sign, no leading whitespace, no empty number. */
+static int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno != 0)
+		return -EINVAL;
+	*ret = v;
+	*ret_end = end;
+	return 0;
+}
+
+static int parse_int_range(const char *s, long min, long max, int *ret)
+{
+	long v;
+	char *end;
+
+	if (isempty(s) || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno != 0 || *end != '\0' || end == s)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*ret = (int)v;
+	return 0;
+}
+
+int parse_boolean(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*ret = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int parse_unsigned(const char *s, unsigned *ret)
+{
+	const char *end;
+	uint64_t v;
+	int r;
+
+	r = parse_u64_prefix(s, &v, &end);
+	if (r < 0)
+		return r;
+	if (*end != '\0')
+		return -EINVAL;
+	if (v > UINT_MAX)
+		return -ERANGE;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+int parse_priority(const char *s, bool allow_zero, int *ret)
+{
+	return parse_int_range(s, allow_zero ? 0 : 1, 99, ret);
+}
+
+int parse_nice(const char *s, int *ret)
+{
+	return parse_int_range(s, -20, 19, ret);
+}
+
+int parse_size(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t factor;
+	} table[] = {
+		{ "", 1 },
+		{ "K", 1ULL << 10 },
+		{ "M", 1ULL << 20 },
+		{ "G", 1ULL << 30 },
+	};
+	const char *end;
+	uint64_t v;
+	int r;
+
+	if (is_infinity(s)) {
+		*ret = POLICY_INFINITY;
+		return 0;
+	}
+	r = parse_u64_prefix(s, &v, &end);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+		if (!streq(end, table[i].suffix))
+			continue;
+		if (v > (POLICY_INFINITY - 1) / table[i].factor)
+			return -ERANGE;
+		*ret = v * table[i].factor;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_duration(const char *s, bool bare_usec, uint64_t *ret)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t usec;
+	} table[] = {
+		{ "us", 1 },
+		{ "ms", 1000 },
+		{ "s", 1000000 },
+	};
+	const char *end;
+	uint64_t v, factor = 0;
+	int r;
+
+	if (is_infinity(s)) {
+		*ret = POLICY_INFINITY;
+		return 0;
+	}
+	r = parse_u64_prefix(s, &v, &end);
+	if (r < 0)
+		return r;
+	if (*end == '\0')
+		factor = bare_usec ? 1 : 1000000;
+	for (size_t i = 0; i < ELEMENTSOF(table) && factor == 0; i++)
+		if (streq(end, table[i].suffix))
+			factor = table[i].usec;
+	if (factor == 0)
+		return -EINVAL;
+	if (v > (POLICY_INFINITY - 1) / factor)
+		return -ERANGE;
+	*ret = v * factor;
+	return 0;
+}
+
+/* Calls word_cb for each space-separated word of s; stops at the first error. */
+static int for_each_word(const char *s, int (*word_cb)(const char *w, size_t n, uint64_t *mask),
+			 uint64_t *mask)
+{
+	while (*s) {
+		size_t n;
+		int r;
+
+		s += strspn(s, " \t");
+		n = strcspn(s, " \t");
+		if (n == 0)
+			break;
+		r = word_cb(s, n, mask);
+		if (r < 0)
+			return r;
+		s += n;
+	}
+	return 0;
+}
+
+static bool word_is(const char *w, size_t n, const char *literal)
+{
+	return strlen(literal) == n && strncasecmp(w, literal, n) == 0;
+}
+
+static int policy_word(const char *w, size_t n, uint64_t *mask)
+{
+	if (word_is(w, n, "fifo"))
+		*mask |= POLICY_SCHED_FIFO;
+	else if (word_is(w, n, "rr"))
+		*mask |= POLICY_SCHED_RR;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int parse_policies(const char *s, unsigned *ret)
+{
+	uint64_t mask = 0;
+	int r;
+
+	r = for_each_word(s, policy_word, &mask);
+	if (r < 0)
+		return r;
+	*ret = (unsigned)mask;
+	return 0;
+}
+
+static int capability_word(const char *w, size_t n, uint64_t *mask)
+{
+	if (n > 4 && strncasecmp(w, "cap_", 4) == 0) {
+		w += 4;
+		n -= 4;
+	}
+	if (word_is(w, n, "sys_nice"))
+		*mask |= 1ULL << CAP_SYS_NICE;
+	else if (word_is(w, n, "ipc_lock"))
+		*mask |= 1ULL << CAP_IPC_LOCK;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int parse_capabilities(const char *s, uint64_t *ret)
+{
+	uint64_t mask = 0;
+	int r;
+
+	r = for_each_word(s, capability_word, &mask);
+	if (r < 0)
+		return r;
+	*ret = mask;
+	return 0;
+}
