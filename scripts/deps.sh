@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by scripts/check and scripts/demo: the Debian packages realtimed
+# needs to build and test, and a function that installs the missing ones.
+
+RT_BUILD_PACKAGES=(
+        meson ninja-build gcc pkg-config
+        libinih-dev libdbus-1-dev libsystemd-dev libcap-dev libpam0g-dev
+        check scdoc
+)
+RT_TEST_PACKAGES=(
+        dbus-daemon polkitd rtkit pipewire-bin jackd2 pamtester libpam-wrapper
+        libpam-modules libpam-runtime libcap2-bin util-linux procps systemd
+)
+RT_VM_PACKAGES=(
+        qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+        kmod cpio make
+)
+
+# rt_install_deps PACKAGE...: apt-get update + install of what is missing.
+rt_install_deps() {
+        local missing=() p
+        for p in "$@"; do
+                dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+                        missing+=("$p")
+        done
+        ((${#missing[@]})) || return 0
+        if [ "$(id -u)" != 0 ]; then
+                echo "Missing Debian packages: ${missing[*]}" >&2
+                echo "Run this script as root (it installs them), or: apt-get install ${missing[*]}" >&2
+                return 1
+        fi
+        echo "Installing Debian packages: ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
