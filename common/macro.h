@@ -22,17 +22,17 @@
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* Take ownership of a pointer or fd: returns it and leaves NULL / -EBADF behind. */
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _p_ = (p);                                                           \
-		(p) = NULL;                                                                        \
-		_p_;                                                                               \
+#define TAKE_PTR(p)                      \
+	({                               \
+		__typeof__(p) _p_ = (p); \
+		(p) = NULL;              \
+		_p_;                     \
 	})
-#define TAKE_FD(fd)                                                                                \
-	({                                                                                         \
-		int _fd_ = (fd);                                                                   \
-		(fd) = -EBADF;                                                                     \
-		_fd_;                                                                              \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -EBADF;   \
+		_fd_;            \
 	})
 
 static inline void *mfree(void *p)
@@ -79,11 +79,11 @@ static inline void fclosep(FILE **f)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Defines static inline void name##p(type **p) that calls func(*p) when *p is non-NULL. */
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                    \
-	static inline void func##p(type *p)                                                        \
-	{                                                                                          \
-		if (*p)                                                                            \
-			*p = func(*p);                                                             \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p)                         \
+			*p = func(*p);          \
 	}
 
 static inline bool streq(const char *a, const char *b)
@@ -113,8 +113,8 @@ static inline bool isempty(const char *s)
 	return !s || !*s;
 }
 
-#define RET_NERRNO(expr)                                                                           \
-	({                                                                                         \
-		long _r_ = (expr);                                                                 \
-		_r_ < 0 ? -errno : _r_;                                                            \
+#define RET_NERRNO(expr)                \
+	({                              \
+		long _r_ = (expr);      \
+		_r_ < 0 ? -errno : _r_; \
 	})

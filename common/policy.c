@@ -212,7 +212,7 @@ static SectionKind section_parse(const char *section, const char **ret_target)
 		bool takes_name;
 	} table[] = {
 		{ "Daemon", SECTION_DAEMON, false }, { "Default", SECTION_DEFAULT, false },
-		{ "IRQ", SECTION_IRQ, false },       { "Group", SECTION_GROUP, true },
+		{ "IRQ", SECTION_IRQ, false },	     { "Group", SECTION_GROUP, true },
 		{ "User", SECTION_USER, true },
 	};
 
@@ -298,10 +298,11 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 						INI_NAME_MAX - 1);
 			kind = section_parse(strip(s + 1), &target);
 			if (kind < 0)
-				file_parse_fail(fp,
-						"unknown section [%s]; expected [Daemon], [Default], "
-						"[Group NAME], [User NAME] or [IRQ]",
-						strip(s + 1));
+				file_parse_fail(
+					fp,
+					"unknown section [%s]; expected [Daemon], [Default], "
+					"[Group NAME], [User NAME] or [IRQ]",
+					strip(s + 1));
 			fp->kind = kind;
 		} else if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
 			end = strchr(s, '=');
@@ -340,7 +341,8 @@ static int policy_key_parse(PolicyKey k, const char *value, Assignment *a, const
 		*ret_expect = "a size such as 65536, 64K, 64M, 1G, or infinity";
 		return parse_size(value, &a->v.u64);
 	case POLICY_KEY_RTTIME:
-		*ret_expect = "a duration such as 200000 (microseconds), 500us, 200ms, 2s, or infinity";
+		*ret_expect =
+			"a duration such as 200000 (microseconds), 500us, 200ms, 2s, or infinity";
 		return parse_duration(value, true, &a->v.u64);
 	case POLICY_KEY_CAPABILITIES:
 		*ret_expect = "capability names: sys_nice, ipc_lock (or nothing)";
@@ -377,7 +379,8 @@ static int daemon_key_parse(DaemonKey k, const char *value, Assignment *a, const
 	case DAEMON_BURST_SEC:
 	case DAEMON_CANARY_WATCHDOG_SEC:
 	case DAEMON_CANARY_REFUSE_SEC:
-		*ret_expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from 1ms to 1h";
+		*ret_expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from "
+			      "1ms to 1h";
 		if (parse_duration(value, false, &a->v.u64) < 0 || a->v.u64 < 1000 ||
 		    a->v.u64 > 3600ULL * 1000000ULL)
 			return -EINVAL;
@@ -389,7 +392,8 @@ static int daemon_key_parse(DaemonKey k, const char *value, Assignment *a, const
 	return -EINVAL;
 }
 
-static int file_parse_handler(void *userdata, const char *section, const char *name, const char *value)
+static int file_parse_handler(void *userdata, const char *section, const char *name,
+			      const char *value)
 {
 	FileParse *fp = userdata;
 	_cleanup_free_ char *v = NULL;
@@ -402,8 +406,9 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 	if (fp->error || fp->oom)
 		return 1; /* already rejected; keep inih going quietly */
 	if (isempty(section)) {
-		file_parse_fail(fp, "'%s=' outside of a section; put it under [Default] or another section",
-				name);
+		file_parse_fail(
+			fp, "'%s=' outside of a section; put it under [Default] or another section",
+			name);
 		return 0;
 	}
 	kind = section_parse(section, &target);
@@ -432,10 +437,11 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 	case SECTION_USER:
 		a.key = policy_key_from_string(name);
 		if (a.key < 0) {
-			file_parse_fail(fp,
-					"unknown key '%s' in section [%s]; expected RealtimePriority, "
-					"Policies, Nice, MemLock, RTTime, Capabilities or CompatPolicy",
-					name, section);
+			file_parse_fail(
+				fp,
+				"unknown key '%s' in section [%s]; expected RealtimePriority, "
+				"Policies, Nice, MemLock, RTTime, Capabilities or CompatPolicy",
+				name, section);
 			return 0;
 		}
 		r = policy_key_parse(a.key, value, &a, &expect);
@@ -674,7 +680,8 @@ static int policy_set_irq(Policy *p, const Assignment *a, PolicySource src)
 		return -ENOMEM;
 	}
 	p->irq = n;
-	n[p->n_irq] = (IrqRule){ .pattern = pattern, .rule = { .priority = a->v.i, .source = src } };
+	n[p->n_irq] =
+		(IrqRule){ .pattern = pattern, .rule = { .priority = a->v.i, .source = src } };
 	p->n_irq++;
 	/* the array moved: point every rule at its (stable, heap) pattern again */
 	for (size_t i = 0; i < p->n_irq; i++)
@@ -788,8 +795,9 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 	if (r < 0 && !fp.error)
 		r = policy_add_error(p, path, 0, "cannot parse file");
 	else if (r > 0 && (!fp.error || (unsigned)r < fp.error_line))
-		r = policy_add_error(p, path, (unsigned)r,
-				     "syntax error: expected 'Key=value', '[Section]' or a '#' comment");
+		r = policy_add_error(
+			p, path, (unsigned)r,
+			"syntax error: expected 'Key=value', '[Section]' or a '#' comment");
 	else if (fp.error)
 		r = policy_add_error(p, path, fp.error_line, "%s", fp.error);
 	else {
@@ -969,7 +977,8 @@ int policy_load(const PolicyPaths *paths, Policy **ret)
 	if (r >= 0 && !isempty(admin_file))
 		r = policy_load_one(p, admin_file, true);
 	if (r >= 0)
-		r = policy_load_dropins(p, path_or(paths->vendor_dropin_dir, POLICY_VENDOR_DROPIN_DIR),
+		r = policy_load_dropins(p,
+					path_or(paths->vendor_dropin_dir, POLICY_VENDOR_DROPIN_DIR),
 					path_or(paths->admin_dropin_dir, POLICY_ADMIN_DROPIN_DIR));
 	if (r < 0) {
 		policy_free(p);
@@ -1058,7 +1067,8 @@ static bool grant_more_generous(const PolicyGrant *a, const PolicyGrant *b, Poli
 	case POLICY_KEY_CAPABILITIES:
 		return (a->capabilities | b->capabilities) != b->capabilities;
 	case POLICY_KEY_COMPAT_POLICY:
-		return a->compat_policy == POLICY_SCHED_FIFO && b->compat_policy != POLICY_SCHED_FIFO;
+		return a->compat_policy == POLICY_SCHED_FIFO &&
+		       b->compat_policy != POLICY_SCHED_FIFO;
 	case _POLICY_KEY_MAX:
 	case _POLICY_KEY_INVALID:
 		break;

@@ -22,10 +22,10 @@
 
 typedef enum PolicyKey {
 	POLICY_KEY_REALTIME_PRIORITY, /* RealtimePriority=, int 0..99 (0: no realtime) */
-	POLICY_KEY_POLICIES,          /* Policies=, mask of POLICY_SCHED_* */
-	POLICY_KEY_NICE,              /* Nice=, int -20..19: the lowest nice level */
-	POLICY_KEY_MEMLOCK,           /* MemLock=, bytes or POLICY_INFINITY */
-	POLICY_KEY_RTTIME,            /* RTTime=, microseconds or POLICY_INFINITY */
+	POLICY_KEY_POLICIES,	      /* Policies=, mask of POLICY_SCHED_* */
+	POLICY_KEY_NICE,	      /* Nice=, int -20..19: the lowest nice level */
+	POLICY_KEY_MEMLOCK,	      /* MemLock=, bytes or POLICY_INFINITY */
+	POLICY_KEY_RTTIME,	      /* RTTime=, microseconds or POLICY_INFINITY */
 	POLICY_KEY_CAPABILITIES,      /* Capabilities=, mask of 1<<CAP_* */
 	POLICY_KEY_COMPAT_POLICY,     /* CompatPolicy=, fifo or rr: what rtkit-compat grants use */
 	_POLICY_KEY_MAX,
@@ -55,21 +55,21 @@ typedef struct PolicyGrant {
 	uint64_t rttime_usec;
 	uint64_t capabilities;
 	unsigned compat_policy; /* POLICY_SCHED_RR (default) or POLICY_SCHED_FIFO */
-	bool covered; /* a [User] or [Group] section (not just [Default]) matched */
+	bool covered;		/* a [User] or [Group] section (not just [Default]) matched */
 } PolicyGrant;
 
 /* [Daemon] settings, with DESIGN.md's defaults where no file sets them. */
 typedef struct PolicyDaemon {
-	bool rtkit_compat;              /* RtkitCompat=yes */
-	bool polkit;                    /* Polkit=yes */
-	unsigned users_max;             /* UsersMax=2048 */
-	unsigned threads_per_user_max;  /* ThreadsPerUserMax=64 */
+	bool rtkit_compat;		 /* RtkitCompat=yes */
+	bool polkit;			 /* Polkit=yes */
+	unsigned users_max;		 /* UsersMax=2048 */
+	unsigned threads_per_user_max;	 /* ThreadsPerUserMax=64 */
 	unsigned processes_per_user_max; /* ProcessesPerUserMax=32 */
-	uint64_t burst_usec;            /* BurstSec=20 */
-	unsigned actions_per_burst;     /* ActionsPerBurst=100 */
-	bool canary;                    /* Canary=yes */
-	uint64_t canary_watchdog_usec;  /* CanaryWatchdogSec=2 */
-	uint64_t canary_refuse_usec;    /* CanaryRefuseSec=60 */
+	uint64_t burst_usec;		 /* BurstSec=20 */
+	unsigned actions_per_burst;	 /* ActionsPerBurst=100 */
+	bool canary;			 /* Canary=yes */
+	uint64_t canary_watchdog_usec;	 /* CanaryWatchdogSec=2 */
+	uint64_t canary_refuse_usec;	 /* CanaryRefuseSec=60 */
 } PolicyDaemon;
 
 /* One [IRQ] line: glob on the IRQ action name -> SCHED_FIFO priority. */
