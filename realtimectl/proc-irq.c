@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * IRQ threads from /proc (see proc-irq.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "proc-irq.h"
+
+/* include/linux/sched.h: this task is a kernel thread. */
+#define PF_KTHREAD 0x00200000u
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+const char *sched_policy_to_string(int policy)
+{
+	switch (policy) {
+	case SCHED_OTHER:
+		return "other";
+	case SCHED_FIFO:
+		return "fifo";
+	case SCHED_RR:
+		return "rr";
+	case SCHED_BATCH:
+		return "batch";
+	case SCHED_IDLE:
+		return "idle";
+	case 6: /* SCHED_DEADLINE, not in every libc's headers */
+		return "deadline";
+	}
+	return "unknown";
+}
+
+int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name)
+{
+	const char *p = startswith(comm, "irq/");
+	unsigned long v = 0;
+
+	if (!p || *p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > UINT_MAX)
+			return -EINVAL;
+	}
+	if (*p != '-')
+		return -EINVAL;
+	p++;
+	/* A secondary handler's thread; kernel/irq/manage.c names it irq/N-s-NAME. */
+	if (startswith(p, "s-"))
+		p += 2;
+	*ret_irq = (unsigned)v;
+	*ret_name = p;
+	return 0;
+}
+
+/* Reads PROC/PID/stat: the name between the parentheses (it may itself
+ * hold ')' so the last one counts), flags, rt_priority and policy. */
+static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size, unsigned *ret_flags,
+		     int *ret_priority, int *ret_policy)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64], buf[2048], *open_paren, *close_paren, *p;
+	long long field;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/stat", pid);
+	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		safe_close(fd);
+		return -errno;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		return -EIO;
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return -EIO;
+	snprintf(comm, comm_size, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+
+	/* Fields after the name, numbered as in proc(5): 3 state, ..., 9 flags,
+	 * ..., 40 rt_priority, 41 policy. */
+	p = close_paren + 1;
+	for (n = 3; n <= 41; n++) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return -EIO;
+		if (n == 3) {
+			p++; /* the state letter */
+			continue;
+		}
+		/* Signed: priority and nice may be negative. */
+		field = strtoll(p, &end, 10);
+		if (end == p)
+			return -EIO;
+		if (n == 9)
+			*ret_flags = (unsigned)field;
+		else if (n == 40)
+			*ret_priority = (int)field;
+		else if (n == 41)
+			*ret_policy = (int)field;
+		p = end;
+	}
+	return 0;
+}
+
+/* The action name under PROC/irq/IRQ/ that the (maybe cut) thread name
+ * starts with; the shortest such if several, sorted for a stable answer.
+ * NULL if none: then the thread's own name part is all there is. */
+static char *find_action(int proc_fd, unsigned irq, const char *prefix)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char path[64], *best = NULL;
+	struct dirent *de;
+	int fd;
+
+	snprintf(path, sizeof(path), "irq/%u", irq);
+	fd = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		safe_close(fd);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		/* Action directories are the only directories in /proc/irq/N. */
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (!startswith(de->d_name, prefix))
+			continue;
+		if (!best || strlen(de->d_name) < strlen(best) ||
+		    (strlen(de->d_name) == strlen(best) && strcmp(de->d_name, best) < 0)) {
+			char *copy = strdup(de->d_name);
+
+			if (!copy)
+				break;
+			free(best);
+			best = copy;
+		}
+	}
+	return best;
+}
+
+static int irq_thread_compare(const void *a, const void *b)
+{
+	const IrqThread *x = a, *y = b;
+
+	if (x->irq != y->irq)
+		return x->irq < y->irq ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+void irq_threads_free(IrqThread *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(t[i].action);
+	free(t);
+}
+
+int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	IrqThread *threads = NULL;
+	size_t n = 0, allocated = 0;
+	struct dirent *de;
+	int proc_fd;
+
+	proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proc_fd < 0)
+		return -errno;
+	d = fdopendir(proc_fd);
+	if (!d) {
+		int r = -errno;
+
+		safe_close(proc_fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		char comm[128];
+		unsigned flags = 0, irq;
+		int priority = 0, policy = 0;
+		const char *name;
+		char *end;
+		long pid;
+
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name || pid <= 0)
+			continue;
+		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &priority, &policy) < 0)
+			continue; /* gone meanwhile, or not ours to read */
+		if (!(flags & PF_KTHREAD) || irq_thread_name_parse(comm, &irq, &name) < 0)
+			continue;
+
+		if (n == allocated) {
+			size_t a = allocated ? allocated * 2 : 16;
+			IrqThread *t = reallocarray(threads, a, sizeof(*t));
+
+			if (!t)
+				goto oom;
+			threads = t;
+			allocated = a;
+		}
+		threads[n] = (IrqThread){ .irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority };
+		threads[n].action = find_action(dirfd(d), irq, name);
+		if (!threads[n].action)
+			threads[n].action = strdup(name);
+		if (!threads[n].action)
+			goto oom;
+		n++;
+	}
+	if (n > 0)
+		qsort(threads, n, sizeof(*threads), irq_thread_compare);
+	*ret = threads;
+	*ret_n = n;
+	return 0;
+oom:
+	irq_threads_free(threads, n);
+	return -ENOMEM;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * realtimectl reset PID[/TID]: back to SCHED_OTHER, nice 0, and the grant
+ * dropped (ResetThread for one thread, ResetProcess for every granted
+ * thread of a process).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "args.h"
+#include "bus.h"
+#include "ctl.h"
+#include "macro.h"
+
+int verb_reset(Ctl *ctl, int argc, char **argv)
+{
+	_cleanup_bus_connection_ DBusConnection *c = NULL;
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	_cleanup_free_ char *what = NULL;
+	dbus_uint64_t pid, tid;
+	int r;
+
+	if (argc != 1)
+		return ctl_usage_error("usage: realtimectl reset PID[/TID]");
+	if (args_parse_target(argv[0], &pid, &tid) < 0)
+		return ctl_usage_error("invalid target '%s': give PID or PID/TID.", argv[0]);
+
+	r = bus_open(&c);
+	if (r > 0)
+		return r;
+	if (tid) {
+		if (asprintf(&what, "reset thread %llu/%llu", (unsigned long long)pid,
+			     (unsigned long long)tid) < 0)
+			return ctl_oom();
+		r = bus_call(c, "ResetThread", what, false, &reply, DBUS_TYPE_UINT64, &pid,
+			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INVALID);
+	} else {
+		if (asprintf(&what, "reset the threads of process %llu", (unsigned long long)pid) < 0)
+			return ctl_oom();
+		r = bus_call(c, "ResetProcess", what, false, &reply, DBUS_TYPE_UINT64, &pid,
+			     DBUS_TYPE_INVALID);
+	}
+	if (r > 0)
+		return r;
+	if (!ctl->json && ctl->legend)
+		printf("Reset %s %s.\n", tid ? "thread" : "process", argv[0]);
+	return CTL_EXIT_OK;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * realtimectl run [--fifo PRIO|--rr PRIO] [--nice N] [--limits] [--] COMMAND...:
+ * asks realtimed for the policy's rlimits (GrantLimits), a realtime
+ * priority or a nice level for this very process, then execs COMMAND in
+ * it, which keeps them. This is how an unmodified program started outside
+ * a login session with the limits (e.g. jackd -R, which sets its own
+ * SCHED_FIFO within RLIMIT_RTPRIO) gets what policy allows. With none of
+ * the options, --limits is implied.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus.h"
+#include "ctl.h"
+#include "macro.h"
+
+static int request_grants(const Ctl *ctl)
+{
+	_cleanup_bus_connection_ DBusConnection *c = NULL;
+	dbus_uint64_t self = 0, main_thread = 0; /* pid 0, tid 0: the caller's main thread */
+	int r;
+
+	r = bus_open(&c);
+	if (r > 0)
+		return r;
+
+	if (ctl->limits) {
+		_cleanup_bus_message_ DBusMessage *reply = NULL;
+
+		r = bus_call(c, "GrantLimits", "get the policy's resource limits from realtimed", false,
+			     &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
+		if (r > 0)
+			return r;
+		r = bus_check_signature(reply, "a{st}");
+		if (r > 0)
+			return r;
+	}
+	if (ctl->sched_policy) {
+		_cleanup_bus_message_ DBusMessage *reply = NULL;
+		_cleanup_free_ char *what = NULL;
+		dbus_uint32_t prio = (dbus_uint32_t)ctl->run_priority;
+		const char *policy = ctl->sched_policy;
+
+		if (asprintf(&what, "get SCHED_%s %d from realtimed", streq(policy, "fifo") ? "FIFO" : "RR",
+			     ctl->run_priority) < 0)
+			return ctl_oom();
+		r = bus_call(c, "MakeThreadRealtime", what, false, &reply, DBUS_TYPE_UINT64, &self,
+			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32,
+			     &prio, DBUS_TYPE_INVALID);
+		if (r > 0)
+			return r;
+	}
+	if (ctl->have_nice) {
+		_cleanup_bus_message_ DBusMessage *reply = NULL;
+		_cleanup_free_ char *what = NULL;
+		dbus_int32_t nice = ctl->nice;
+
+		if (asprintf(&what, "get nice level %d from realtimed", ctl->nice) < 0)
+			return ctl_oom();
+		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64, &self,
+			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
+		if (r > 0)
+			return r;
+	}
+	/* The private connection is closed here, before exec: COMMAND inherits no bus fd. */
+	return CTL_EXIT_OK;
+}
+
+int verb_run(Ctl *ctl, int argc, char **argv)
+{
+	Ctl c = *ctl;
+	int r;
+
+	if (argc > 0 && streq(argv[0], "--")) {
+		argc--;
+		argv++;
+	}
+	if (argc < 1)
+		return ctl_usage_error("usage: realtimectl run [--fifo PRIO|--rr PRIO] [--nice N] [--limits] [--] COMMAND [ARG...]");
+	if (c.json)
+		return ctl_usage_error("run prints nothing of its own; --json does not apply.");
+	if (!c.sched_policy && !c.have_nice)
+		c.limits = true;
+
+	r = request_grants(&c);
+	if (r > 0) {
+		fprintf(stderr, "Not starting %s.\n", argv[0]);
+		return r;
+	}
+
+	execvp(argv[0], argv);
+	r = errno;
+	fprintf(stderr, "Failed to execute %s: %s\n", argv[0], strerror(r));
+	/* As the shell does: 127 not found, 126 found but not executable. */
+	return r == ENOENT ? 127 : 126;
+}

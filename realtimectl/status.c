@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * realtimectl status: the grants realtimed supervises (ListGrants), one row
+ * per thread: pid, tid, command, user, policy, priority (or nice), since.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "bus.h"
+#include "ctl.h"
+#include "macro.h"
+#include "output.h"
+
+static const TableColumn columns[] = {
+	{ "PID", "pid" },	    { "TID", "tid" },	 { "COMMAND", "command" },
+	{ "USER", "user" },	    { "UID", "uid" },	 { "POLICY", "policy" },
+	{ "PRIORITY", "priority" }, { "SINCE", "since" },
+};
+
+/* CLOCK_REALTIME microseconds as local "YYYY-MM-DD HH:MM:SS". */
+static void format_since(uint64_t usec, char *buf, size_t size)
+{
+	time_t sec = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec == 0 || !localtime_r(&sec, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, size, "-");
+}
+
+int verb_status(Ctl *ctl, int argc, char **argv)
+{
+	_cleanup_bus_connection_ DBusConnection *c = NULL;
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	_cleanup_table_ Table *t = NULL;
+	DBusMessageIter iter, array;
+	int r;
+
+	if (argc > 0)
+		return ctl_usage_error("status takes no arguments.");
+
+	r = bus_open(&c);
+	if (r > 0)
+		return r;
+	r = bus_call(c, "ListGrants", "list realtimed's grants", false, &reply, DBUS_TYPE_INVALID);
+	if (r > 0)
+		return r;
+	r = bus_check_signature(reply, "a(ttusssit)");
+	if (r > 0)
+		return r;
+
+	if (table_new(columns, ELEMENTSOF(columns), &t) < 0)
+		return ctl_oom();
+	dbus_message_iter_init(reply, &iter);
+	dbus_message_iter_recurse(&iter, &array);
+	while (dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_STRUCT) {
+		DBusMessageIter s;
+		dbus_uint64_t pid, tid, since;
+		dbus_uint32_t uid;
+		const char *user, *command, *kind;
+		dbus_int32_t priority;
+		char text[64];
+
+		dbus_message_iter_recurse(&array, &s);
+		dbus_message_iter_get_basic(&s, &pid);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &tid);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &uid);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &user);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &command);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &kind);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &priority);
+		dbus_message_iter_next(&s);
+		dbus_message_iter_get_basic(&s, &since);
+
+		format_since(since, text, sizeof(text));
+		if (table_add_uint(t, pid, NULL) < 0 || table_add_uint(t, tid, NULL) < 0 ||
+		    table_add_string(t, command) < 0 || table_add_string(t, isempty(user) ? NULL : user) < 0 ||
+		    table_add_uint(t, uid, NULL) < 0 || table_add_string(t, kind) < 0 ||
+		    table_add_int(t, priority, NULL) < 0 || table_add_uint(t, since, text) < 0)
+			return ctl_oom();
+		dbus_message_iter_next(&array);
+	}
+
+	if (ctl->json || table_n_rows(t) > 0)
+		if (table_print(t, ctl_table_format(ctl), stdout) < 0)
+			return CTL_EXIT_FAILED;
+	if (!ctl->json && ctl->legend) {
+		size_t n = table_n_rows(t);
+
+		if (n == 0)
+			printf("No grants: realtimed supervises no thread.\n");
+		else
+			printf("\n%zu thread%s supervised.\n", n, n == 1 ? "" : "s");
+	}
+	return CTL_EXIT_OK;
+}
