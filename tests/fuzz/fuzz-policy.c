@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target for the policy parser: the input is one realtime.conf(5) file.
+ * It goes through policy_load_files() exactly as `realtimectl policy check`
+ * and pam_realtime's conf= would read it (from a memfd, by path), and then
+ * every answer the Policy gives is exercised and checked for consistency:
+ * a file is either accepted or rejected with one error whose line exists,
+ * every source line exists, and every value formats and parses back.
+ * A broken invariant aborts, which libFuzzer reports like a crash.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "macro.h"
+#include "parse.h"
+#include "policy.h"
+
+#define fuzz_assert(expr)                                                                          \
+	do {                                                                                       \
+		if (!(expr)) {                                                                     \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,       \
+				#expr);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static unsigned count_lines(const uint8_t *data, size_t size)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < size; i++)
+		if (data[i] == '\n')
+			n++;
+	return size > 0 && data[size - 1] != '\n' ? n + 1 : n;
+}
+
+static void check_value(const PolicyGrant *g, PolicyKey k)
+{
+	char buf[128];
+	uint64_t u64;
+	unsigned u;
+	int i;
+
+	fuzz_assert(policy_grant_format(g, k, buf, sizeof(buf)) == 0);
+	switch (k) {
+	case POLICY_KEY_REALTIME_PRIORITY:
+		fuzz_assert(parse_priority(buf, true, &i) == 0 && i == g->realtime_priority);
+		break;
+	case POLICY_KEY_POLICIES:
+		fuzz_assert(parse_policies(buf, &u) == 0 && u == g->policies);
+		break;
+	case POLICY_KEY_NICE:
+		fuzz_assert(parse_nice(buf, &i) == 0 && i == g->nice);
+		break;
+	case POLICY_KEY_MEMLOCK:
+		fuzz_assert(parse_size(buf, &u64) == 0 && u64 == g->memlock);
+		break;
+	case POLICY_KEY_RTTIME:
+		fuzz_assert(parse_duration(buf, true, &u64) == 0 && u64 == g->rttime_usec);
+		break;
+	case POLICY_KEY_CAPABILITIES:
+		fuzz_assert(parse_capabilities(buf, &u64) == 0 && u64 == g->capabilities);
+		break;
+	case POLICY_KEY_COMPAT_POLICY:
+		fuzz_assert(parse_policies(buf, &u) == 0 && u == g->compat_policy);
+		break;
+	case _POLICY_KEY_MAX:
+	case _POLICY_KEY_INVALID:
+		break;
+	}
+}
+
+static void check_grant(const PolicyGrant *g, const char *path, unsigned n_lines)
+{
+	static const int resources[] = { RLIMIT_RTPRIO, RLIMIT_NICE, RLIMIT_MEMLOCK, RLIMIT_RTTIME };
+	uint64_t v;
+
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		if (!g->set[k]) {
+			fuzz_assert(!g->source[k].file);
+			continue;
+		}
+		fuzz_assert(streq_ptr(g->source[k].file, path));
+		fuzz_assert(g->source[k].line >= 1 && g->source[k].line <= n_lines);
+		fuzz_assert(!isempty(g->source[k].section));
+		check_value(g, k);
+	}
+	fuzz_assert(g->compat_policy == POLICY_SCHED_RR || g->compat_policy == POLICY_SCHED_FIFO);
+	for (size_t i = 0; i < ELEMENTSOF(resources); i++) {
+		int r = policy_grant_rlimit(g, resources[i], &v);
+
+		fuzz_assert(r == 0 || r == -ENODATA);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const irq_names[] = { "snd_hda_intel:card0", "xhci_hcd", "i8042", "",
+						 "*", "[" };
+	static const gid_t gids[] = { 0, 29, 44, 100, 1000, 4242 };
+	_cleanup_close_ int fd = -EBADF;
+	const char *files[1];
+	char path[64];
+	Policy *p = NULL;
+	unsigned n_lines = count_lines(data, size);
+	PolicyGrant g;
+	size_t done = 0;
+
+	/* Bigger than any sane policy file; keeps each run fast. */
+	if (size > 64 * 1024)
+		return 0;
+	fd = memfd_create("fuzz-policy.conf", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	while (done < size) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n <= 0)
+			abort();
+		done += n;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	files[0] = path;
+
+	fuzz_assert(policy_load_files(files, 1, &p) == 0);
+	fuzz_assert(p);
+
+	/* Accepted whole or rejected whole, with one error on an existing line. */
+	fuzz_assert(policy_n_errors(p) + policy_n_files(p) == 1);
+	if (policy_n_errors(p) == 1) {
+		const PolicyError *e = policy_error(p, 0);
+
+		fuzz_assert(streq(e->file, path));
+		fuzz_assert(e->line <= n_lines);
+		fuzz_assert(!isempty(e->message));
+		fuzz_assert(policy_n_irq_rules(p) == 0);
+	} else
+		fuzz_assert(streq(policy_file(p, 0), path));
+
+	for (size_t i = 0; i < policy_n_irq_rules(p); i++) {
+		const PolicyIrqRule *r = policy_irq_rule(p, i);
+
+		fuzz_assert(r->pattern && r->priority >= 1 && r->priority <= 99);
+		fuzz_assert(streq(r->source.file, path));
+		fuzz_assert(r->source.line >= 1 && r->source.line <= n_lines);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(irq_names); i++)
+		(void)policy_irq_match(p, irq_names[i]);
+	(void)policy_daemon(p);
+
+	/* A few identities; numeric sections and names both come into play. */
+	fuzz_assert(policy_eval(p, "alice", 1000, gids, ELEMENTSOF(gids), &g) == 0);
+	check_grant(&g, path, n_lines);
+	fuzz_assert(policy_eval(p, "root", 0, gids, 1, &g) == 0);
+	check_grant(&g, path, n_lines);
+	fuzz_assert(policy_eval(p, NULL, 4242, NULL, 0, &g) == 0);
+	check_grant(&g, path, n_lines);
+
+	policy_free(p);
+	return 0;
+}

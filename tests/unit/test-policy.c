@@ -1,0 +1,1761 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for common/policy.h: loading realtime.conf(5) files (order,
+ * drop-in masking, rejection of broken files with file:line), evaluation
+ * (user beats group beats default, the most generous group per key, numeric
+ * ids, the covered flag), explain sources, [Daemon], [IRQ], and the grant
+ * helpers. Every test writes its own files into a fresh mkdtemp() directory,
+ * so tests can run in parallel with anyone else's, and evaluates with an
+ * explicit user/uid/gids so that no NSS lookup is needed (except the tests
+ * that are about NSS: [Group audio] by name and policy_eval_uid(0)).
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "parse.h"
+#include "policy.h"
+
+#define CAP(c) (UINT64_C(1) << (c))
+
+/* policy.h has no cleanup helper for Policy (yet). */
+DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
+
+static char tmpdir[256];
+/* Paths handed out by tpath(); static so they outlive the Policy that points at them. */
+static char path_pool[64][PATH_MAX];
+static size_t n_paths;
+
+static void setup(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/realtimed-test-policy-XXXXXX", isempty(t) ? "/tmp" : t);
+	ck_assert_msg(mkdtemp(tmpdir), "mkdtemp(%s): %m", tmpdir);
+	n_paths = 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void teardown(void)
+{
+	if (tmpdir[0])
+		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir[0] = '\0';
+}
+
+/* Absolute path of rel inside this test's directory. */
+static const char *tpath(const char *rel)
+{
+	char *p;
+
+	ck_assert(n_paths < ELEMENTSOF(path_pool));
+	p = path_pool[n_paths++];
+	snprintf(p, PATH_MAX, "%s/%s", tmpdir, rel);
+	return p;
+}
+
+static void mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = buf + strlen(tmpdir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		ck_assert_msg(mkdir(buf, 0755) == 0 || errno == EEXIST, "mkdir(%s): %m", buf);
+		*s = '/';
+	}
+}
+
+/* Writes content (exactly, no newline added) to rel; returns its path. */
+static const char *write_file(const char *rel, const char *content)
+{
+	const char *path = tpath(rel);
+	FILE *f;
+
+	mkdir_parents(path);
+	f = fopen(path, "we");
+	ck_assert_msg(f, "fopen(%s): %m", path);
+	ck_assert_int_eq(fwrite(content, 1, strlen(content), f), strlen(content));
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+static Policy *load_files(const char *const *files, size_t n)
+{
+	Policy *p = NULL;
+
+	ck_assert_int_eq(policy_load_files(files, n, &p), 0);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+/* Writes content to t.conf and loads it alone. */
+static Policy *load_text(const char *content, const char **ret_path)
+{
+	const char *path = write_file("t.conf", content);
+
+	if (ret_path)
+		*ret_path = path;
+	return load_files(&path, 1);
+}
+
+static void eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
+		 PolicyGrant *g)
+{
+	memset(g, 0x5a, sizeof(*g));
+	ck_assert_int_eq(policy_eval(p, user, uid, gids, n_gids, g), 0);
+}
+
+static void assert_no_errors(const Policy *p)
+{
+	for (size_t i = 0; i < policy_n_errors(p); i++) {
+		const PolicyError *e = policy_error(p, i);
+
+		ck_abort_msg("unexpected error %s:%u: %s", e->file, e->line, e->message);
+	}
+}
+
+static void assert_source(const PolicyGrant *g, PolicyKey k, const char *file, unsigned line,
+			  const char *section)
+{
+	const char *name = policy_key_to_string(k);
+
+	ck_assert_msg(g->set[k], "%s not set", name);
+	ck_assert_msg(streq_ptr(g->source[k].file, file), "%s from file %s, want %s", name,
+		      g->source[k].file, file);
+	ck_assert_msg(g->source[k].line == line, "%s from line %u, want %u", name,
+		      g->source[k].line, line);
+	ck_assert_msg(streq_ptr(g->source[k].section, section), "%s from [%s], want [%s]", name,
+		      g->source[k].section, section);
+}
+
+static bool policy_has_file(const Policy *p, const char *path)
+{
+	for (size_t i = 0; i < policy_n_files(p); i++)
+		if (streq(policy_file(p, i), path))
+			return true;
+	return false;
+}
+
+/* The file was rejected whole: one error for it at line, mentioning each of
+ * the given words, and the file is not among the accepted ones. */
+static void assert_rejected(const Policy *p, const char *path, unsigned line, ...)
+{
+	const PolicyError *e = NULL;
+	const char *word;
+	va_list ap;
+
+	for (size_t i = 0; i < policy_n_errors(p); i++)
+		if (streq(policy_error(p, i)->file, path)) {
+			ck_assert_msg(!e, "two errors for %s", path);
+			e = policy_error(p, i);
+		}
+	ck_assert_msg(e, "%s was not rejected", path);
+	ck_assert_msg(e->line == line, "%s rejected at line %u (%s), want line %u", path, e->line,
+		      e->message, line);
+	ck_assert_msg(!isempty(e->message), "empty message");
+	va_start(ap, line);
+	while ((word = va_arg(ap, const char *)))
+		ck_assert_msg(strstr(e->message, word), "message \"%s\" lacks \"%s\"", e->message,
+			      word);
+	va_end(ap);
+	ck_assert_msg(!policy_has_file(p, path), "rejected %s is listed as accepted", path);
+}
+
+/* Loads text alone and checks it is rejected at line, with nothing applied. */
+static void assert_text_rejected(const char *text, unsigned line, const char *word)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+	const gid_t gids[] = { 29 };
+
+	p = load_text(text, &path);
+	assert_rejected(p, path, line, word, NULL);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	ck_assert_uint_eq(policy_n_files(p), 0);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 0);
+	eval(p, "rtaudio", 4101, gids, 1, &g);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++)
+		ck_assert_msg(!g.set[k], "%s applied from a rejected file", policy_key_to_string(k));
+	ck_assert(!g.covered);
+}
+
+static void assert_format(const PolicyGrant *g, PolicyKey k, const char *want)
+{
+	char buf[64];
+
+	ck_assert_int_eq(policy_grant_format(g, k, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+}
+
+/* ------------------------------------------------------------------ eval */
+
+static const char full_default[] = "# realtimed test policy\n" /* 1 */
+				   "\n"                        /* 2 */
+				   "[Default]\n"               /* 3 */
+				   "RealtimePriority=20\n"     /* 4 */
+				   "Policies=rr\n"             /* 5 */
+				   "Nice=-15\n"                /* 6 */
+				   "MemLock=64M\n"             /* 7 */
+				   "RTTime=200ms\n"            /* 8 */
+				   "Capabilities=\n"           /* 9 */
+				   "CompatPolicy=rr\n";        /* 10 */
+
+START_TEST(test_default_only)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 4102 };
+	PolicyGrant g;
+
+	p = load_text(full_default, &path);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), 1);
+	ck_assert_str_eq(policy_file(p, 0), path);
+
+	eval(p, "rtplain", 4102, gids, 1, &g);
+	ck_assert(!g.covered);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_RR);
+	ck_assert_int_eq(g.nice, -15);
+	ck_assert_uint_eq(g.memlock, UINT64_C(64) << 20);
+	ck_assert_uint_eq(g.rttime_usec, 200000);
+	ck_assert_uint_eq(g.capabilities, 0);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++)
+		assert_source(&g, k, path, 4 + k, "Default");
+}
+END_TEST
+
+START_TEST(test_unset_keys)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyGrant g;
+
+	p = load_text("[Default]\nRealtimePriority=10\n", NULL);
+	assert_no_errors(p);
+	eval(p, "rtplain", 4102, NULL, 0, &g);
+	ck_assert(g.set[POLICY_KEY_REALTIME_PRIORITY]);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		if (k == POLICY_KEY_REALTIME_PRIORITY)
+			continue;
+		ck_assert_msg(!g.set[k], "%s set by no file but set", policy_key_to_string(k));
+		ck_assert_ptr_null(g.source[k].file);
+	}
+	/* CompatPolicy= that no file sets reads as rr. */
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+}
+END_TEST
+
+START_TEST(test_empty_policy)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyGrant g;
+
+	p = load_files(NULL, 0);
+	ck_assert_uint_eq(policy_n_files(p), 0);
+	ck_assert_uint_eq(policy_n_errors(p), 0);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 0);
+	ck_assert_ptr_null(policy_irq_match(p, "snd_hda_intel"));
+	eval(p, "rtaudio", 4101, NULL, 0, &g);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++)
+		ck_assert(!g.set[k]);
+	ck_assert(!g.covered);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+	ck_assert_ptr_null(policy_free(NULL));
+}
+END_TEST
+
+START_TEST(test_group_beats_default)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
+	PolicyGrant g;
+
+	/* The group's priority is lower than the default's: precedence, not
+	 * generosity, decides between a group and [Default]. */
+	p = load_text("[Default]\n"
+		      "RealtimePriority=20\n"
+		      "Nice=-15\n"
+		      "[Group #29]\n"
+		      "RealtimePriority=10\n"
+		      "MemLock=infinity\n",
+		      &path);
+	assert_no_errors(p);
+
+	eval(p, "rtaudio", 4101, audio, 2, &g);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.realtime_priority, 10);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "Group #29");
+	/* A key only [Default] sets still comes from [Default]. */
+	ck_assert_int_eq(g.nice, -15);
+	assert_source(&g, POLICY_KEY_NICE, path, 3, "Default");
+	ck_assert_uint_eq(g.memlock, POLICY_INFINITY);
+	assert_source(&g, POLICY_KEY_MEMLOCK, path, 6, "Group #29");
+	ck_assert(!g.set[POLICY_KEY_RTTIME]);
+
+	eval(p, "rtplain", 4102, plain, 1, &g);
+	ck_assert(!g.covered);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
+	ck_assert(!g.set[POLICY_KEY_MEMLOCK]);
+}
+END_TEST
+
+START_TEST(test_user_beats_group)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 4103, 29 };
+	PolicyGrant g;
+
+	p = load_text("[Default]\n"                /* 1 */
+		      "RealtimePriority=20\n"      /* 2 */
+		      "[Group #29]\n"              /* 3 */
+		      "RealtimePriority=95\n"      /* 4 */
+		      "Nice=-19\n"                 /* 5 */
+		      "[User rtalice]\n"           /* 6 */
+		      "RealtimePriority=50\n"      /* 7 */
+		      "[User rtother]\n"           /* 8 */
+		      "RealtimePriority=99\n",     /* 9 */
+		      &path);
+	assert_no_errors(p);
+
+	eval(p, "rtalice", 4103, gids, 2, &g);
+	ck_assert(g.covered);
+	/* Lower than the group's 95, but [User] beats [Group]. */
+	ck_assert_int_eq(g.realtime_priority, 50);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 7, "User rtalice");
+	ck_assert_int_eq(g.nice, -19);
+	assert_source(&g, POLICY_KEY_NICE, path, 5, "Group #29");
+
+	/* The same groups, another name: only the group applies. */
+	eval(p, "rtaudio", 4101, gids, 2, &g);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 4, "Group #29");
+}
+END_TEST
+
+START_TEST(test_user_without_groups)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	p = load_text("[Default]\nRealtimePriority=20\nNice=-5\n[User rtplain]\nNice=-10\n", &path);
+	assert_no_errors(p);
+	eval(p, "rtplain", 4102, NULL, 0, &g);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.nice, -10);
+	assert_source(&g, POLICY_KEY_NICE, path, 5, "User rtplain");
+	ck_assert_int_eq(g.realtime_priority, 20);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_numeric_ids)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 4102, 4242 };
+	PolicyGrant g;
+
+	p = load_text("[User #4102]\n"
+		      "RealtimePriority=33\n"
+		      "[Group #4242]\n"
+		      "Nice=-7\n"
+		      "[User #4103]\n"
+		      "RealtimePriority=44\n"
+		      "[Group #4243]\n"
+		      "Nice=-20\n",
+		      &path);
+	assert_no_errors(p);
+
+	/* The name plays no part for [User #UID]; the gid list decides [Group #GID]. */
+	eval(p, "someone-else", 4102, gids, 2, &g);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.realtime_priority, 33);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "User #4102");
+	ck_assert_int_eq(g.nice, -7);
+	assert_source(&g, POLICY_KEY_NICE, path, 4, "Group #4242");
+
+	eval(p, "rtplain", 4999, NULL, 0, &g);
+	ck_assert(!g.covered);
+	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
+	ck_assert(!g.set[POLICY_KEY_NICE]);
+}
+END_TEST
+
+START_TEST(test_user_by_name_and_number)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	/* Both [User rtalice] and [User #4103] describe the same user: the
+	 * more generous value of each key wins, as between groups. */
+	p = load_text("[User rtalice]\nRealtimePriority=60\nNice=-5\n"
+		      "[User #4103]\nRealtimePriority=70\nNice=-2\n",
+		      &path);
+	assert_no_errors(p);
+	eval(p, "rtalice", 4103, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 70);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "User #4103");
+	ck_assert_int_eq(g.nice, -5);
+	assert_source(&g, POLICY_KEY_NICE, path, 3, "User rtalice");
+}
+END_TEST
+
+START_TEST(test_group_by_name)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	struct group *gr;
+	gid_t gids[2] = { 4101 };
+	PolicyGrant g;
+
+	/* [Group NAME] resolves the name through NSS; Debian always has "audio". */
+	gr = getgrnam("audio");
+	ck_assert_msg(gr, "no group 'audio' on this system");
+	gids[1] = gr->gr_gid;
+
+	p = load_text("[Group audio]\nRealtimePriority=95\n[Group no-such-group-rt]\nRealtimePriority=99\n",
+		      &path);
+	assert_no_errors(p);
+	eval(p, "rtaudio", 4101, gids, 2, &g);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Group audio");
+
+	eval(p, "rtaudio", 4101, gids, 1, &g);
+	ck_assert(!g.covered);
+	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
+}
+END_TEST
+
+static const char generous_groups[] = "[Default]\n"                        /* 1 */
+				      "RealtimePriority=99\n"              /* 2 */
+				      "[Group #5001]\n"                    /* 3 */
+				      "RealtimePriority=50\n"              /* 4 */
+				      "Nice=-5\n"                          /* 5 */
+				      "MemLock=1G\n"                       /* 6 */
+				      "RTTime=100ms\n"                     /* 7 */
+				      "Policies=rr\n"                      /* 8 */
+				      "Capabilities=sys_nice\n"            /* 9 */
+				      "[Group #5002]\n"                    /* 10 */
+				      "RealtimePriority=70\n"              /* 11 */
+				      "Nice=-10\n"                         /* 12 */
+				      "MemLock=64M\n"                      /* 13 */
+				      "RTTime=infinity\n"                  /* 14 */
+				      "Policies=fifo\n"                    /* 15 */
+				      "Capabilities=cap_ipc_lock\n"        /* 16 */
+				      "[Group #5003]\n"                    /* 17 */
+				      "RealtimePriority=60\n"              /* 18 */
+				      "Nice=-19\n"                         /* 19 */
+				      "MemLock=infinity\n"                 /* 20 */
+				      "RTTime=1s\n"                        /* 21 */
+				      "[Group #5004]\n"                    /* 22 */
+				      "RealtimePriority=1\n"               /* 23 */
+				      "Nice=19\n"                          /* 24 */
+				      "MemLock=0\n"                        /* 25 */
+				      "RTTime=0\n";                        /* 26 */
+
+static void check_generous(const PolicyGrant *g, const char *path)
+{
+	ck_assert(g->covered);
+	ck_assert_int_eq(g->realtime_priority, 70);
+	assert_source(g, POLICY_KEY_REALTIME_PRIORITY, path, 11, "Group #5002");
+	/* Nice: the lowest is the most generous. */
+	ck_assert_int_eq(g->nice, -19);
+	assert_source(g, POLICY_KEY_NICE, path, 19, "Group #5003");
+	/* Sizes and durations: the largest, infinity above all. */
+	ck_assert_uint_eq(g->memlock, POLICY_INFINITY);
+	assert_source(g, POLICY_KEY_MEMLOCK, path, 20, "Group #5003");
+	ck_assert_uint_eq(g->rttime_usec, POLICY_INFINITY);
+	assert_source(g, POLICY_KEY_RTTIME, path, 14, "Group #5002");
+	/* Policies and Capabilities: the union. */
+	ck_assert_uint_eq(g->policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	ck_assert_uint_eq(g->capabilities, CAP(CAP_SYS_NICE) | CAP(CAP_IPC_LOCK));
+	ck_assert(g->set[POLICY_KEY_POLICIES]);
+	ck_assert(g->set[POLICY_KEY_CAPABILITIES]);
+}
+
+START_TEST(test_most_generous_group)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 5000, 5001, 5002, 5003, 5004 };
+	const gid_t reversed[] = { 5004, 5003, 5002, 5001, 5000 };
+	PolicyGrant g;
+
+	p = load_text(generous_groups, &path);
+	assert_no_errors(p);
+	eval(p, "rtaudio", 5000, gids, ELEMENTSOF(gids), &g);
+	check_generous(&g, path);
+	/* The order of the gid list does not matter. */
+	eval(p, "rtaudio", 5000, reversed, ELEMENTSOF(reversed), &g);
+	check_generous(&g, path);
+}
+END_TEST
+
+START_TEST(test_most_generous_group_order)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 5001, 5002, 5003, 5004 };
+	PolicyGrant g;
+	char text[sizeof(generous_groups)];
+	const char *g4 = strstr(generous_groups, "[Group #5004]");
+
+	/* The least generous group written first instead of last: same answer. */
+	snprintf(text, sizeof(text), "%s%.*s", g4, (int)(g4 - generous_groups), generous_groups);
+	p = load_text(text, &path);
+	assert_no_errors(p);
+	eval(p, "rtaudio", 5000, gids, ELEMENTSOF(gids), &g);
+	ck_assert_int_eq(g.realtime_priority, 70);
+	ck_assert_int_eq(g.nice, -19);
+	ck_assert_uint_eq(g.memlock, POLICY_INFINITY);
+	ck_assert_uint_eq(g.rttime_usec, POLICY_INFINITY);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+}
+END_TEST
+
+START_TEST(test_least_generous_group_alone)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 5004 };
+	PolicyGrant g;
+
+	/* A single group less generous than [Default] still beats it. */
+	p = load_text(generous_groups, &path);
+	eval(p, "rtplain", 4102, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 1);
+	ck_assert_int_eq(g.nice, 19);
+	ck_assert_uint_eq(g.memlock, 0);
+	ck_assert_uint_eq(g.rttime_usec, 0);
+	assert_source(&g, POLICY_KEY_RTTIME, path, 26, "Group #5004");
+}
+END_TEST
+
+START_TEST(test_compat_policy)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const gid_t fifo_group[] = { 6001 }, rr_group[] = { 6002 }, both[] = { 6001, 6002 },
+		    plain[] = { 6003 };
+	PolicyGrant g;
+
+	p = load_text("[Default]\n"
+		      "Policies=rr\n"
+		      "[Group #6001]\n"
+		      "Policies=fifo rr\n"
+		      "CompatPolicy=fifo\n"
+		      "[Group #6002]\n"
+		      "Policies=rr\n"
+		      "CompatPolicy=rr\n"
+		      "[Group #6003]\n"
+		      "CompatPolicy=fifo\n",
+		      NULL);
+	assert_no_errors(p);
+
+	eval(p, "a", 4101, fifo_group, 1, &g);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
+	eval(p, "a", 4101, rr_group, 1, &g);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+	/* Across groups fifo is the more generous answer. */
+	eval(p, "a", 4101, both, 2, &g);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	/* CompatPolicy=fifo is only honoured where Policies= allows fifo. */
+	eval(p, "a", 4101, plain, 1, &g);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_RR);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+}
+END_TEST
+
+START_TEST(test_section_reopened)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	/* A section may appear more than once; its keys add up. */
+	p = load_text("[Default]\nRealtimePriority=20\n[Group #29]\nNice=-19\n"
+		      "[Default]\nNice=-15\n[Group #29]\nRealtimePriority=95\n",
+		      &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	ck_assert_int_eq(g.nice, -15);
+	assert_source(&g, POLICY_KEY_NICE, path, 6, "Default");
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 8, "Group #29");
+	ck_assert_int_eq(g.nice, -19);
+	assert_source(&g, POLICY_KEY_NICE, path, 4, "Group #29");
+}
+END_TEST
+
+START_TEST(test_repeated_key)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	/* A key repeated in one section of one file: the last line counts, as
+	 * it would across files (realtime.conf(5) says so). */
+	p = load_text("[Default]\nRealtimePriority=20\nNice=-5\nRealtimePriority=10\n", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 10);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 4, "Default");
+}
+END_TEST
+
+START_TEST(test_syntax_details)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	/* Comments (# and ;, whole-line and after a value), blank lines,
+	 * spaces around '=' and inside the section header, CRLF line ends. */
+	p = load_text("; a comment\r\n"                    /* 1 */
+		      "   # an indented comment\n"         /* 2 */
+		      "\n"                                 /* 3 */
+		      "[Default]   # trailing comment\n"   /* 4 */
+		      "RealtimePriority = 20   # the max\n" /* 5 */
+		      "Nice=-15 ; semicolon comment\n"     /* 6 */
+		      "MemLock=64M\r\n"                    /* 7 */
+		      "[Group  #29]\n"                     /* 8 */
+		      "Policies=fifo   rr\n",              /* 9 */
+		      &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "Default");
+	ck_assert_int_eq(g.nice, -15);
+	assert_source(&g, POLICY_KEY_NICE, path, 6, "Default");
+	ck_assert_uint_eq(g.memlock, UINT64_C(64) << 20);
+	assert_source(&g, POLICY_KEY_MEMLOCK, path, 7, "Default");
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	ck_assert_uint_eq(g.source[POLICY_KEY_POLICIES].line, 9);
+	ck_assert(g.covered);
+}
+END_TEST
+
+START_TEST(test_section_header_spaces)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	/* Spaces just inside the brackets are as harmless as around '='. */
+	p = load_text("[ Default ]\nNice=-1\n[ Group #29 ]\nNice=-2\n", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -1);
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.nice, -2);
+	ck_assert_uint_eq(g.source[POLICY_KEY_NICE].line, 4);
+}
+END_TEST
+
+START_TEST(test_no_trailing_newline)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	p = load_text("[Default]\nRealtimePriority=42", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 42);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_eval_uid_root)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	/* Through NSS: root (uid 0, group root gid 0) exists everywhere. */
+	p = load_text("[Default]\nRealtimePriority=20\nNice=-1\n"
+		      "[User root]\nRealtimePriority=77\n"
+		      "[Group #0]\nNice=-11\n",
+		      &path);
+	assert_no_errors(p);
+	ck_assert_int_eq(policy_eval_uid(p, 0, &g), 0);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.realtime_priority, 77);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "User root");
+	ck_assert_int_eq(g.nice, -11);
+	assert_source(&g, POLICY_KEY_NICE, path, 7, "Group #0");
+
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(policy_eval_user(p, "root", &g), 0);
+	ck_assert_int_eq(g.realtime_priority, 77);
+}
+END_TEST
+
+START_TEST(test_eval_unknown_user)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyGrant g = { .realtime_priority = 12345 };
+
+	p = load_text("[Default]\nRealtimePriority=20\n", NULL);
+	/* A uid no passwd source knows (not (uid_t)-1, which some NSS modules map). */
+	ck_assert_int_eq(policy_eval_uid(p, 3999999999u, &g), -ESRCH);
+	ck_assert_int_eq(policy_eval_user(p, "no-such-user-realtimed-test", &g), -ESRCH);
+	ck_assert_int_eq(g.realtime_priority, 12345);
+}
+END_TEST
+
+/* ------------------------------------------------------------ load order */
+
+START_TEST(test_files_in_order)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[3];
+	PolicyGrant g;
+
+	f[0] = write_file("1.conf", "[Default]\nRealtimePriority=10\nNice=-5\nMemLock=1G\n");
+	f[1] = write_file("2.conf", "[Default]\n\nRealtimePriority=30\n");
+	/* A later file overrides even with a less generous value. */
+	f[2] = write_file("3.conf", "[Default]\nMemLock=1M\n");
+	p = load_files(f, 3);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), 3);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_str_eq(policy_file(p, i), f[i]);
+	ck_assert_ptr_null(policy_file(p, 3));
+
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 30);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, f[1], 3, "Default");
+	ck_assert_int_eq(g.nice, -5);
+	assert_source(&g, POLICY_KEY_NICE, f[0], 3, "Default");
+	ck_assert_uint_eq(g.memlock, 1 << 20);
+	assert_source(&g, POLICY_KEY_MEMLOCK, f[2], 2, "Default");
+}
+END_TEST
+
+START_TEST(test_later_file_group_section)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[2];
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	f[0] = write_file("1.conf", "[Group #29]\nRealtimePriority=95\nNice=-19\n");
+	f[1] = write_file("2.conf", "[Group #29]\nRealtimePriority=80\n");
+	p = load_files(f, 2);
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 80);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, f[1], 2, "Group #29");
+	ck_assert_int_eq(g.nice, -19);
+	assert_source(&g, POLICY_KEY_NICE, f[0], 3, "Group #29");
+}
+END_TEST
+
+static PolicyPaths tree_paths(void)
+{
+	return (PolicyPaths){
+		.vendor_file = tpath("usr/realtime.conf"),
+		.admin_file = tpath("etc/realtime.conf"),
+		.vendor_dropin_dir = tpath("usr/realtime.conf.d"),
+		.admin_dropin_dir = tpath("etc/realtime.conf.d"),
+	};
+}
+
+START_TEST(test_load_tree_order)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *want[7];
+	PolicyGrant g;
+
+	want[0] = write_file("usr/realtime.conf",
+			     "[Default]\nRealtimePriority=1\nNice=-1\nMemLock=1K\nRTTime=1ms\n");
+	want[1] = write_file("etc/realtime.conf", "[Default]\nRealtimePriority=2\nNice=-2\n");
+	want[2] = write_file("usr/realtime.conf.d/10-a.conf", "[Default]\nRealtimePriority=3\n");
+	want[3] = write_file("etc/realtime.conf.d/20-b.conf", "[Default]\nRealtimePriority=4\n");
+	want[4] = write_file("usr/realtime.conf.d/30-c.conf",
+			     "[Default]\nRealtimePriority=5\nMemLock=5K\n");
+	/* The /etc drop-in masks the vendor one of the same name, wholly. */
+	write_file("usr/realtime.conf.d/50-m.conf", "[Default]\nRealtimePriority=98\nRTTime=9s\n");
+	want[5] = write_file("etc/realtime.conf.d/50-m.conf", "[Default]\nRealtimePriority=6\n");
+	want[6] = NULL;
+
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), 6);
+	for (size_t i = 0; i < 6; i++)
+		ck_assert_str_eq(policy_file(p, i), want[i]);
+
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 6);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, want[5], 2, "Default");
+	ck_assert_int_eq(g.nice, -2);
+	assert_source(&g, POLICY_KEY_NICE, want[1], 3, "Default");
+	ck_assert_uint_eq(g.memlock, 5 * 1024);
+	assert_source(&g, POLICY_KEY_MEMLOCK, want[4], 3, "Default");
+	/* The masked vendor drop-in's RTTime=9s is not in force. */
+	ck_assert_uint_eq(g.rttime_usec, 1000);
+	assert_source(&g, POLICY_KEY_RTTIME, want[0], 5, "Default");
+}
+END_TEST
+
+START_TEST(test_dropin_c_locale_order)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	/* strcmp() order: digits < upper case < '_' < lower case, "10" < "9". */
+	static const char *const names[] = { "10.conf", "9.conf", "A.conf", "B.conf",
+					     "_x.conf", "a.conf", "b-2.conf" };
+	char rel[PATH_MAX], text[64];
+	PolicyGrant g;
+
+	/* Written in scrambled order, alternating vendor and admin dirs. */
+	for (size_t j = 0; j < ELEMENTSOF(names); j++) {
+		size_t i = (j * 3) % ELEMENTSOF(names);
+
+		snprintf(rel, sizeof(rel), "%s/realtime.conf.d/%s", i % 2 ? "etc" : "usr", names[i]);
+		snprintf(text, sizeof(text), "[Default]\nRealtimePriority=%zu\n", i + 1);
+		write_file(rel, text);
+	}
+	/* Not drop-ins: no .conf suffix, or hidden. They would be rejected if read. */
+	write_file("etc/realtime.conf.d/zz.conf.dpkg-old", "garbage\n");
+	write_file("etc/realtime.conf.d/zz.conf~", "garbage\n");
+	write_file("usr/realtime.conf.d/README", "garbage\n");
+	write_file("etc/realtime.conf.d/.hidden.conf", "garbage\n");
+
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), ELEMENTSOF(names));
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		const char *f = policy_file(p, i), *slash = strrchr(f, '/');
+
+		ck_assert_str_eq(slash + 1, names[i]);
+		ck_assert_ptr_nonnull(strstr(f, i % 2 ? "/etc/" : "/usr/"));
+	}
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, ELEMENTSOF(names));
+}
+END_TEST
+
+START_TEST(test_dropins_after_main_files)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *dropin;
+	PolicyGrant g;
+
+	/* Even a vendor drop-in comes after the admin file. */
+	write_file("etc/realtime.conf", "[Default]\nRealtimePriority=50\n");
+	dropin = write_file("usr/realtime.conf.d/00-vendor.conf", "[Default]\nRealtimePriority=40\n");
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 40);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, dropin, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_mask_with_empty_file)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	PolicyGrant g;
+
+	/* An empty /etc drop-in masks a vendor drop-in, even a broken one. */
+	write_file("usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n");
+	write_file("usr/realtime.conf.d/70-broken.conf", "[Default]\nNoSuchKey=1\n");
+	write_file("etc/realtime.conf.d/60-x.conf", "");
+	write_file("etc/realtime.conf.d/70-broken.conf", "# fixed locally\n");
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), 2);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
+}
+END_TEST
+
+START_TEST(test_mask_with_dev_null)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	PolicyGrant g;
+
+	/* The systemd idiom: a symlink to /dev/null masks a vendor drop-in. */
+	write_file("usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n");
+	write_file("etc/realtime.conf.d/keep", "");
+	ck_assert_int_eq(symlink("/dev/null", tpath("etc/realtime.conf.d/60-x.conf")), 0);
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
+}
+END_TEST
+
+START_TEST(test_missing_files_are_fine)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	PolicyGrant g;
+
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	ck_assert_uint_eq(policy_n_files(p), 0);
+	ck_assert_uint_eq(policy_n_errors(p), 0);
+	eval(p, "x", 1, NULL, 0, &g);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++)
+		ck_assert(!g.set[k]);
+}
+END_TEST
+
+START_TEST(test_empty_path_disables)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	PolicyGrant g;
+
+	write_file("usr/realtime.conf", "[Default]\nRealtimePriority=1\n");
+	write_file("etc/realtime.conf", "[Default]\nNice=-2\n");
+	write_file("usr/realtime.conf.d/a.conf", "[Default]\nMemLock=3K\n");
+	write_file("etc/realtime.conf.d/b.conf", "[Default]\nRTTime=4ms\n");
+	paths.vendor_file = "";
+	paths.admin_dropin_dir = "";
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_files(p), 2);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
+	ck_assert_int_eq(g.nice, -2);
+	ck_assert_uint_eq(g.memlock, 3072);
+	ck_assert(!g.set[POLICY_KEY_RTTIME]);
+}
+END_TEST
+
+START_TEST(test_broken_admin_file_vendor_stays)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *vendor, *admin, *dropin;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	vendor = write_file("usr/realtime.conf", "[Default]\nRealtimePriority=20\n"
+						 "[Group #29]\nRealtimePriority=95\n");
+	admin = write_file("etc/realtime.conf", "[Default]\n"
+						"RealtimePriority=1\n"
+						"[Group #29]\n"
+						"RealtimePriority=5\n"
+						"Nicee=-19\n");
+	dropin = write_file("etc/realtime.conf.d/x.conf", "[Default]\nNice=-7\n");
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	assert_rejected(p, admin, 5, "Nicee", NULL);
+	ck_assert_uint_eq(policy_n_files(p), 2);
+	ck_assert_str_eq(policy_file(p, 0), vendor);
+	ck_assert_str_eq(policy_file(p, 1), dropin);
+
+	/* Nothing of the admin file, not even the lines before the error. */
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, vendor, 4, "Group #29");
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	ck_assert_int_eq(g.nice, -7);
+}
+END_TEST
+
+START_TEST(test_broken_file_among_files)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[4];
+	PolicyGrant g;
+
+	f[0] = write_file("1.conf", "[Default]\nRealtimePriority=10\n");
+	f[1] = write_file("2.conf", "[Default]\nRealtimePriority=99\nNice=-20\n[Bogus]\n");
+	f[2] = write_file("3.conf", "[Default]\nNice=-3\n");
+	f[3] = write_file("4.conf", "[IRQ]\nsnd*=90\n[Default]\nMemLock=lots\n");
+	p = load_files(f, 4);
+	ck_assert_uint_eq(policy_n_errors(p), 2);
+	assert_rejected(p, f[1], 4, "Bogus", NULL);
+	assert_rejected(p, f[3], 4, "lots", "MemLock", NULL);
+	/* Errors come in load order. */
+	ck_assert_str_eq(policy_error(p, 0)->file, f[1]);
+	ck_assert_str_eq(policy_error(p, 1)->file, f[3]);
+	ck_assert_ptr_null(policy_error(p, 2));
+	ck_assert_uint_eq(policy_n_files(p), 2);
+	ck_assert_str_eq(policy_file(p, 0), f[0]);
+	ck_assert_str_eq(policy_file(p, 1), f[2]);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 0);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 10);
+	ck_assert_int_eq(g.nice, -3);
+	ck_assert(!g.set[POLICY_KEY_MEMLOCK]);
+}
+END_TEST
+
+START_TEST(test_files_missing)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[2];
+	PolicyGrant g;
+
+	/* policy_load_files(): a file the caller named must exist. */
+	f[0] = tpath("nonexistent.conf");
+	f[1] = write_file("ok.conf", "[Default]\nNice=-4\n");
+	p = load_files(f, 2);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	assert_rejected(p, f[0], 0, NULL);
+	ck_assert_uint_eq(policy_n_files(p), 1);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -4);
+}
+END_TEST
+
+START_TEST(test_directory_as_file)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f;
+
+	write_file("d.conf/inner", "");
+	f = tpath("d.conf");
+	p = load_files(&f, 1);
+	assert_rejected(p, f, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_directory_as_dropin)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *ok;
+	PolicyGrant g;
+
+	/* A directory named like a drop-in cannot be read: it is reported, the others load. */
+	write_file("etc/realtime.conf.d/10-dir.conf/inner", "");
+	ok = write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_rejected(p, tpath("etc/realtime.conf.d/10-dir.conf"), 0, NULL);
+	ck_assert_uint_eq(policy_n_files(p), 1);
+	ck_assert_str_eq(policy_file(p, 0), ok);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -6);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- errors */
+
+START_TEST(test_error_unknown_section)
+{
+	assert_text_rejected("[Default]\nRealtimePriority=20\n\n[Gruop audio]\nNice=-5\n", 4,
+			     "Gruop audio");
+	/* Even with no keys under it. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\n[Users alice]\n", 3, "Users alice");
+	/* Section names are case-sensitive. */
+	assert_text_rejected("[default]\nRealtimePriority=20\n", 1, "default");
+	assert_text_rejected("[Default]\nNice=-1\n[Default extra]\nNice=-2\n", 3, "Default extra");
+	assert_text_rejected("[Default]\nNice=-1\n[Group]\nNice=-2\n", 3, "Group");
+	assert_text_rejected("[Default]\nNice=-1\n[User ]\nNice=-2\n", 3, "User");
+	assert_text_rejected("[Default]\nNice=-1\n[Group two words]\nNice=-2\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_bad_numeric_id)
+{
+	assert_text_rejected("[Default]\nNice=-1\n[User #abc]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[User #]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[Group #-5]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[Group #4294967296]\nNice=-2\n", 3, NULL);
+	/* (uid_t)-1 is no user. */
+	assert_text_rejected("[Default]\nNice=-1\n[User #4294967295]\nNice=-2\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_unknown_key)
+{
+	assert_text_rejected("# policy\n[Default]\nRealtimePriority=20\nRealtimePriorty=5\n", 4,
+			     "RealtimePriorty");
+	/* Keys are case-sensitive. */
+	assert_text_rejected("[Default]\nnice=-5\n", 2, "nice");
+	/* A [Daemon] key where policy keys belong and the other way round. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\nCanary=no\n", 3, "Canary");
+	assert_text_rejected("[Daemon]\nCanary=no\nRealtimePriority=20\n", 3, "RealtimePriority");
+	assert_text_rejected("[Group #29]\nRealtimePriority=20\nBurstSec=3\n", 3, "BurstSec");
+	assert_text_rejected("[Default]\n=5\n", 2, NULL);
+}
+END_TEST
+
+START_TEST(test_error_bad_value)
+{
+	assert_text_rejected("[Default]\nNice=-25\n", 2, "-25");
+	assert_text_rejected("[Default]\nNice=20\n", 2, "Nice");
+	assert_text_rejected("[Default]\nRealtimePriority=100\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=-1\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=high\n", 2, "high");
+	assert_text_rejected("[Group #29]\nPolicies=batch\n", 2, "batch");
+	assert_text_rejected("[User #1]\nMemLock=64MB\n", 2, "64MB");
+	assert_text_rejected("[Default]\nMemLock=17179869184G\n", 2, "MemLock");
+	assert_text_rejected("[Default]\nRTTime=5min\n", 2, "5min");
+	assert_text_rejected("[Default]\nRTTime=-1\n", 2, "RTTime");
+	assert_text_rejected("[Default]\nCapabilities=sys_admin\n", 2, "sys_admin");
+	assert_text_rejected("[Default]\nCompatPolicy=fifo rr\n", 2, "CompatPolicy");
+	assert_text_rejected("[Default]\nCompatPolicy=other\n", 2, "CompatPolicy");
+	assert_text_rejected("[Default]\nCompatPolicy=\n", 2, "CompatPolicy");
+	/* "#" starts a comment only after whitespace: this is a bad value. */
+	assert_text_rejected("[Default]\nNice=-5#comment\n", 2, "Nice");
+}
+END_TEST
+
+START_TEST(test_error_later_line)
+{
+	/* The line of the first problem, also deep in a file, counting
+	 * comments and blank lines. */
+	assert_text_rejected("# 1\n"
+			     "\n"
+			     "[Default]\n"
+			     "RealtimePriority=20\n"
+			     "; 5\n"
+			     "\n"
+			     "[Group #29]\n"
+			     "RealtimePriority=95\n"
+			     "\n"
+			     "Nice=-30\n"
+			     "MemLock=whatever\n"
+			     "Bogus=1\n",
+			     10, "-30");
+}
+END_TEST
+
+START_TEST(test_error_key_outside_section)
+{
+	assert_text_rejected("RealtimePriority=20\n[Default]\nNice=-5\n", 1, "RealtimePriority");
+	assert_text_rejected("# comment\n\nNice=-5\n[Default]\n", 3, "Nice");
+}
+END_TEST
+
+START_TEST(test_error_syntax)
+{
+	/* A line that is neither a section, a key nor a comment. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\n\ngarbage\nNice=-5\n", 4, NULL);
+	/* An unterminated section header. */
+	assert_text_rejected("[Default]\nNice=-5\n[Group #29\nNice=-19\n", 3, NULL);
+	/* Text after a section header. */
+	assert_text_rejected("[Default] Nice=-5\n", 1, NULL);
+}
+END_TEST
+
+START_TEST(test_error_long_line)
+{
+	char text[512];
+
+	/* inih reads at most 199 characters per line and would take the rest of
+	 * a longer line as a line of its own: a comment must never turn into a
+	 * key that way. The file is rejected at the long line instead. */
+	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*dNice=-20\n", 197, 0);
+	assert_text_rejected(text, 3, NULL);
+	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*d[User #4101]\n", 197,
+		 0);
+	assert_text_rejected(text, 3, NULL);
+}
+END_TEST
+
+START_TEST(test_long_line_limit)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	char text[512];
+
+	/* Lines up to 198 characters (plus the newline) are fine. */
+	snprintf(text, sizeof(text), "[Default]\n#%0*d\nNice=-3\n", 197, 0);
+	ck_assert_uint_eq(strlen(strchr(text, '#')), 198 + 1 + 8);
+	p = load_text(text, NULL);
+	assert_no_errors(p);
+}
+END_TEST
+
+START_TEST(test_error_nul_byte)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path = tpath("nul.conf");
+	static const char data[] = "[Default]\nNice=-5\0RealtimePriority=99\nMemLock=1K\n";
+	FILE *f;
+
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(data, 1, sizeof(data) - 1, f), sizeof(data) - 1);
+	ck_assert_int_eq(fclose(f), 0);
+	p = load_files(&path, 1);
+	assert_rejected(p, path, 2, NULL);
+}
+END_TEST
+
+START_TEST(test_error_indented_continuation)
+{
+	/* inih treats an indented line as the continuation of the previous
+	 * value; that never yields a valid value here and must be rejected
+	 * at the indented line rather than silently change the key. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\n  Nice=-5\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_bom)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	/* A UTF-8 byte order mark from a Windows editor is tolerated. */
+	p = load_text("\xef\xbb\xbf[Default]\nNice=-8\n", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -8);
+	assert_source(&g, POLICY_KEY_NICE, path, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_error_bom_unknown_section)
+{
+	/* ... and does not hide a bad section header behind it. */
+	assert_text_rejected("\xef\xbb\xbf[Gruop audio]\nNice=-8\n", 1, "Gruop audio");
+	assert_text_rejected("\xef\xbb\xbf[Bogus]\n", 1, "Bogus");
+}
+END_TEST
+
+START_TEST(test_error_first_of_many)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+
+	/* Several problems: exactly one error, the first. */
+	p = load_text("[Default]\nNice=-99\n[Nope]\nFoo=bar\nbaz\n", &path);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	assert_rejected(p, path, 2, "Nice", NULL);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- daemon */
+
+START_TEST(test_daemon_defaults)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const PolicyDaemon *d;
+
+	p = load_text("[Default]\nNice=-1\n", NULL);
+	d = policy_daemon(p);
+	ck_assert(d->rtkit_compat);
+	ck_assert(d->polkit);
+	ck_assert_uint_eq(d->users_max, 2048);
+	ck_assert_uint_eq(d->threads_per_user_max, 64);
+	ck_assert_uint_eq(d->processes_per_user_max, 32);
+	ck_assert_uint_eq(d->burst_usec, 20000000);
+	ck_assert_uint_eq(d->actions_per_burst, 100);
+	ck_assert(d->canary);
+	ck_assert_uint_eq(d->canary_watchdog_usec, 2000000);
+	ck_assert_uint_eq(d->canary_refuse_usec, 60000000);
+}
+END_TEST
+
+START_TEST(test_daemon_keys)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[2];
+	const PolicyDaemon *d;
+
+	f[0] = write_file("1.conf", "[Daemon]\n"
+				    "RtkitCompat=no\n"
+				    "Polkit=false\n"
+				    "UsersMax=10\n"
+				    "ThreadsPerUserMax=5\n"
+				    "ProcessesPerUserMax=3\n"
+				    "BurstSec=30\n"
+				    "ActionsPerBurst=7\n"
+				    "Canary=off\n"
+				    "CanaryWatchdogSec=500ms\n"
+				    "CanaryRefuseSec=2s\n");
+	/* A later file overrides single keys. */
+	f[1] = write_file("2.conf", "[Daemon]\nCanary=yes\nUsersMax=11\n");
+	p = load_files(f, 2);
+	assert_no_errors(p);
+	d = policy_daemon(p);
+	ck_assert(!d->rtkit_compat);
+	ck_assert(!d->polkit);
+	ck_assert_uint_eq(d->users_max, 11);
+	ck_assert_uint_eq(d->threads_per_user_max, 5);
+	ck_assert_uint_eq(d->processes_per_user_max, 3);
+	/* A bare number of a *Sec= key is seconds. */
+	ck_assert_uint_eq(d->burst_usec, 30000000);
+	ck_assert_uint_eq(d->actions_per_burst, 7);
+	ck_assert(d->canary);
+	ck_assert_uint_eq(d->canary_watchdog_usec, 500000);
+	ck_assert_uint_eq(d->canary_refuse_usec, 2000000);
+}
+END_TEST
+
+START_TEST(test_daemon_bad_values)
+{
+	assert_text_rejected("[Daemon]\nCanary=maybe\n", 2, "Canary");
+	assert_text_rejected("[Daemon]\nUsersMax=-1\n", 2, "UsersMax");
+	assert_text_rejected("[Daemon]\nUsersMax=0\n", 2, "UsersMax");
+	assert_text_rejected("[Daemon]\nThreadsPerUserMax=many\n", 2, "ThreadsPerUserMax");
+	assert_text_rejected("[Daemon]\nBurstSec=0\n", 2, "BurstSec");
+	assert_text_rejected("[Daemon]\nBurstSec=infinity\n", 2, "BurstSec");
+	assert_text_rejected("[Daemon]\nCanaryWatchdogSec=10ns\n", 2, "CanaryWatchdogSec");
+	assert_text_rejected("[Daemon]\nRtkitCompat=yes\nBogus=1\n", 3, "Bogus");
+}
+END_TEST
+
+START_TEST(test_daemon_broken_file_keeps_defaults)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+
+	p = load_text("[Daemon]\nCanary=no\nUsersMax=zero\n", NULL);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	ck_assert(policy_daemon(p)->canary);
+	ck_assert_uint_eq(policy_daemon(p)->users_max, 2048);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- IRQ */
+
+START_TEST(test_irq_rules)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const PolicyIrqRule *r;
+
+	p = load_text("[IRQ]\n"
+		      "snd*=90\n"
+		      "snd_hda*=70\n"
+		      "xhci_hcd=85\n"
+		      "i8042 = 80\n"
+		      "eth?=60\n",
+		      &path);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 5);
+	r = policy_irq_rule(p, 0);
+	ck_assert_str_eq(r->pattern, "snd*");
+	ck_assert_int_eq(r->priority, 90);
+	ck_assert_str_eq(r->source.file, path);
+	ck_assert_uint_eq(r->source.line, 2);
+	ck_assert_str_eq(r->source.section, "IRQ");
+	ck_assert_str_eq(policy_irq_rule(p, 3)->pattern, "i8042");
+	ck_assert_uint_eq(policy_irq_rule(p, 3)->source.line, 5);
+	ck_assert_ptr_null(policy_irq_rule(p, 5));
+
+	/* The first match in order wins, not the most specific one. */
+	r = policy_irq_match(p, "snd_hda_intel");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->pattern, "snd*");
+	ck_assert_int_eq(r->priority, 90);
+	ck_assert_int_eq(policy_irq_match(p, "xhci_hcd")->priority, 85);
+	ck_assert_int_eq(policy_irq_match(p, "i8042")->priority, 80);
+	ck_assert_int_eq(policy_irq_match(p, "eth0")->priority, 60);
+	/* Whole-name match, case-sensitive. */
+	ck_assert_ptr_null(policy_irq_match(p, "xhci_hcd:usb1"));
+	ck_assert_ptr_null(policy_irq_match(p, "i8042x"));
+	ck_assert_ptr_null(policy_irq_match(p, "SND_hda"));
+	ck_assert_ptr_null(policy_irq_match(p, "eth10"));
+	ck_assert_ptr_null(policy_irq_match(p, "nvme0q1"));
+	ck_assert_ptr_null(policy_irq_match(p, ""));
+}
+END_TEST
+
+START_TEST(test_irq_later_file_replaces_in_place)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *f[2];
+	const PolicyIrqRule *r;
+
+	f[0] = write_file("1.conf", "[IRQ]\nsnd*=90\nxhci_hcd=85\n");
+	f[1] = write_file("2.conf", "# override\n[IRQ]\nsnd_usb*=95\nsnd*=60\n");
+	p = load_files(f, 2);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 3);
+	/* snd* keeps its place (first), with the later file's priority and source. */
+	r = policy_irq_rule(p, 0);
+	ck_assert_str_eq(r->pattern, "snd*");
+	ck_assert_int_eq(r->priority, 60);
+	ck_assert_str_eq(r->source.file, f[1]);
+	ck_assert_uint_eq(r->source.line, 4);
+	ck_assert_str_eq(policy_irq_rule(p, 1)->pattern, "xhci_hcd");
+	ck_assert_str_eq(policy_irq_rule(p, 2)->pattern, "snd_usb*");
+	ck_assert_int_eq(policy_irq_rule(p, 2)->priority, 95);
+	/* So snd_usb_audio still matches snd* first. */
+	ck_assert_int_eq(policy_irq_match(p, "snd_usb_audio")->priority, 60);
+	ck_assert_ptr_eq(policy_irq_match(p, "snd_usb_audio"), policy_irq_rule(p, 0));
+}
+END_TEST
+
+START_TEST(test_irq_bad_values)
+{
+	assert_text_rejected("[IRQ]\nsnd*=90\nxhci_hcd=100\n", 3, "xhci_hcd");
+	assert_text_rejected("[IRQ]\nsnd*=0\n", 2, "snd*");
+	assert_text_rejected("[IRQ]\nsnd*=\n", 2, "snd*");
+	assert_text_rejected("[IRQ]\nsnd*=high\n", 2, "high");
+	assert_text_rejected("[IRQ]\nsnd*=-5\n", 2, NULL);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- grant */
+
+static const char full_audio[] = "[Group #29]\n"
+				 "RealtimePriority=95\n"
+				 "Policies=fifo rr\n"
+				 "Nice=-19\n"
+				 "MemLock=infinity\n"
+				 "RTTime=infinity\n"
+				 "Capabilities=sys_nice ipc_lock\n"
+				 "CompatPolicy=fifo\n";
+
+START_TEST(test_grant_format)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const gid_t audio[] = { 29 };
+	PolicyGrant g;
+
+	p = load_text(full_default, NULL);
+	eval(p, "x", 1, NULL, 0, &g);
+	assert_format(&g, POLICY_KEY_REALTIME_PRIORITY, "20");
+	assert_format(&g, POLICY_KEY_POLICIES, "rr");
+	assert_format(&g, POLICY_KEY_NICE, "-15");
+	assert_format(&g, POLICY_KEY_MEMLOCK, "64M");
+	assert_format(&g, POLICY_KEY_RTTIME, "200ms");
+	assert_format(&g, POLICY_KEY_CAPABILITIES, "");
+	assert_format(&g, POLICY_KEY_COMPAT_POLICY, "rr");
+	p = policy_free(p);
+
+	p = load_text(full_audio, NULL);
+	eval(p, "x", 1, audio, 1, &g);
+	assert_format(&g, POLICY_KEY_REALTIME_PRIORITY, "95");
+	assert_format(&g, POLICY_KEY_POLICIES, "fifo rr");
+	assert_format(&g, POLICY_KEY_NICE, "-19");
+	assert_format(&g, POLICY_KEY_MEMLOCK, "infinity");
+	assert_format(&g, POLICY_KEY_RTTIME, "infinity");
+	assert_format(&g, POLICY_KEY_CAPABILITIES, "sys_nice ipc_lock");
+	assert_format(&g, POLICY_KEY_COMPAT_POLICY, "fifo");
+}
+END_TEST
+
+START_TEST(test_grant_format_units)
+{
+	PolicyGrant g = {};
+
+	g.memlock = 0;
+	assert_format(&g, POLICY_KEY_MEMLOCK, "0");
+	g.memlock = 1024;
+	assert_format(&g, POLICY_KEY_MEMLOCK, "1K");
+	g.memlock = UINT64_C(3) << 30;
+	assert_format(&g, POLICY_KEY_MEMLOCK, "3G");
+	g.memlock = UINT64_C(1) << 40;
+	assert_format(&g, POLICY_KEY_MEMLOCK, "1024G");
+	g.rttime_usec = 2000000;
+	assert_format(&g, POLICY_KEY_RTTIME, "2s");
+	g.rttime_usec = 500;
+	assert_format(&g, POLICY_KEY_RTTIME, "500us");
+	g.rttime_usec = 1500000;
+	assert_format(&g, POLICY_KEY_RTTIME, "1500ms");
+	g.policies = POLICY_SCHED_FIFO;
+	assert_format(&g, POLICY_KEY_POLICIES, "fifo");
+	g.capabilities = CAP(CAP_IPC_LOCK);
+	assert_format(&g, POLICY_KEY_CAPABILITIES, "ipc_lock");
+}
+END_TEST
+
+START_TEST(test_grant_format_roundtrip)
+{
+	static const uint64_t sizes[] = { 0, 1, 1023, 1024, 1025, 1536, 4096, UINT64_C(1) << 20,
+					  (UINT64_C(1) << 20) + 1, UINT64_C(7) << 30,
+					  UINT64_MAX - 1, POLICY_INFINITY };
+	static const uint64_t durations[] = { 0, 1, 999, 1000, 1001, 200000, 999999, 1000000,
+					      1000001, UINT64_C(86400) * 1000000,
+					      UINT64_MAX - 1, POLICY_INFINITY };
+	PolicyGrant g = {};
+	char buf[64];
+	uint64_t v;
+
+	/* What format prints, parse reads back to the same value. */
+	for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+		g.memlock = sizes[i];
+		ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_MEMLOCK, buf, sizeof(buf)), 0);
+		ck_assert_msg(parse_size(buf, &v) == 0 && v == sizes[i], "%ju -> \"%s\"",
+			      (uintmax_t)sizes[i], buf);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
+		g.rttime_usec = durations[i];
+		ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_RTTIME, buf, sizeof(buf)), 0);
+		ck_assert_msg(parse_duration(buf, true, &v) == 0 && v == durations[i],
+			      "%ju -> \"%s\"", (uintmax_t)durations[i], buf);
+	}
+	for (int n = -20; n <= 19; n++) {
+		int i;
+
+		g.nice = n;
+		ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_NICE, buf, sizeof(buf)), 0);
+		ck_assert_int_eq(parse_nice(buf, &i), 0);
+		ck_assert_int_eq(i, n);
+	}
+}
+END_TEST
+
+START_TEST(test_grant_format_nobufs)
+{
+	PolicyGrant g = { .realtime_priority = 95, .policies = POLICY_SCHED_FIFO | POLICY_SCHED_RR,
+			  .memlock = POLICY_INFINITY };
+	char buf[16];
+
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_REALTIME_PRIORITY, buf, 2), -ENOBUFS);
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_REALTIME_PRIORITY, buf, 0), -ENOBUFS);
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_REALTIME_PRIORITY, buf, 3), 0);
+	ck_assert_str_eq(buf, "95");
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_POLICIES, buf, 7), -ENOBUFS);
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_POLICIES, buf, 8), 0);
+	ck_assert_int_eq(policy_grant_format(&g, POLICY_KEY_MEMLOCK, buf, 8), -ENOBUFS);
+	ck_assert_int_eq(policy_grant_format(&g, _POLICY_KEY_MAX, buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(policy_grant_format(&g, _POLICY_KEY_INVALID, buf, sizeof(buf)), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_grant_rlimit)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const gid_t audio[] = { 29 };
+	PolicyGrant g;
+	uint64_t v;
+
+	p = load_text(full_default, NULL);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 20);
+	/* The kernel's encoding: RLIMIT_NICE = 20 - nice. */
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 35);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), 0);
+	ck_assert_uint_eq(v, UINT64_C(64) << 20);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTTIME, &v), 0);
+	ck_assert_uint_eq(v, 200000);
+	p = policy_free(p);
+
+	p = load_text(full_audio, NULL);
+	eval(p, "x", 1, audio, 1, &g);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 39);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), 0);
+	ck_assert(v == RLIM_INFINITY);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTTIME, &v), 0);
+	ck_assert(v == RLIM_INFINITY);
+
+	g.nice = -20;
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 40);
+	g.nice = 19;
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 1);
+}
+END_TEST
+
+START_TEST(test_grant_rlimit_unset)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyGrant g;
+	uint64_t v = 4242;
+
+	p = load_text("[Default]\nNice=-5\n", NULL);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), -ENODATA);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), -ENODATA);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTTIME, &v), -ENODATA);
+	ck_assert_uint_eq(v, 4242);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 25);
+	/* Resources policy has nothing to say about. */
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NOFILE, &v), -EINVAL);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_CPU, &v), -EINVAL);
+	ck_assert_uint_eq(v, 25);
+}
+END_TEST
+
+START_TEST(test_key_names)
+{
+	static const char *const names[_POLICY_KEY_MAX] = {
+		[POLICY_KEY_REALTIME_PRIORITY] = "RealtimePriority",
+		[POLICY_KEY_POLICIES] = "Policies",
+		[POLICY_KEY_NICE] = "Nice",
+		[POLICY_KEY_MEMLOCK] = "MemLock",
+		[POLICY_KEY_RTTIME] = "RTTime",
+		[POLICY_KEY_CAPABILITIES] = "Capabilities",
+		[POLICY_KEY_COMPAT_POLICY] = "CompatPolicy",
+	};
+
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		ck_assert_str_eq(policy_key_to_string(k), names[k]);
+		ck_assert_int_eq(policy_key_from_string(names[k]), k);
+	}
+	ck_assert_ptr_null(policy_key_to_string(_POLICY_KEY_MAX));
+	ck_assert_ptr_null(policy_key_to_string(_POLICY_KEY_INVALID));
+	ck_assert_int_eq(policy_key_from_string("realtimepriority"), _POLICY_KEY_INVALID);
+	ck_assert_int_eq(policy_key_from_string("Canary"), _POLICY_KEY_INVALID);
+	ck_assert_int_eq(policy_key_from_string(""), _POLICY_KEY_INVALID);
+}
+END_TEST
+
+/* The shipped default policy must load cleanly and say what DESIGN.md says. */
+START_TEST(test_shipped_policy)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *top = getenv("TOP_SRCDIR");
+	char path[PATH_MAX];
+	const char *f = path;
+	const gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
+	PolicyGrant g;
+
+	ck_assert_msg(top, "TOP_SRCDIR not set (run through meson test)");
+	snprintf(path, sizeof(path), "%s/policy/realtime.conf", top);
+	p = load_files(&f, 1);
+	assert_no_errors(p);
+
+	eval(p, "rtplain", 4102, plain, 1, &g);
+	ck_assert(!g.covered);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_RR);
+	ck_assert_int_eq(g.nice, -15);
+	ck_assert_uint_eq(g.rttime_usec, 200000);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
+
+	eval(p, "rtaudio", 4101, audio, 2, &g);
+	ck_assert(g.covered);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	ck_assert_int_eq(g.nice, -19);
+	ck_assert_uint_eq(g.memlock, POLICY_INFINITY);
+	ck_assert_uint_eq(g.rttime_usec, POLICY_INFINITY);
+	ck_assert_uint_eq(g.capabilities, 0);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
+	ck_assert_int_eq(policy_irq_match(p, "snd_hda_intel:card0")->priority, 90);
+}
+END_TEST
+
+static Suite *policy_suite(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc;
+
+#define TC(name)                                                                                   \
+	tc = tcase_create(name);                                                                   \
+	tcase_add_checked_fixture(tc, setup, teardown);                                            \
+	suite_add_tcase(s, tc)
+
+	TC("eval");
+	tcase_add_test(tc, test_default_only);
+	tcase_add_test(tc, test_unset_keys);
+	tcase_add_test(tc, test_empty_policy);
+	tcase_add_test(tc, test_group_beats_default);
+	tcase_add_test(tc, test_user_beats_group);
+	tcase_add_test(tc, test_user_without_groups);
+	tcase_add_test(tc, test_numeric_ids);
+	tcase_add_test(tc, test_user_by_name_and_number);
+	tcase_add_test(tc, test_group_by_name);
+	tcase_add_test(tc, test_most_generous_group);
+	tcase_add_test(tc, test_most_generous_group_order);
+	tcase_add_test(tc, test_least_generous_group_alone);
+	tcase_add_test(tc, test_compat_policy);
+	tcase_add_test(tc, test_section_reopened);
+	tcase_add_test(tc, test_repeated_key);
+	tcase_add_test(tc, test_syntax_details);
+	tcase_add_test(tc, test_section_header_spaces);
+	tcase_add_test(tc, test_no_trailing_newline);
+	tcase_add_test(tc, test_bom);
+	tcase_add_test(tc, test_eval_uid_root);
+	tcase_add_test(tc, test_eval_unknown_user);
+	tcase_add_test(tc, test_shipped_policy);
+
+	TC("load");
+	tcase_add_test(tc, test_files_in_order);
+	tcase_add_test(tc, test_later_file_group_section);
+	tcase_add_test(tc, test_load_tree_order);
+	tcase_add_test(tc, test_dropin_c_locale_order);
+	tcase_add_test(tc, test_dropins_after_main_files);
+	tcase_add_test(tc, test_mask_with_empty_file);
+	tcase_add_test(tc, test_mask_with_dev_null);
+	tcase_add_test(tc, test_missing_files_are_fine);
+	tcase_add_test(tc, test_empty_path_disables);
+	tcase_add_test(tc, test_broken_admin_file_vendor_stays);
+	tcase_add_test(tc, test_broken_file_among_files);
+	tcase_add_test(tc, test_files_missing);
+	tcase_add_test(tc, test_directory_as_file);
+	tcase_add_test(tc, test_directory_as_dropin);
+
+	TC("errors");
+	tcase_add_test(tc, test_error_unknown_section);
+	tcase_add_test(tc, test_error_bad_numeric_id);
+	tcase_add_test(tc, test_error_unknown_key);
+	tcase_add_test(tc, test_error_bad_value);
+	tcase_add_test(tc, test_error_later_line);
+	tcase_add_test(tc, test_error_key_outside_section);
+	tcase_add_test(tc, test_error_syntax);
+	tcase_add_test(tc, test_error_long_line);
+	tcase_add_test(tc, test_long_line_limit);
+	tcase_add_test(tc, test_error_nul_byte);
+	tcase_add_test(tc, test_error_indented_continuation);
+	tcase_add_test(tc, test_error_bom_unknown_section);
+	tcase_add_test(tc, test_error_first_of_many);
+
+	TC("daemon");
+	tcase_add_test(tc, test_daemon_defaults);
+	tcase_add_test(tc, test_daemon_keys);
+	tcase_add_test(tc, test_daemon_bad_values);
+	tcase_add_test(tc, test_daemon_broken_file_keeps_defaults);
+
+	TC("irq");
+	tcase_add_test(tc, test_irq_rules);
+	tcase_add_test(tc, test_irq_later_file_replaces_in_place);
+	tcase_add_test(tc, test_irq_bad_values);
+
+	TC("grant");
+	tcase_add_test(tc, test_grant_format);
+	tcase_add_test(tc, test_grant_format_units);
+	tcase_add_test(tc, test_grant_format_roundtrip);
+	tcase_add_test(tc, test_grant_format_nobufs);
+	tcase_add_test(tc, test_grant_rlimit);
+	tcase_add_test(tc, test_grant_rlimit_unset);
+	tcase_add_test(tc, test_key_names);
+#undef TC
+
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(policy_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
