@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rt-client: a small libdbus client of realtimed for the integration tests
+ * and scripts/demo.
+ *
+ *   rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]
+ *	Behaves like a JACK client: starts an "audio" thread, asks the daemon
+ *	(native interface, or the RealtimeKit one with --rtkit) to make that
+ *	thread realtime (or nice N), then the thread reports the scheduling the
+ *	kernel gives it. Like PipeWire, it first lowers its own RLIMIT_RTTIME to
+ *	the RTTimeUSecMax the daemon announces. Exit 0: granted and verified,
+ *	1: refused (the D-Bus error is printed), 2: anything else.
+ *
+ *   rt-client hold N
+ *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
+ *	reads commands on stdin: "exit K" ends thread K (1-based) and prints
+ *	"exited K"; "quit" or end of input exits.
+ */
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+#define NATIVE_NAME "org.realtimed.Realtime1"
+#define NATIVE_PATH "/org/realtimed/Realtime1"
+#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
+#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static const char *policy_name(int p)
+{
+	switch (p & ~SCHED_RESET_ON_FORK) {
+	case SCHED_OTHER:
+		return "SCHED_OTHER";
+	case SCHED_FIFO:
+		return "SCHED_FIFO";
+	case SCHED_RR:
+		return "SCHED_RR";
+	case SCHED_BATCH:
+		return "SCHED_BATCH";
+	case SCHED_IDLE:
+		return "SCHED_IDLE";
+	default:
+		return "?";
+	}
+}
+
+/* The audio thread: reports its tid, waits for the verdict, then reports
+ * what the kernel says about itself, and stays alive while asked to. */
+struct audio {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pid_t tid;
+	bool decided;
+	int policy;
+	int priority;
+	int nice;
+};
+
+static void *audio_thread(void *userdata)
+{
+	struct audio *a = userdata;
+	struct sched_param sp;
+
+	pthread_mutex_lock(&a->lock);
+	a->tid = gettid_();
+	pthread_cond_broadcast(&a->cond);
+	while (!a->decided)
+		pthread_cond_wait(&a->cond, &a->lock);
+	a->policy = sched_getscheduler(0);
+	if (sched_getparam(0, &sp) == 0)
+		a->priority = sp.sched_priority;
+	errno = 0;
+	a->nice = getpriority(PRIO_PROCESS, 0);
+	a->decided = false;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	/* an audio thread would now process buffers; this one just sleeps */
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop, int64_t *ret)
+{
+	const char *iface = rtkit ? RTKIT_NAME : NATIVE_NAME;
+	DBusMessage *m, *reply;
+	DBusMessageIter it, sub;
+	DBusError err;
+	int r = -EIO;
+
+	dbus_error_init(&err);
+	m = dbus_message_new_method_call(rtkit ? RTKIT_NAME : NATIVE_NAME, rtkit ? RTKIT_PATH : NATIVE_PATH,
+					 "org.freedesktop.DBus.Properties", "Get");
+	if (!m)
+		return -ENOMEM;
+	if (!dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop, DBUS_TYPE_INVALID)) {
+		dbus_message_unref(m);
+		return -ENOMEM;
+	}
+	reply = dbus_connection_send_with_reply_and_block(bus, m, 10000, &err);
+	dbus_message_unref(m);
+	if (!reply) {
+		fprintf(stderr, "rt-client: reading %s failed: %s: %s\n", prop, err.name, err.message);
+		dbus_error_free(&err);
+		return -EIO;
+	}
+	if (dbus_message_iter_init(reply, &it) && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
+		dbus_message_iter_recurse(&it, &sub);
+		switch (dbus_message_iter_get_arg_type(&sub)) {
+		case DBUS_TYPE_INT64: {
+			dbus_int64_t v;
+			dbus_message_iter_get_basic(&sub, &v);
+			*ret = v;
+			r = 0;
+			break;
+		}
+		case DBUS_TYPE_INT32: {
+			dbus_int32_t v;
+			dbus_message_iter_get_basic(&sub, &v);
+			*ret = v;
+			r = 0;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	dbus_message_unref(reply);
+	return r;
+}
+
+static int cmd_ask(int argc, char **argv)
+{
+	bool rtkit = false, want_nice = false;
+	const char *policy = "fifo";
+	unsigned prio = 70;
+	int nice_level = 0, hold = 0;
+	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	pthread_t t;
+	DBusConnection *bus;
+	DBusMessage *m, *reply;
+	DBusError err;
+	dbus_uint64_t pid, tid;
+	int64_t rttime;
+	int r;
+
+	for (int i = 2; i < argc; i++) {
+		if (streq(argv[i], "--rtkit"))
+			rtkit = true;
+		else if (streq(argv[i], "--policy") && i + 1 < argc)
+			policy = argv[++i];
+		else if (streq(argv[i], "--prio") && i + 1 < argc)
+			prio = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (streq(argv[i], "--nice") && i + 1 < argc) {
+			nice_level = atoi(argv[++i]);
+			want_nice = true;
+		} else if (streq(argv[i], "--hold") && i + 1 < argc)
+			hold = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "rt-client: unknown argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+
+	dbus_error_init(&err);
+	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
+	if (!bus) {
+		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
+		return 2;
+	}
+
+	/* Like PipeWire and JACK: run under the RLIMIT_RTTIME the daemon wants. */
+	if (!want_nice && get_property_int64(bus, rtkit, "RTTimeUSecMax", &rttime) == 0 && rttime > 0) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_RTTIME, &rl) == 0 &&
+		    (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)rttime)) {
+			rl.rlim_cur = rl.rlim_max = (rlim_t)rttime;
+			if (setrlimit(RLIMIT_RTTIME, &rl) < 0)
+				fprintf(stderr, "rt-client: cannot lower RLIMIT_RTTIME to %" PRIi64 ": %m\n", rttime);
+		}
+	}
+
+	r = pthread_create(&t, NULL, audio_thread, &a);
+	if (r != 0) {
+		fprintf(stderr, "rt-client: cannot start the audio thread: %s\n", strerror(r));
+		return 2;
+	}
+	pthread_mutex_lock(&a.lock);
+	while (a.tid == 0)
+		pthread_cond_wait(&a.cond, &a.lock);
+	pthread_mutex_unlock(&a.lock);
+
+	pid = (dbus_uint64_t)getpid();
+	tid = (dbus_uint64_t)a.tid;
+	if (rtkit && want_nice) {
+		dbus_int32_t n = nice_level;
+
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadHighPriorityWithPID");
+		if (m)
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
+						 &n, DBUS_TYPE_INVALID);
+	} else if (rtkit) {
+		dbus_uint32_t p = prio;
+
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadRealtimeWithPID");
+		if (m)
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32,
+						 &p, DBUS_TYPE_INVALID);
+	} else if (want_nice) {
+		dbus_int32_t n = nice_level;
+
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME, "MakeThreadHighPriority");
+		if (m)
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
+						 &n, DBUS_TYPE_INVALID);
+	} else {
+		dbus_uint32_t p = prio;
+
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME, "MakeThreadRealtime");
+		if (m)
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
+						 &policy, DBUS_TYPE_UINT32, &p, DBUS_TYPE_INVALID);
+	}
+	if (!m) {
+		fprintf(stderr, "rt-client: out of memory\n");
+		return 2;
+	}
+	if (want_nice)
+		printf("rt-client %d: asking %s for nice %d on audio thread %d\n", getpid(),
+		       rtkit ? RTKIT_NAME : NATIVE_NAME, nice_level, a.tid);
+	else
+		printf("rt-client %d: asking %s for %s %u on audio thread %d\n", getpid(),
+		       rtkit ? RTKIT_NAME : NATIVE_NAME, rtkit ? "realtime" : policy, prio, a.tid);
+	fflush(stdout);
+	reply = dbus_connection_send_with_reply_and_block(bus, m, 30000, &err);
+	dbus_message_unref(m);
+	if (!reply) {
+		printf("refused: %s: %s\n", err.name, err.message);
+		fflush(stdout);
+		dbus_error_free(&err);
+		return 1;
+	}
+	dbus_message_unref(reply);
+
+	pthread_mutex_lock(&a.lock);
+	a.decided = true;
+	pthread_cond_broadcast(&a.cond);
+	while (a.decided)
+		pthread_cond_wait(&a.cond, &a.lock);
+	pthread_mutex_unlock(&a.lock);
+
+	if (want_nice)
+		printf("granted: audio thread %d runs %s nice %d\n", a.tid, policy_name(a.policy), a.nice);
+	else
+		printf("granted: audio thread %d runs %s priority %d\n", a.tid, policy_name(a.policy), a.priority);
+	fflush(stdout);
+	r = 0;
+	if (want_nice ? a.nice != nice_level : ((a.policy & ~SCHED_RESET_ON_FORK) == SCHED_OTHER || a.priority != (int)prio)) {
+		printf("mismatch: the daemon said yes but the kernel shows otherwise\n");
+		r = 2;
+	}
+	fflush(stdout);
+	if (hold > 0)
+		sleep((unsigned)hold);
+	dbus_connection_close(bus);
+	dbus_connection_unref(bus);
+	return r;
+}
+
+/* hold: sleeping threads that a test points the daemon at. */
+struct holder {
+	pthread_t thread;
+	pid_t tid;
+	int pipe[2];
+};
+
+static void *hold_thread(void *userdata)
+{
+	struct holder *h = userdata;
+	char c;
+
+	__atomic_store_n(&h->tid, gettid_(), __ATOMIC_SEQ_CST);
+	while (read(h->pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int cmd_hold(int argc, char **argv)
+{
+	_cleanup_free_ struct holder *h = NULL;
+	char line[64];
+	int n;
+
+	if (argc < 3 || (n = atoi(argv[2])) < 1 || n > 1000) {
+		fprintf(stderr, "rt-client hold: need a thread count 1..1000\n");
+		return 2;
+	}
+	h = calloc((size_t)n, sizeof(*h));
+	if (!h)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		if (pipe2(h[i].pipe, O_CLOEXEC) < 0 || pthread_create(&h[i].thread, NULL, hold_thread, &h[i]) != 0) {
+			fprintf(stderr, "rt-client hold: cannot start thread %d: %m\n", i + 1);
+			return 2;
+		}
+	}
+	printf("pid %d\nthreads", getpid());
+	for (int i = 0; i < n; i++) {
+		while (__atomic_load_n(&h[i].tid, __ATOMIC_SEQ_CST) == 0)
+			usleep(1000);
+		printf(" %d", h[i].tid);
+	}
+	printf("\n");
+	fflush(stdout);
+
+	while (fgets(line, sizeof(line), stdin)) {
+		int k;
+
+		if (sscanf(line, "exit %d", &k) == 1 && k >= 1 && k <= n && h[k - 1].pipe[1] >= 0) {
+			h[k - 1].pipe[1] = safe_close(h[k - 1].pipe[1]);
+			pthread_join(h[k - 1].thread, NULL);
+			printf("exited %d\n", k);
+			fflush(stdout);
+		} else if (startswith(line, "quit"))
+			break;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && streq(argv[1], "ask"))
+		return cmd_ask(argc, argv);
+	if (argc >= 2 && streq(argv[1], "hold"))
+		return cmd_hold(argc, argv);
+	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]\n"
+			"       rt-client hold NTHREADS\n");
+	return 2;
+}
