@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# /init of the VM tier's initramfs (busybox sh, PID 1). Loads the virtio, 9p
+# and overlay modules, mounts the host's / read-only over 9p (tag hostroot)
+# under a tmpfs overlay, and switch_roots into tests/vm/init-stage2.sh of the
+# source tree, whose path the host passes as rt.stage2= on the command line.
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+
+fail()
+{
+	echo "RT-VM-STAGE1-FAILED: $*"
+	echo o >/proc/sysrq-trigger
+	sleep 10
+	poweroff -f
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+stage2=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	rt.stage2=*) stage2=${arg#rt.stage2=} ;;
+	esac
+done
+
+while read -r _ mod; do
+	insmod "/modules/$mod" || fail "insmod $mod"
+done </modules/order
+
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /lower ||
+	fail "mount of the host root over 9p"
+mount -t tmpfs -o mode=0755,size=50% tmpfs /upper || fail "tmpfs"
+mkdir -p /upper/data /upper/work
+mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
+	fail "overlay mount"
+[ -n "$stage2" ] && [ -f "/newroot$stage2" ] || fail "no stage 2 script at '$stage2'"
+
+umount /proc /sys
+umount /dev
+exec switch_root /newroot /bin/sh "$stage2"

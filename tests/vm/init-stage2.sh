@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# PID 1 inside the VM, on the host's userspace (read-only 9p + tmpfs overlay).
+# Mounts the API filesystems afresh, mounts the run directory that the host
+# shares read-write (tag rtrun: env and the result file), runs the guest script
+# as real root with every capability, writes its exit code, and powers off.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+
+mount -t proc -o nosuid,nodev,noexec proc /proc
+mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+mount -t devtmpfs -o mode=0755,nosuid devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=000 devpts /dev/pts
+mount -t tmpfs -o nosuid,nodev tmpfs /dev/shm
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /run/lock /run/user /rt-run
+hostname rt-vm
+ip link set lo up 2>/dev/null
+
+poweroff_now()
+{
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,rw rtrun /rt-run; then
+	echo "RT-VM-STAGE2-FAILED: cannot mount the run directory (tag rtrun)"
+	poweroff_now
+fi
+# shellcheck disable=SC1091
+. /rt-run/env
+
+echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
+cd /tmp || exit 1
+tainted_before=$(cat /proc/sys/kernel/tainted)
+# shellcheck disable=SC2016
+timeout -s KILL "${GUEST_TIMEOUT:-600}" /bin/sh -c \
+	'if [ -x "$0" ]; then exec "$0"; else exec /bin/sh "$0"; fi' "$GUEST_SCRIPT" </dev/null 2>&1
+rc=$?
+[ "$rc" = 137 ] && echo "RT-VM-GUEST-TIMEOUT after ${GUEST_TIMEOUT:-600}s"
+# A kernel oops (taint D, 128) or warning (W, 512) during the script is a
+# failure whatever the script said.
+tainted_after=$(cat /proc/sys/kernel/tainted)
+new=$(((tainted_after & ~tainted_before) & (128 | 512)))
+if [ "$new" != 0 ]; then
+	echo "RT-VM-KERNEL-OOPS-OR-WARNING: taint $tainted_before -> $tainted_after; kernel log tail:"
+	dmesg | tail -n 60
+	rc=1
+fi
+echo "$rc" >/rt-run/rc.tmp && mv /rt-run/rc.tmp /rt-run/rc
+echo "RT-VM-GUEST-EXIT $rc"
+umount /rt-run
+poweroff_now

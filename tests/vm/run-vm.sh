@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The VM tier's runner: boots Debian's kernel in QEMU with the host's own /
+# mounted read-only over 9p plus a tmpfs overlay, runs one guest script there
+# as real root (every capability), and exits with the script's exit code
+# (0 pass, 77 skip). A kernel panic, a kernel warning or oops during the
+# script, or a timeout is a failure, reported with the console's tail.
+#
+# usage: run-vm.sh [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER]
+#                  [--timeout SEC] GUEST_SCRIPT
+#
+# Environment: TOP_SRCDIR, TOP_BUILDDIR (the same paths inside the guest,
+# read-only there); VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm"
+# to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_PASS_ENV
+# (names of more variables to hand to the guest script), VM_KEEP=1 (keep
+# the run directory with console.log).
+#
+# A guest script may ask for more QEMU arguments with a comment line
+# "# vm-qemu-args: ARGS".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=
+initramfs=
+kver=
+timeout=300
+
+while [ $# -gt 1 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--initramfs) initramfs=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+if [ $# -ne 1 ]; then
+	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--timeout SEC] GUEST_SCRIPT" >&2
+	exit 2
+fi
+guest=$(realpath "$1")
+: "${TOP_SRCDIR:=$(realpath "$here/../..")}"
+: "${TOP_BUILDDIR:=$TOP_SRCDIR}"
+TOP_SRCDIR=$(realpath "$TOP_SRCDIR")
+TOP_BUILDDIR=$(realpath "$TOP_BUILDDIR")
+
+skip()
+{
+	echo "SKIP: $*"
+	exit 77
+}
+
+qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not found: install qemu-system-x86"
+[ "$(uname -m)" = x86_64 ] || skip "the VM tier boots an x86_64 kernel; this is $(uname -m)"
+
+if [ -z "$kernel" ]; then
+	if [ -n "$kver" ]; then
+		kernel=/boot/vmlinuz-$kver
+	else
+		kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+	fi
+fi
+[ -n "$kernel" ] && [ -f "$kernel" ] || skip "no kernel image ${kernel:-/boot/vmlinuz-*}: install linux-image-amd64"
+[ -r "$kernel" ] || skip "$kernel is not readable (run the vm tier as root)"
+[ -n "$kver" ] || kver=${kernel##*/vmlinuz-}
+[ -d "/lib/modules/$kver" ] || skip "/lib/modules/$kver missing: the kernel's modules must be installed"
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/rt-vm.XXXXXX") || exit 1
+cleanup()
+{
+	if [ "${VM_KEEP:-0}" = 1 ]; then
+		echo "run directory kept: $run"
+	else
+		rm -rf "$run"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ -z "$initramfs" ]; then
+	"$here/mkinitramfs.sh" "$kver" "$here/init-stage1.sh" "$run/initramfs.cpio" || exit 1
+	initramfs=$run/initramfs.cpio
+fi
+
+# Values reach the guest through a shell file on the shared run directory:
+# quote each one for sh.
+quote()
+{
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+{
+	echo "export TOP_SRCDIR=$(quote "$TOP_SRCDIR")"
+	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
+	echo "export GUEST_SCRIPT=$(quote "$guest")"
+	echo "export GUEST_TIMEOUT=$(quote "$timeout")"
+	for name in ${VM_PASS_ENV:-}; do
+		eval "isset=\${$name+x}"
+		# shellcheck disable=SC2154
+		[ -n "$isset" ] || continue
+		eval "value=\$$name"
+		# shellcheck disable=SC2154
+		echo "export $name=$(quote "$value")"
+	done
+} >"$run/env"
+
+accel=${VM_ACCEL:-tcg}
+case "$accel" in
+kvm)
+	if [ ! -w /dev/kvm ]; then
+		echo "VM_ACCEL=kvm but /dev/kvm is not usable; using tcg"
+		accel=tcg
+	fi
+	;;
+esac
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+
+extra=$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ')
+
+echo "booting $kernel ($accel) for $guest"
+start=$(date +%s)
+# The host side gives the guest its own timeout plus time to boot and halt.
+# shellcheck disable=SC2086
+timeout -k 10 $((timeout + 120)) "$qemu" \
+	-name rt-vm -machine q35 -accel "$accel" -cpu "$cpu" \
+	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-chardev file,id=con,path="$run/console.log" -serial chardev:con \
+	-kernel "$kernel" -initrd "$initramfs" \
+	-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 rt.stage2=$here/init-stage2.sh" \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
+	-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=run,mount_tag=rtrun \
+	-device virtio-rng-pci \
+	$extra </dev/null
+qrc=$?
+elapsed=$(($(date +%s) - start))
+
+if [ ! -f "$run/rc" ]; then
+	echo "FAIL: the VM ended without a result after ${elapsed}s (qemu exit $qrc; 124/137 = host timeout)."
+	if grep -q 'Kernel panic' "$run/console.log" 2>/dev/null; then
+		echo "The guest kernel panicked."
+	fi
+	echo "---- guest console (last 80 lines) ----"
+	tail -n 80 "$run/console.log" 2>/dev/null
+	exit 1
+fi
+rc=$(cat "$run/rc")
+cat "$run/console.log"
+echo "VM run took ${elapsed}s; guest script exit code $rc"
+case "$rc" in
+0 | 77) exit "$rc" ;;
+*) exit 1 ;;
+esac
