@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The rlimit half of pam_realtime: turns a PolicyGrant into a plan and
+ * applies it with setrlimit(). See pam-rlimits.h. No logging here; the
+ * session code reports each outcome with the file:line behind it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "macro.h"
+#include "pam-rlimits.h"
+
+static const struct {
+	int resource;
+	PolicyKey key;
+	const char *name;
+} rlimit_table[RLIMIT_PLAN_MAX] = {
+	{ RLIMIT_RTPRIO, POLICY_KEY_REALTIME_PRIORITY, "RLIMIT_RTPRIO" },
+	{ RLIMIT_MEMLOCK, POLICY_KEY_MEMLOCK, "RLIMIT_MEMLOCK" },
+	{ RLIMIT_RTTIME, POLICY_KEY_RTTIME, "RLIMIT_RTTIME" },
+	{ RLIMIT_NICE, POLICY_KEY_NICE, "RLIMIT_NICE" },
+};
+
+const char *rlimit_name(int resource)
+{
+	for (size_t i = 0; i < ELEMENTSOF(rlimit_table); i++)
+		if (rlimit_table[i].resource == resource)
+			return rlimit_table[i].name;
+	return NULL;
+}
+
+void rlimit_format(rlim_t v, char *buf, size_t size)
+{
+	if (v == RLIM_INFINITY)
+		snprintf(buf, size, "infinity");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
+{
+	RlimitPlan plan = {};
+
+	for (size_t i = 0; i < ELEMENTSOF(rlimit_table); i++) {
+		uint64_t v;
+		int r;
+
+		r = policy_grant_rlimit(g, rlimit_table[i].resource, &v);
+		if (r == -ENODATA)
+			continue;
+		if (r < 0)
+			return r;
+
+		plan.items[plan.n_items++] = (RlimitItem){
+			.resource = rlimit_table[i].resource,
+			.key = rlimit_table[i].key,
+			/* rlim_t is 64 bits wide on every ABI meson builds us for
+			 * (_FILE_OFFSET_BITS=64); clamp rather than wrap anyway. */
+			.value = v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v,
+			.source = &g->source[rlimit_table[i].key],
+		};
+	}
+
+	*ret = plan;
+	return (int)plan.n_items;
+}
+
+int rlimit_item_apply(const RlimitItem *it, struct rlimit *ret_old, struct rlimit *ret_new)
+{
+	struct rlimit old, want = { .rlim_cur = it->value, .rlim_max = it->value };
+
+	if (getrlimit(it->resource, &old) < 0)
+		return -errno;
+
+	if (setrlimit(it->resource, &want) >= 0) {
+		*ret_old = old;
+		*ret_new = want;
+		return RLIMIT_APPLIED_EXACT;
+	}
+	if (errno != EPERM)
+		return -errno;
+
+	/* Only raising the hard limit needs CAP_SYS_RESOURCE. Give the
+	 * session as much as the current hard limit allows, and leave the
+	 * hard limit alone: lowering it could never be undone. */
+	want = (struct rlimit){ .rlim_cur = old.rlim_max, .rlim_max = old.rlim_max };
+	if (setrlimit(it->resource, &want) < 0)
+		return -errno;
+
+	*ret_old = old;
+	*ret_new = want;
+	return RLIMIT_APPLIED_SOFT_ONLY;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for pam_realtime's ambient capabilities (pam_realtime/
+ * pam-ambient.h): only cap_sys_nice and cap_ipc_lock are ever raised, a
+ * process without them is refused before anything changes, and the
+ * keepcaps technique really carries them across a setuid() away from root
+ * into the ambient set. Each test runs in its own forked process.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "pam-ambient.h"
+
+#define NICE (1ULL << CAP_SYS_NICE)
+#define IPC_LOCK (1ULL << CAP_IPC_LOCK)
+
+/* The mask of one "CapXxx:" line of /proc/self/status. */
+static unsigned long long status_caps(const char *field)
+{
+	char line[256];
+	unsigned long long v = 0;
+	size_t l = strlen(field);
+	FILE *f = fopen("/proc/self/status", "re");
+	bool found = false;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, l) == 0 && line[l] == ':') {
+			ck_assert_int_eq(sscanf(line + l + 1, "%llx", &v), 1);
+			found = true;
+		}
+	fclose(f);
+	ck_assert_msg(found, "no %s in /proc/self/status", field);
+	return v;
+}
+
+START_TEST(test_format)
+{
+	char buf[64];
+
+	ambient_format(0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");
+	ambient_format(NICE, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cap_sys_nice");
+	ambient_format(NICE | IPC_LOCK, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cap_ipc_lock cap_sys_nice");
+	/* Too small a buffer truncates, never overflows. */
+	memset(buf, 'x', sizeof(buf));
+	ambient_format(NICE | IPC_LOCK, buf, 8);
+	ck_assert(memchr(buf, '\0', 8) != NULL);
+	ck_assert_int_eq(buf[8], 'x');
+}
+END_TEST
+
+START_TEST(test_allowed_mask)
+{
+	ck_assert(AMBIENT_ALLOWED_CAPS == (NICE | IPC_LOCK));
+}
+END_TEST
+
+START_TEST(test_refuses_other_caps)
+{
+	int keep = 42;
+
+	ck_assert_int_eq(ambient_prepare(1ULL << CAP_SYS_ADMIN, &keep), -EINVAL);
+	ck_assert_int_eq(ambient_prepare(NICE | (1ULL << CAP_SYS_RESOURCE), &keep), -EINVAL);
+	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(ambient_raise(1ULL << CAP_SETUID), -EINVAL);
+	ck_assert_int_eq(status_caps("CapAmb"), 0);
+}
+END_TEST
+
+/* Without the capability in the permitted set: -EPERM, keepcaps untouched. */
+START_TEST(test_refuses_when_not_permitted)
+{
+	cap_t c = cap_get_proc();
+	cap_value_t v = CAP_IPC_LOCK;
+	int keep = 42;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_CLEAR), 0);
+	ck_assert_int_eq(cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_CLEAR), 0);
+	ck_assert_int_eq(cap_set_proc(c), 0);
+	cap_free(c);
+
+	ck_assert_int_eq(ambient_prepare(IPC_LOCK, &keep), -EPERM);
+	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+}
+END_TEST
+
+/* The whole technique: prepare as root, setuid away, raise afterwards. */
+START_TEST(test_survives_setuid)
+{
+	int keep = 42;
+
+	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID)) ||
+	    !(status_caps("CapPrm") & NICE)) {
+		printf("test_survives_setuid: not root with cap_setuid and cap_sys_nice, not run\n");
+		return;
+	}
+
+	ck_assert_int_eq(ambient_prepare(NICE, &keep), 0);
+	ck_assert_int_eq(keep, 0);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
+
+	/* uid 4102 need not exist: setuid() takes any number. */
+	ck_assert_int_eq(setresgid(4102, 4102, 4102), 0);
+	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	ck_assert_msg(status_caps("CapPrm") & NICE, "keepcaps did not keep cap_sys_nice permitted");
+	ck_assert_int_eq(status_caps("CapAmb"), 0);
+
+	ck_assert_int_eq(ambient_raise(NICE), 0);
+	ck_assert_int_eq(status_caps("CapAmb"), NICE);
+	ck_assert(status_caps("CapInh") & NICE);
+
+	ck_assert_int_eq(ambient_restore_keepcaps(keep), 0);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+}
+END_TEST
+
+/* Without keepcaps the same setuid loses them: why the module sets it. */
+START_TEST(test_setuid_without_keepcaps_loses_them)
+{
+	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID))) {
+		printf("test_setuid_without_keepcaps_loses_them: not root with cap_setuid, not run\n");
+		return;
+	}
+	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), 0);
+	ck_assert_int_eq(ambient_raise(NICE), -EPERM);
+}
+END_TEST
+
+static Suite *pam_ambient_suite(void)
+{
+	Suite *s = suite_create("pam-ambient");
+	TCase *tc = tcase_create("ambient");
+
+	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_allowed_mask);
+	tcase_add_test(tc, test_refuses_other_caps);
+	tcase_add_test(tc, test_refuses_when_not_permitted);
+	tcase_add_test(tc, test_survives_setuid);
+	tcase_add_test(tc, test_setuid_without_keepcaps_loses_them);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(pam_ambient_suite());
+	int failed;
+
+	if (srunner_fork_status(sr) == CK_NOFORK) {
+		printf("SKIP: needs Check's fork mode (CK_FORK=yes): the tests change this process's credentials\n");
+		srunner_free(sr);
+		return 77;
+	}
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
