@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Runs the built realtimectl as a user would: policy check on the shipped
+# policy and on broken files (file:line messages, exit statuses), explain
+# --offline with the file:line of every value for a user out of and in a
+# privileged group (root, and a copy of the shipped policy whose audio
+# section is [Group #0]), drop-in overrides, usage errors, an unreachable
+# daemon (no bus; a private bus without realtimed) and, when built, the
+# daemon-backed commands against test-ctl-mockd on a private bus.
+#
+#   test-ctl-cli.sh REALTIMECTL SRCDIR [MOCKD]
+#
+# Needs no privileges; everything lives in a mktemp directory.
+set -u
+
+ctl=$1
+src=$2
+mockd=${3:-}
+policy=$src/policy/realtime.conf
+work=$(mktemp -d "${TMPDIR:-/tmp}/test-ctl-cli.XXXXXX") || { echo "mktemp failed"; exit 1; }
+bus_pid=
+mock_pid=
+cleanup() {
+	[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null
+	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+failures=0
+checks=0
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+pass() {
+	echo "ok: $*"
+}
+
+# run EXPECTED_STATUS DESCRIPTION -- ARGS...: runs realtimectl, keeps
+# stdout in $out and stderr in $err, checks the exit status.
+run() {
+	local want=$1 what=$2
+	shift 3
+	checks=$((checks + 1))
+	"$ctl" "$@" >"$work/out" 2>"$work/err"
+	status=$?
+	out=$(cat "$work/out")
+	err=$(cat "$work/err")
+	if [ "$status" != "$want" ]; then
+		fail "$what: exit status $status, want $want (realtimectl $*)"
+		sed 's/^/    stdout: /' "$work/out"
+		sed 's/^/    stderr: /' "$work/err"
+		return 1
+	fi
+	pass "$what (exit $status)"
+	return 0
+}
+
+# expect HAYSTACK_NAME NEEDLE DESCRIPTION: fixed-string match in $out or $err.
+expect() {
+	local where=$1 needle=$2 what=$3 text
+	checks=$((checks + 1))
+	if [ "$where" = out ]; then text=$out; else text=$err; fi
+	if grep -qF -- "$needle" <<<"$text"; then
+		pass "$what"
+	else
+		fail "$what: '$needle' not in std$where:"
+		sed 's/^/    /' <<<"$text"
+	fi
+}
+
+# line_of FILE SECTION KEY: the line number of KEY= inside [SECTION].
+line_of() {
+	awk -v sec="[$2]" -v key="$3" '
+		/^\[/ { insec = ($0 == sec) }
+		insec && index($0, key "=") == 1 { print NR; exit }' "$1"
+}
+
+json_ok() {
+	checks=$((checks + 1))
+	if ! command -v python3 >/dev/null; then
+		pass "$1 (python3 missing, JSON not validated)"
+	elif python3 -c 'import json, sys; json.load(sys.stdin)' <<<"$out" 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1: not valid JSON: $out"
+	fi
+}
+
+[ -x "$ctl" ] || { echo "realtimectl not built at $ctl"; exit 1; }
+[ -f "$policy" ] || { echo "no shipped policy at $policy"; exit 1; }
+
+# Paths that point nowhere, so only the files a check names are read and
+# the host's /etc/realtime never leaks into a result.
+none=(--vendor-conf="$work/none" --admin-conf="$work/none" --vendor-conf-dir="$work/none.d" --admin-conf-dir="$work/none.d")
+
+echo "# policy check"
+run 0 "shipped policy passes" -- policy check "$policy"
+expect out "$policy: ok" "it says the shipped policy was read"
+
+cat >"$work/typo.conf" <<'CONF'
+# a typo on line 3
+[Default]
+RealtimePriorty=50
+CONF
+run 1 "a typo'd key is rejected" -- policy check "$policy" "$work/typo.conf"
+expect err "$work/typo.conf:3: " "the error names file:line"
+expect err "RealtimePriorty" "the error names the bad key"
+expect out "$policy: ok" "the good file is still reported read"
+
+printf '[Default]\nRealtimePriority=20\n[Group audio\n' >"$work/syntax.conf"
+run 1 "a syntax error is rejected" -- policy check "$work/syntax.conf"
+expect err "$work/syntax.conf:3: " "the syntax error names line 3"
+
+printf '[Default]\nRealtimePriority=150\n' >"$work/range.conf"
+run 1 "an out-of-range value is rejected" -- policy check "$work/range.conf"
+expect err "$work/range.conf:2: " "the range error names line 2"
+
+run 1 "a missing file named on the command line is an error" -- policy check "$work/missing.conf"
+expect err "$work/missing.conf" "the error names the missing file"
+
+run 1 "--json reports errors as JSON" -- --json policy check "$policy" "$work/typo.conf"
+json_ok "policy check --json output parses"
+expect out "\"line\":3" "the JSON carries the line"
+
+# The installed set (vendor, admin, drop-ins), here pointed at the work dir.
+mkdir -p "$work/vendor.d" "$work/admin.d"
+cp "$policy" "$work/vendor.conf"
+printf '[Default]\nRealtimePriority=30\n' >"$work/admin.d/10-more.conf"
+printf '[Default]\nNicee=-5\n' >"$work/admin.d/20-broken.conf"
+paths=(--vendor-conf="$work/vendor.conf" --admin-conf="$work/admin.conf" --vendor-conf-dir="$work/vendor.d" --admin-conf-dir="$work/admin.d")
+run 1 "policy check without FILEs reads vendor, admin and drop-ins" -- policy check "${paths[@]}"
+expect out "$work/vendor.conf: ok" "the vendor file is read"
+expect out "$work/admin.d/10-more.conf: ok" "the good drop-in is read"
+expect err "$work/admin.d/20-broken.conf:2: " "the broken drop-in is reported with its line"
+rm "$work/admin.d/20-broken.conf"
+run 0 "the same set passes once the broken drop-in is gone" -- policy check "${paths[@]}"
+
+echo "# explain --offline"
+if id -nG root 2>/dev/null | tr ' ' '\n' | grep -qx audio; then
+	echo "root is in audio on this machine: the out-of-audio case uses the same expectations anyway"
+fi
+run 0 "explain --offline root (out of audio: [Default])" -- explain --offline --conf "$policy" root
+for kv in RealtimePriority:20 Policies:rr Nice:-15 MemLock:64M RTTime:200ms; do
+	key=${kv%%:*} value=${kv#*:}
+	line=$(line_of "$policy" Default "$key")
+	expect out "$policy:$line [Default]" "$key's source is $policy:$line [Default]"
+	checks=$((checks + 1))
+	if grep -Eq "^$key +$value +$policy:$line " <<<"$out"; then
+		pass "$key = $value"
+	else
+		fail "$key: want value $value from line $line in: $out"
+	fi
+done
+expect out "No [User] or [Group] rule covers this user" "it says no rule covers root"
+
+# "In audio": the shipped policy with its audio section applying to gid 0.
+sed 's/^\[Group audio\]$/[Group #0]/' "$policy" >"$work/root-audio.conf"
+run 0 "explain --offline root (in the privileged group)" -- explain --offline --conf "$work/root-audio.conf" '#0'
+for kv in RealtimePriority:95 "Policies:fifo rr" Nice:-19 MemLock:infinity RTTime:infinity CompatPolicy:fifo; do
+	key=${kv%%:*} value=${kv#*:}
+	line=$(line_of "$work/root-audio.conf" "Group #0" "$key")
+	checks=$((checks + 1))
+	if grep -Eq "^$key +$value +$work/root-audio.conf:$line \[Group #0\]" <<<"$out"; then
+		pass "$key = $value from root-audio.conf:$line [Group #0]"
+	else
+		fail "$key: want '$value' from line $line [Group #0] in: $out"
+	fi
+done
+expect out "A [User] or [Group] rule covers this user" "it says a rule covers root"
+
+run 0 "explain --offline --json" -- explain --offline --json --conf "$work/root-audio.conf" root
+json_ok "explain --json output parses"
+expect out "\"key\":\"RealtimePriority\",\"value\":\"95\",\"source\":\"$work/root-audio.conf:$(line_of "$work/root-audio.conf" "Group #0" RealtimePriority)\",\"section\":\"Group #0\"" "the JSON row of RealtimePriority"
+
+run 0 "an admin drop-in overrides the vendor file, and explain says so" -- explain --offline "${paths[@]}" root
+checks=$((checks + 1))
+if grep -Eq "^RealtimePriority +30 +$work/admin.d/10-more.conf:2 \[Default\]" <<<"$out"; then
+	pass "RealtimePriority 30 from the drop-in's line 2"
+else
+	fail "drop-in override not shown: $out"
+fi
+
+run 0 "explain --offline --no-legend prints only rows" -- explain --offline --no-legend --conf "$policy" root
+checks=$((checks + 1))
+if [ "$(wc -l <<<"$out")" = 7 ] && ! grep -q '^KEY' <<<"$out"; then pass "7 rows, no header"; else fail "--no-legend: $out"; fi
+
+run 4 "an unknown user is exit 4" -- explain --offline --conf "$policy" no-such-user-realtimectl
+expect err "No such user" "it says so"
+
+echo "# usage errors (exit 2)"
+run 2 "no command" --
+run 2 "unknown command" -- frobnicate
+expect err "unknown command 'frobnicate'" "it names the command"
+run 2 "policy without subcommand" -- policy
+run 2 "an unknown option" -- --frobnicate status
+run 2 "grant: a priority out of range" -- grant 100 1
+run 2 "grant: a bad target" -- grant 50 0
+run 2 "grant: PID/TID garbage" -- grant --fifo 50 12/x
+run 2 "grant: --nice out of range" -- grant --nice -21 1
+run 2 "reset without a target" -- reset
+run 2 "--fifo on status" -- --fifo status
+run 2 "--offline on status" -- status --offline
+run 2 "run without a command" -- run --limits
+run 2 "run: a bad priority" -- run --fifo 0 -- true
+run 2 "--conf with the path options" -- explain --offline --conf "$policy" --admin-conf=x root
+run 0 "--help" -- --help
+expect out "policy check" "help lists policy check"
+run 0 "--version" -- --version
+expect out "realtimectl " "version line"
+
+echo "# irq --offline"
+run 0 "irq --offline reads /proc" -- irq --offline --conf "$policy"
+run 0 "irq --offline --json" -- irq --offline --json --conf "$policy"
+json_ok "irq --json output parses"
+
+echo "# no system bus (exit 3)"
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/no-such-bus"
+run 3 "status without a system bus" -- status
+expect err "system bus" "it says the system bus is missing"
+run 3 "explain (online) without a system bus" -- explain root
+expect err "realtimectl explain --offline root" "it suggests --offline"
+run 3 "run without a system bus does not exec" -- run --limits -- touch "$work/ran"
+checks=$((checks + 1))
+if [ -e "$work/ran" ]; then fail "run executed its command although the grant failed"; else pass "command not executed"; fi
+run 0 "irq falls back to /proc without a bus" -- irq --conf "$policy"
+expect err "from /proc instead" "it says where it read from"
+
+if ! command -v dbus-daemon >/dev/null; then
+	echo "dbus-daemon missing: skipping the private-bus checks"
+else
+	cat >"$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+CONF
+	bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid) || { echo "dbus-daemon failed to start"; exit 1; }
+	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus"
+	echo "# a private system bus without realtimed (exit 3)"
+	run 3 "status with no realtimed on the bus" -- status
+	expect err "realtimed is not running: start it with 'systemctl start realtimed'" "it says how to start realtimed"
+	run 3 "grant with no realtimed" -- grant --fifo 50 $$
+
+	if [ -n "$mockd" ] && [ -x "$mockd" ]; then
+		echo "# the daemon-backed commands against test-ctl-mockd"
+		"$mockd" "$work/mock.log" &
+		mock_pid=$!
+		for _ in $(seq 50); do
+			"$ctl" status >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		. "$src/tests/unit/test-ctl-cli-online.sh"
+	fi
+fi
+
+echo "# $checks checks, $failures failed"
+[ "$failures" = 0 ]
