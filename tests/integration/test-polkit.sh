@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# polkit decides for users that no [User]/[Group] rule covers, through the
+# real polkitd and the test rules (lib.sh): rtplain is allowed realtime but
+# not high priority. Covered users are decided by policy alone: rtaudio gets
+# fifo 70 although polkit would refuse it (no session here). A stopped polkitd
+# does not stall the daemon for other clients. Reload() asks polkit
+# org.realtimed.manage; Polkit=no refuses uncovered users without asking.
+
+. "$(dirname "$0")/lib.sh"
+integ_enter "$@"
+integ_require_daemon
+integ_setup
+integ_start_daemon
+
+pkc()
+{
+	as "$1" sh -c "pkcheck --action-id $2 --process \$\$ >/dev/null 2>&1"
+}
+
+err_of()
+{
+	echo "$1" | sed -n 's/^refused: \([^:]*\): /Error \1: /p'
+}
+
+# uncovered user: polkit yes for realtime, no for high priority
+out=$(as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
+[ $? = 0 ] && echo "$out" | grep -q 'SCHED_RR priority 10' &&
+	ok "rtplain (no rule covers it): polkit says yes, rr 10 granted" || fail "rtplain rr 10: $out"
+out=$(as rtplain "$RT_CLIENT" ask --nice -10 2>&1)
+expect_error "rtplain nice -10: polkit says no" "$NATIVE_ERR.PermissionDenied" "polkit|authoriz|not allowed" "$(err_of "$out")"
+out=$(as rtplain "$RT_CLIENT" ask --rtkit --prio 10 2>&1)
+[ $? = 0 ] && ok "rtplain over the rtkit interface: polkit (acquire-real-time) says yes" ||
+	fail "rtplain rtkit realtime 10: $out"
+out=$(as rtplain "$RT_CLIENT" ask --rtkit --nice -5 2>&1)
+echo "$out" | grep -q '^refused: org.freedesktop.DBus.Error.AccessDenied\|^refused: org.freedesktop.RealtimeKit1' &&
+	ok "rtplain over the rtkit interface: high priority refused ($(echo "$out" | grep refused))" ||
+	fail "rtplain rtkit nice -5: $out"
+
+# covered user: polkit is not asked
+pkc rtaudio org.realtimed.acquire-realtime && note "polkit would allow rtaudio" ||
+	note "polkit would refuse rtaudio (no session, no rule)"
+out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+[ $? = 0 ] && ok "rtaudio (covered by [Group audio]) is granted fifo 70 without polkit's yes" ||
+	fail "rtaudio fifo 70: $out"
+
+# a stopped polkitd stalls only the requests that need it
+kill -STOP "$POLKITD_PID"
+as rtplain "$RT_CLIENT" ask --policy rr --prio 11 >"$WORK/slow.out" 2>&1 &
+SLOW=$!
+integ_track $SLOW
+sleep 0.5
+start=$(date +%s%N)
+out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 71 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 0 ] && [ $ms -lt 2000 ] &&
+	ok "while polkitd is stopped, rtaudio is still served (${ms} ms)" ||
+	fail "with polkitd stopped, rtaudio: rc $rc after ${ms} ms: $out"
+grep -q '^granted\|^refused' "$WORK/slow.out" && fail "rtplain got an answer without polkit: $(cat "$WORK/slow.out")" ||
+	ok "rtplain's request waits for polkit"
+kill -CONT "$POLKITD_PID"
+wait $SLOW
+rc=$?
+integ_untrack $SLOW
+[ $rc = 0 ] && ok "after polkitd continues, rtplain's request is granted" ||
+	fail "rtplain after polkitd continued: rc $rc: $(cat "$WORK/slow.out")"
+
+# Reload(): org.realtimed.manage (test rules: rtalice yes, rtaudio no)
+out=$(native --as rtaudio Reload)
+expect_error "Reload by rtaudio: polkit says no" "$NATIVE_ERR.PermissionDenied" "." "$out"
+out=$(native --as rtalice Reload)
+expect_success "Reload by rtalice: polkit says yes" "$out"
+out=$(native Reload)
+expect_success "Reload by root" "$out"
+
+# a broken admin file: Reload says why, the last good policy stays
+printf '[Group audio]\nRealtimePriority=95\nNoSuchKey=1\n' >"$WORK/admin.conf"
+out=$(native Reload)
+if echo "$out" | grep -q '^Error ' && echo "$out" | grep -q 'admin.conf:3'; then
+	ok "Reload of a broken admin.conf fails naming admin.conf:3 ($(echo "$out" | head -n 1 | cut -c1-120))"
+else
+	fail "Reload of a broken admin.conf: $out"
+fi
+out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+[ $? = 0 ] && ok "the last good policy stays in force" || fail "after a broken reload: $out"
+
+# Polkit=no: uncovered users are refused without asking
+printf '[Daemon]\nPolkit=no\n' >"$WORK/admin.conf"
+kill -HUP "$DAEMON_PID"
+sleep 0.5
+out=$(as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
+if echo "$out" | grep -q '^refused: '; then
+	ok "Polkit=no (SIGHUP): rtplain is refused ($(echo "$out" | grep '^refused' | cut -c1-120))"
+else
+	fail "Polkit=no: rtplain was not refused: $out"
+fi
+
+integ_finish
