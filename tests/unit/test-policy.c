@@ -1660,6 +1660,81 @@ START_TEST(test_shipped_policy)
 }
 END_TEST
 
+/* The EXAMPLES of realtime.conf(5), so the manual cannot drift from the code. */
+START_TEST(test_man_examples)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *alice;
+	struct group *gr;
+	gid_t gids[3] = { 4103 };
+	PolicyGrant g;
+
+	gr = getgrnam("audio");
+	ck_assert_msg(gr, "no group 'audio' on this system");
+	gids[1] = gr->gr_gid;
+	gids[2] = 5000;
+
+	write_file("usr/realtime.conf", "[Default]\n"
+					"RealtimePriority=20\n"
+					"Policies=rr\n"
+					"Nice=-15\n"
+					"MemLock=64M\n"
+					"RTTime=200ms\n"
+					"\n"
+					"[Group audio]\n"
+					"RealtimePriority=95\n"
+					"Policies=fifo rr\n"
+					"CompatPolicy=fifo\n"
+					"Nice=-19\n"
+					"MemLock=infinity\n"
+					"RTTime=infinity\n"
+					"\n"
+					"[IRQ]\n"
+					"snd*=90\n"
+					"xhci_hcd=85\n");
+	alice = write_file("etc/realtime.conf.d/50-alice.conf",
+			   "[User alice]\nRealtimePriority=99\nMemLock=4G\n");
+	write_file("etc/realtime.conf.d/60-ldap.conf", "[Group #5000]\n"
+						       "RealtimePriority=90\n"
+						       "Policies=fifo\n"
+						       "\n"
+						       "[Default]\n"
+						       "RealtimePriority=0\n");
+	write_file("etc/realtime.conf.d/70-irq.conf", "[IRQ]\nsnd*=80\nsnd_usb_audio=95\n");
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_no_errors(p);
+
+	/* alice, in audio: 99 and 4G from her file, the rest from [Group audio]. */
+	eval(p, "alice", 4103, gids, 2, &g);
+	ck_assert_int_eq(g.realtime_priority, 99);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, alice, 2, "User alice");
+	ck_assert_uint_eq(g.memlock, UINT64_C(4) << 30);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	ck_assert_int_eq(g.nice, -19);
+	ck_assert_uint_eq(g.rttime_usec, POLICY_INFINITY);
+	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
+
+	/* A member of audio and of group 5000: 95, fifo rr. */
+	eval(p, "rtaudio", 4101, gids + 1, 2, &g);
+	ck_assert_int_eq(g.realtime_priority, 95);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	/* Only group 5000: 90, fifo; the default RTTime still applies. */
+	eval(p, "x", 4102, gids + 2, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 90);
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO);
+	ck_assert_uint_eq(g.rttime_usec, 200000);
+	/* Anyone else: no realtime. */
+	eval(p, "x", 4102, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 0);
+
+	/* snd*=80 replaced the vendor line in place; snd_usb_audio=95 never matches. */
+	ck_assert_int_eq(policy_irq_match(p, "snd_hda_intel:card0")->priority, 80);
+	ck_assert_int_eq(policy_irq_match(p, "snd_usb_audio")->priority, 80);
+	ck_assert_int_eq(policy_irq_match(p, "xhci_hcd")->priority, 85);
+}
+END_TEST
+
 static Suite *policy_suite(void)
 {
 	Suite *s = suite_create("policy");
@@ -1693,6 +1768,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_eval_uid_root);
 	tcase_add_test(tc, test_eval_unknown_user);
 	tcase_add_test(tc, test_shipped_policy);
+	tcase_add_test(tc, test_man_examples);
 
 	TC("load");
 	tcase_add_test(tc, test_files_in_order);
