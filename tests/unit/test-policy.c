@@ -1216,10 +1216,51 @@ END_TEST
 
 START_TEST(test_error_indented_continuation)
 {
-	/* inih treats an indented line as the continuation of the previous
-	 * value; that never yields a valid value here and must be rejected
-	 * at the indented line rather than silently change the key. */
-	assert_text_rejected("[Default]\nRealtimePriority=20\n  Nice=-5\n", 3, NULL);
+	/* inih reads an indented line as the continuation of the previous
+	 * value. Values do not continue here: such a line must be rejected
+	 * rather than silently replace the value before it (Policies=rr
+	 * alone, RealtimePriority=95). */
+	assert_text_rejected("[Default]\nPolicies=fifo\n  rr\n", 3, NULL);
+	assert_text_rejected("[Default]\nRealtimePriority=20\n  95\n", 3, NULL);
+	assert_text_rejected("[IRQ]\nsnd*=90\n\t80\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_file_too_large)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path = tpath("big.conf");
+	FILE *f;
+
+	/* 4 MiB of comments and one byte more. */
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < 4 * 1024 * 1024 / 64; i++)
+		fprintf(f, "#%062d\n", 0);
+	fputc('\n', f);
+	ck_assert_int_eq(fclose(f), 0);
+	p = load_files(&path, 1);
+	assert_rejected(p, path, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_error_fifo_dropin)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *fifo;
+	PolicyGrant g;
+
+	/* A FIFO named like a drop-in must not hang the loader (and with it
+	 * every login through pam_realtime): it is rejected, the rest loads.
+	 * The test's timeout catches a hang. */
+	write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
+	fifo = tpath("etc/realtime.conf.d/10-fifo.conf");
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_rejected(p, fifo, 0, NULL);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -6);
 }
 END_TEST
 
@@ -1411,6 +1452,25 @@ START_TEST(test_irq_later_file_replaces_in_place)
 }
 END_TEST
 
+START_TEST(test_irq_pattern_with_colon)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const PolicyIrqRule *r;
+
+	/* The kernel names HDA interrupts "snd_hda_intel:card0": a pattern
+	 * must be able to say which card (inih also splits keys at ':'). */
+	p = load_text("[IRQ]\nsnd_hda_intel:card1=70\nsnd_hda_intel:*=60\n", &path);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 2);
+	ck_assert_str_eq(policy_irq_rule(p, 0)->pattern, "snd_hda_intel:card1");
+	r = policy_irq_match(p, "snd_hda_intel:card1");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->priority, 70);
+	ck_assert_int_eq(policy_irq_match(p, "snd_hda_intel:card0")->priority, 60);
+}
+END_TEST
+
 START_TEST(test_irq_bad_values)
 {
 	assert_text_rejected("[IRQ]\nsnd*=90\nxhci_hcd=100\n", 3, "xhci_hcd");
@@ -1418,6 +1478,8 @@ START_TEST(test_irq_bad_values)
 	assert_text_rejected("[IRQ]\nsnd*=\n", 2, "snd*");
 	assert_text_rejected("[IRQ]\nsnd*=high\n", 2, "high");
 	assert_text_rejected("[IRQ]\nsnd*=-5\n", 2, NULL);
+	/* An empty pattern matches no IRQ; it is a mistake, not a rule. */
+	assert_text_rejected("[IRQ]\n=90\n", 2, NULL);
 }
 END_TEST
 
@@ -1799,6 +1861,8 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_error_nul_byte);
 	tcase_add_test(tc, test_error_indented_continuation);
 	tcase_add_test(tc, test_error_bom_unknown_section);
+	tcase_add_test(tc, test_error_file_too_large);
+	tcase_add_test(tc, test_error_fifo_dropin);
 	tcase_add_test(tc, test_error_first_of_many);
 
 	TC("daemon");
@@ -1810,6 +1874,7 @@ static Suite *policy_suite(void)
 	TC("irq");
 	tcase_add_test(tc, test_irq_rules);
 	tcase_add_test(tc, test_irq_later_file_replaces_in_place);
+	tcase_add_test(tc, test_irq_pattern_with_colon);
 	tcase_add_test(tc, test_irq_bad_values);
 
 	TC("grant");
