@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -1049,6 +1050,46 @@ START_TEST(test_directory_as_file)
 }
 END_TEST
 
+START_TEST(test_unreadable_file)
+{
+	const char *f[2];
+	pid_t pid;
+	int status;
+
+	f[0] = write_file("secret.conf", "[Default]\nRealtimePriority=99\n");
+	f[1] = write_file("ok.conf", "[Default]\nNice=-4\n");
+	ck_assert_int_eq(chmod(f[0], 0), 0);
+	ck_assert_int_eq(chmod(tmpdir, 0755), 0);
+
+	/* Root reads anything, so read as nobody, in a child of our own. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		Policy *p = NULL;
+		PolicyGrant g;
+		bool ok;
+
+		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) < 0 ||
+				       setgroups(0, NULL) < 0 || setresuid(65534, 65534, 65534) < 0))
+			_exit(2);
+		if (policy_load_files(f, 2, &p) < 0)
+			_exit(3);
+		policy_eval(p, "x", 1, NULL, 0, &g);
+		ok = policy_n_errors(p) == 1 && streq(policy_error(p, 0)->file, f[0]) &&
+		     policy_error(p, 0)->line == 0 && strstr(policy_error(p, 0)->message, "denied") &&
+		     policy_n_files(p) == 1 && !g.set[POLICY_KEY_REALTIME_PRIORITY] && g.nice == -4;
+		policy_free(p);
+		_exit(ok ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) != 2,
+		      "could not drop privileges to uid 65534");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "unreadable file not rejected with \"Permission denied\" at line 0 (status %d)",
+		      status);
+}
+END_TEST
+
 START_TEST(test_directory_as_dropin)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -1846,6 +1887,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_broken_file_among_files);
 	tcase_add_test(tc, test_files_missing);
 	tcase_add_test(tc, test_directory_as_file);
+	tcase_add_test(tc, test_unreadable_file);
 	tcase_add_test(tc, test_directory_as_dropin);
 
 	TC("errors");
