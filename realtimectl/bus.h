@@ -49,7 +49,4 @@ int bus_call(DBusConnection *c, const char *method, const char *what, bool inter
 /* 0 if reply has the signature, else CTL_EXIT_FAILED after saying so. */
 int bus_check_signature(DBusMessage *reply, const char *signature);
 
-/* Reads a property of the native interface for the calling user as an
- * int64 (types i and x). Returns 0, or an exit status after saying why. */
-int bus_get_property_int64(DBusConnection *c, const char *property, long long *ret);
 

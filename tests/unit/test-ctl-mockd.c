@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A stand-in for realtimed on a private bus, for test-ctl-cli: it owns
+ * org.realtimed.Realtime1, answers every method of the contract
+ * (daemon/org.realtimed.Realtime1.xml) with canned data, logs each call it
+ * gets (with the caller's pid from the bus) to the file given as argv[1],
+ * and answers certain pids with each of realtimed's errors, so the client
+ * side (requests formed, replies parsed, errors mapped to exit statuses)
+ * is tested without root and without the real daemon. For GrantLimits it
+ * lowers the caller's RLIMIT_RTTIME to 123456 us, which needs no
+ * privilege and lets the test see the limit in the exec'd command.
+ */
+#include <dbus/dbus.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#define NAME "org.realtimed.Realtime1"
+#define PATH "/org/realtimed/Realtime1"
+#define ERR "org.realtimed.Realtime1.Error."
+
+/* pids that answer with an error, to check exit statuses */
+#define PID_NO_SUCH 999999
+#define PID_REFUSING 999998
+#define PID_FAILED 999997
+#define PID_PERMISSION 999996
+
+static FILE *log_file;
+
+typedef struct Grant {
+	uint64_t pid, tid;
+	char kind[8];
+	int32_t priority;
+} Grant;
+
+static Grant grants[16];
+static size_t n_grants;
+
+static uint32_t caller_pid(DBusConnection *c, DBusMessage *m)
+{
+	DBusError e;
+	unsigned long pid;
+
+	dbus_error_init(&e);
+	/* libdbus has no direct call; ask the bus for the sender's pid. */
+	DBusMessage *q = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
+						      "org.freedesktop.DBus", "GetConnectionUnixProcessID");
+	const char *sender = dbus_message_get_sender(m);
+	DBusMessage *r;
+	uint32_t v = 0;
+
+	dbus_message_append_args(q, DBUS_TYPE_STRING, &sender, DBUS_TYPE_INVALID);
+	r = dbus_connection_send_with_reply_and_block(c, q, -1, &e);
+	dbus_message_unref(q);
+	if (!r) {
+		dbus_error_free(&e);
+		return 0;
+	}
+	dbus_message_get_args(r, NULL, DBUS_TYPE_UINT32, &v, DBUS_TYPE_INVALID);
+	dbus_message_unref(r);
+	pid = v;
+	return (uint32_t)pid;
+}
+
+static DBusMessage *error_for_pid(DBusMessage *m, uint64_t pid)
+{
+	switch (pid) {
+	case PID_NO_SUCH:
+		return dbus_message_new_error(m, ERR "NoSuchProcess", "process 999999 does not exist");
+	case PID_REFUSING:
+		return dbus_message_new_error(m, ERR "Refusing", "the canary demoted threads 10s ago; refusing for 50s");
+	case PID_FAILED:
+		return dbus_message_new_error(m, ERR "Failed", "sched_setattr() failed: Operation not permitted");
+	case PID_PERMISSION:
+		return dbus_message_new_error(m, ERR "PermissionDenied", "process 999996 belongs to another user");
+	}
+	return NULL;
+}
+
+static void add_grant(uint64_t pid, uint64_t tid, const char *kind, int32_t priority)
+{
+	if (n_grants < sizeof(grants) / sizeof(grants[0])) {
+		grants[n_grants] = (Grant){ .pid = pid, .tid = tid, .priority = priority };
+		snprintf(grants[n_grants].kind, sizeof(grants[n_grants].kind), "%s", kind);
+		n_grants++;
+	}
+}
+
+static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
+{
+	const char *member = dbus_message_get_member(m);
+	uint32_t caller = caller_pid(c, m);
+	DBusMessage *reply = NULL;
+	DBusMessageIter it, arr, st, entry, pair;
+	dbus_uint64_t pid = 0, tid = 0;
+	dbus_uint32_t u = 0;
+	dbus_int32_t i = 0;
+	const char *s = "";
+
+	if (strcmp(member, "MakeThreadRealtime") == 0) {
+		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+					   DBUS_TYPE_STRING, &s, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID))
+			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
+		fprintf(log_file, "MakeThreadRealtime caller=%u %" PRIu64 " %" PRIu64 " %s %u\n", caller,
+			(uint64_t)pid, (uint64_t)tid, s, u);
+		if ((reply = error_for_pid(m, pid)))
+			return reply;
+		if (u > 90)
+			return dbus_message_new_error_printf(m, ERR "PolicyDenied",
+							     "priority %u exceeds the limit 90 for user mock (/etc/realtime/realtime.conf:14)", u);
+		add_grant(pid ? pid : caller, tid ? tid : pid ? pid : caller, s, (int32_t)u);
+		return dbus_message_new_method_return(m);
+	}
+	if (strcmp(member, "MakeThreadHighPriority") == 0) {
+		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+					   DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID))
+			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
+		fprintf(log_file, "MakeThreadHighPriority caller=%u %" PRIu64 " %" PRIu64 " %d\n", caller,
+			(uint64_t)pid, (uint64_t)tid, i);
+		if ((reply = error_for_pid(m, pid)))
+			return reply;
+		add_grant(pid ? pid : caller, tid ? tid : pid ? pid : caller, "nice", i);
+		return dbus_message_new_method_return(m);
+	}
+	if (strcmp(member, "ResetThread") == 0 || strcmp(member, "ResetProcess") == 0) {
+		bool thread = strcmp(member, "ResetThread") == 0;
+
+		if (thread ? !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+						    DBUS_TYPE_INVALID)
+			   : !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID))
+			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
+		fprintf(log_file, "%s caller=%u %" PRIu64 " %" PRIu64 "\n", member, caller, (uint64_t)pid,
+			(uint64_t)tid);
+		if ((reply = error_for_pid(m, pid)))
+			return reply;
+		for (size_t k = 0; k < n_grants;)
+			if (grants[k].pid == pid && (!thread || grants[k].tid == tid))
+				grants[k] = grants[--n_grants];
+			else
+				k++;
+		return dbus_message_new_method_return(m);
+	}
+	if (strcmp(member, "GrantLimits") == 0) {
+		struct rlimit rl = { 123456, 123456 };
+		const char *key = "RLIMIT_RTTIME";
+		dbus_uint64_t v = 123456;
+		int target;
+
+		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID))
+			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
+		fprintf(log_file, "GrantLimits caller=%u %" PRIu64 "\n", caller, (uint64_t)pid);
+		if ((reply = error_for_pid(m, pid)))
+			return reply;
+		target = pid ? (int)pid : (int)caller;
+		if (prlimit(target, RLIMIT_RTTIME, &rl, NULL) < 0)
+			return dbus_message_new_error_printf(m, ERR "Failed", "prlimit(%d) failed: %m", target);
+		reply = dbus_message_new_method_return(m);
+		dbus_message_iter_init_append(reply, &it);
+		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{st}", &arr);
+		dbus_message_iter_open_container(&arr, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+		dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+		dbus_message_iter_append_basic(&entry, DBUS_TYPE_UINT64, &v);
+		dbus_message_iter_close_container(&arr, &entry);
+		dbus_message_iter_close_container(&it, &arr);
+		return reply;
+	}
+	if (strcmp(member, "Explain") == 0) {
+		/* Out of order, an unset key, and a key this client does not know. */
+		static const char *const rows[][3] = {
+			{ "Nice", "-19", "/usr/share/realtime/realtime.conf:54" },
+			{ "FutureKey", "42", "/etc/realtime/realtime.conf:3" },
+			{ "Capabilities", "", "" },
+			{ "RealtimePriority", "95", "/etc/realtime/realtime.conf:14" },
+		};
+
+		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID))
+			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
+		fprintf(log_file, "Explain caller=%u %u\n", caller, u);
+		reply = dbus_message_new_method_return(m);
+		dbus_message_iter_init_append(reply, &it);
+		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{s(ss)}", &arr);
+		for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			dbus_message_iter_open_container(&arr, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+			dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &rows[k][0]);
+			dbus_message_iter_open_container(&entry, DBUS_TYPE_STRUCT, NULL, &pair);
+			dbus_message_iter_append_basic(&pair, DBUS_TYPE_STRING, &rows[k][1]);
+			dbus_message_iter_append_basic(&pair, DBUS_TYPE_STRING, &rows[k][2]);
+			dbus_message_iter_close_container(&entry, &pair);
+			dbus_message_iter_close_container(&arr, &entry);
+		}
+		dbus_message_iter_close_container(&it, &arr);
+		return reply;
+	}
+	if (strcmp(member, "ListGrants") == 0) {
+		fprintf(log_file, "ListGrants caller=%u\n", caller);
+		reply = dbus_message_new_method_return(m);
+		dbus_message_iter_init_append(reply, &it);
+		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr);
+		for (size_t k = 0; k < n_grants; k++) {
+			dbus_uint32_t uid = 4101;
+			const char *user = "rtaudio", *comm = "jackd \"rt\"", *kind = grants[k].kind;
+			dbus_int32_t prio = grants[k].priority;
+			dbus_uint64_t since = UINT64_C(1764716400000000); /* 2025-12-02 23:00:00 UTC */
+
+			dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &grants[k].pid);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &grants[k].tid);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &user);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &comm);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio);
+			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since);
+			dbus_message_iter_close_container(&arr, &st);
+		}
+		dbus_message_iter_close_container(&it, &arr);
+		return reply;
+	}
+	if (strcmp(member, "ListIrqThreads") == 0) {
+		dbus_uint32_t irq = 16;
+		const char *action = "snd_hda_intel:card0", *policy = "fifo";
+		dbus_uint64_t tpid = 300;
+		dbus_int32_t prio = 90;
+
+		fprintf(log_file, "ListIrqThreads caller=%u\n", caller);
+		reply = dbus_message_new_method_return(m);
+		dbus_message_iter_init_append(reply, &it);
+		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ustsi)", &arr);
+		dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st);
+		dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &irq);
+		dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &action);
+		dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tpid);
+		dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &policy);
+		dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio);
+		dbus_message_iter_close_container(&arr, &st);
+		dbus_message_iter_close_container(&it, &arr);
+		return reply;
+	}
+	if (strcmp(member, "Reload") == 0) {
+		fprintf(log_file, "Reload caller=%u interactive=%d\n", caller,
+			dbus_message_get_allow_interactive_authorization(m) ? 1 : 0);
+		return dbus_message_new_method_return(m);
+	}
+	return dbus_message_new_error(m, DBUS_ERROR_UNKNOWN_METHOD, member);
+}
+
+static DBusHandlerResult on_message(DBusConnection *c, DBusMessage *m, void *userdata)
+{
+	DBusMessage *reply;
+
+	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL ||
+	    !dbus_message_has_interface(m, NAME))
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+	reply = handle(c, m);
+	fflush(log_file);
+	if (reply) {
+		dbus_connection_send(c, reply, NULL);
+		dbus_message_unref(reply);
+	}
+	return DBUS_HANDLER_RESULT_HANDLED;
+}
+
+int main(int argc, char **argv)
+{
+	static const DBusObjectPathVTable vtable = { .message_function = on_message };
+	DBusConnection *c;
+	DBusError e;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s LOGFILE\n", argv[0]);
+		return 2;
+	}
+	log_file = fopen(argv[1], "ae");
+	if (!log_file) {
+		perror(argv[1]);
+		return 1;
+	}
+	dbus_error_init(&e);
+	c = dbus_bus_get(DBUS_BUS_SYSTEM, &e);
+	if (!c) {
+		fprintf(stderr, "test-ctl-mockd: cannot connect to the bus: %s\n", e.message);
+		return 1;
+	}
+	if (!dbus_connection_register_object_path(c, PATH, &vtable, NULL) ||
+	    dbus_bus_request_name(c, NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+		fprintf(stderr, "test-ctl-mockd: cannot own %s: %s\n", NAME, e.message ? e.message : "taken");
+		return 1;
+	}
+	/* Runs until the bus goes away (libdbus exits on disconnect) or SIGTERM. */
+	while (dbus_connection_read_write_dispatch(c, -1))
+		;
+	return 0;
+}
