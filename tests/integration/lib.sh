@@ -239,6 +239,9 @@ integ_polkit_rules()
 			    action.id == "org.realtimed.acquire-limits")
 				return polkit.Result.NO;
 		}
+		// rtkit-daemon (run side by side in some tests) asks polkit for everyone
+		if (action.id.indexOf("org.freedesktop.RealtimeKit1.") == 0 && subject.isInGroup("audio"))
+			return polkit.Result.YES;
 		if (action.id == "org.realtimed.manage" && subject.user == "rtalice")
 			return polkit.Result.YES;
 		if (action.id == "org.realtimed.manage" && subject.user == "rtaudio")
@@ -313,6 +316,38 @@ integ_start_daemon()
 		fail "realtimed did not take $NATIVE_NAME on the private bus"
 		integ_finish
 	fi
+}
+
+# integ_start_rtkit [ARGS...]: start Debian's rtkit-daemon on the private bus
+# (with default limits unless ARGS say otherwise). Needs INTEG_BUS_EXTRA to
+# include rtkit's own system.d file, set before integ_setup: see
+# INTEG_BUS_RTKIT.
+INTEG_BUS_RTKIT='<include ignore_missing="yes">/usr/share/dbus-1/system.d/org.freedesktop.RealtimeKit1.conf</include>'
+RTKIT_DAEMON=${RTKIT_DAEMON:-/usr/libexec/rtkit-daemon}
+integ_start_rtkit()
+{
+	# rtkit-daemon sets RLIMIT_FSIZE to 0: it may write to a pipe, not a file
+	rm -f "$WORK/rtkit.fifo"
+	mkfifo "$WORK/rtkit.fifo"
+	cat "$WORK/rtkit.fifo" >>"$WORK/rtkit-daemon.log" &
+	"$RTKIT_DAEMON" --stderr "$@" >"$WORK/rtkit.fifo" 2>&1 &
+	RTKIT_PID=$!
+	integ_track $RTKIT_PID
+	if ! wait_for 10 name_has_owner $RTKIT_NAME; then
+		tail -n 20 "$WORK/rtkit-daemon.log"
+		return 1
+	fi
+	return 0
+}
+
+integ_stop_rtkit()
+{
+	[ -n "$RTKIT_PID" ] || return 0
+	kill "$RTKIT_PID" 2>/dev/null
+	wait "$RTKIT_PID" 2>/dev/null
+	integ_untrack "$RTKIT_PID"
+	RTKIT_PID=
+	wait_for 5 sh -c "! dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:$RTKIT_NAME | grep -q 'boolean true'"
 }
 
 # integ_stop_daemon [SIGNAL]: stop realtimed and wait until it is gone.
