@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Shared by the PAM tests: tests/integration/test-pam*.sh and the vm tier's
+# tests/vm/guest/pam.sh (which runs them as root with every capability).
+#
+# pam_enter "$@" re-executes the calling script as root in a private mount
+# namespace; pam_setup then makes a world of its own there, under a mktemp
+# dir: copies of /etc/passwd, group and shadow with the test users
+# (rtaudio 4101 in audio, rtplain 4102, rtalice 4103 in audio) bind-mounted
+# over the real ones, and $WORK for policy files and PAM configuration.
+# Nothing on the host changes, and several test runs can go at once.
+#
+# Checks print "ok   - ..." or "FAIL - ..."; pam_finish exits 0, 1 or 77.
+
+: "${TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TOP_BUILDDIR:=$TOP_SRCDIR/build}"
+export TOP_SRCDIR TOP_BUILDDIR
+
+PAM_MODULE=${PAM_MODULE:-$TOP_BUILDDIR/pam_realtime/pam_realtime.so}
+PAM_DRIVER=${PAM_DRIVER:-$TOP_BUILDDIR/tests/integration/pam-driver}
+PAM_SHIM=${PAM_SHIM:-$TOP_BUILDDIR/tests/integration/pam-syslog-shim.so}
+
+pam_failed=0
+pam_passed=0
+
+skip()
+{
+	echo "SKIP: $*"
+	exit 77
+}
+
+ok()
+{
+	pam_passed=$((pam_passed + 1))
+	echo "ok   - $*"
+}
+
+fail()
+{
+	pam_failed=$((pam_failed + 1))
+	echo "FAIL - $*"
+}
+
+note()
+{
+	echo "# $*"
+}
+
+# check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
+check()
+{
+	_d=$1
+	shift
+	if "$@"; then
+		ok "$_d"
+	else
+		fail "$_d"
+	fi
+}
+
+pam_finish()
+{
+	echo "# $pam_passed passed, $pam_failed failed"
+	[ "$pam_failed" -eq 0 ] || exit 1
+	[ "$pam_passed" -gt 0 ] || skip "nothing was checked"
+	exit 0
+}
+
+pam_enter()
+{
+	[ "$(id -u)" = 0 ] || skip "the PAM tests need root (they bind-mount test users over /etc/passwd in a private mount namespace)"
+	for c in unshare mount sed grep awk; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
+	done
+	[ -f "$PAM_MODULE" ] || skip "pam_realtime.so is not built ($PAM_MODULE); build with -Dpam=enabled"
+	[ -x "$PAM_DRIVER" ] || skip "the PAM test driver is not built ($PAM_DRIVER)"
+	[ -f "$PAM_SHIM" ] || skip "the syslog shim is not built ($PAM_SHIM)"
+	if [ -z "$PAM_IN_NAMESPACE" ]; then
+		PAM_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$@"
+		skip "unshare -m failed: no private mount namespace here"
+	fi
+}
+
+pam_cleanup()
+{
+	[ -n "$WORK" ] && [ -d "$WORK" ] && rm -rf "$WORK"
+}
+
+pam_add_users()
+{
+	mkdir -p "$WORK/etc"
+	cp /etc/passwd /etc/group /etc/shadow "$WORK/etc/"
+	for u in rtaudio rtplain rtalice; do
+		sed -i "/^$u:/d" "$WORK/etc/passwd" "$WORK/etc/group" "$WORK/etc/shadow"
+	done
+	cat >>"$WORK/etc/passwd" <<-EOF
+	rtaudio:x:4101:4101:pam_realtime test, audio member:/nonexistent:/bin/sh
+	rtplain:x:4102:4102:pam_realtime test, no extra groups:/nonexistent:/bin/sh
+	rtalice:x:4103:4103:pam_realtime test, audio member:/nonexistent:/bin/sh
+	EOF
+	cat >>"$WORK/etc/group" <<-EOF
+	rtaudio:x:4101:
+	rtplain:x:4102:
+	rtalice:x:4103:
+	EOF
+	cat >>"$WORK/etc/shadow" <<-EOF
+	rtaudio:*:19000:0:99999:7:::
+	rtplain:*:19000:0:99999:7:::
+	rtalice:*:19000:0:99999:7:::
+	EOF
+	if grep -q '^audio:' "$WORK/etc/group"; then
+		awk -F: -v OFS=: '$1 == "audio" { $4 = ($4 == "" ? "" : $4 ",") "rtaudio,rtalice" } { print }' \
+			"$WORK/etc/group" >"$WORK/etc/group.new" && mv "$WORK/etc/group.new" "$WORK/etc/group"
+	else
+		echo "audio:x:29:rtaudio,rtalice" >>"$WORK/etc/group"
+	fi
+	chmod 644 "$WORK/etc/passwd" "$WORK/etc/group"
+	chmod 640 "$WORK/etc/shadow"
+	for f in passwd group shadow; do
+		mount --bind "$WORK/etc/$f" "/etc/$f" || skip "cannot bind-mount over /etc/$f"
+	done
+	id rtaudio 2>/dev/null | grep -q '(audio)' || skip "NSS does not see the test users (is /etc/passwd read through nscd or another service?)"
+}
+
+pam_setup()
+{
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/pam-test.XXXXXX") || skip "mktemp failed"
+	chmod 755 "$WORK"
+	trap pam_cleanup EXIT
+	trap 'exit 130' INT TERM
+	pam_add_users
+}
+
+# Does this process hold CAP_SYS_RESOURCE (bit 24) in its effective set?
+# Without it the kernel refuses to raise a hard rlimit.
+have_cap_sys_resource()
+{
+	_eff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	[ $(((0x$_eff >> 24) & 1)) = 1 ]
+}
+
+# le A B: A <= B for rlimit values, "infinity" the largest.
+le()
+{
+	[ "$2" = infinity ] && return 0
+	[ "$1" = infinity ] && return 1
+	[ "$1" -le "$2" ]
+}
+
+# field OUTPUT WHEN RES N: the Nth value (1 soft, 2 hard) of a driver line
+# "WHEN RES SOFT HARD".
+field()
+{
+	printf '%s\n' "$1" | awk -v w="$2" -v r="$3" -v n="$4" '$1 == w && $2 == r { print $(2 + n); exit }'
+}
+
+# expect_limit DESCRIPTION OUTPUT LOG USER RES WANT: the driver OUTPUT shows
+# RES set to WANT soft and hard, or, where the kernel cannot raise the hard
+# limit (no CAP_SYS_RESOURCE) and WANT is above it, the documented fallback:
+# the soft limit raised to the unchanged hard limit, and the log line that
+# says so. WANT "unchanged": the limits are as they were before the session.
+expect_limit()
+{
+	_desc=$1 _out=$2 _log=$3 _user=$4 _res=$5 _want=$6
+	_bs=$(field "$_out" before "$_res" 1)
+	_bh=$(field "$_out" before "$_res" 2)
+	_as=$(field "$_out" after "$_res" 1)
+	_ah=$(field "$_out" after "$_res" 2)
+
+	if [ -z "$_bh" ] || [ -z "$_ah" ]; then
+		fail "$_desc: $_res not in the driver's output"
+		return
+	fi
+	if [ "$_want" = unchanged ]; then
+		check "$_desc: $_res unchanged ($_bs/$_bh)" [ "$_as $_ah" = "$_bs $_bh" ]
+	elif le "$_want" "$_bh" || have_cap_sys_resource; then
+		check "$_desc: $_res set to $_want soft and hard (was $_bs/$_bh, now $_as/$_ah)" \
+			[ "$_as $_ah" = "$_want $_want" ]
+	else
+		check "$_desc: $_res hard limit $_bh kept, soft raised to it (want $_want, no CAP_SYS_RESOURCE; now $_as/$_ah)" \
+			[ "$_as $_ah" = "$_bh $_bh" ]
+		check "$_desc: the log says why $_res could not be raised and what to do" \
+			grep -q "^err pam_realtime([^)]*): Cannot raise the hard $_res of $_user from $_bh to $_want (.*): raising a hard limit needs CAP_SYS_RESOURCE, .*Run the login program as root with its full capability set" "$_log"
+	fi
+}
+
+# open_result OUTPUT: pam_realtime's own answer, as the test stack's
+# pam_echo line reports it ("conv pam_realtime: PAM_IGNORE").
+open_result()
+{
+	printf '%s\n' "$1" | awk '$1 == "conv" && $2 == "pam_realtime:" { print $3; exit }'
+}
+
+# logged LEVEL REGEX: the module logged a line at LEVEL matching REGEX
+# (after pam_syslog's "pam_realtime(SERVICE:session): " prefix) in $LOG.
+logged()
+{
+	grep -q "^$1 pam_realtime([^)]*): $2" "$LOG"
+}
