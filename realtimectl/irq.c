@@ -2,9 +2,10 @@
 /*
  * realtimectl irq [--offline]: the IRQ threads, their scheduling, and the
  * [IRQ] rule of the local policy files that matches each. realtimed answers
- * when it runs (ListIrqThreads); otherwise, or with --offline, the threads
- * are read from /proc (proc-irq.c).
+ * when it runs (ListIrqThreads); otherwise, or with --offline, realtime.ko's
+ * listing when the module is loaded, else /proc (proc-irq.c).
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,9 +156,17 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 		if (r > 0 && r != CTL_EXIT_UNREACHABLE)
 			return r;
 		if (r > 0)
-			fprintf(stderr, "Reading the IRQ threads from /proc instead.\n");
+			fprintf(stderr, "Reading the IRQ threads without realtimed instead.\n");
 	}
 #endif
+	if (!l.source) {
+		r = kmod_irq_threads(KMOD_IRQ_THREADS_PATH, &l.threads, &l.n);
+		if (r >= 0)
+			l.source = KMOD_IRQ_THREADS_PATH;
+		else if (r != -ENOENT)
+			fprintf(stderr, "Failed to read %s (%s); reading the threads from /proc.\n",
+				KMOD_IRQ_THREADS_PATH, strerror(-r));
+	}
 	if (!l.source) {
 		l.source = "/proc";
 		r = proc_irq_threads("/proc", &l.threads, &l.n);

@@ -42,6 +42,16 @@ const char *sched_policy_to_string(int policy)
 	return "unknown";
 }
 
+int sched_policy_from_string(const char *s)
+{
+	static const int policies[] = { SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_IDLE, 6 };
+
+	for (size_t i = 0; i < ELEMENTSOF(policies); i++)
+		if (streq(s, sched_policy_to_string(policies[i])))
+			return policies[i];
+	return -EINVAL;
+}
+
 int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name)
 {
 	const char *p = startswith(comm, "irq/");
@@ -175,6 +185,68 @@ void irq_threads_free(IrqThread *t, size_t n)
 	free(t);
 }
 
+/* Appends one thread; takes action. */
+static int irq_threads_append(IrqThread **threads, size_t *n, size_t *allocated, IrqThread t)
+{
+	if (*n == *allocated) {
+		size_t a = *allocated ? *allocated * 2 : 16;
+		IrqThread *p = reallocarray(*threads, a, sizeof(*p));
+
+		if (!p) {
+			free(t.action);
+			return -ENOMEM;
+		}
+		*threads = p;
+		*allocated = a;
+	}
+	(*threads)[(*n)++] = t;
+	return 0;
+}
+
+int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	IrqThread *threads = NULL;
+	size_t n = 0, allocated = 0, size = 0;
+	int r = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &size, f) > 0) {
+		char policy[16];
+		unsigned irq, priority;
+		int pid, name_start = 0, p;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%u %d %15s %u %n", &irq, &pid, policy, &priority, &name_start) != 4 ||
+		    name_start == 0 || !line[name_start] || pid <= 0 || priority > 99 ||
+		    (p = sched_policy_from_string(policy)) < 0) {
+			r = -EBADMSG;
+			break;
+		}
+		IrqThread t = { .irq = irq, .pid = pid, .policy = p, .priority = (int)priority };
+		t.action = strdup(line + name_start);
+		if (!t.action) {
+			r = -ENOMEM;
+			break;
+		}
+		r = irq_threads_append(&threads, &n, &allocated, t);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		irq_threads_free(threads, n);
+		return r;
+	}
+	if (n > 0)
+		qsort(threads, n, sizeof(*threads), irq_thread_compare);
+	*ret = threads;
+	*ret_n = n;
+	return 0;
+}
+
 int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
@@ -209,22 +281,12 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 		if (!(flags & PF_KTHREAD) || irq_thread_name_parse(comm, &irq, &name) < 0)
 			continue;
 
-		if (n == allocated) {
-			size_t a = allocated ? allocated * 2 : 16;
-			IrqThread *t = reallocarray(threads, a, sizeof(*t));
-
-			if (!t)
-				goto oom;
-			threads = t;
-			allocated = a;
-		}
-		threads[n] = (IrqThread){ .irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority };
-		threads[n].action = find_action(dirfd(d), irq, name);
-		if (!threads[n].action)
-			threads[n].action = strdup(name);
-		if (!threads[n].action)
+		IrqThread t = { .irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority };
+		t.action = find_action(dirfd(d), irq, name);
+		if (!t.action)
+			t.action = strdup(name);
+		if (!t.action || irq_threads_append(&threads, &n, &allocated, t) < 0)
 			goto oom;
-		n++;
 	}
 	if (n > 0)
 		qsort(threads, n, sizeof(*threads), irq_thread_compare);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Finding IRQ threads without realtimed or realtime.ko: the kernel threads
+ * Finding IRQ threads without realtimed: realtime.ko's listing
+ * (/proc/realtime/irq_threads, lines "IRQ PID POLICY PRIORITY NAME" with the
+ * full action name), or, without the module, the kernel threads
  * named irq/N-NAME (irq/N-s-NAME for a secondary handler), read from
  * PROC/PID/stat, with the full action name from the PROC/irq/N/ directory
  * entries (a thread's name is cut to 15 characters). proc_root is "/proc"
@@ -25,8 +27,18 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n);
 
 void irq_threads_free(IrqThread *t, size_t n);
 
+/* realtime.ko's listing of IRQ threads. */
+#define KMOD_IRQ_THREADS_PATH "/proc/realtime/irq_threads"
+
+/* Reads realtime.ko's listing at path, sorted by irq then pid. -ENOENT when
+ * the module is not loaded, -EBADMSG for a line that is not
+ * "IRQ PID POLICY PRIORITY NAME". */
+int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n);
+
 /* "fifo", "rr", "other", "batch", "idle", "deadline"; "unknown" otherwise. */
 const char *sched_policy_to_string(int policy);
+/* The reverse; -EINVAL for an unknown name. */
+int sched_policy_from_string(const char *s);
 
 /* Parses a thread name "irq/N-NAME" or "irq/N-s-NAME": the irq number and
  * where NAME starts. -EINVAL when comm is not an IRQ thread's name. */

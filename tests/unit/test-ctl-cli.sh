@@ -226,7 +226,7 @@ run 3 "run without a system bus does not exec" -- run --limits -- touch "$work/r
 checks=$((checks + 1))
 if [ -e "$work/ran" ]; then fail "run executed its command although the grant failed"; else pass "command not executed"; fi
 run 0 "irq falls back to /proc without a bus" -- irq --conf "$policy"
-expect err "from /proc instead" "it says where it read from"
+expect err "Reading the IRQ threads without realtimed instead." "it says it reads them itself"
 
 if ! command -v dbus-daemon >/dev/null; then
 	echo "dbus-daemon missing: skipping the private-bus checks"

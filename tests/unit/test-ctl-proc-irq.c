@@ -4,8 +4,9 @@
  * directory: IRQ kernel threads are found by name and PF_KTHREAD, their
  * cut names completed from /proc/irq/N/ action directories, policy and
  * priority read from stat; user processes that call themselves irq/...,
- * other kthreads, garbage and names with ')' are handled. Also checks
- * the real /proc can be read.
+ * other kthreads, garbage and names with ')' are handled; realtime.ko's
+ * listing is parsed and malformed lines refused. Also checks the real
+ * /proc can be read.
  */
 #include <check.h>
 #include <errno.h>
@@ -152,6 +153,69 @@ START_TEST(test_empty_and_missing)
 }
 END_TEST
 
+static void write_file(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* realtime.ko's /proc/realtime/irq_threads: "IRQ PID POLICY PRIORITY NAME". */
+START_TEST(test_kmod_listing)
+{
+	IrqThread *t = NULL;
+	size_t n = 0;
+	char path[600];
+
+	write_file("irq_threads", "16 300 fifo 90 snd_hda_intel:card0\n"
+				  "1 120 rr 80 i8042\n"
+				  "1 118 other 0 a name with spaces\n");
+	snprintf(path, sizeof(path), "%s/irq_threads", root);
+	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(t[0].irq, 1);
+	ck_assert_int_eq(t[0].pid, 118);
+	ck_assert_str_eq(t[0].action, "a name with spaces");
+	ck_assert_int_eq(t[0].policy, SCHED_OTHER);
+	ck_assert_int_eq(t[1].pid, 120);
+	ck_assert_int_eq(t[1].policy, SCHED_RR);
+	ck_assert_int_eq(t[1].priority, 80);
+	ck_assert_uint_eq(t[2].irq, 16);
+	ck_assert_str_eq(t[2].action, "snd_hda_intel:card0");
+	ck_assert_int_eq(t[2].policy, SCHED_FIFO);
+	ck_assert_int_eq(t[2].priority, 90);
+	irq_threads_free(t, n);
+
+	write_file("empty", "");
+	snprintf(path, sizeof(path), "%s/empty", root);
+	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	irq_threads_free(t, n);
+
+	static const char *const bad[] = {
+		"16 300 fifo 90\n",         /* no name */
+		"16 300 fifo 90 \n",        /* empty name */
+		"16 300 sideways 90 x\n",   /* unknown policy */
+		"16 300 fifo 190 x\n",      /* priority out of range */
+		"16 -3 fifo 90 x\n",        /* bad pid */
+		"x 300 fifo 90 x\n",        /* bad irq */
+		"16 300 fifo 90 ok\ngarbage\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file("bad", bad[i]);
+		snprintf(path, sizeof(path), "%s/bad", root);
+		ck_assert_msg(kmod_irq_threads(path, &t, &n) == -EBADMSG, "accepted: %s", bad[i]);
+	}
+	snprintf(path, sizeof(path), "%s/missing", root);
+	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), -ENOENT);
+}
+END_TEST
+
 START_TEST(test_name_parse)
 {
 	unsigned irq = 0;
@@ -180,6 +244,12 @@ START_TEST(test_policy_names)
 	ck_assert_str_eq(sched_policy_to_string(SCHED_RR), "rr");
 	ck_assert_str_eq(sched_policy_to_string(SCHED_OTHER), "other");
 	ck_assert_str_eq(sched_policy_to_string(42), "unknown");
+	ck_assert_int_eq(sched_policy_from_string("fifo"), SCHED_FIFO);
+	ck_assert_int_eq(sched_policy_from_string("rr"), SCHED_RR);
+	ck_assert_int_eq(sched_policy_from_string("other"), SCHED_OTHER);
+	ck_assert_int_eq(sched_policy_from_string("deadline"), 6);
+	ck_assert_int_eq(sched_policy_from_string("FIFO"), -EINVAL);
+	ck_assert_int_eq(sched_policy_from_string(""), -EINVAL);
 }
 END_TEST
 
@@ -211,6 +281,7 @@ static Suite *proc_irq_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fake_proc);
 	tcase_add_test(tc, test_empty_and_missing);
+	tcase_add_test(tc, test_kmod_listing);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("names");
