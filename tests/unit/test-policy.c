@@ -38,25 +38,50 @@ static char tmpdir[256];
 static char path_pool[64][PATH_MAX];
 static size_t n_paths;
 
-static void setup(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/realtimed-test-policy-XXXXXX", isempty(t) ? "/tmp" : t);
-	ck_assert_msg(mkdtemp(tmpdir), "mkdtemp(%s): %m", tmpdir);
-	n_paths = 0;
-}
-
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);
 }
 
+static void rm_rf(char *dir)
+{
+	if (dir[0])
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	dir[0] = '\0';
+}
+
+/* Per test case, in the parent: Check ends a failed or timed-out forked
+ * test without its checked teardown, so the parent removes what is left. */
+static char basedir[128];
+
+static void case_setup(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(basedir, sizeof(basedir), "%s/realtimed-test-policy-XXXXXX",
+		 isempty(t) ? "/tmp" : t);
+	if (!mkdtemp(basedir)) {
+		fprintf(stderr, "mkdtemp(%s): %m\n", basedir);
+		abort();
+	}
+}
+
+static void case_teardown(void)
+{
+	rm_rf(basedir);
+}
+
+/* Per test, in the forked child. */
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/t-XXXXXX", basedir);
+	ck_assert_msg(mkdtemp(tmpdir), "mkdtemp(%s): %m", tmpdir);
+	n_paths = 0;
+}
+
 static void teardown(void)
 {
-	if (tmpdir[0])
-		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	tmpdir[0] = '\0';
+	rm_rf(tmpdir);
 }
 
 /* Absolute path of rel inside this test's directory. */
@@ -1059,6 +1084,7 @@ START_TEST(test_unreadable_file)
 	f[0] = write_file("secret.conf", "[Default]\nRealtimePriority=99\n");
 	f[1] = write_file("ok.conf", "[Default]\nNice=-4\n");
 	ck_assert_int_eq(chmod(f[0], 0), 0);
+	ck_assert_int_eq(chmod(basedir, 0755), 0);
 	ck_assert_int_eq(chmod(tmpdir, 0755), 0);
 
 	/* Root reads anything, so read as nobody, in a child of our own. */
@@ -1845,6 +1871,7 @@ static Suite *policy_suite(void)
 
 #define TC(name)                                                                                   \
 	tc = tcase_create(name);                                                                   \
+	tcase_add_unchecked_fixture(tc, case_setup, case_teardown);                                \
 	tcase_add_checked_fixture(tc, setup, teardown);                                            \
 	suite_add_tcase(s, tc)
 
