@@ -249,6 +249,11 @@ START_TEST(test_size_bad)
 	assert_size_fails("64MB", -EINVAL);
 	assert_size_fails("64MiB", -EINVAL);
 	assert_size_fails("1T", -EINVAL);
+	/* Suffixes are upper case, as realtime.conf(5) says. */
+	assert_size_fails("64k", -EINVAL);
+	assert_size_fails("64m", -EINVAL);
+	assert_size_fails(" 64M", -EINVAL);
+	assert_size_fails("+64M", -EINVAL);
 	assert_size_fails("1.5M", -EINVAL);
 	assert_size_fails("0x100", -EINVAL);
 	assert_size_fails("infinit", -EINVAL);
@@ -309,6 +314,9 @@ START_TEST(test_duration_bad)
 	assert_duration_fails("5ns", true, -EINVAL);
 	assert_duration_fails("5x", true, -EINVAL);
 	assert_duration_fails("5sec", true, -EINVAL);
+	assert_duration_fails("200MS", true, -EINVAL);
+	assert_duration_fails("2S", false, -EINVAL);
+	assert_duration_fails("+2s", false, -EINVAL);
 	assert_duration_fails("5 ms s", true, -EINVAL);
 	assert_duration_fails("1.5s", true, -EINVAL);
 	assert_duration_fails("0x10", true, -EINVAL);
