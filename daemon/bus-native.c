@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
+ * see org.realtimed.Realtime1.xml and realtimed(8). Grants go through
+ * request.c; listings, Explain, Reload and the Demoted signal live here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-object.h"
+#include "bus.h"
+#include "irq.h"
+#include "log.h"
+#include "pidfd.h"
+#include "polkit.h"
+#include "proc.h"
+
+extern const char realtimed_introspection_xml[];
+
+static void method_make_realtime(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uint64_t pid, tid;
+	const char *policy;
+	uint32_t prio;
+	GrantKind k;
+
+	if (!bus_check_signature(c, m, "ttsu"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
+			      &policy, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+	k = grant_kind_from_string(policy);
+	if (k != GRANT_FIFO && k != GRANT_RR) {
+		bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs", "Unknown policy '%s', expected fifo or rr",
+				policy);
+		return;
+	}
+	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, k, false, prio > INT_MAX ? INT_MAX : (int)prio, pid,
+		      tid);
+}
+
+static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uint64_t pid, tid;
+	int32_t nice;
+
+	if (!bus_check_signature(c, m, "tti"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
+			      &nice, DBUS_TYPE_INVALID);
+	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, GRANT_NICE, false, nice, pid, tid);
+}
+
+static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thread)
+{
+	uint64_t pid_arg, tid_arg = 0;
+	pid_t pid, tid = 0;
+	uid_t uid;
+
+	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
+		return;
+	if (thread)
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_UINT64, &tid_arg,
+				      DBUS_TYPE_INVALID);
+	else
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
+	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, &pid, &uid) < 0)
+		return;
+	if (thread) {
+		if (tid_arg > INT_MAX) {
+			bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs", "tid %" PRIu64 " out of range", tid_arg);
+			return;
+		}
+		tid = tid_arg ? (pid_t)tid_arg : pid;
+		if (proc_thread_of(d->grants->proc, pid, tid) < 0) {
+			bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
+					"thread %d is not a thread of process %d", (int)tid, (int)pid);
+			return;
+		}
+		/* A thread that holds no grant is reset too: lowering is always allowed. */
+		if (daemon_reset_grants(d, pid, tid) == 0)
+			(void)sched_reset(tid);
+	} else
+		daemon_reset_grants(d, pid, 0);
+	bus_reply_empty(c, m);
+}
+
+static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uint64_t pid;
+
+	if (!bus_check_signature(c, m, "t"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
+	request_start(d, m, REQUEST_LIMITS, FLAVOUR_NATIVE, GRANT_NICE, false, 0, pid, 0);
+}
+
+static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusMessageIter it, dict;
+	PolicyGrant g;
+	uint32_t uid;
+	int r;
+
+	if (!bus_check_signature(c, m, "u"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
+	r = policy_eval_uid(d->policy, uid, &g);
+	if (r < 0) {
+		bus_reply_error(c, m, r == -ESRCH ? NATIVE_ERROR "InvalidArgs" : NATIVE_ERROR "Failed",
+				"Could not evaluate the policy for uid %u: %s", uid,
+				r == -ESRCH ? "no such user" : strerror(-r));
+		return;
+	}
+	reply = dbus_message_new_method_return(m);
+	if (!reply)
+		goto oom;
+	dbus_message_iter_init_append(reply, &it);
+	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{s(ss)}", &dict))
+		goto oom;
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		char value[256] = "", where[300] = "";
+		const char *key = policy_key_to_string(k), *v = value, *w = where;
+		DBusMessageIter e, st;
+
+		if (g.set[k]) {
+			if (policy_grant_format(&g, k, value, sizeof(value)) < 0)
+				value[0] = 0;
+			if (g.source[k].file)
+				snprintf(where, sizeof(where), "%s:%u", g.source[k].file, g.source[k].line);
+		}
+		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
+		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
+		    !dbus_message_iter_open_container(&e, DBUS_TYPE_STRUCT, NULL, &st) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &v) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &w) ||
+		    !dbus_message_iter_close_container(&e, &st) || !dbus_message_iter_close_container(&dict, &e))
+			goto oom;
+	}
+	if (!dbus_message_iter_close_container(&it, &dict))
+		goto oom;
+	bus_send(c, reply);
+	return;
+oom:
+	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+}
+
+static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusMessageIter it, arr;
+
+	if (!bus_check_signature(c, m, ""))
+		return;
+	grant_table_prune(d->grants, (uid_t)-1);
+	reply = dbus_message_new_method_return(m);
+	if (!reply)
+		goto oom;
+	dbus_message_iter_init_append(reply, &it);
+	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr))
+		goto oom;
+	GRANT_TABLE_FOREACH(p, g, d->grants)
+	{
+		uint64_t pid = p->pid, tid = g->tid, since = g->since_usec;
+		uint32_t uid = p->uid;
+		int32_t value = g->value;
+		char comm[64] = "", user_buf[64];
+		const char *cm = comm, *kind = grant_kind_to_string(g->kind), *user = user_buf;
+		const PolicyGrant *pg;
+		DBusMessageIter st;
+
+		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0) {
+			snprintf(user_buf, sizeof(user_buf), "#%u", uid);
+			user = user_buf;
+		}
+		(void)proc_get_comm(d->grants->proc, p->pid, g->tid, comm, sizeof(comm));
+		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &user) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &cm) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &value) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since) ||
+		    !dbus_message_iter_close_container(&arr, &st))
+			goto oom;
+	}
+	if (!dbus_message_iter_close_container(&it, &arr))
+		goto oom;
+	bus_send(c, reply);
+	return;
+oom:
+	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+}
+
+static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	IrqThread *threads = NULL;
+	DBusMessageIter it, arr;
+	size_t n = 0;
+	int r;
+
+	if (!bus_check_signature(c, m, ""))
+		return;
+	r = irq_threads_list(d->grants->proc, &threads, &n);
+	if (r < 0) {
+		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s", strerror(-r));
+		return;
+	}
+	reply = dbus_message_new_method_return(m);
+	if (!reply)
+		goto oom;
+	dbus_message_iter_init_append(reply, &it);
+	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ustsi)", &arr))
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		IrqThread *t = &threads[i];
+		uint32_t irq = t->irq;
+		uint64_t pid = t->pid;
+		int32_t prio = t->priority;
+		const char *name = t->action, *pol = t->policy;
+		DBusMessageIter st;
+
+		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &irq) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &name) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &pol) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio) ||
+		    !dbus_message_iter_close_container(&arr, &st))
+			goto oom;
+	}
+	if (!dbus_message_iter_close_container(&it, &arr))
+		goto oom;
+	bus_send(c, reply);
+	free(threads);
+	return;
+oom:
+	free(threads);
+	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+}
+
+typedef struct ReloadCall {
+	Daemon *d;
+	DBusMessage *m;
+} ReloadCall;
+
+static void reload_call_free(void *p)
+{
+	ReloadCall *rc = p;
+
+	dbus_message_unref(rc->m);
+	free(rc);
+}
+
+static void reload_now(Daemon *d, DBusMessage *m)
+{
+	_cleanup_free_ char *error = NULL;
+
+	if (daemon_reload(d, &error) < 0)
+		bus_reply_error(d->bus, m, NATIVE_ERROR "Failed", "%s",
+				error ? error : "Reload failed; the last good policy stays in force");
+	else
+		bus_reply_empty(d->bus, m);
+}
+
+static void on_reload_polkit(int r, void *userdata)
+{
+	ReloadCall *rc = userdata;
+
+	if (r > 0)
+		reload_now(rc->d, rc->m);
+	else
+		bus_reply_error(rc->d->bus, rc->m, NATIVE_ERROR "PermissionDenied",
+				"polkit did not authorize org.realtimed.manage%s", r < 0 ? " (polkit unavailable)" : "");
+	reload_call_free(rc);
+}
+
+static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	ReloadCall *rc;
+	uint64_t start;
+	uid_t uid;
+	pid_t pid;
+	int r;
+
+	if (!bus_check_signature(c, m, ""))
+		return;
+	r = bus_get_creds(d, m, &uid, &pid);
+	if (r < 0) {
+		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not get the caller's credentials: %s",
+				strerror(-r));
+		return;
+	}
+	if (uid == 0) {
+		reload_now(d, m);
+		return;
+	}
+	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
+		bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess", "The calling process %d is gone", (int)pid);
+		return;
+	}
+	rc = calloc(1, sizeof(*rc));
+	if (!rc) {
+		bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+		return;
+	}
+	rc->d = d;
+	rc->m = dbus_message_ref(m);
+	r = polkit_check(d->polkit, "org.realtimed.manage", pid, start, uid, on_reload_polkit, rc,
+			 reload_call_free);
+	if (r == 0)
+		return;
+	if (r > 0)
+		reload_now(d, m);
+	else
+		bus_reply_error(c, m, NATIVE_ERROR "PermissionDenied", "Could not ask polkit: %s", strerror(-r));
+	reload_call_free(rc);
+}
+
+static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void *userdata)
+{
+	Daemon *d = userdata;
+
+	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL)
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+
+	if (dbus_message_is_method_call(m, NATIVE_IFACE, "MakeThreadRealtime"))
+		method_make_realtime(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "MakeThreadHighPriority"))
+		method_make_high_priority(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ResetThread"))
+		method_reset(d, c, m, true);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ResetProcess"))
+		method_reset(d, c, m, false);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "GrantLimits"))
+		method_grant_limits(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Explain"))
+		method_explain(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListGrants"))
+		method_list_grants(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListIrqThreads"))
+		method_list_irq_threads(d, c, m);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Reload"))
+		method_reload(d, c, m);
+	else if (dbus_message_has_interface(m, DBUS_INTERFACE_PROPERTIES))
+		return bus_properties_handle(d, c, m, NATIVE_IFACE, FLAVOUR_NATIVE);
+	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
+		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
+		const char *xml = realtimed_introspection_xml;
+
+		if (!reply || !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		bus_send(c, reply);
+	} else if (!dbus_message_get_interface(m) || dbus_message_has_interface(m, NATIVE_IFACE))
+		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_METHOD, "Unknown method %s or wrong interface",
+				dbus_message_get_member(m));
+	else
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+	return DBUS_HANDLER_RESULT_HANDLED;
+}
+
+int bus_native_register(Daemon *d)
+{
+	static const DBusObjectPathVTable vtable = { .message_function = native_message };
+
+	if (!dbus_connection_register_object_path(d->bus, NATIVE_PATH, &vtable, d))
+		return -ENOMEM;
+	return 0;
+}
+
+void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, const char *reason)
+{
+	_cleanup_msg_ DBusMessage *s = NULL;
+	DBusMessageIter it, arr;
+
+	s = dbus_message_new_signal(NATIVE_PATH, NATIVE_IFACE, "Demoted");
+	if (!s)
+		return;
+	dbus_message_iter_init_append(s, &it);
+	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(tt)", &arr))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pid = threads[i][0], tid = threads[i][1];
+		DBusMessageIter st;
+
+		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
+		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
+		    !dbus_message_iter_close_container(&arr, &st)) {
+			dbus_message_iter_abandon_container(&it, &arr);
+			return;
+		}
+	}
+	if (!dbus_message_iter_close_container(&it, &arr) ||
+	    !dbus_message_append_args(s, DBUS_TYPE_STRING, &reason, DBUS_TYPE_INVALID))
+		return;
+	dbus_connection_send(d->bus, s, NULL);
+}

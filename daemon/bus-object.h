@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The two objects realtimed serves: the native org.realtimed.Realtime1
+ * (bus-native.c) and the rtkit 0.13 compatible org.freedesktop.RealtimeKit1
+ * (bus-rtkit.c), and what they share: properties answered for the caller,
+ * signature checks.
+ */
+#pragma once
+
+#include <dbus/dbus.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon.h"
+#include "request.h"
+
+int bus_native_register(Daemon *d);
+int bus_rtkit_register(Daemon *d);
+void bus_rtkit_unregister(Daemon *d);
+
+/* Signal Demoted(a(tt) threads, s reason) on the native object. */
+void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, const char *reason);
+
+/* The three properties, evaluated for the calling user. */
+typedef struct CallerProperties {
+	int32_t max_realtime_priority;
+	int32_t min_nice_level;
+	int64_t rttime_usec_max;
+} CallerProperties;
+
+int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret);
+
+/* Answers org.freedesktop.DBus.Properties Get/GetAll/Set for iface. */
+DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m, const char *iface,
+					BusFlavour f);
+
+/* Replies InvalidArgs and returns false when m's signature is not sig. */
+bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig);
+
+/* Resets each grant of pid (tid 0: all threads of the process) to SCHED_OTHER,
+ * removes them, emits Demoted(reason "reset"). Returns how many. */
+unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid);

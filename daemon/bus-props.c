@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Properties shared by both interfaces, answered for the caller: what the
+ * calling user's policy allows (a member of audio reads 95, not 20), so
+ * PipeWire asks for its real priority instead of the default's.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bus-object.h"
+#include "bus.h"
+#include "log.h"
+
+bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
+{
+	if (dbus_message_has_signature(m, sig))
+		return true;
+	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS, "Expected arguments of signature '%s', got '%s'",
+			sig, dbus_message_get_signature(m));
+	return false;
+}
+
+int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
+{
+	const PolicyGrant *g;
+	const char *user;
+	uid_t uid;
+	pid_t pid;
+	int r;
+
+	r = bus_get_creds(d, m, &uid, &pid);
+	if (r < 0)
+		return r;
+	r = daemon_policy_eval(d, uid, &g, &user);
+	if (r < 0)
+		return r;
+	*ret = (CallerProperties){
+		.max_realtime_priority = g->set[POLICY_KEY_REALTIME_PRIORITY] ? g->realtime_priority : 0,
+		.min_nice_level = g->set[POLICY_KEY_NICE] ? g->nice : 0,
+		/* rtkit clients set RLIMIT_RTTIME to this; "no limit" is INT64_MAX. */
+		.rttime_usec_max = !g->set[POLICY_KEY_RTTIME] || g->rttime_usec > INT64_MAX
+					   ? INT64_MAX
+					   : (int64_t)g->rttime_usec,
+	};
+	return 0;
+}
+
+static bool append_property(DBusMessageIter *it, const CallerProperties *p, const char *name, bool dict)
+{
+	int type;
+	const void *v;
+
+	if (streq(name, "MaxRealtimePriority")) {
+		type = DBUS_TYPE_INT32;
+		v = &p->max_realtime_priority;
+	} else if (streq(name, "MinNiceLevel")) {
+		type = DBUS_TYPE_INT32;
+		v = &p->min_nice_level;
+	} else if (streq(name, "RTTimeUSecMax")) {
+		type = DBUS_TYPE_INT64;
+		v = &p->rttime_usec_max;
+	} else
+		return false;
+	return dict ? bus_append_dict_variant(it, name, type, v) : bus_append_variant(it, type, v);
+}
+
+static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority", "MinNiceLevel" };
+
+DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m, const char *iface,
+					BusFlavour f)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	const char *in_iface = NULL, *name = NULL;
+	CallerProperties p;
+	DBusMessageIter it, arr;
+	int r;
+
+	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Set")) {
+		if (bus_check_signature(c, m, "ssv"))
+			bus_reply_error(c, m, DBUS_ERROR_PROPERTY_READ_ONLY, "The properties are read-only");
+		return DBUS_HANDLER_RESULT_HANDLED;
+	}
+	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Get")) {
+		if (!bus_check_signature(c, m, "ss"))
+			return DBUS_HANDLER_RESULT_HANDLED;
+		dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &in_iface, DBUS_TYPE_STRING, &name,
+				      DBUS_TYPE_INVALID);
+	} else if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "GetAll")) {
+		if (!bus_check_signature(c, m, "s"))
+			return DBUS_HANDLER_RESULT_HANDLED;
+		dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &in_iface, DBUS_TYPE_INVALID);
+	} else
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+
+	if (!streq(in_iface, iface) && !(name == NULL && isempty(in_iface))) {
+		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface %s", in_iface);
+		return DBUS_HANDLER_RESULT_HANDLED;
+	}
+	r = bus_caller_properties(d, m, &p);
+	if (r < 0) {
+		bus_reply_error(c, m, DBUS_ERROR_FAILED, "Could not evaluate the policy for the caller: %s",
+				strerror(-r));
+		return DBUS_HANDLER_RESULT_HANDLED;
+	}
+	reply = dbus_message_new_method_return(m);
+	if (!reply)
+		return DBUS_HANDLER_RESULT_NEED_MEMORY;
+	dbus_message_iter_init_append(reply, &it);
+	if (name) {
+		bool known = false;
+
+		for (size_t i = 0; i < ELEMENTSOF(property_names); i++)
+			known = known || streq(name, property_names[i]);
+		if (!known) {
+			bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s", name);
+			return DBUS_HANDLER_RESULT_HANDLED;
+		}
+		if (!append_property(&it, &p, name, false))
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+	} else {
+		if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &arr))
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		for (size_t i = 0; i < ELEMENTSOF(property_names); i++)
+			if (!append_property(&arr, &p, property_names[i], true)) {
+				dbus_message_iter_abandon_container(&it, &arr);
+				return DBUS_HANDLER_RESULT_NEED_MEMORY;
+			}
+		if (!dbus_message_iter_close_container(&it, &arr))
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+	}
+	bus_send(c, reply);
+	return DBUS_HANDLER_RESULT_HANDLED;
+}

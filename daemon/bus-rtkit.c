@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The RealtimeKit 0.13 compatible interface, org.freedesktop.RealtimeKit1 at
+ * /org/freedesktop/RealtimeKit1, served when RtkitCompat=yes: the same
+ * methods, properties and error names as rtkit-daemon, so PipeWire,
+ * PulseAudio and rtkit's own tools work unmodified. The grants go through
+ * the same checks as the native ones (request.c); the scheduling policy
+ * comes from CompatPolicy= (SCHED_RR unless policy allows fifo and says so).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "bus-object.h"
+#include "bus.h"
+#include "log.h"
+
+static const char rtkit_introspection_xml[] =
+	DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
+	"<node>\n"
+	" <interface name=\"org.freedesktop.RealtimeKit1\">\n"
+	"  <method name=\"MakeThreadRealtime\">\n"
+	"   <arg name=\"thread\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"priority\" type=\"u\" direction=\"in\"/>\n"
+	"  </method>\n"
+	"  <method name=\"MakeThreadRealtimeWithPID\">\n"
+	"   <arg name=\"process\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"thread\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"priority\" type=\"u\" direction=\"in\"/>\n"
+	"  </method>\n"
+	"  <method name=\"MakeThreadHighPriority\">\n"
+	"   <arg name=\"thread\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"priority\" type=\"i\" direction=\"in\"/>\n"
+	"  </method>\n"
+	"  <method name=\"MakeThreadHighPriorityWithPID\">\n"
+	"   <arg name=\"process\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"thread\" type=\"t\" direction=\"in\"/>\n"
+	"   <arg name=\"priority\" type=\"i\" direction=\"in\"/>\n"
+	"  </method>\n"
+	"  <method name=\"ResetKnown\"/>\n"
+	"  <method name=\"ResetAll\"/>\n"
+	"  <method name=\"Exit\"/>\n"
+	"  <property name=\"RTTimeUSecMax\" type=\"x\" access=\"read\"/>\n"
+	"  <property name=\"MaxRealtimePriority\" type=\"i\" access=\"read\"/>\n"
+	"  <property name=\"MinNiceLevel\" type=\"i\" access=\"read\"/>\n"
+	" </interface>\n"
+	" <interface name=\"org.freedesktop.DBus.Properties\">\n"
+	"  <method name=\"Get\">\n"
+	"   <arg name=\"interface\" direction=\"in\" type=\"s\"/>\n"
+	"   <arg name=\"property\" direction=\"in\" type=\"s\"/>\n"
+	"   <arg name=\"value\" direction=\"out\" type=\"v\"/>\n"
+	"  </method>\n"
+	"  <method name=\"GetAll\">\n"
+	"   <arg name=\"interface\" direction=\"in\" type=\"s\"/>\n"
+	"   <arg name=\"properties\" direction=\"out\" type=\"a{sv}\"/>\n"
+	"  </method>\n"
+	" </interface>\n"
+	" <interface name=\"org.freedesktop.DBus.Introspectable\">\n"
+	"  <method name=\"Introspect\">\n"
+	"   <arg name=\"data\" type=\"s\" direction=\"out\"/>\n"
+	"  </method>\n"
+	" </interface>\n"
+	"</node>\n";
+
+/* rtkit's thread-only calls act on the caller's own process (bus credentials). */
+static void method_make(Daemon *d, DBusConnection *c, DBusMessage *m, bool with_pid, bool realtime)
+{
+	uint64_t pid = 0, tid;
+	uint32_t prio = 0;
+	int32_t nice = 0;
+	int value;
+
+	if (realtime) {
+		if (!bus_check_signature(c, m, with_pid ? "ttu" : "tu"))
+			return;
+		if (with_pid)
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+					      DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+		else
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32, &prio,
+					      DBUS_TYPE_INVALID);
+		value = prio > INT_MAX ? INT_MAX : (int)prio;
+	} else {
+		if (!bus_check_signature(c, m, with_pid ? "tti" : "ti"))
+			return;
+		if (with_pid)
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+					      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
+		else
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
+					      DBUS_TYPE_INVALID);
+		value = nice;
+	}
+	request_start(d, m, REQUEST_SCHED, FLAVOUR_RTKIT, realtime ? GRANT_RR : GRANT_NICE, realtime,
+		      value, pid, tid);
+}
+
+/* Exit, ResetKnown and ResetAll: root only, as rtkit's bus policy says. */
+static bool caller_is_root(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uid_t uid;
+	pid_t pid;
+
+	if (bus_get_creds(d, m, &uid, &pid) < 0 || uid != 0) {
+		bus_reply_error(c, m, DBUS_ERROR_ACCESS_DENIED, "Only root may call %s",
+				dbus_message_get_member(m));
+		return false;
+	}
+	return true;
+}
+
+static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *userdata)
+{
+	Daemon *d = userdata;
+
+	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL)
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+
+	if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadRealtime"))
+		method_make(d, c, m, false, true);
+	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadRealtimeWithPID"))
+		method_make(d, c, m, true, true);
+	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadHighPriority"))
+		method_make(d, c, m, false, false);
+	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadHighPriorityWithPID"))
+		method_make(d, c, m, true, false);
+	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "ResetKnown") ||
+		 dbus_message_is_method_call(m, RTKIT_IFACE, "ResetAll")) {
+		/* ResetAll demotes what realtimed granted too: it supervises nothing else. */
+		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
+			daemon_reset_grants(d, 0, 0);
+			bus_reply_empty(c, m);
+		}
+	} else if (dbus_message_is_method_call(m, RTKIT_IFACE, "Exit")) {
+		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
+			bus_reply_empty(c, m);
+			log_info("Exit requested over the bus; grants stay and are adopted on restart");
+			sd_event_exit(d->event, 0);
+		}
+	} else if (dbus_message_has_interface(m, DBUS_INTERFACE_PROPERTIES))
+		return bus_properties_handle(d, c, m, RTKIT_IFACE, FLAVOUR_RTKIT);
+	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
+		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
+		const char *xml = rtkit_introspection_xml;
+
+		if (!reply || !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		bus_send(c, reply);
+	} else
+		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+	return DBUS_HANDLER_RESULT_HANDLED;
+}
+
+int bus_rtkit_register(Daemon *d)
+{
+	static const DBusObjectPathVTable vtable = { .message_function = rtkit_message };
+	DBusError error;
+	int r;
+
+	if (d->rtkit_served)
+		return 0;
+	if (!dbus_connection_register_object_path(d->bus, RTKIT_PATH, &vtable, d))
+		return -ENOMEM;
+	dbus_error_init(&error);
+	r = dbus_bus_request_name(d->bus, RTKIT_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
+	if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER && r != DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER) {
+		log_warning("Could not own %s (%s); is rtkit-daemon running? The rtkit interface is not served",
+			    RTKIT_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
+		dbus_error_free(&error);
+		dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
+		return -EADDRINUSE;
+	}
+	d->rtkit_served = true;
+	return 0;
+}
+
+void bus_rtkit_unregister(Daemon *d)
+{
+	if (!d->rtkit_served)
+		return;
+	dbus_bus_release_name(d->bus, RTKIT_NAME, NULL);
+	dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
+	d->rtkit_served = false;
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libdbus driven by sd-event, and small bus helpers; see bus.h. libdbus asks
+ * for fds to watch and timeouts to run through callbacks; each becomes an
+ * sd-event source whose handler gives control back to libdbus. Incoming
+ * messages are dispatched from a defer source that is on only while libdbus
+ * says data remains, so an idle daemon sleeps in epoll.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus.h"
+#include "log.h"
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	DBusWatch *w = userdata;
+	unsigned flags = 0;
+
+	if (revents & EPOLLIN)
+		flags |= DBUS_WATCH_READABLE;
+	if (revents & EPOLLOUT)
+		flags |= DBUS_WATCH_WRITABLE;
+	if (revents & EPOLLHUP)
+		flags |= DBUS_WATCH_HANGUP;
+	if (revents & EPOLLERR)
+		flags |= DBUS_WATCH_ERROR;
+	dbus_watch_handle(w, flags);
+	return 0;
+}
+
+static uint32_t watch_events(DBusWatch *w)
+{
+	unsigned flags = dbus_watch_get_flags(w);
+	uint32_t ev = 0;
+
+	if (flags & DBUS_WATCH_READABLE)
+		ev |= EPOLLIN;
+	if (flags & DBUS_WATCH_WRITABLE)
+		ev |= EPOLLOUT;
+	return ev;
+}
+
+static dbus_bool_t add_watch(DBusWatch *w, void *data)
+{
+	sd_event *e = data;
+	sd_event_source *s;
+
+	if (sd_event_add_io(e, &s, dbus_watch_get_unix_fd(w), watch_events(w), on_io, w) < 0)
+		return FALSE;
+	sd_event_source_set_enabled(s, dbus_watch_get_enabled(w) ? SD_EVENT_ON : SD_EVENT_OFF);
+	dbus_watch_set_data(w, s, NULL);
+	return TRUE;
+}
+
+static void remove_watch(DBusWatch *w, void *data)
+{
+	sd_event_source *s = dbus_watch_get_data(w);
+
+	if (s) {
+		dbus_watch_set_data(w, NULL, NULL);
+		sd_event_source_disable_unref(s);
+	}
+}
+
+static void toggle_watch(DBusWatch *w, void *data)
+{
+	sd_event_source *s = dbus_watch_get_data(w);
+
+	if (!s)
+		return;
+	sd_event_source_set_io_events(s, watch_events(w));
+	sd_event_source_set_enabled(s, dbus_watch_get_enabled(w) ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	DBusTimeout *t = userdata;
+
+	/* libdbus timeouts repeat until removed or disabled. */
+	sd_event_source_set_time(s, usec + (uint64_t)dbus_timeout_get_interval(t) * 1000ULL);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	dbus_timeout_handle(t);
+	return 0;
+}
+
+static void arm_timeout(DBusTimeout *t, sd_event_source *s)
+{
+	sd_event_source_set_time(s, now_usec(CLOCK_MONOTONIC) +
+					    (uint64_t)dbus_timeout_get_interval(t) * 1000ULL);
+	sd_event_source_set_enabled(s, dbus_timeout_get_enabled(t) ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+}
+
+static dbus_bool_t add_timeout(DBusTimeout *t, void *data)
+{
+	sd_event *e = data;
+	sd_event_source *s;
+
+	if (sd_event_add_time(e, &s, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timeout, t) < 0)
+		return FALSE;
+	dbus_timeout_set_data(t, s, NULL);
+	arm_timeout(t, s);
+	return TRUE;
+}
+
+static void remove_timeout(DBusTimeout *t, void *data)
+{
+	sd_event_source *s = dbus_timeout_get_data(t);
+
+	if (s) {
+		dbus_timeout_set_data(t, NULL, NULL);
+		sd_event_source_disable_unref(s);
+	}
+}
+
+static void toggle_timeout(DBusTimeout *t, void *data)
+{
+	sd_event_source *s = dbus_timeout_get_data(t);
+
+	if (s)
+		arm_timeout(t, s);
+}
+
+static int on_dispatch(sd_event_source *s, void *userdata)
+{
+	DBusConnection *c = userdata;
+
+	/* A bounded batch per loop iteration, so signals and pidfds get a turn. */
+	for (int i = 0; i < 64; i++)
+		if (dbus_connection_dispatch(c) != DBUS_DISPATCH_DATA_REMAINS) {
+			sd_event_source_set_enabled(s, SD_EVENT_OFF);
+			break;
+		}
+	return 0;
+}
+
+static void on_dispatch_status(DBusConnection *c, DBusDispatchStatus status, void *data)
+{
+	sd_event_source *s = data;
+
+	if (status == DBUS_DISPATCH_DATA_REMAINS)
+		sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch)
+{
+	sd_event_source *s;
+	int r;
+
+	r = sd_event_add_defer(e, &s, on_dispatch, c);
+	if (r < 0)
+		return r;
+	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, e, NULL) ||
+	    !dbus_connection_set_timeout_functions(c, add_timeout, remove_timeout, toggle_timeout, e,
+						   NULL)) {
+		sd_event_source_unref(s);
+		return -ENOMEM;
+	}
+	dbus_connection_set_dispatch_status_function(c, on_dispatch_status, s, NULL);
+	*ret_dispatch = s;
+	return 0;
+}
+
+static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
+{
+	DBusMessageIter it, arr;
+	bool have_uid = false, have_pid = false;
+	uint32_t uid = 0, pid = 0;
+
+	if (!dbus_message_iter_init(reply, &it) || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY)
+		return -EBADMSG;
+	dbus_message_iter_recurse(&it, &arr);
+	while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_DICT_ENTRY) {
+		DBusMessageIter e, v;
+		const char *key;
+
+		dbus_message_iter_recurse(&arr, &e);
+		if (dbus_message_iter_get_arg_type(&e) != DBUS_TYPE_STRING)
+			return -EBADMSG;
+		dbus_message_iter_get_basic(&e, &key);
+		dbus_message_iter_next(&e);
+		if (dbus_message_iter_get_arg_type(&e) != DBUS_TYPE_VARIANT)
+			return -EBADMSG;
+		dbus_message_iter_recurse(&e, &v);
+		if (streq(key, "UnixUserID") && dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
+			dbus_message_iter_get_basic(&v, &uid);
+			have_uid = true;
+		} else if (streq(key, "ProcessID") &&
+			   dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
+			dbus_message_iter_get_basic(&v, &pid);
+			have_pid = true;
+		}
+		dbus_message_iter_next(&arr);
+	}
+	if (!have_uid || !have_pid)
+		return -ENODATA;
+	*ret_uid = uid;
+	*ret_pid = (pid_t)pid;
+	return 0;
+}
+
+int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
+{
+	_cleanup_msg_ DBusMessage *call = NULL;
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	const char *sender = dbus_message_get_sender(m);
+	CredsEntry *victim = &d->creds[0];
+	DBusError error;
+	uid_t uid;
+	pid_t pid;
+	int r;
+
+	if (!sender)
+		return -EBADMSG;
+	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+		CredsEntry *c = &d->creds[i];
+
+		if (c->sender && streq(c->sender, sender)) {
+			c->used = ++d->creds_clock;
+			*ret_uid = c->uid;
+			*ret_pid = c->pid;
+			return 0;
+		}
+		if (!c->sender || c->used < victim->used)
+			victim = c;
+	}
+
+	call = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					    "GetConnectionCredentials");
+	if (!call || !dbus_message_append_args(call, DBUS_TYPE_STRING, &sender, DBUS_TYPE_INVALID))
+		return -ENOMEM;
+	dbus_error_init(&error);
+	/* The bus daemon answers at once; it is trusted like the kernel. */
+	reply = dbus_connection_send_with_reply_and_block(d->bus, call, 5000, &error);
+	if (!reply) {
+		log_warning("Failed to get the credentials of %s from the bus: %s", sender,
+			    error.message);
+		dbus_error_free(&error);
+		return -EIO;
+	}
+	r = parse_creds(reply, &uid, &pid);
+	if (r < 0)
+		return r;
+
+	free(victim->sender);
+	victim->sender = strdup(sender);
+	if (victim->sender) {
+		victim->uid = uid;
+		victim->pid = pid;
+		victim->used = ++d->creds_clock;
+	}
+	*ret_uid = uid;
+	*ret_pid = pid;
+	return 0;
+}
+
+void bus_forget_creds(Daemon *d, const char *name)
+{
+	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++)
+		if (d->creds[i].sender && (!name || streq(d->creds[i].sender, name)))
+			d->creds[i].sender = mfree(d->creds[i].sender);
+}
+
+void bus_send(DBusConnection *c, DBusMessage *reply)
+{
+	if (reply && !dbus_message_get_no_reply(reply))
+		dbus_connection_send(c, reply, NULL);
+}
+
+void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	char text[512];
+	va_list ap;
+
+	if (dbus_message_get_no_reply(m))
+		return;
+	va_start(ap, format);
+	vsnprintf(text, sizeof(text), format, ap);
+	va_end(ap);
+	reply = dbus_message_new_error(m, name, text);
+	if (reply)
+		dbus_connection_send(c, reply, NULL);
+}
+
+void bus_reply_empty(DBusConnection *c, DBusMessage *m)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+
+	if (dbus_message_get_no_reply(m))
+		return;
+	reply = dbus_message_new_method_return(m);
+	if (reply)
+		dbus_connection_send(c, reply, NULL);
+}
+
+bool bus_append_variant(DBusMessageIter *it, int type, const void *value)
+{
+	DBusMessageIter v;
+	char sig[2] = { (char)type, 0 };
+
+	if (!dbus_message_iter_open_container(it, DBUS_TYPE_VARIANT, sig, &v))
+		return false;
+	if (!dbus_message_iter_append_basic(&v, type, value)) {
+		dbus_message_iter_abandon_container(it, &v);
+		return false;
+	}
+	return dbus_message_iter_close_container(it, &v);
+}
+
+bool bus_append_dict_variant(DBusMessageIter *dict, const char *key, int type, const void *value)
+{
+	DBusMessageIter e;
+
+	if (!dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &e))
+		return false;
+	if (!dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
+	    !bus_append_variant(&e, type, value)) {
+		dbus_message_iter_abandon_container(dict, &e);
+		return false;
+	}
+	return dbus_message_iter_close_container(dict, &e);
+}

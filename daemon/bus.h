@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libdbus on sd-event: the connection's watches and timeouts become sd-event
+ * sources, dispatching runs from a defer source. Plus the small helpers every
+ * handler uses: the caller's credentials from the bus (cached per unique
+ * name), error replies, and appending common types.
+ */
+#pragma once
+
+#include <dbus/dbus.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "daemon.h"
+#include "macro.h"
+
+int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch);
+
+/* uid and pid of the sender of m, from org.freedesktop.DBus.GetConnectionCredentials. */
+int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);
+void bus_forget_creds(Daemon *d, const char *name);
+
+/* Sends an error reply; never fails (out of memory drops the reply). */
+void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
+	_printf_(4, 5);
+/* Sends an empty method return. */
+void bus_reply_empty(DBusConnection *c, DBusMessage *m);
+void bus_send(DBusConnection *c, DBusMessage *reply);
+
+bool bus_append_variant(DBusMessageIter *it, int type, const void *value);
+/* Appends a dict entry {s: v(type)}. */
+bool bus_append_dict_variant(DBusMessageIter *dict, const char *key, int type, const void *value);
+
+static inline void dbus_message_unrefp(DBusMessage **m)
+{
+	if (*m)
+		dbus_message_unref(*m);
+}
+#define _cleanup_msg_ _cleanup_(dbus_message_unrefp)

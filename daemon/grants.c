@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The grant table; see grants.h. Lists, not hashes: the table is bounded by
+ * [Daemon] UsersMax x ProcessesPerUserMax x ThreadsPerUserMax and in
+ * practice holds a few dozen threads.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grants.h"
+#include "macro.h"
+#include "proc.h"
+
+int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
+		    void *userdata, GrantTable **ret)
+{
+	GrantTable *t;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->proc = strdup(proc ? proc : "/proc");
+	if (!t->proc) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->event = event ? sd_event_ref(event) : NULL;
+	t->changed = changed;
+	t->userdata = userdata;
+	*ret = t;
+	return 0;
+}
+
+static void process_free(GrantProcess *p)
+{
+	Grant *g, *n;
+
+	for (g = p->grants; g; g = n) {
+		n = g->next;
+		free(g);
+	}
+	sd_event_source_disable_unref(p->exit_source);
+	safe_close(p->pidfd);
+	free(p);
+}
+
+GrantTable *grant_table_free(GrantTable *t)
+{
+	GrantProcess *p, *n;
+
+	if (!t)
+		return NULL;
+	for (p = t->processes; p; p = n) {
+		n = p->next;
+		process_free(p);
+	}
+	sd_event_unref(t->event);
+	free(t->proc);
+	free(t);
+	return NULL;
+}
+
+static void table_changed(GrantTable *t)
+{
+	if (t->changed)
+		t->changed(t, t->userdata);
+}
+
+GrantProcess *grant_table_find_process(GrantTable *t, pid_t pid)
+{
+	for (GrantProcess *p = t->processes; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid)
+{
+	GrantProcess *p = grant_table_find_process(t, pid);
+
+	if (!p)
+		return NULL;
+	for (Grant *g = p->grants; g; g = g->next)
+		if (g->tid == tid)
+			return g;
+	return NULL;
+}
+
+static void unlink_process(GrantTable *t, GrantProcess *p)
+{
+	for (GrantProcess **pp = &t->processes; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	t->n_processes--;
+	t->n_grants -= p->n_grants;
+	process_free(p);
+}
+
+void grant_table_remove_process(GrantTable *t, GrantProcess *p)
+{
+	unlink_process(t, p);
+	table_changed(t);
+}
+
+static void unlink_grant(GrantTable *t, Grant *g)
+{
+	GrantProcess *p = g->process;
+
+	for (Grant **gg = &p->grants; *gg; gg = &(*gg)->next)
+		if (*gg == g) {
+			*gg = g->next;
+			break;
+		}
+	p->n_grants--;
+	t->n_grants--;
+	free(g);
+	if (p->n_grants == 0)
+		unlink_process(t, p);
+}
+
+void grant_table_remove(GrantTable *t, Grant *g)
+{
+	unlink_grant(t, g);
+	table_changed(t);
+}
+
+static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	GrantProcess *p = userdata;
+
+	/* Readable pidfd: the process exited, its threads with it. */
+	grant_table_remove_process(p->table, p);
+	return 0;
+}
+
+int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
+		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec, Grant **ret)
+{
+	_cleanup_close_ int fd = pidfd;
+	GrantProcess *p;
+	Grant *g = NULL;
+	int r;
+
+	p = grant_table_find_process(t, pid);
+	if (p && (p->start_time != pid_start || p->uid != uid)) {
+		/* The pid was reused since: the old grants are stale. */
+		unlink_process(t, p);
+		p = NULL;
+	}
+
+	if (!p) {
+		if (fd < 0)
+			return -EBADF;
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->table = t;
+		p->pid = pid;
+		p->start_time = pid_start;
+		p->uid = uid;
+		p->pidfd = TAKE_FD(fd);
+		if (t->event) {
+			r = sd_event_add_io(t->event, &p->exit_source, p->pidfd, EPOLLIN, on_pidfd, p);
+			if (r < 0) {
+				process_free(p);
+				return r;
+			}
+		}
+		p->next = t->processes;
+		t->processes = p;
+		t->n_processes++;
+	} else {
+		for (g = p->grants; g; g = g->next)
+			if (g->tid == tid)
+				break;
+		/* A reused tid in the same process: the stale grant is replaced in place. */
+		if (g)
+			g->start_time = tid_start;
+	}
+
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g) {
+			if (p->n_grants == 0)
+				unlink_process(t, p);
+			return -ENOMEM;
+		}
+		g->process = p;
+		g->tid = tid;
+		g->start_time = tid_start;
+		g->next = p->grants;
+		p->grants = g;
+		p->n_grants++;
+		t->n_grants++;
+	}
+	g->kind = kind;
+	g->value = value;
+	g->since_usec = since_usec;
+
+	table_changed(t);
+	if (ret)
+		*ret = g;
+	return 0;
+}
+
+unsigned grant_table_prune(GrantTable *t, uid_t uid)
+{
+	unsigned n = 0;
+
+	GRANT_TABLE_FOREACH(p, g, t)
+	{
+		uint64_t st;
+
+		if (uid != (uid_t)-1 && p->uid != uid)
+			break;
+		if (proc_get_start_time(t->proc, p->pid, g->tid, &st) >= 0 && st == g->start_time)
+			continue;
+		unlink_grant(t, g);
+		n++;
+	}
+	if (n > 0)
+		table_changed(t);
+	return n;
+}
+
+void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes, unsigned *ret_threads)
+{
+	unsigned np = 0, nt = 0;
+
+	for (GrantProcess *p = t->processes; p; p = p->next)
+		if (p->uid == uid) {
+			np++;
+			nt += p->n_grants;
+		}
+	*ret_processes = np;
+	*ret_threads = nt;
+}
+
+unsigned grant_table_n_users(GrantTable *t)
+{
+	unsigned n = 0;
+
+	for (GrantProcess *p = t->processes; p; p = p->next) {
+		bool seen = false;
+
+		for (GrantProcess *q = t->processes; q != p; q = q->next)
+			if (q->uid == p->uid) {
+				seen = true;
+				break;
+			}
+		if (!seen)
+			n++;
+	}
+	return n;
+}

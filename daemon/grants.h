@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The grant table: every thread that realtimed made realtime or raised the
+ * nice level of, keyed by (pid, tid, start time), grouped by process. Each
+ * process is pinned by a pidfd; when it becomes readable (the process
+ * exited) its grants go. Linux 6.1 has no pidfd for a non-leader thread
+ * (PIDFD_THREAD came in 6.9), so a thread that exits while its process lives
+ * is found by revalidation (start time) before every count, listing or
+ * save: a dead thread never counts against a limit nor shows up, and
+ * nothing polls.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "sched-util.h"
+
+typedef struct GrantTable GrantTable;
+typedef struct GrantProcess GrantProcess;
+typedef struct Grant Grant;
+
+struct Grant {
+	GrantProcess *process;
+	pid_t tid;
+	uint64_t start_time;
+	GrantKind kind;
+	int value;           /* priority, or nice level */
+	uint64_t since_usec; /* CLOCK_REALTIME */
+	Grant *next;
+};
+
+struct GrantProcess {
+	GrantTable *table;
+	pid_t pid;
+	uint64_t start_time;
+	uid_t uid;
+	int pidfd;
+	sd_event_source *exit_source;
+	Grant *grants;
+	unsigned n_grants;
+	GrantProcess *next;
+};
+
+/* Called after the table changed (grant added, removed, process exited). */
+typedef void (*grant_table_changed_t)(GrantTable *t, void *userdata);
+
+struct GrantTable {
+	sd_event *event; /* NULL: no exit watches (unit tests) */
+	char *proc;
+	GrantProcess *processes;
+	unsigned n_processes;
+	unsigned n_grants;
+	grant_table_changed_t changed;
+	void *userdata;
+};
+
+int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
+		    void *userdata, GrantTable **ret);
+GrantTable *grant_table_free(GrantTable *t);
+
+GrantProcess *grant_table_find_process(GrantTable *t, pid_t pid);
+Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
+
+/* Adds or updates the grant of (pid, tid). pidfd is taken over (closed on
+ * failure too) if the process is new to the table, else closed. A process
+ * or thread of the same id but another start time is replaced. */
+int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
+		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec, Grant **ret);
+
+void grant_table_remove(GrantTable *t, Grant *g);
+void grant_table_remove_process(GrantTable *t, GrantProcess *p);
+
+/* Drops grants whose thread is gone or was reused (start time differs).
+ * uid == (uid_t)-1: all users. Returns how many were dropped. */
+unsigned grant_table_prune(GrantTable *t, uid_t uid);
+
+/* How many processes and threads uid holds grants for. */
+void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes, unsigned *ret_threads);
+/* How many distinct users hold grants. */
+unsigned grant_table_n_users(GrantTable *t);
+
+#define GRANT_TABLE_FOREACH(p, g, t)                                                               \
+	for (GrantProcess *p = (t)->processes, *p##_next_ = p ? p->next : NULL; p;                 \
+	     p = p##_next_, p##_next_ = p ? p->next : NULL)                                         \
+		for (Grant *g = p->grants, *g##_next_ = g ? g->next : NULL; g;                     \
+		     g = g##_next_, g##_next_ = g ? g->next : NULL)

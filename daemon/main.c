@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * realtimed: start-up, the event loop, reload, and the demotions that touch
+ * several parts (reset, policy reload, canary). See realtimed(8).
+ *
+ * Start: parse the command line, load the policy, drop capabilities, connect
+ * to the system bus, serve the objects, own the names, adopt the grants left
+ * by an earlier instance, apply [IRQ] rules, tell systemd READY=1. Then
+ * everything happens in the sd-event loop on this one thread; only the
+ * canary watchdog has threads of its own.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+
+#include "bus-object.h"
+#include "bus.h"
+#include "canary.h"
+#include "caps.h"
+#include "config.h"
+#include "irq.h"
+#include "log.h"
+#include "polkit.h"
+#include "proc.h"
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	_cleanup_free_ char *error = NULL;
+
+	(void)daemon_reload(userdata, &error);
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	Daemon *d = userdata;
+
+	sd_notify(false, "STOPPING=1");
+	log_debug("Exiting on signal %u; grants stay and are adopted on restart", si->ssi_signo);
+	return sd_event_exit(d->event, 0);
+}
+
+static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *userdata)
+{
+	Daemon *d = userdata;
+
+	if (dbus_message_is_signal(m, DBUS_INTERFACE_LOCAL, "Disconnected")) {
+		log_error("Lost the connection to the system bus; exiting (grants are adopted on restart)");
+		sd_event_exit(d->event, 1);
+		return DBUS_HANDLER_RESULT_HANDLED;
+	}
+	if (d->polkit)
+		return polkit_filter(d->polkit, m);
+	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+}
+
+static int daemon_connect(Daemon *d)
+{
+	DBusError error;
+	int r;
+
+	dbus_error_init(&error);
+	d->bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error);
+	if (!d->bus) {
+		log_error("Failed to connect to the system bus: %s", error.message);
+		dbus_error_free(&error);
+		return -ECONNREFUSED;
+	}
+	dbus_connection_set_exit_on_disconnect(d->bus, FALSE);
+	r = bus_attach_event(d->bus, d->event, &d->bus_dispatch_source);
+	if (r < 0)
+		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
+		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
+	r = polkit_new(d->bus, &d->polkit);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up polkit: %m");
+	r = bus_native_register(d);
+	if (r < 0)
+		return log_error_errno(r, "Failed to register %s: %m", NATIVE_PATH);
+
+	r = dbus_bus_request_name(d->bus, NATIVE_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
+	if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+		log_error("Failed to own %s: %s (is another realtimed running? does the D-Bus policy "
+			  "org.realtimed.Realtime1.conf let root own it?)",
+			  NATIVE_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
+		dbus_error_free(&error);
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static int daemon_setup(Daemon *d)
+{
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		return log_error_errno(r, "Failed to create the event loop: %m");
+	if (sd_event_add_signal(d->event, NULL, SIGHUP, on_sighup, d) < 0 ||
+	    sd_event_add_signal(d->event, NULL, SIGTERM, on_sigterm, d) < 0 ||
+	    sd_event_add_signal(d->event, NULL, SIGINT, on_sigterm, d) < 0)
+		return log_error_errno(ENOMEM, "Failed to watch signals: %m");
+	(void)sd_event_set_watchdog(d->event, true);
+
+	r = daemon_policy_load(d, true, NULL);
+	if (r < 0)
+		return r;
+
+	if (d->args.drop_caps && !getenv("INVOCATION_ID")) {
+		r = caps_drop_to_needed();
+		if (r < 0)
+			return r;
+	}
+
+	if (mkdir(d->args.state_dir, 0755) < 0 && errno != EEXIST)
+		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
+				  d->args.state_dir);
+
+	r = grant_table_new(d->event, "/proc", daemon_grants_changed, d, &d->grants);
+	if (r < 0)
+		return log_error_errno(r, "Failed to create the grant table: %m");
+	r = canary_new(d->event, "/proc", daemon_canary_fired, d, &d->canary);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the canary watchdog: %m");
+
+	r = daemon_connect(d);
+	if (r < 0)
+		return r;
+	(void)daemon_state_adopt(d);
+	daemon_apply_settings(d);
+	return 0;
+}
+
+static void daemon_done(Daemon *d)
+{
+	if (d->save_source && sd_event_source_get_enabled(d->save_source, NULL) > 0)
+		(void)daemon_state_save(d);
+	d->canary = canary_free(d->canary);
+	/* The table is kept on disk; the threads keep their grants for the next start. */
+	d->grants = grant_table_free(d->grants);
+	d->save_source = sd_event_source_disable_unref(d->save_source);
+	if (d->bus) {
+		dbus_connection_close(d->bus);
+		dbus_connection_unref(d->bus);
+	}
+	d->bus_dispatch_source = sd_event_source_disable_unref(d->bus_dispatch_source);
+	d->polkit = polkit_free(d->polkit);
+	bus_forget_creds(d, NULL);
+	free(d->rates);
+	d->policy = policy_free(d->policy);
+	d->event = sd_event_unref(d->event);
+}
+
+int main(int argc, char *argv[])
+{
+	Daemon d = {};
+	int r;
+
+	r = args_parse(argc, argv, &d.args, stdout, stderr);
+	if (r <= 0)
+		return r < 0 ? 2 : 0;
+	log_setup(d.args.debug, d.args.debug || !sd_booted() || getenv("REALTIMED_LOG_STDERR"));
+
+	r = daemon_setup(&d);
+	if (r < 0) {
+		daemon_done(&d);
+		return 1;
+	}
+	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s%s, supervising %u threads",
+	       PACKAGE_VERSION, NATIVE_NAME, d.rtkit_served ? " and " RTKIT_NAME : "", d.grants->n_grants);
+	sd_notifyf(false, "READY=1\nSTATUS=Supervising %u threads", d.grants->n_grants);
+
+	r = sd_event_loop(d.event);
+	daemon_done(&d);
+	return r < 0 ? 1 : r;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pidfd system calls (glibc 2.36 has no wrappers for them yet). */
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+/* A pidfd is always close-on-exec. */
+static inline int pidfd_open_cloexec(pid_t pid)
+{
+	return RET_NERRNO(syscall(SYS_pidfd_open, pid, 0));
+}
+
+/* 0 while the process lives, -ESRCH once it exited. */
+static inline int pidfd_alive(int pidfd)
+{
+	return RET_NERRNO(syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0));
+}

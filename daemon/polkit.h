@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Asynchronous polkit checks (org.freedesktop.PolicyKit1.Authority.
+ * CheckAuthorization, subject unix-process pid + start time + uid, no user
+ * interaction). The request waits; other clients are served meanwhile.
+ *
+ * Caching: a "yes" is reused for the same process (pid and start time), uid
+ * and action for POLKIT_CACHE_USEC; a "no" is never cached, so a user whose
+ * session becomes active is let in at once. A cached "yes" ends early when
+ * polkitd emits Authority.Changed (rules or authorizations changed), when
+ * the policy is reloaded, and when the process exits (its start time no
+ * longer matches). At most POLKIT_PENDING_MAX checks wait at a time.
+ */
+#pragma once
+
+#include <dbus/dbus.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define POLKIT_CACHE_USEC (10ULL * 1000000ULL)
+#define POLKIT_CACHE_SIZE 128
+#define POLKIT_PENDING_MAX 256
+
+typedef struct Polkit Polkit;
+
+/* r: 1 authorized, 0 not authorized, < 0 polkit failed (-EHOSTUNREACH: not running). */
+typedef void (*polkit_callback_t)(int r, void *userdata);
+
+int polkit_new(DBusConnection *bus, Polkit **ret);
+Polkit *polkit_free(Polkit *pk);
+void polkit_flush(Polkit *pk);
+/* Lets the Polkit see signals (Authority.Changed). */
+DBusHandlerResult polkit_filter(Polkit *pk, DBusMessage *m);
+
+/* Returns 1 when answered from the cache (callback not called), 0 when the
+ * callback will be called (exactly once, unless the daemon exits; then
+ * free_userdata runs), -errno when the check could not be started
+ * (-EBUSY: too many pending). */
+int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,
+		 polkit_callback_t cb, void *userdata, void (*free_userdata)(void *));

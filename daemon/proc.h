@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Readers of /proc: a thread's start time (stat field 22, the guard against
+ * pid reuse), its owner, its comm, whether a tid belongs to a pid, a
+ * process's limits. The parsers take strings so the unit tests need no
+ * /proc; the readers take a proc root ("/proc" normally) for the same reason.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Field 22 (starttime, clock ticks since boot) of a stat line. The comm in
+ * parentheses may hold spaces and ')'; the last ')' ends it. */
+int proc_parse_stat_start_time(const char *line, uint64_t *ret);
+/* Real and effective uid from the "Uid:" line of a status file. */
+int proc_parse_status_uid(const char *text, uid_t *ret_ruid, uid_t *ret_euid);
+/* Soft and hard limit of the line starting with name ("Max realtime timeout")
+ * in a limits file; "unlimited" is UINT64_MAX. */
+int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard);
+
+/* tid == 0 reads the process itself (/proc/PID/stat), else /proc/PID/task/TID/stat.
+ * -ESRCH when the process or thread is gone. */
+int proc_get_start_time(const char *proc, pid_t pid, pid_t tid, uint64_t *ret);
+int proc_get_uid(const char *proc, pid_t pid, uid_t *ret_ruid, uid_t *ret_euid);
+/* comm of a thread (tid == 0: of the process), newline stripped. */
+int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size);
+/* 0 if tid is a thread of pid, -ESRCH otherwise. */
+int proc_thread_of(const char *proc, pid_t pid, pid_t tid);
+int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
+		   uint64_t *ret_hard);
+/* Reads a small file whole into buf, NUL-terminated. */
+int proc_read_file(const char *path, char *buf, size_t size);

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Fixed-window rate limiter; see ratelimit.h. */
+#include "ratelimit.h"
+
+bool ratelimit_below(RateLimit *rl, uint64_t now_usec)
+{
+	if (rl->interval_usec == 0 || rl->burst == 0)
+		return true;
+
+	if (rl->begin_usec == 0 || now_usec < rl->begin_usec ||
+	    now_usec - rl->begin_usec >= rl->interval_usec) {
+		rl->begin_usec = now_usec ? now_usec : 1;
+		rl->n = 0;
+	}
+
+	if (rl->n >= rl->burst)
+		return false;
+	rl->n++;
+	return true;
+}
+
+bool ratelimit_idle(const RateLimit *rl, uint64_t now_usec)
+{
+	return rl->begin_usec == 0 || now_usec < rl->begin_usec ||
+	       now_usec - rl->begin_usec >= rl->interval_usec;
+}

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The checks before a grant, in order, and the grant itself; see request.h.
+ * Every refusal names the reason and, where policy decided, the limit and
+ * the file:line that set it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "bus.h"
+#include "log.h"
+#include "pidfd.h"
+#include "polkit.h"
+#include "proc.h"
+#include "request.h"
+
+static const char *const native_errors[_ERR_MAX] = {
+	[ERR_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
+	[ERR_POLICY_DENIED] = NATIVE_ERROR "PolicyDenied",
+	[ERR_NO_SUCH_PROCESS] = NATIVE_ERROR "NoSuchProcess",
+	[ERR_INVALID_ARGS] = NATIVE_ERROR "InvalidArgs",
+	[ERR_LIMITS_EXCEEDED] = NATIVE_ERROR "LimitsExceeded",
+	[ERR_RATE_LIMITED] = NATIVE_ERROR "RateLimited",
+	[ERR_REFUSING] = NATIVE_ERROR "Refusing",
+	[ERR_FAILED] = NATIVE_ERROR "Failed",
+	[ERR_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
+};
+
+/* rtkit 0.13 answers AccessDenied for EPERM/EACCES/EBUSY, NoMemory, and
+ * Failed for the rest; its clients only tell those apart. */
+static const char *const rtkit_errors[_ERR_MAX] = {
+	[ERR_PERMISSION_DENIED] = DBUS_ERROR_ACCESS_DENIED,
+	[ERR_POLICY_DENIED] = DBUS_ERROR_ACCESS_DENIED,
+	[ERR_NO_SUCH_PROCESS] = DBUS_ERROR_FAILED,
+	[ERR_INVALID_ARGS] = DBUS_ERROR_INVALID_ARGS,
+	[ERR_LIMITS_EXCEEDED] = DBUS_ERROR_ACCESS_DENIED,
+	[ERR_RATE_LIMITED] = DBUS_ERROR_ACCESS_DENIED,
+	[ERR_REFUSING] = DBUS_ERROR_ACCESS_DENIED,
+	[ERR_FAILED] = DBUS_ERROR_FAILED,
+	[ERR_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
+};
+
+const char *request_error_name(RequestError e, BusFlavour f)
+{
+	if (e < 0 || e >= _ERR_MAX)
+		return DBUS_ERROR_FAILED;
+	return f == FLAVOUR_RTKIT ? rtkit_errors[e] : native_errors[e];
+}
+
+static void request_free(Request *r)
+{
+	if (!r)
+		return;
+	safe_close(r->pidfd);
+	if (r->msg)
+		dbus_message_unref(r->msg);
+	free(r);
+}
+
+static void request_free_void(void *p)
+{
+	request_free(p);
+}
+
+_printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *format, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(text, sizeof(text), format, ap);
+	va_end(ap);
+	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s", (unsigned)r->uid,
+	       (int)r->caller_pid, text);
+	bus_reply_error(r->d->bus, r->msg, request_error_name(e, r->flavour), "%s", text);
+	request_free(r);
+}
+
+static const char *source_of(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
+{
+	if (!g->set[k] || !g->source[k].file)
+		snprintf(buf, size, "no policy file sets %s=", policy_key_to_string(k));
+	else
+		snprintf(buf, size, "%s:%u", g->source[k].file, g->source[k].line);
+	return buf;
+}
+
+/* The target exists, belongs to the caller, tid is its thread, and both are pinned. */
+static int request_pin(Request *r)
+{
+	uid_t ruid, euid;
+	int k;
+
+	if (r->pid_arg > INT_MAX || r->tid_arg > INT_MAX) {
+		request_fail(r, ERR_INVALID_ARGS, "pid %" PRIu64 " / tid %" PRIu64 " out of range",
+			     r->pid_arg, r->tid_arg);
+		return -EINVAL;
+	}
+	r->pid = r->pid_arg ? (pid_t)r->pid_arg : r->caller_pid;
+	r->tid = r->tid_arg ? (pid_t)r->tid_arg : r->pid;
+
+	r->pidfd = pidfd_open_cloexec(r->pid);
+	if (r->pidfd < 0) {
+		k = r->pidfd;
+		if (k == -EINVAL)
+			request_fail(r, ERR_NO_SUCH_PROCESS, "%d is not a process (a thread id?)", (int)r->pid);
+		else if (k == -ESRCH)
+			request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
+		else
+			request_fail(r, ERR_FAILED, "could not pin process %d: %s", (int)r->pid, strerror(-k));
+		return k;
+	}
+
+	k = proc_get_uid(r->d->grants->proc, r->pid, &ruid, &euid);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
+		return k;
+	}
+	if (r->uid != 0 && (ruid != r->uid || euid != r->uid)) {
+		request_fail(r, ERR_PERMISSION_DENIED, "process %d belongs to uid %u, not to the caller (uid %u)",
+			     (int)r->pid, (unsigned)ruid, (unsigned)r->uid);
+		return -EPERM;
+	}
+	r->owner = ruid;
+
+	if (proc_thread_of(r->d->grants->proc, r->pid, r->tid) < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d is not a thread of process %d", (int)r->tid,
+			     (int)r->pid);
+		return -ESRCH;
+	}
+	if (proc_get_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0 ||
+	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start) < 0 ||
+	    pidfd_alive(r->pidfd) < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/* Still the same process and thread as when pinned? */
+static int request_recheck(Request *r)
+{
+	uint64_t st;
+
+	if (pidfd_alive(r->pidfd) < 0 ||
+	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
+			     (int)r->pid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user)
+{
+	const PolicyGrant *g;
+	const char *user;
+	char src[300];
+	int k;
+
+	k = daemon_policy_eval(r->d, r->owner, &g, &user);
+	if (k < 0) {
+		if (k == -ESRCH)
+			request_fail(r, ERR_POLICY_DENIED, "uid %u is not a known user", (unsigned)r->owner);
+		else
+			request_fail(r, ERR_FAILED, "could not evaluate the policy for uid %u: %s",
+				     (unsigned)r->owner, strerror(-k));
+		return k;
+	}
+	*ret_grant = g;
+	*ret_user = user;
+
+	if (r->type == REQUEST_LIMITS)
+		return 0;
+
+	if (r->kind == GRANT_NICE) {
+		if (r->value < -20 || r->value > 19) {
+			request_fail(r, ERR_INVALID_ARGS, "nice level %d is out of range -20..19", r->value);
+			return -EINVAL;
+		}
+		if (!g->set[POLICY_KEY_NICE]) {
+			request_fail(r, ERR_POLICY_DENIED, "nice level %d is not allowed for user %s (%s)",
+				     r->value, user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
+			return -EPERM;
+		}
+		if (r->value < g->nice) {
+			request_fail(r, ERR_POLICY_DENIED, "nice level %d is below the limit %d for user %s (%s)",
+				     r->value, g->nice, user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
+			return -EPERM;
+		}
+		return 0;
+	}
+
+	if (r->compat_rt) {
+		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
+
+		if ((allowed & POLICY_SCHED_FIFO) && g->compat_policy == POLICY_SCHED_FIFO)
+			r->kind = GRANT_FIFO;
+		else if (allowed & POLICY_SCHED_RR)
+			r->kind = GRANT_RR;
+		else
+			r->kind = GRANT_FIFO;
+	}
+	if (r->value < 1 || r->value > 99) {
+		request_fail(r, ERR_INVALID_ARGS, "priority %d is out of range 1..99", r->value);
+		return -EINVAL;
+	}
+	if (!g->set[POLICY_KEY_REALTIME_PRIORITY] || g->realtime_priority <= 0) {
+		request_fail(r, ERR_POLICY_DENIED, "realtime scheduling is not allowed for user %s (%s)", user,
+			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
+		return -EPERM;
+	}
+	if (!g->set[POLICY_KEY_POLICIES] ||
+	    !(g->policies & (r->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR))) {
+		request_fail(r, ERR_POLICY_DENIED, "policy %s is not allowed for user %s (%s)",
+			     grant_kind_to_string(r->kind), user,
+			     source_of(g, POLICY_KEY_POLICIES, src, sizeof(src)));
+		return -EPERM;
+	}
+	if (r->value > g->realtime_priority) {
+		request_fail(r, ERR_POLICY_DENIED, "priority %d exceeds the limit %d for user %s (%s)",
+			     r->value, g->realtime_priority, user,
+			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int request_check_limits(Request *r, const char *user)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+	GrantTable *t = r->d->grants;
+	GrantProcess *p;
+	Grant *existing;
+	unsigned np, nt;
+
+	if (r->type == REQUEST_SCHED) {
+		grant_table_prune(t, r->owner);
+		p = grant_table_find_process(t, r->pid);
+		if (p && p->start_time != r->pid_start)
+			p = NULL;
+		existing = p ? grant_table_find(t, r->pid, r->tid) : NULL;
+		grant_table_count_user(t, r->owner, &np, &nt);
+
+		if (!existing) {
+			if (np == 0 && grant_table_n_users(t) >= pd->users_max) {
+				request_fail(r, ERR_LIMITS_EXCEEDED, "%u users hold grants already (UsersMax=%u)",
+					     grant_table_n_users(t), pd->users_max);
+				return -EUSERS;
+			}
+			if (!p && np >= pd->processes_per_user_max) {
+				request_fail(r, ERR_LIMITS_EXCEEDED,
+					     "user %s holds grants for %u processes already (ProcessesPerUserMax=%u)",
+					     user, np, pd->processes_per_user_max);
+				return -EUSERS;
+			}
+			if (nt >= pd->threads_per_user_max) {
+				request_fail(r, ERR_LIMITS_EXCEEDED,
+					     "user %s holds grants for %u threads already (ThreadsPerUserMax=%u)",
+					     user, nt, pd->threads_per_user_max);
+				return -EUSERS;
+			}
+		}
+	}
+
+	if (!daemon_user_ratelimit(r->d, r->uid)) {
+		request_fail(r, ERR_RATE_LIMITED,
+			     "too many requests from uid %u: at most %u per %" PRIu64
+			     " s (ActionsPerBurst=, BurstSec=)",
+			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static const char *request_polkit_action(const Request *r)
+{
+	if (r->type == REQUEST_LIMITS)
+		return "org.realtimed.acquire-limits";
+	if (r->flavour == FLAVOUR_RTKIT)
+		return r->kind == GRANT_NICE ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
+					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
+	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"
+				     : "org.realtimed.acquire-realtime";
+}
+
+/* RLIMIT_RTTIME of the target must be at most policy's RTTime; lowered
+ * here when the daemon may, refused otherwise (as rtkit does). */
+static int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
+{
+	uint64_t soft, hard, max = g->rttime_usec;
+	struct rlimit rl;
+	char src[300];
+	int k;
+
+	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
+		return 0;
+	k = proc_get_limit(r->d->grants->proc, r->pid, "Max realtime timeout", &soft, &hard);
+	if (k < 0) {
+		request_fail(r, ERR_FAILED, "could not read the limits of process %d: %s", (int)r->pid,
+			     strerror(-k));
+		return k;
+	}
+	if (hard <= max)
+		return 0;
+	rl.rlim_max = max;
+	rl.rlim_cur = soft < max ? soft : max;
+	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
+		return 0;
+	k = -errno;
+	if (hard == UINT64_MAX)
+		request_fail(r, ERR_POLICY_DENIED,
+			     "RLIMIT_RTTIME of process %d is unlimited, above the limit %" PRIu64
+			     " us for user %s (%s); set RLIMIT_RTTIME first",
+			     (int)r->pid, max, user, source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+	else
+		request_fail(r, ERR_POLICY_DENIED,
+			     "RLIMIT_RTTIME of process %d is %" PRIu64 " us, above the limit %" PRIu64
+			     " us for user %s (%s); set RLIMIT_RTTIME first",
+			     (int)r->pid, hard, max, user, source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+	return k;
+}
+
+static void request_finish_sched(Request *r, const PolicyGrant *g, const char *user)
+{
+	Grant *grant;
+	uint64_t st;
+	int k;
+
+	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
+		return;
+
+	k = sched_apply(r->tid, r->kind, r->value);
+	if (k < 0) {
+		request_fail(r, ERR_FAILED, "could not set %s %d on thread %d: %s",
+			     grant_kind_to_string(r->kind), r->value, (int)r->tid, strerror(-k));
+		return;
+	}
+	/* Verify again: the thread we set is still the one that was pinned,
+	 * and the kernel holds what we set. */
+	if (pidfd_alive(r->pidfd) < 0 ||
+	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
+		sched_reset(r->tid);
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited during the grant",
+			     (int)r->tid, (int)r->pid);
+		return;
+	}
+	if (sched_matches(r->tid, r->kind, r->value) <= 0) {
+		request_fail(r, ERR_FAILED, "thread %d does not hold %s %d after it was set",
+			     (int)r->tid, grant_kind_to_string(r->kind), r->value);
+		return;
+	}
+
+	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
+			    r->tid_start, r->kind, r->value, now_usec(CLOCK_REALTIME), &grant);
+	if (k < 0) {
+		sched_reset(r->tid);
+		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
+		return;
+	}
+	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
+	       grant_kind_to_string(r->kind), r->value, (int)r->tid, (int)r->pid, user);
+	bus_reply_empty(r->d->bus, r->msg);
+	request_free(r);
+}
+
+static const struct {
+	int resource;
+	const char *key;
+	const char *proc_name;
+} limit_table[] = {
+	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority" },
+	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory" },
+	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout" },
+	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority" },
+};
+
+static void request_finish_limits(Request *r, const PolicyGrant *g, const char *user)
+{
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusMessageIter it, dict;
+
+	reply = dbus_message_new_method_return(r->msg);
+	if (!reply)
+		goto oom;
+	dbus_message_iter_init_append(reply, &it);
+	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{st}", &dict))
+		goto oom;
+
+	for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
+		uint64_t want, soft, hard;
+		struct rlimit rl;
+		DBusMessageIter e;
+		int k;
+
+		if (policy_grant_rlimit(g, limit_table[i].resource, &want) < 0)
+			continue;
+		k = proc_get_limit(r->d->grants->proc, r->pid, limit_table[i].proc_name, &soft, &hard);
+		if (k < 0) {
+			dbus_message_iter_abandon_container(&it, &dict);
+			request_fail(r, ERR_NO_SUCH_PROCESS, "could not read the limits of process %d: %s",
+				     (int)r->pid, strerror(-k));
+			return;
+		}
+		/* Only ever raise: a limit already above policy stays. */
+		rl.rlim_cur = soft > want ? soft : want;
+		rl.rlim_max = hard > want ? hard : want;
+		if ((rl.rlim_cur != soft || rl.rlim_max != hard) &&
+		    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
+			k = -errno;
+			dbus_message_iter_abandon_container(&it, &dict);
+			request_fail(r, ERR_FAILED, "could not set %s of process %d to %" PRIu64 ": %s%s",
+				     limit_table[i].key, (int)r->pid, want, strerror(-k),
+				     k == -EPERM ? " (realtimed needs CAP_SYS_RESOURCE for this)" : "");
+			return;
+		}
+		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
+		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &limit_table[i].key) ||
+		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
+		    !dbus_message_iter_close_container(&dict, &e)) {
+			dbus_message_iter_abandon_container(&it, &dict);
+			goto oom;
+		}
+	}
+	if (!dbus_message_iter_close_container(&it, &dict))
+		goto oom;
+	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted the policy's limits to process %d (user %s)",
+	       (int)r->pid, user);
+	bus_send(r->d->bus, reply);
+	request_free(r);
+	return;
+oom:
+	request_fail(r, ERR_NO_MEMORY, "out of memory");
+}
+
+static void request_finish(Request *r)
+{
+	const PolicyGrant *g;
+	const char *user;
+
+	/* After polkit the world may have moved on: check the target and policy again. */
+	if (request_recheck(r) < 0 || request_check_policy(r, &g, &user) < 0)
+		return;
+	if (r->type == REQUEST_LIMITS)
+		request_finish_limits(r, g, user);
+	else
+		request_finish_sched(r, g, user);
+}
+
+static void on_polkit(int k, void *userdata)
+{
+	Request *r = userdata;
+	const PolicyGrant *g;
+	const char *user;
+
+	if (k > 0) {
+		request_finish(r);
+		return;
+	}
+	if (daemon_policy_eval(r->d, r->owner, &g, &user) < 0)
+		user = "?";
+	if (k == 0)
+		request_fail(r, ERR_PERMISSION_DENIED,
+			     "polkit did not authorize %s for user %s (no [User] or [Group] rule covers the user)",
+			     request_polkit_action(r), user);
+	else
+		request_fail(r, ERR_PERMISSION_DENIED,
+			     "polkit could not be asked (%s); only users a policy rule covers are served",
+			     strerror(-k));
+}
+
+void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavour, GrantKind kind,
+		   bool compat_rt, int value, uint64_t pid_arg, uint64_t tid_arg)
+{
+	const PolicyDaemon *pd = policy_daemon(d->policy);
+	const PolicyGrant *g;
+	const char *user;
+	Request *r;
+	int k;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "out of memory");
+		return;
+	}
+	*r = (Request){ .d = d, .msg = dbus_message_ref(m), .type = type, .flavour = flavour,
+			.kind = kind, .compat_rt = compat_rt, .value = value, .pid_arg = pid_arg,
+			.tid_arg = tid_arg, .pidfd = -EBADF };
+
+	k = bus_get_creds(d, m, &r->uid, &r->caller_pid);
+	if (k < 0) {
+		request_fail(r, ERR_FAILED, "could not get the caller's credentials from the bus: %s",
+			     strerror(-k));
+		return;
+	}
+	if (type == REQUEST_SCHED && d->refuse_until_usec > now_usec(CLOCK_MONOTONIC)) {
+		request_fail(r, ERR_REFUSING,
+			     "refusing grants for %" PRIu64
+			     " more seconds: the canary watchdog found the system starving (CanaryRefuseSec=)",
+			     (d->refuse_until_usec - now_usec(CLOCK_MONOTONIC)) / 1000000 + 1);
+		return;
+	}
+	if (request_pin(r) < 0 || request_check_policy(r, &g, &user) < 0 ||
+	    request_check_limits(r, user) < 0)
+		return;
+
+	if (r->owner != 0 && !g->covered && pd->polkit) {
+		k = polkit_check(d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
+				 on_polkit, r, request_free_void);
+		if (k == 0)
+			return; /* on_polkit() carries on */
+		if (k < 0) {
+			if (k == -EBUSY)
+				request_fail(r, ERR_RATE_LIMITED, "too many authorization checks are pending");
+			else
+				request_fail(r, ERR_FAILED, "could not ask polkit: %s", strerror(-k));
+			return;
+		}
+	}
+	request_finish(r);
+}
+
+int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg, pid_t *ret_pid,
+			  uid_t *ret_uid)
+{
+	uid_t uid, ruid, euid;
+	pid_t caller, pid;
+	int k;
+
+	k = bus_get_creds(d, m, &uid, &caller);
+	if (k < 0) {
+		bus_reply_error(d->bus, m, request_error_name(ERR_FAILED, f),
+				"could not get the caller's credentials from the bus: %s", strerror(-k));
+		return k;
+	}
+	if (pid_arg > INT_MAX) {
+		bus_reply_error(d->bus, m, request_error_name(ERR_INVALID_ARGS, f),
+				"pid %" PRIu64 " out of range", pid_arg);
+		return -EINVAL;
+	}
+	pid = pid_arg ? (pid_t)pid_arg : caller;
+	k = proc_get_uid(d->grants->proc, pid, &ruid, &euid);
+	if (k < 0) {
+		bus_reply_error(d->bus, m, request_error_name(ERR_NO_SUCH_PROCESS, f),
+				"process %d does not exist", (int)pid);
+		return k;
+	}
+	if (uid != 0 && (ruid != uid || euid != uid)) {
+		bus_reply_error(d->bus, m, request_error_name(ERR_PERMISSION_DENIED, f),
+				"process %d belongs to uid %u, not to the caller (uid %u)", (int)pid,
+				(unsigned)ruid, (unsigned)uid);
+		return -EPERM;
+	}
+	*ret_pid = pid;
+	*ret_uid = uid;
+	return 0;
+}
