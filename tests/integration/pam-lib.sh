@@ -184,6 +184,12 @@ expect_limit()
 	fi
 }
 
+# line_of FILE SECTION KEY: the line that sets KEY in [SECTION] of FILE.
+line_of()
+{
+	awk -v s="[$2]" -v k="$3=" '$0 == s { in_s = 1; next } /^\[/ { in_s = 0 } in_s && index($0, k) == 1 { print NR; exit }' "$1"
+}
+
 # open_result OUTPUT: pam_realtime's own answer, as the test stack's
 # pam_echo line reports it ("conv pam_realtime: PAM_IGNORE").
 open_result()

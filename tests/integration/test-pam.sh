@@ -44,11 +44,6 @@ RTTime=50ms
 Nice=10
 Capabilities=sys_nice
 EOF
-# The line that sets KEY in SECTION of FILE.
-line_of()
-{
-	awk -v s="[$2]" -v k="$3=" '$0 == s { in_s = 1; next } /^\[/ { in_s = 0 } in_s && index($0, k) == 1 { print NR; exit }' "$1"
-}
 
 # Anyone gets [Default] when polkit is not asked.
 POLICY_NOPOLKIT=$WORK/policy-nopolkit.conf
