@@ -17,16 +17,20 @@ typedef struct BusErrorInfo {
 static const BusErrorInfo bus_errors[] = {
 	/* realtimed's own errors (realtimed(8)) */
 	{ BUS_ERROR_PREFIX "PermissionDenied", CTL_EXIT_REFUSED,
-	  "You may only change threads of your own processes; run as root or ask an administrator." },
+	  "You may only change threads of your own processes; run as root or ask an "
+	  "administrator." },
 	{ BUS_ERROR_PREFIX "PolicyDenied", CTL_EXIT_REFUSED,
 	  "See what the policy allows you with 'realtimectl explain'." },
 	{ BUS_ERROR_PREFIX "NoSuchProcess", CTL_EXIT_NO_SUCH, NULL },
 	{ BUS_ERROR_PREFIX "InvalidArgs", CTL_EXIT_USAGE, NULL },
 	{ BUS_ERROR_PREFIX "LimitsExceeded", CTL_EXIT_REFUSED,
-	  "Reset grants you no longer need ('realtimectl status', 'realtimectl reset'), or raise the [Daemon] limits." },
-	{ BUS_ERROR_PREFIX "RateLimited", CTL_EXIT_REFUSED, "Too many requests; try again in a few seconds." },
+	  "Reset grants you no longer need ('realtimectl status', 'realtimectl reset'), or raise "
+	  "the [Daemon] limits." },
+	{ BUS_ERROR_PREFIX "RateLimited", CTL_EXIT_REFUSED,
+	  "Too many requests; try again in a few seconds." },
 	{ BUS_ERROR_PREFIX "Refusing", CTL_EXIT_REFUSED,
-	  "The canary watchdog demoted starving realtime threads recently; try again after CanaryRefuseSec." },
+	  "The canary watchdog demoted starving realtime threads recently; try again after "
+	  "CanaryRefuseSec." },
 	{ BUS_ERROR_PREFIX "Failed", CTL_EXIT_FAILED, NULL },
 
 	/* The bus, on realtimed's behalf */
@@ -37,7 +41,8 @@ static const BusErrorInfo bus_errors[] = {
 	{ "org.freedesktop.DBus.Error.Spawn.ChildExited", CTL_EXIT_UNREACHABLE,
 	  "realtimed failed to start: see 'journalctl -u realtimed'." },
 	{ "org.freedesktop.DBus.Error.Spawn.ServiceNotFound", CTL_EXIT_UNREACHABLE,
-	  "realtimed is not installed as a D-Bus service: reinstall it, or start it with 'systemctl start realtimed'." },
+	  "realtimed is not installed as a D-Bus service: reinstall it, or start it with "
+	  "'systemctl start realtimed'." },
 	{ "org.freedesktop.DBus.Error.NoReply", CTL_EXIT_UNREACHABLE,
 	  "realtimed did not answer in time: see 'journalctl -u realtimed'." },
 	{ "org.freedesktop.DBus.Error.Timeout", CTL_EXIT_UNREACHABLE,
@@ -51,12 +56,15 @@ static const BusErrorInfo bus_errors[] = {
 	{ "org.freedesktop.DBus.Error.Disconnected", CTL_EXIT_UNREACHABLE,
 	  "The system bus went away: check 'systemctl status dbus'." },
 	{ "org.freedesktop.DBus.Error.AccessDenied", CTL_EXIT_REFUSED,
-	  "The bus policy refused the call: is realtimed's D-Bus policy installed in /usr/share/dbus-1/system.d?" },
+	  "The bus policy refused the call: is realtimed's D-Bus policy installed in "
+	  "/usr/share/dbus-1/system.d?" },
 	{ "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", CTL_EXIT_REFUSED,
-	  "This needs an administrator: run it as root, or with a polkit agent running (pkttyagent)." },
+	  "This needs an administrator: run it as root, or with a polkit agent running "
+	  "(pkttyagent)." },
 	{ "org.freedesktop.DBus.Error.InvalidArgs", CTL_EXIT_USAGE, NULL },
 	{ "org.freedesktop.DBus.Error.UnknownMethod", CTL_EXIT_FAILED,
-	  "realtimed does not know this call: realtimectl and realtimed are of different versions." },
+	  "realtimed does not know this call: realtimectl and realtimed are of different "
+	  "versions." },
 	{ "org.freedesktop.DBus.Error.NoMemory", CTL_EXIT_FAILED, NULL },
 };
 

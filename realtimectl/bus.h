@@ -48,5 +48,3 @@ int bus_call(DBusConnection *c, const char *method, const char *what, bool inter
 
 /* 0 if reply has the signature, else CTL_EXIT_FAILED after saying so. */
 int bus_check_signature(DBusMessage *reply, const char *signature);
-
-

@@ -17,11 +17,11 @@
 /* Exit statuses, documented in realtimectl(1). */
 enum {
 	CTL_EXIT_OK = 0,
-	CTL_EXIT_REFUSED = 1,     /* policy errors, or the daemon/polkit said no */
-	CTL_EXIT_USAGE = 2,       /* bad command line or arguments */
+	CTL_EXIT_REFUSED = 1,	  /* policy errors, or the daemon/polkit said no */
+	CTL_EXIT_USAGE = 2,	  /* bad command line or arguments */
 	CTL_EXIT_UNREACHABLE = 3, /* realtimed or the system bus is not there */
-	CTL_EXIT_NO_SUCH = 4,     /* no such process, thread or user */
-	CTL_EXIT_FAILED = 5,      /* anything else: the kernel said no, I/O, memory */
+	CTL_EXIT_NO_SUCH = 4,	  /* no such process, thread or user */
+	CTL_EXIT_FAILED = 5,	  /* anything else: the kernel said no, I/O, memory */
 };
 
 typedef struct Ctl {
@@ -37,7 +37,7 @@ typedef struct Ctl {
 
 	/* grant / run */
 	const char *sched_policy; /* "fifo", "rr" or NULL */
-	int run_priority;         /* run --fifo/--rr PRIO; -1 when not given */
+	int run_priority;	  /* run --fifo/--rr PRIO; -1 when not given */
 	bool have_nice;
 	int nice;
 	bool limits;

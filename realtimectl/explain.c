@@ -70,7 +70,8 @@ static int add_row(Table *t, bool json, const char *key, const char *value, cons
 	int r;
 
 	if (file) {
-		r = line > 0 ? asprintf(&source, "%s:%u", file, line) : asprintf(&source, "%s", file);
+		r = line > 0 ? asprintf(&source, "%s:%u", file, line)
+			     : asprintf(&source, "%s", file);
 		if (r < 0)
 			return -ENOMEM;
 	}
@@ -108,11 +109,13 @@ static int explain_offline(Ctl *ctl, uid_t uid)
 
 	r = policy_eval_uid(p, uid, &g);
 	if (r == -ESRCH) {
-		fprintf(stderr, "No such user: uid %u is not in the user database.\n", (unsigned)uid);
+		fprintf(stderr, "No such user: uid %u is not in the user database.\n",
+			(unsigned)uid);
 		return CTL_EXIT_NO_SUCH;
 	}
 	if (r < 0) {
-		fprintf(stderr, "Failed to evaluate the policy for uid %u: %s\n", (unsigned)uid, strerror(-r));
+		fprintf(stderr, "Failed to evaluate the policy for uid %u: %s\n", (unsigned)uid,
+			strerror(-r));
 		return ctl_exit_from_errno(r);
 	}
 
@@ -144,14 +147,17 @@ static int explain_offline(Ctl *ctl, uid_t uid)
 		return CTL_EXIT_FAILED;
 	if (!ctl->json && ctl->legend) {
 		if (g.covered)
-			printf("\nA [User] or [Group] rule covers this user: realtimed decides by policy alone.\n");
+			printf("\nA [User] or [Group] rule covers this user: realtimed decides by "
+			       "policy alone.\n");
 		else if (policy_daemon(p)->polkit)
-			printf("\nNo [User] or [Group] rule covers this user: the [Default] values apply, "
-			       "and realtimed asks polkit first (Polkit=yes).\n");
+			printf("\nNo [User] or [Group] rule covers this user: the [Default] values "
+			       "apply, and realtimed asks polkit first (Polkit=yes).\n");
 		else
-			printf("\nNo [User] or [Group] rule covers this user: the [Default] values apply.\n");
+			printf("\nNo [User] or [Group] rule covers this user: the [Default] values "
+			       "apply.\n");
 		if (policy_n_errors(p) > 0)
-			printf("%zu rejected policy file(s) were left out (errors above).\n", policy_n_errors(p));
+			printf("%zu rejected policy file(s) were left out (errors above).\n",
+			       policy_n_errors(p));
 	}
 	return CTL_EXIT_OK;
 }
@@ -237,7 +243,8 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 		return ctl_oom();
 	for (size_t i = 0; i < n; i++) {
 		/* "" for both: no file sets the key. The daemon names no section. */
-		r = add_row(t, ctl->json, entries[i].key, isempty(entries[i].value) ? NULL : entries[i].value,
+		r = add_row(t, ctl->json, entries[i].key,
+			    isempty(entries[i].value) ? NULL : entries[i].value,
 			    isempty(entries[i].source) ? NULL : entries[i].source, 0, NULL);
 		if (r < 0)
 			return ctl_oom();
@@ -249,7 +256,9 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 
 unreachable:
 	if (r == CTL_EXIT_UNREACHABLE)
-		fprintf(stderr, "To evaluate the policy files without realtimed: realtimectl explain --offline%s%s\n",
+		fprintf(stderr,
+			"To evaluate the policy files without realtimed: realtimectl explain "
+			"--offline%s%s\n",
 			user ? " " : "", user ?: "");
 	return r;
 }
@@ -269,13 +278,15 @@ int verb_explain(Ctl *ctl, int argc, char **argv)
 			return CTL_EXIT_NO_SUCH;
 		}
 		if (r < 0)
-			return ctl_usage_error("invalid user '%s': give a user name or #uid.", argv[0]);
+			return ctl_usage_error("invalid user '%s': give a user name or #uid.",
+					       argv[0]);
 	}
 
 #ifdef HAVE_DBUS
 	if (!ctl->offline) {
 		if (ctl->have_paths || ctl->n_conf_files > 0)
-			return ctl_usage_error("the policy file options need --offline: realtimed reads its own files.");
+			return ctl_usage_error("the policy file options need --offline: realtimed "
+					       "reads its own files.");
 		return explain_online(ctl, uid, argc == 1 ? argv[0] : NULL);
 	}
 #endif

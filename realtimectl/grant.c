@@ -19,7 +19,8 @@ static int target_name(uint64_t pid, uint64_t tid, char **ret)
 	int r;
 
 	if (tid)
-		r = asprintf(ret, "thread %llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
+		r = asprintf(ret, "thread %llu/%llu", (unsigned long long)pid,
+			     (unsigned long long)tid);
 	else
 		r = asprintf(ret, "the main thread of process %llu", (unsigned long long)pid);
 	return r < 0 ? -ENOMEM : 0;
@@ -35,12 +36,14 @@ int verb_grant(Ctl *ctl, int argc, char **argv)
 
 	if (ctl->have_nice) {
 		if (ctl->sched_policy)
-			return ctl_usage_error("grant takes either --nice or a realtime priority, not both.");
+			return ctl_usage_error(
+				"grant takes either --nice or a realtime priority, not both.");
 		if (argc != 1)
 			return ctl_usage_error("usage: realtimectl grant --nice N PID[/TID]");
 	} else {
 		if (argc != 2)
-			return ctl_usage_error("usage: realtimectl grant [--fifo|--rr] PRIO PID[/TID]");
+			return ctl_usage_error(
+				"usage: realtimectl grant [--fifo|--rr] PRIO PID[/TID]");
 		if (parse_priority(argv[0], false, &priority) < 0)
 			return ctl_usage_error("invalid priority '%s': give 1..99.", argv[0]);
 		argv++;
@@ -59,8 +62,9 @@ int verb_grant(Ctl *ctl, int argc, char **argv)
 
 		if (asprintf(&what, "give %s nice level %d", target, ctl->nice) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64, &pid,
-			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
+		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64,
+			     &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
+			     DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 		if (ctl->json)
@@ -73,20 +77,20 @@ int verb_grant(Ctl *ctl, int argc, char **argv)
 		const char *policy = ctl->sched_policy ?: "rr";
 		dbus_uint32_t prio = (dbus_uint32_t)priority;
 
-		if (asprintf(&what, "make %s SCHED_%s %d", target, streq(policy, "fifo") ? "FIFO" : "RR",
-			     priority) < 0)
+		if (asprintf(&what, "make %s SCHED_%s %d", target,
+			     streq(policy, "fifo") ? "FIFO" : "RR", priority) < 0)
 			return ctl_oom();
 		r = bus_call(c, "MakeThreadRealtime", what, false, &reply, DBUS_TYPE_UINT64, &pid,
-			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &prio,
-			     DBUS_TYPE_INVALID);
+			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32,
+			     &prio, DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 		if (ctl->json)
 			printf("{\"pid\":%llu,\"tid\":%llu,\"policy\":\"%s\",\"priority\":%d}\n",
 			       (unsigned long long)pid, (unsigned long long)tid, policy, priority);
 		else if (ctl->legend)
-			printf("Made %s SCHED_%s %d.\n", target, streq(policy, "fifo") ? "FIFO" : "RR",
-			       priority);
+			printf("Made %s SCHED_%s %d.\n", target,
+			       streq(policy, "fifo") ? "FIFO" : "RR", priority);
 	}
 	return CTL_EXIT_OK;
 }

@@ -22,7 +22,7 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
 static const TableColumn columns_text[] = {
-	{ "IRQ", "irq" }, { "ACTION", "action" },     { "PID", "pid" },
+	{ "IRQ", "irq" },	{ "ACTION", "action" },	    { "PID", "pid" },
 	{ "POLICY", "policy" }, { "PRIORITY", "priority" }, { "RULE", "rule" },
 };
 static const TableColumn columns_json[] = {
@@ -102,7 +102,9 @@ static int irq_list_from_daemon(IrqList *ret)
 
 		t = &l.threads[l.n];
 		*t = (IrqThread){ .irq = irq, .pid = (pid_t)pid, .priority = priority };
-		t->policy = streq(policy, "fifo") ? SCHED_FIFO : streq(policy, "rr") ? SCHED_RR : SCHED_OTHER;
+		t->policy = sched_policy_from_string(policy);
+		if (t->policy < 0)
+			t->policy = SCHED_OTHER;
 		t->action = strdup(action);
 		if (!t->action) {
 			irq_list_done(&l);
@@ -130,8 +132,8 @@ static int add_rule_cells(Table *t, bool json, const PolicyIrqRule *rule)
 	if (asprintf(&source, "%s:%u", rule->source.file, rule->source.line) < 0)
 		return -ENOMEM;
 	if (json) {
-		if (table_add_string(t, rule->pattern) < 0 || table_add_int(t, rule->priority, NULL) < 0 ||
-		    table_add_string(t, source) < 0)
+		if (table_add_string(t, rule->pattern) < 0 ||
+		    table_add_int(t, rule->priority, NULL) < 0 || table_add_string(t, source) < 0)
 			return -ENOMEM;
 		return 0;
 	}
@@ -171,7 +173,8 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 		l.source = "/proc";
 		r = proc_irq_threads("/proc", &l.threads, &l.n);
 		if (r < 0) {
-			fprintf(stderr, "Failed to read the IRQ threads from /proc: %s\n", strerror(-r));
+			fprintf(stderr, "Failed to read the IRQ threads from /proc: %s\n",
+				strerror(-r));
 			return ctl_exit_from_errno(r);
 		}
 	}
@@ -179,7 +182,7 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 	/* The local policy's [IRQ] rules, to show what each thread should get. */
 	r = ctl_load_policy(ctl, false, &p);
 	if (r < 0) {
-		ret = ctl_oom();
+		ret = ctl_exit_from_errno(r);
 		goto finish;
 	}
 
@@ -209,12 +212,16 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 		}
 	if (!ctl->json && ctl->legend) {
 		if (l.n == 0)
-			printf("No IRQ threads: this kernel runs interrupt handlers in hard interrupt context.\n"
-			       "Boot with 'threadirqs' (or a PREEMPT_RT kernel) to get IRQ threads whose priority can be set.\n");
+			printf("No IRQ threads: this kernel runs interrupt handlers in hard "
+			       "interrupt context.\n"
+			       "Boot with 'threadirqs' (or a PREEMPT_RT kernel) to get IRQ threads "
+			       "whose priority can be set.\n");
 		else
-			printf("\n%zu IRQ thread%s (from %s).\n", l.n, l.n == 1 ? "" : "s", l.source);
+			printf("\n%zu IRQ thread%s (from %s).\n", l.n, l.n == 1 ? "" : "s",
+			       l.source);
 		if (policy_n_errors(p) > 0)
-			printf("%zu policy file(s) rejected, their [IRQ] rules left out: see 'realtimectl policy check'.\n",
+			printf("%zu policy file(s) rejected, their [IRQ] rules left out: see "
+			       "'realtimectl policy check'.\n",
 			       policy_n_errors(p));
 	}
 finish:

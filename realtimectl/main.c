@@ -34,19 +34,21 @@ enum {
 	ARG_LIMITS,
 };
 
-#define COMMON_OPTIONS                                                                             \
-	{ "help", no_argument, NULL, 'h' },                                                        \
-	{ "version", no_argument, NULL, ARG_VERSION },                                             \
-	{ "json", no_argument, NULL, ARG_JSON },                                                   \
-	{ "no-legend", no_argument, NULL, ARG_NO_LEGEND },                                         \
-	{ "offline", no_argument, NULL, ARG_OFFLINE },                                             \
-	{ "vendor-conf", required_argument, NULL, ARG_VENDOR_CONF },                               \
-	{ "admin-conf", required_argument, NULL, ARG_ADMIN_CONF },                                 \
-	{ "vendor-conf-dir", required_argument, NULL, ARG_VENDOR_CONF_DIR },                       \
-	{ "admin-conf-dir", required_argument, NULL, ARG_ADMIN_CONF_DIR },                         \
-	{ "conf", required_argument, NULL, ARG_CONF },                                             \
-	{ "nice", required_argument, NULL, ARG_NICE },                                             \
+/* clang-format off */
+#define COMMON_OPTIONS							\
+	{ "help", no_argument, NULL, 'h' },				\
+	{ "version", no_argument, NULL, ARG_VERSION },			\
+	{ "json", no_argument, NULL, ARG_JSON },			\
+	{ "no-legend", no_argument, NULL, ARG_NO_LEGEND },		\
+	{ "offline", no_argument, NULL, ARG_OFFLINE },			\
+	{ "vendor-conf", required_argument, NULL, ARG_VENDOR_CONF },	\
+	{ "admin-conf", required_argument, NULL, ARG_ADMIN_CONF },	\
+	{ "vendor-conf-dir", required_argument, NULL, ARG_VENDOR_CONF_DIR }, \
+	{ "admin-conf-dir", required_argument, NULL, ARG_ADMIN_CONF_DIR }, \
+	{ "conf", required_argument, NULL, ARG_CONF },			\
+	{ "nice", required_argument, NULL, ARG_NICE },			\
 	{ "limits", no_argument, NULL, ARG_LIMITS }
+/* clang-format on */
 
 /* grant: "--fifo PRIO PID" reads PRIO as the first positional argument. */
 static const struct option options_default[] = {
@@ -70,11 +72,18 @@ typedef struct Verb {
 	int (*run)(Ctl *ctl, int argc, char **argv);
 } Verb;
 
+/* clang-format off */
 static const Verb verbs[] = {
-	{ "policy", verb_policy }, { "explain", verb_explain }, { "status", verb_status },
-	{ "grant", verb_grant },   { "reset", verb_reset },     { "run", verb_run },
-	{ "reload", verb_reload }, { "irq", verb_irq },
+	{ "policy", verb_policy },
+	{ "explain", verb_explain },
+	{ "status", verb_status },
+	{ "grant", verb_grant },
+	{ "reset", verb_reset },
+	{ "run", verb_run },
+	{ "reload", verb_reload },
+	{ "irq", verb_irq },
 };
+/* clang-format on */
 
 static void help(void)
 {
@@ -115,7 +124,8 @@ static void help(void)
 	       "Exit status: 0 ok, 1 refused or policy errors, 2 usage, 3 realtimed or the\n"
 	       "system bus unreachable, 4 no such process/thread/user, 5 other failure.\n"
 	       "See realtimectl(1).\n",
-	       POLICY_VENDOR_FILE, POLICY_ADMIN_FILE, POLICY_VENDOR_DROPIN_DIR, POLICY_ADMIN_DROPIN_DIR);
+	       POLICY_VENDOR_FILE, POLICY_ADMIN_FILE, POLICY_VENDOR_DROPIN_DIR,
+	       POLICY_ADMIN_DROPIN_DIR);
 }
 
 int ctl_usage_error(const char *fmt, ...)
@@ -254,13 +264,15 @@ static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *o
 			if (optarg) {
 				r = parse_priority(optarg, false, &ctl->run_priority);
 				if (r < 0)
-					return ctl_usage_error("invalid priority '%s': give 1..99.", optarg);
+					return ctl_usage_error("invalid priority '%s': give 1..99.",
+							       optarg);
 			}
 			break;
 		case ARG_NICE:
 			r = parse_nice(optarg, &ctl->nice);
 			if (r < 0)
-				return ctl_usage_error("invalid nice level '%s': give -20..19.", optarg);
+				return ctl_usage_error("invalid nice level '%s': give -20..19.",
+						       optarg);
 			ctl->have_nice = true;
 			break;
 		case ARG_LIMITS:
@@ -293,9 +305,12 @@ static int check_verb_options(const Ctl *ctl, const char *verb)
 	if (ctl->offline && !streq(verb, "explain") && !streq(verb, "irq"))
 		return ctl_usage_error("--offline goes with explain and irq only.");
 	if ((ctl->have_paths || ctl->n_conf_files > 0) && !policy)
-		return ctl_usage_error("the policy file options go with policy check, explain and irq only.");
+		return ctl_usage_error(
+			"the policy file options go with policy check, explain and irq only.");
 	if (ctl->have_paths && ctl->n_conf_files > 0)
-		return ctl_usage_error("--conf reads exactly the given files; do not combine it with --vendor-conf, --admin-conf, --vendor-conf-dir or --admin-conf-dir.");
+		return ctl_usage_error(
+			"--conf reads exactly the given files; do not combine it with "
+			"--vendor-conf, --admin-conf, --vendor-conf-dir or --admin-conf-dir.");
 	return -1;
 }
 

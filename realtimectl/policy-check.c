@@ -47,7 +47,8 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 	/* FILEs and --conf add up: exactly those files, in order. */
 	if (argc > 0 || ctl->n_conf_files > 0) {
 		if (ctl->have_paths)
-			return ctl_usage_error("give either FILEs or the --*-conf* path options, not both.");
+			return ctl_usage_error(
+				"give either FILEs or the --*-conf* path options, not both.");
 		files = calloc(ctl->n_conf_files + (size_t)argc, sizeof(char *));
 		if (!files)
 			return ctl_oom();
@@ -72,13 +73,17 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 		for (size_t i = 0; i < policy_n_files(p); i++)
 			printf("%s: ok\n", policy_file(p, i));
 		if (policy_n_files(p) == 0 && policy_n_errors(p) == 0)
-			fprintf(stderr, "No policy files found (looked for %s, %s and drop-ins): realtimed grants nothing.\n",
+			fprintf(stderr,
+				"No policy files found (looked for %s, %s and drop-ins): realtimed "
+				"grants nothing.\n",
 				ctl->paths.vendor_file ?: POLICY_VENDOR_FILE,
 				ctl->paths.admin_file ?: POLICY_ADMIN_FILE);
 	}
 	if (policy_n_errors(p) > 0) {
 		if (!ctl->json)
-			fprintf(stderr, "%zu file(s) rejected: realtimed and pam_realtime ignore a rejected file whole.\n",
+			fprintf(stderr,
+				"%zu file(s) rejected: realtimed and pam_realtime ignore a "
+				"rejected file whole.\n",
 				policy_n_errors(p));
 		return CTL_EXIT_REFUSED;
 	}
@@ -91,5 +96,6 @@ int verb_policy(Ctl *ctl, int argc, char **argv)
 		return ctl_usage_error("'policy' needs a subcommand: policy check [FILE...].");
 	if (streq(argv[0], "check"))
 		return policy_check(ctl, argc - 1, argv + 1);
-	return ctl_usage_error("unknown subcommand 'policy %s': only 'policy check' exists.", argv[0]);
+	return ctl_usage_error("unknown subcommand 'policy %s': only 'policy check' exists.",
+			       argv[0]);
 }

@@ -44,7 +44,8 @@ const char *sched_policy_to_string(int policy)
 
 int sched_policy_from_string(const char *s)
 {
-	static const int policies[] = { SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_IDLE, 6 };
+	static const int policies[] = { SCHED_OTHER, SCHED_FIFO, SCHED_RR,
+					SCHED_BATCH, SCHED_IDLE, 6 };
 
 	for (size_t i = 0; i < ELEMENTSOF(policies); i++)
 		if (streq(s, sched_policy_to_string(policies[i])))
@@ -77,8 +78,8 @@ int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_
 
 /* Reads PROC/PID/stat: the name between the parentheses (it may itself
  * hold ')' so the last one counts), flags, rt_priority and policy. */
-static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size, unsigned *ret_flags,
-		     int *ret_priority, int *ret_policy)
+static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size,
+		     unsigned *ret_flags, int *ret_priority, int *ret_policy)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	char path[64], buf[2048], *open_paren, *close_paren, *p;
@@ -220,7 +221,8 @@ int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
 		int pid, name_start = 0, p;
 
 		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%u %d %15s %u %n", &irq, &pid, policy, &priority, &name_start) != 4 ||
+		if (sscanf(line, "%u %d %15s %u %n", &irq, &pid, policy, &priority, &name_start) !=
+			    4 ||
 		    name_start == 0 || !line[name_start] || pid <= 0 || priority > 99 ||
 		    (p = sched_policy_from_string(policy)) < 0) {
 			r = -EBADMSG;
@@ -276,12 +278,15 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || end == de->d_name || pid <= 0)
 			continue;
-		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &priority, &policy) < 0)
+		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &priority,
+			      &policy) < 0)
 			continue; /* gone meanwhile, or not ours to read */
 		if (!(flags & PF_KTHREAD) || irq_thread_name_parse(comm, &irq, &name) < 0)
 			continue;
 
-		IrqThread t = { .irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority };
+		IrqThread t = {
+			.irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority
+		};
 		t.action = find_action(dirfd(d), irq, name);
 		if (!t.action)
 			t.action = strdup(name);

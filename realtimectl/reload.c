@@ -24,7 +24,8 @@ int verb_reload(Ctl *ctl, int argc, char **argv)
 	r = bus_call(c, "Reload", "reload realtimed's policy", true, &reply, DBUS_TYPE_INVALID);
 	if (r > 0) {
 		if (r == CTL_EXIT_FAILED)
-			fprintf(stderr, "The policy in force is unchanged; check the files with 'realtimectl policy check'.\n");
+			fprintf(stderr, "The policy in force is unchanged; check the files with "
+					"'realtimectl policy check'.\n");
 		return r;
 	}
 	if (!ctl->json && ctl->legend)

@@ -35,7 +35,8 @@ int verb_reset(Ctl *ctl, int argc, char **argv)
 		r = bus_call(c, "ResetThread", what, false, &reply, DBUS_TYPE_UINT64, &pid,
 			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INVALID);
 	} else {
-		if (asprintf(&what, "reset the threads of process %llu", (unsigned long long)pid) < 0)
+		if (asprintf(&what, "reset the threads of process %llu", (unsigned long long)pid) <
+		    0)
 			return ctl_oom();
 		r = bus_call(c, "ResetProcess", what, false, &reply, DBUS_TYPE_UINT64, &pid,
 			     DBUS_TYPE_INVALID);

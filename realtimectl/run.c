@@ -30,8 +30,8 @@ static int request_grants(const Ctl *ctl)
 	if (ctl->limits) {
 		_cleanup_bus_message_ DBusMessage *reply = NULL;
 
-		r = bus_call(c, "GrantLimits", "get the policy's resource limits from realtimed", false,
-			     &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
+		r = bus_call(c, "GrantLimits", "get the policy's resource limits from realtimed",
+			     false, &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 		r = bus_check_signature(reply, "a{st}");
@@ -44,12 +44,12 @@ static int request_grants(const Ctl *ctl)
 		dbus_uint32_t prio = (dbus_uint32_t)ctl->run_priority;
 		const char *policy = ctl->sched_policy;
 
-		if (asprintf(&what, "get SCHED_%s %d from realtimed", streq(policy, "fifo") ? "FIFO" : "RR",
-			     ctl->run_priority) < 0)
+		if (asprintf(&what, "get SCHED_%s %d from realtimed",
+			     streq(policy, "fifo") ? "FIFO" : "RR", ctl->run_priority) < 0)
 			return ctl_oom();
 		r = bus_call(c, "MakeThreadRealtime", what, false, &reply, DBUS_TYPE_UINT64, &self,
-			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32,
-			     &prio, DBUS_TYPE_INVALID);
+			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_STRING, &policy,
+			     DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 	}
@@ -60,8 +60,9 @@ static int request_grants(const Ctl *ctl)
 
 		if (asprintf(&what, "get nice level %d from realtimed", ctl->nice) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64, &self,
-			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
+		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64,
+			     &self, DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_INT32, &nice,
+			     DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 	}
@@ -79,7 +80,8 @@ int verb_run(Ctl *ctl, int argc, char **argv)
 		argv++;
 	}
 	if (argc < 1)
-		return ctl_usage_error("usage: realtimectl run [--fifo PRIO|--rr PRIO] [--nice N] [--limits] [--] COMMAND [ARG...]");
+		return ctl_usage_error("usage: realtimectl run [--fifo PRIO|--rr PRIO] [--nice N] "
+				       "[--limits] [--] COMMAND [ARG...]");
 	if (c.json)
 		return ctl_usage_error("run prints nothing of its own; --json does not apply.");
 	if (!c.sched_policy && !c.have_nice)

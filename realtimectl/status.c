@@ -13,9 +13,8 @@
 #include "output.h"
 
 static const TableColumn columns[] = {
-	{ "PID", "pid" },	    { "TID", "tid" },	 { "COMMAND", "command" },
-	{ "USER", "user" },	    { "UID", "uid" },	 { "POLICY", "policy" },
-	{ "PRIORITY", "priority" }, { "SINCE", "since" },
+	{ "PID", "pid" }, { "TID", "tid" },	  { "COMMAND", "command" },   { "USER", "user" },
+	{ "UID", "uid" }, { "POLICY", "policy" }, { "PRIORITY", "priority" }, { "SINCE", "since" },
 };
 
 /* CLOCK_REALTIME microseconds as local "YYYY-MM-DD HH:MM:SS". */
@@ -24,7 +23,8 @@ static void format_since(uint64_t usec, char *buf, size_t size)
 	time_t sec = (time_t)(usec / 1000000);
 	struct tm tm;
 
-	if (usec == 0 || !localtime_r(&sec, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+	if (usec == 0 || !localtime_r(&sec, &tm) ||
+	    strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
 		snprintf(buf, size, "-");
 }
 
@@ -80,7 +80,8 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 
 		format_since(since, text, sizeof(text));
 		if (table_add_uint(t, pid, NULL) < 0 || table_add_uint(t, tid, NULL) < 0 ||
-		    table_add_string(t, command) < 0 || table_add_string(t, isempty(user) ? NULL : user) < 0 ||
+		    table_add_string(t, command) < 0 ||
+		    table_add_string(t, isempty(user) ? NULL : user) < 0 ||
 		    table_add_uint(t, uid, NULL) < 0 || table_add_string(t, kind) < 0 ||
 		    table_add_int(t, priority, NULL) < 0 || table_add_uint(t, since, text) < 0)
 			return ctl_oom();

@@ -31,7 +31,8 @@ START_TEST(test_exit_status)
 	ck_assert_int_eq(bus_error_exit_status(D("FileNotFound")), CTL_EXIT_UNREACHABLE);
 	ck_assert_int_eq(bus_error_exit_status(D("NoServer")), CTL_EXIT_UNREACHABLE);
 	ck_assert_int_eq(bus_error_exit_status(D("AccessDenied")), CTL_EXIT_REFUSED);
-	ck_assert_int_eq(bus_error_exit_status(D("InteractiveAuthorizationRequired")), CTL_EXIT_REFUSED);
+	ck_assert_int_eq(bus_error_exit_status(D("InteractiveAuthorizationRequired")),
+			 CTL_EXIT_REFUSED);
 	ck_assert_int_eq(bus_error_exit_status(D("InvalidArgs")), CTL_EXIT_USAGE);
 
 	/* Unknown names and NULL are failures, never success. */

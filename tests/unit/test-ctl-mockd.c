@@ -47,8 +47,9 @@ static uint32_t caller_pid(DBusConnection *c, DBusMessage *m)
 
 	dbus_error_init(&e);
 	/* libdbus has no direct call; ask the bus for the sender's pid. */
-	DBusMessage *q = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
-						      "org.freedesktop.DBus", "GetConnectionUnixProcessID");
+	DBusMessage *q =
+		dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus",
+					     "org.freedesktop.DBus", "GetConnectionUnixProcessID");
 	const char *sender = dbus_message_get_sender(m);
 	DBusMessage *r;
 	uint32_t v = 0;
@@ -70,13 +71,17 @@ static DBusMessage *error_for_pid(DBusMessage *m, uint64_t pid)
 {
 	switch (pid) {
 	case PID_NO_SUCH:
-		return dbus_message_new_error(m, ERR "NoSuchProcess", "process 999999 does not exist");
+		return dbus_message_new_error(m, ERR "NoSuchProcess",
+					      "process 999999 does not exist");
 	case PID_REFUSING:
-		return dbus_message_new_error(m, ERR "Refusing", "the canary demoted threads 10s ago; refusing for 50s");
+		return dbus_message_new_error(
+			m, ERR "Refusing", "the canary demoted threads 10s ago; refusing for 50s");
 	case PID_FAILED:
-		return dbus_message_new_error(m, ERR "Failed", "sched_setattr() failed: Operation not permitted");
+		return dbus_message_new_error(m, ERR "Failed",
+					      "sched_setattr() failed: Operation not permitted");
 	case PID_PERMISSION:
-		return dbus_message_new_error(m, ERR "PermissionDenied", "process 999996 belongs to another user");
+		return dbus_message_new_error(m, ERR "PermissionDenied",
+					      "process 999996 belongs to another user");
 	}
 	return NULL;
 }
@@ -103,15 +108,19 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 
 	if (strcmp(member, "MakeThreadRealtime") == 0) {
 		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-					   DBUS_TYPE_STRING, &s, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID))
+					   DBUS_TYPE_STRING, &s, DBUS_TYPE_UINT32, &u,
+					   DBUS_TYPE_INVALID))
 			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
-		fprintf(log_file, "MakeThreadRealtime caller=%u %" PRIu64 " %" PRIu64 " %s %u\n", caller,
-			(uint64_t)pid, (uint64_t)tid, s, u);
+		fprintf(log_file, "MakeThreadRealtime caller=%u %" PRIu64 " %" PRIu64 " %s %u\n",
+			caller, (uint64_t)pid, (uint64_t)tid, s, u);
 		if ((reply = error_for_pid(m, pid)))
 			return reply;
 		if (u > 90)
-			return dbus_message_new_error_printf(m, ERR "PolicyDenied",
-							     "priority %u exceeds the limit 90 for user mock (/etc/realtime/realtime.conf:14)", u);
+			return dbus_message_new_error_printf(
+				m, ERR "PolicyDenied",
+				"priority %u exceeds the limit 90 for user mock "
+				"(/etc/realtime/realtime.conf:14)",
+				u);
 		add_grant(pid ? pid : caller, tid ? tid : pid ? pid : caller, s, (int32_t)u);
 		return dbus_message_new_method_return(m);
 	}
@@ -119,8 +128,8 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 		if (!dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 					   DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID))
 			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
-		fprintf(log_file, "MakeThreadHighPriority caller=%u %" PRIu64 " %" PRIu64 " %d\n", caller,
-			(uint64_t)pid, (uint64_t)tid, i);
+		fprintf(log_file, "MakeThreadHighPriority caller=%u %" PRIu64 " %" PRIu64 " %d\n",
+			caller, (uint64_t)pid, (uint64_t)tid, i);
 		if ((reply = error_for_pid(m, pid)))
 			return reply;
 		add_grant(pid ? pid : caller, tid ? tid : pid ? pid : caller, "nice", i);
@@ -129,12 +138,13 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 	if (strcmp(member, "ResetThread") == 0 || strcmp(member, "ResetProcess") == 0) {
 		bool thread = strcmp(member, "ResetThread") == 0;
 
-		if (thread ? !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-						    DBUS_TYPE_INVALID)
-			   : !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID))
+		if (thread ? !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid,
+						    DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INVALID)
+			   : !dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid,
+						    DBUS_TYPE_INVALID))
 			return dbus_message_new_error(m, DBUS_ERROR_INVALID_ARGS, "bad arguments");
-		fprintf(log_file, "%s caller=%u %" PRIu64 " %" PRIu64 "\n", member, caller, (uint64_t)pid,
-			(uint64_t)tid);
+		fprintf(log_file, "%s caller=%u %" PRIu64 " %" PRIu64 "\n", member, caller,
+			(uint64_t)pid, (uint64_t)tid);
 		if ((reply = error_for_pid(m, pid)))
 			return reply;
 		for (size_t k = 0; k < n_grants;)
@@ -157,7 +167,8 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 			return reply;
 		target = pid ? (int)pid : (int)caller;
 		if (prlimit(target, RLIMIT_RTTIME, &rl, NULL) < 0)
-			return dbus_message_new_error_printf(m, ERR "Failed", "prlimit(%d) failed: %m", target);
+			return dbus_message_new_error_printf(m, ERR "Failed",
+							     "prlimit(%d) failed: %m", target);
 		reply = dbus_message_new_method_return(m);
 		dbus_message_iter_init_append(reply, &it);
 		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{st}", &arr);
@@ -202,9 +213,11 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr);
 		for (size_t k = 0; k < n_grants; k++) {
 			dbus_uint32_t uid = 4101;
-			const char *user = "rtaudio", *comm = "jackd \"rt\"", *kind = grants[k].kind;
+			const char *user = "rtaudio", *comm = "jackd \"rt\"",
+				   *kind = grants[k].kind;
 			dbus_int32_t prio = grants[k].priority;
-			dbus_uint64_t since = UINT64_C(1764716400000000); /* 2025-12-02 23:00:00 UTC */
+			dbus_uint64_t since =
+				UINT64_C(1764716400000000); /* 2025-12-02 23:00:00 UTC */
 
 			dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st);
 			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &grants[k].pid);
@@ -286,8 +299,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!dbus_connection_register_object_path(c, PATH, &vtable, NULL) ||
-	    dbus_bus_request_name(c, NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
-		fprintf(stderr, "test-ctl-mockd: cannot own %s: %s\n", NAME, e.message ? e.message : "taken");
+	    dbus_bus_request_name(c, NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) !=
+		    DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
+		fprintf(stderr, "test-ctl-mockd: cannot own %s: %s\n", NAME,
+			e.message ? e.message : "taken");
 		return 1;
 	}
 	/* Runs until the bus goes away (libdbus exits on disconnect) or SIGTERM. */

@@ -46,9 +46,11 @@ static void fake_task(int pid, const char *comm, unsigned flags, int rt_priority
 	snprintf(path, sizeof(path), "%s/%d/stat", root, pid);
 	f = fopen(path, "we");
 	ck_assert_ptr_nonnull(f);
-	/* 4 ppid .. 8 tpgid, 9 flags, 10..17, 18 priority, 19 nice, 20..39, 40 rt_priority, 41 policy */
-	fprintf(f, "%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d 0 1 0 5 0 0 "
-		   "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n",
+	/* 4 ppid .. 8 tpgid, 9 flags, 10..17, 18 priority, 19 nice, 20..39, 40 rt_priority, 41
+	 * policy */
+	fprintf(f,
+		"%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d 0 1 0 5 0 0 "
+		"18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n",
 		pid, comm, flags, -1 - rt_priority, rt_priority, policy);
 	fclose(f);
 }
@@ -198,12 +200,12 @@ START_TEST(test_kmod_listing)
 	irq_threads_free(t, n);
 
 	static const char *const bad[] = {
-		"16 300 fifo 90\n",         /* no name */
-		"16 300 fifo 90 \n",        /* empty name */
-		"16 300 sideways 90 x\n",   /* unknown policy */
-		"16 300 fifo 190 x\n",      /* priority out of range */
-		"16 -3 fifo 90 x\n",        /* bad pid */
-		"x 300 fifo 90 x\n",        /* bad irq */
+		"16 300 fifo 90\n",	  /* no name */
+		"16 300 fifo 90 \n",	  /* empty name */
+		"16 300 sideways 90 x\n", /* unknown policy */
+		"16 300 fifo 190 x\n",	  /* priority out of range */
+		"16 -3 fifo 90 x\n",	  /* bad pid */
+		"x 300 fifo 90 x\n",	  /* bad irq */
 		"16 300 fifo 90 ok\ngarbage\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -130,7 +130,8 @@ static void assert_json(const char *in, const char *want)
 {
 	char *s = json(in);
 
-	ck_assert_msg(strcmp(s, want) == 0, "json(\"%s\") = %s, want %s", in ? in : "(null)", s, want);
+	ck_assert_msg(strcmp(s, want) == 0, "json(\"%s\") = %s, want %s", in ? in : "(null)", s,
+		      want);
 	free(s);
 }
 
@@ -143,10 +144,11 @@ START_TEST(test_json_string)
 	assert_json("tab\there\nnl", "\"tab\\there\\nnl\"");
 	assert_json("\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"");
 	/* Valid UTF-8 passes through; broken bytes become U+FFFD. */
-	assert_json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb5", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb5\"");
+	assert_json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb5",
+		    "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb5\"");
 	assert_json("bad\xff", "\"bad\\ufffd\"");
 	assert_json("\xc3", "\"\\ufffd\"");
-	assert_json("\xc0\xaf", "\"\\ufffd\\ufffd\"");         /* overlong '/' */
+	assert_json("\xc0\xaf", "\"\\ufffd\\ufffd\"");		  /* overlong '/' */
 	assert_json("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* a surrogate */
 }
 END_TEST
