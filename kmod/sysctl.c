@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /proc/sys/security/realtime/: the 2004 module's sysctls any, gid and mlock
+ * (the same variables as the module parameters), range-checked so that a bad
+ * write is refused with EINVAL and changes nothing, and the read-only
+ * counters grants (capability grants made at exec) and missed (probe hits
+ * lost because too many execs were in flight).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/sysctl.h>
+
+#include "realtime.h"
+
+static int rt_sysctl_counter(struct ctl_table *table, int write, void *buffer,
+			     size_t *lenp, loff_t *ppos)
+{
+	unsigned long (*get)(void) = table->extra1;
+	unsigned long value = get();
+	struct ctl_table tmp = {
+		.procname = table->procname,
+		.data = &value,
+		.maxlen = sizeof(value),
+		.mode = table->mode,
+	};
+
+	if (write)
+		return -EPERM;
+	return proc_doulongvec_minmax(&tmp, write, buffer, lenp, ppos);
+}
+
+static unsigned long rt_missed(void)
+{
+	return rt_exec_missed() + rt_irq_missed();
+}
+
+static struct ctl_table rt_sysctl_table[] = {
+	{
+		.procname = "any",
+		.data = &rt_any,
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = &rt_bool_min,
+		.extra2 = &rt_bool_max,
+	},
+	{
+		.procname = "gid",
+		.data = &rt_gid,
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = &rt_gid_min,
+		.extra2 = &rt_gid_max,
+	},
+	{
+		.procname = "mlock",
+		.data = &rt_mlock,
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = &rt_bool_min,
+		.extra2 = &rt_bool_max,
+	},
+	{
+		.procname = "grants",
+		.mode = 0444,
+		.proc_handler = rt_sysctl_counter,
+		.extra1 = rt_exec_grants,
+	},
+	{
+		.procname = "missed",
+		.mode = 0444,
+		.proc_handler = rt_sysctl_counter,
+		.extra1 = rt_missed,
+	},
+	{ }
+};
+
+static struct ctl_table_header *rt_sysctl_header;
+
+int rt_sysctl_init(void)
+{
+	rt_sysctl_header = register_sysctl("security/realtime", rt_sysctl_table);
+	if (!rt_sysctl_header) {
+		pr_err("cannot register /proc/sys/security/realtime (out of memory, or the names are taken by another module)\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rt_sysctl_exit(void)
+{
+	unregister_sysctl_table(rt_sysctl_header);
+	rt_sysctl_header = NULL;
+}
