@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * daemon-bench: the load generator of bench/daemon-bench.sh, which runs it
+ * against rtkit-daemon and realtimed in turn on one private bus. It speaks
+ * only the RealtimeKit interface (org.freedesktop.RealtimeKit1), so the same
+ * client measures both daemons. Every grant goes to a helper thread that
+ * sleeps (blocked on a pipe), never to a thread that runs.
+ *
+ *   daemon-bench ping N            N Peer.Ping round trips: p50/p99 in us
+ *   daemon-bench grant N PRIO      N MakeThreadRealtimeWithPID round trips
+ *   daemon-bench rate CLIENTS SECS PRIO
+ *                                  CLIENTS processes granting for SECS seconds
+ *   daemon-bench burst N PRIO      N back-to-back grants: answered, granted,
+ *                                  refused (by error name), unanswered
+ *   daemon-bench hold N PRIO       N sleeping threads, each granted; then
+ *                                  waits for stdin to close
+ *
+ * Output: one line "key=value ..." per run, for the script to parse.
+ */
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
+#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t percentile(uint64_t *v, size_t n, unsigned p)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(n - 1) * p / 100];
+}
+
+/* A thread that only sleeps: the target of every grant. */
+struct sleeper {
+	pthread_t thread;
+	int pipe[2];
+	pid_t tid;
+};
+
+static void *sleeper_main(void *userdata)
+{
+	struct sleeper *s = userdata;
+	char c;
+
+	__atomic_store_n(&s->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	while (read(s->pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int sleeper_start(struct sleeper *s)
+{
+	if (pipe2(s->pipe, O_CLOEXEC) < 0)
+		return -errno;
+	if (pthread_create(&s->thread, NULL, sleeper_main, s) != 0)
+		return -EAGAIN;
+	while (__atomic_load_n(&s->tid, __ATOMIC_SEQ_CST) == 0)
+		usleep(100);
+	return 0;
+}
+
+static DBusConnection *bus_open(void)
+{
+	DBusConnection *bus;
+	DBusError err;
+	struct rlimit rl = { 200000, 200000 };
+
+	/* rtkit requires RLIMIT_RTTIME <= 200 ms; use it for both daemons */
+	(void)setrlimit(RLIMIT_RTTIME, &rl);
+	dbus_error_init(&err);
+	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
+	if (!bus) {
+		fprintf(stderr, "daemon-bench: cannot connect to the system bus: %s\n", err.message);
+		dbus_error_free(&err);
+		exit(2);
+	}
+	dbus_connection_set_exit_on_disconnect(bus, false);
+	return bus;
+}
+
+/* One call; returns 0 on a method return, 1 on an error reply (its name in
+ * ret_error), -ETIMEDOUT / -EIO when no answer came. */
+static int call(DBusConnection *bus, DBusMessage *m, int timeout_ms, char *ret_error, size_t size)
+{
+	DBusMessage *reply;
+	DBusError err;
+	int r;
+
+	dbus_error_init(&err);
+	reply = dbus_connection_send_with_reply_and_block(bus, m, timeout_ms, &err);
+	if (reply) {
+		dbus_message_unref(reply);
+		return 0;
+	}
+	if (streq_ptr(err.name, DBUS_ERROR_NO_REPLY) || streq_ptr(err.name, DBUS_ERROR_TIMEOUT) ||
+	    streq_ptr(err.name, DBUS_ERROR_DISCONNECTED))
+		r = streq_ptr(err.name, DBUS_ERROR_DISCONNECTED) ? -EIO : -ETIMEDOUT;
+	else
+		r = 1;
+	if (ret_error)
+		snprintf(ret_error, size, "%s", err.name ? err.name : "?");
+	dbus_error_free(&err);
+	return r;
+}
+
+static DBusMessage *new_ping(void)
+{
+	return dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, "org.freedesktop.DBus.Peer", "Ping");
+}
+
+static DBusMessage *new_grant(pid_t tid, unsigned prio)
+{
+	dbus_uint64_t p = (dbus_uint64_t)getpid(), t = (dbus_uint64_t)tid;
+	dbus_uint32_t pr = prio;
+	DBusMessage *m;
+
+	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadRealtimeWithPID");
+	if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_UINT32, &pr,
+					   DBUS_TYPE_INVALID)) {
+		dbus_message_unref(m);
+		m = NULL;
+	}
+	return m;
+}
+
+/* ping N / grant N PRIO: sequential round trips, p50 and p99 */
+static int cmd_latency(bool grant, long n, unsigned prio)
+{
+	_cleanup_free_ uint64_t *t = calloc((size_t)n, sizeof(uint64_t));
+	DBusConnection *bus = bus_open();
+	struct sleeper s = {};
+	long ok = 0, err = 0, lost = 0;
+	char errname[256] = "";
+
+	if (!t || sleeper_start(&s) < 0)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		DBusMessage *m = grant ? new_grant(s.tid, prio) : new_ping();
+		uint64_t a;
+		int r;
+
+		if (!m)
+			return 2;
+		a = now_usec();
+		r = call(bus, m, 5000, errname, sizeof(errname));
+		t[ok] = now_usec() - a;
+		dbus_message_unref(m);
+		if (r == 0)
+			ok++;
+		else if (r == 1)
+			err++;
+		else
+			lost++;
+	}
+	printf("%s n=%ld ok=%ld err=%ld lost=%ld p50_us=%" PRIu64 " p99_us=%" PRIu64 " last_error=%s\n",
+	       grant ? "grant" : "ping", n, ok, err, lost, percentile(t, (size_t)ok, 50), percentile(t, (size_t)ok, 99),
+	       errname[0] ? errname : "-");
+	return 0;
+}
+
+/* rate CLIENTS SECS PRIO: concurrent clients, grants per second */
+static int cmd_rate(int clients, int secs, unsigned prio)
+{
+	int fds[64][2];
+	long ok = 0, err = 0, lost = 0;
+
+	if (clients < 1 || clients > 64)
+		return 2;
+	for (int c = 0; c < clients; c++) {
+		pid_t pid;
+
+		if (pipe2(fds[c], O_CLOEXEC) < 0)
+			return 2;
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (pid == 0) {
+			DBusConnection *bus = bus_open();
+			struct sleeper s = {};
+			long o = 0, e = 0, l = 0;
+			uint64_t end;
+			char line[128];
+
+			if (sleeper_start(&s) < 0)
+				_exit(2);
+			end = now_usec() + (uint64_t)secs * 1000000u;
+			while (now_usec() < end) {
+				DBusMessage *m = new_grant(s.tid, prio);
+				int r;
+
+				if (!m)
+					_exit(2);
+				r = call(bus, m, 5000, NULL, 0);
+				dbus_message_unref(m);
+				if (r == 0)
+					o++;
+				else if (r == 1)
+					e++;
+				else
+					l++;
+			}
+			snprintf(line, sizeof(line), "%ld %ld %ld\n", o, e, l);
+			if (write(fds[c][1], line, strlen(line)) < 0)
+				_exit(2);
+			_exit(0);
+		}
+		close(fds[c][1]);
+	}
+	for (int c = 0; c < clients; c++) {
+		char line[128] = "";
+		long o = 0, e = 0, l = 0;
+		ssize_t k = read(fds[c][0], line, sizeof(line) - 1);
+
+		if (k > 0 && sscanf(line, "%ld %ld %ld", &o, &e, &l) == 3) {
+			ok += o;
+			err += e;
+			lost += l;
+		}
+		close(fds[c][0]);
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("rate clients=%d secs=%d ok=%ld err=%ld lost=%ld grants_per_s=%.0f\n", clients, secs, ok, err, lost,
+	       (double)ok / secs);
+	return 0;
+}
+
+/* burst N PRIO: back to back, count what was answered and how */
+static int cmd_burst(long n, unsigned prio, int max_secs)
+{
+	DBusConnection *bus = bus_open();
+	struct sleeper s = {};
+	long ok = 0, err = 0, lost = 0, first_refusal = -1, first_lost = -1, i;
+	char errname[256] = "", first_err[256] = "";
+	uint64_t start = now_usec();
+	int consecutive_lost = 0;
+
+	if (sleeper_start(&s) < 0)
+		return 2;
+	for (i = 0; i < n; i++) {
+		DBusMessage *m = new_grant(s.tid, prio);
+		int r;
+
+		if (!m)
+			return 2;
+		r = call(bus, m, 2000, errname, sizeof(errname));
+		dbus_message_unref(m);
+		if (r == 0) {
+			ok++;
+			consecutive_lost = 0;
+		} else if (r == 1) {
+			err++;
+			consecutive_lost = 0;
+			if (first_refusal < 0) {
+				first_refusal = i;
+				snprintf(first_err, sizeof(first_err), "%s", errname);
+			}
+		} else {
+			lost++;
+			if (first_lost < 0)
+				first_lost = i;
+			/* a daemon that stopped answering: do not wait 2 s 100,000 times */
+			if (++consecutive_lost >= 5 || r == -EIO)
+				break;
+		}
+		if (max_secs > 0 && now_usec() - start > (uint64_t)max_secs * 1000000u)
+			break;
+	}
+	printf("burst n=%ld sent=%ld ok=%ld refused=%ld unanswered=%ld first_refusal_at=%ld first_refusal=%s "
+	       "first_unanswered_at=%ld secs=%.1f\n",
+	       n, i < n ? i + 1 : n, ok, err, lost, first_refusal, first_err[0] ? first_err : "-", first_lost,
+	       (double)(now_usec() - start) / 1e6);
+	return 0;
+}
+
+/* hold N PRIO: N granted sleeping threads, until stdin closes */
+static int cmd_hold(long n, unsigned prio)
+{
+	DBusConnection *bus = bus_open();
+	_cleanup_free_ struct sleeper *s = calloc((size_t)n, sizeof(*s));
+	long ok = 0;
+	char errname[256] = "", buf[16];
+
+	if (!s)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		DBusMessage *m;
+
+		if (sleeper_start(&s[i]) < 0)
+			return 2;
+		m = new_grant(s[i].tid, prio);
+		if (!m)
+			return 2;
+		if (call(bus, m, 5000, errname, sizeof(errname)) == 0)
+			ok++;
+		dbus_message_unref(m);
+	}
+	printf("hold n=%ld granted=%ld last_error=%s\n", n, ok, errname[0] ? errname : "-");
+	fflush(stdout);
+	while (read(STDIN_FILENO, buf, sizeof(buf)) > 0)
+		;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && streq(argv[1], "ping"))
+		return cmd_latency(false, atol(argv[2]), 0);
+	if (argc == 4 && streq(argv[1], "grant"))
+		return cmd_latency(true, atol(argv[2]), (unsigned)atoi(argv[3]));
+	if (argc == 5 && streq(argv[1], "rate"))
+		return cmd_rate(atoi(argv[2]), atoi(argv[3]), (unsigned)atoi(argv[4]));
+	if ((argc == 4 || argc == 5) && streq(argv[1], "burst"))
+		return cmd_burst(atol(argv[2]), (unsigned)atoi(argv[3]), argc == 5 ? atoi(argv[4]) : 0);
+	if (argc == 4 && streq(argv[1], "hold"))
+		return cmd_hold(atol(argv[2]), (unsigned)atoi(argv[3]));
+	fprintf(stderr, "usage: daemon-bench ping N | grant N PRIO | rate CLIENTS SECS PRIO | "
+			"burst N PRIO [MAXSECS] | hold N PRIO\n");
+	return 2;
+}
