@@ -40,6 +40,23 @@ static unsigned count_lines(const uint8_t *data, size_t size)
 	return size > 0 && data[size - 1] != '\n' ? n + 1 : n;
 }
 
+/* Does line n (1-based) of data contain word? Explain must point at the line
+ * that really sets a key, never at a neighbour. */
+static bool line_has(const uint8_t *data, size_t size, unsigned n, const char *word)
+{
+	size_t start = 0, end, l = strlen(word);
+
+	for (unsigned i = 1; i < n && start < size; start++)
+		if (data[start] == '\n')
+			i++;
+	for (end = start; end < size && data[end] != '\n'; end++)
+		;
+	for (size_t i = start; i + l <= end; i++)
+		if (memcmp(data + i, word, l) == 0)
+			return true;
+	return false;
+}
+
 static void check_value(const PolicyGrant *g, PolicyKey k)
 {
 	char buf[128];
@@ -76,7 +93,8 @@ static void check_value(const PolicyGrant *g, PolicyKey k)
 	}
 }
 
-static void check_grant(const PolicyGrant *g, const char *path, unsigned n_lines)
+static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *data, size_t size,
+			unsigned n_lines)
 {
 	static const int resources[] = { RLIMIT_RTPRIO, RLIMIT_NICE, RLIMIT_MEMLOCK, RLIMIT_RTTIME };
 	uint64_t v;
@@ -89,6 +107,7 @@ static void check_grant(const PolicyGrant *g, const char *path, unsigned n_lines
 		fuzz_assert(streq_ptr(g->source[k].file, path));
 		fuzz_assert(g->source[k].line >= 1 && g->source[k].line <= n_lines);
 		fuzz_assert(!isempty(g->source[k].section));
+		fuzz_assert(line_has(data, size, g->source[k].line, policy_key_to_string(k)));
 		check_value(g, k);
 	}
 	fuzz_assert(g->compat_policy == POLICY_SCHED_RR || g->compat_policy == POLICY_SCHED_FIFO);
@@ -149,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(r->pattern && r->priority >= 1 && r->priority <= 99);
 		fuzz_assert(streq(r->source.file, path));
 		fuzz_assert(r->source.line >= 1 && r->source.line <= n_lines);
+		fuzz_assert(line_has(data, size, r->source.line, r->pattern));
 	}
 	for (size_t i = 0; i < ELEMENTSOF(irq_names); i++)
 		(void)policy_irq_match(p, irq_names[i]);
@@ -156,11 +176,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* A few identities; numeric sections and names both come into play. */
 	fuzz_assert(policy_eval(p, "alice", 1000, gids, ELEMENTSOF(gids), &g) == 0);
-	check_grant(&g, path, n_lines);
+	check_grant(&g, path, data, size, n_lines);
 	fuzz_assert(policy_eval(p, "root", 0, gids, 1, &g) == 0);
-	check_grant(&g, path, n_lines);
+	check_grant(&g, path, data, size, n_lines);
 	fuzz_assert(policy_eval(p, NULL, 4242, NULL, 0, &g) == 0);
-	check_grant(&g, path, n_lines);
+	check_grant(&g, path, data, size, n_lines);
 
 	policy_free(p);
 	return 0;
