@@ -266,7 +266,7 @@ void bus_forget_creds(Daemon *d, const char *name)
 
 void bus_send(DBusConnection *c, DBusMessage *reply)
 {
-	if (reply && !dbus_message_get_no_reply(reply))
+	if (reply)
 		dbus_connection_send(c, reply, NULL);
 }
 

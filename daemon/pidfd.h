@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,8 +17,14 @@ static inline int pidfd_open_cloexec(pid_t pid)
 	return RET_NERRNO(syscall(SYS_pidfd_open, pid, 0));
 }
 
-/* 0 while the process lives, -ESRCH once it exited. */
+/* 0 while the process lives, -ESRCH once it exited. A pidfd turns readable
+ * when its process exits; unlike pidfd_send_signal(0) this needs no CAP_KILL. */
 static inline int pidfd_alive(int pidfd)
 {
-	return RET_NERRNO(syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0));
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int r = poll(&p, 1, 0);
+
+	if (r < 0)
+		return -errno;
+	return r > 0 ? -ESRCH : 0;
 }

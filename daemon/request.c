@@ -108,7 +108,8 @@ static int request_pin(Request *r)
 	r->pidfd = pidfd_open_cloexec(r->pid);
 	if (r->pidfd < 0) {
 		k = r->pidfd;
-		if (k == -EINVAL)
+		/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT. */
+		if (k == -EINVAL || k == -ENOENT)
 			request_fail(r, ERR_NO_SUCH_PROCESS, "%d is not a process (a thread id?)", (int)r->pid);
 		else if (k == -ESRCH)
 			request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
