@@ -76,7 +76,7 @@ idle()
 
 bench_client()
 {
-	as rtaudio "$CLIENT" "$@"
+	run_as rtaudio "$CLIENT" "$@"
 }
 
 # hold_100 DAEMON PID: 100 granted sleeping threads, idle figures, release
@@ -85,7 +85,7 @@ hold_100()
 	rm -f "$WORK/hold.in"
 	mkfifo "$WORK/hold.in"
 	chmod 666 "$WORK/hold.in"
-	as rtaudio "$CLIENT" hold 100 $PRIO <"$WORK/hold.in" >"$WORK/hold.out" 2>&1 &
+	as_bg rtaudio "$CLIENT" hold 100 $PRIO <"$WORK/hold.in" >"$WORK/hold.out" 2>&1
 	hp=$!
 	integ_track $hp
 	exec 7>"$WORK/hold.in"

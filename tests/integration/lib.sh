@@ -363,11 +363,20 @@ integ_stop_daemon()
 }
 
 # as USER COMMAND...: run COMMAND as a test user (uid, gid and groups of USER).
-as()
+run_as()
 {
 	_u=$1
 	shift
 	setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@"
+}
+
+# as_bg USER COMMAND...: the same in the background; $! is COMMAND's own pid
+# (setpriv execs it), not a subshell's.
+as_bg()
+{
+	_u=$1
+	shift
+	setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@" &
 }
 
 # native [--as USER] METHOD ARGS...: call the native interface with dbus-send;
@@ -382,7 +391,7 @@ native()
 	_m=$1
 	shift
 	if [ -n "$_as" ]; then
-		as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$NATIVE_NAME \
+		run_as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$NATIVE_NAME \
 			$NATIVE_PATH "$NATIVE_IFACE.$_m" "$@" 2>&1
 	else
 		dbus-send --system --print-reply --reply-timeout=20000 --dest=$NATIVE_NAME \
@@ -401,7 +410,7 @@ rtkit()
 	_m=$1
 	shift
 	if [ -n "$_as" ]; then
-		as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$RTKIT_NAME \
+		run_as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$RTKIT_NAME \
 			$RTKIT_PATH "$RTKIT_IFACE.$_m" "$@" 2>&1
 	else
 		dbus-send --system --print-reply --reply-timeout=20000 --dest=$RTKIT_NAME \
@@ -465,13 +474,14 @@ holder_start()
 	rm -f "$WORK/holder.in" "$WORK/holder.out"
 	mkfifo "$WORK/holder.in"
 	chmod 666 "$WORK/holder.in"
-	as "$1" "$RT_CLIENT" hold "$2" <"$WORK/holder.in" >"$WORK/holder.out" 2>&1 &
+	as_bg "$1" "$RT_CLIENT" hold "$2" <"$WORK/holder.in" >"$WORK/holder.out" 2>&1
 	HOLDER_PID=$!
 	integ_track $HOLDER_PID
 	exec 8>"$WORK/holder.in"
 	wait_for 5 grep -q '^threads' "$WORK/holder.out" || { cat "$WORK/holder.out"; fail "rt-client hold did not start"; return 1; }
 	HOLDER_TIDS=$(sed -n 's/^threads //p' "$WORK/holder.out")
-	# HOLDER_PID is setpriv's pid, which exec'ed rt-client: the same process
+	_p=$(sed -n 's/^pid //p' "$WORK/holder.out")
+	[ "$_p" = "$HOLDER_PID" ] || { fail "rt-client hold runs as pid $_p, not $HOLDER_PID"; return 1; }
 	return 0
 }
 

@@ -17,8 +17,8 @@ integ_setup
 	ok "rtplain is uid 4102, not in audio" || fail "rtplain: $(id rtplain 2>&1)"
 [ "$(id -u rtalice)" = 4103 ] && id -Gn rtalice | grep -qw audio &&
 	ok "rtalice is uid 4103 in group audio" || fail "rtalice: $(id rtalice 2>&1)"
-[ "$(as rtaudio id -u)" = 4101 ] && as rtaudio id -G | grep -qw 29 &&
-	ok "as rtaudio runs with uid 4101 and gid 29" || fail "as rtaudio: $(as rtaudio id 2>&1)"
+[ "$(run_as rtaudio id -u)" = 4101 ] && run_as rtaudio id -G | grep -qw 29 &&
+	ok "run_as rtaudio runs with uid 4101 and gid 29" || fail "run_as rtaudio: $(run_as rtaudio id 2>&1)"
 
 name_has_owner org.freedesktop.PolicyKit1 && ok "polkitd owns org.freedesktop.PolicyKit1 on the private bus" ||
 	fail "polkitd is not on the private bus"
@@ -28,7 +28,7 @@ echo "$out" | grep -q 'implicit active: *yes' && ok "polkitd knows org.realtimed
 
 pk()
 {
-	as "$1" sh -c "pkcheck --action-id $2 --process \$\$ >/dev/null 2>&1"
+	run_as "$1" sh -c "pkcheck --action-id $2 --process \$\$ >/dev/null 2>&1"
 }
 pk rtplain org.realtimed.acquire-realtime && ok "polkit: test rule says yes to rtplain for acquire-realtime" ||
 	fail "polkit said no to rtplain for acquire-realtime"

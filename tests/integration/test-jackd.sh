@@ -23,12 +23,12 @@ integ_start_daemon
 
 mkdir -p "$WORK/jack"
 chown rtaudio "$WORK/jack"
-as rtaudio grep -i "max realtime priority" /proc/self/limits |
+run_as rtaudio grep -i "max realtime priority" /proc/self/limits |
 	grep -q 'priority *0 *0' && ok "rtaudio starts with RLIMIT_RTPRIO 0 (no login limits)" ||
 	note "rtaudio's RLIMIT_RTPRIO is not 0 here"
 
 if ! capsh --has-p=cap_sys_resource 2>/dev/null; then
-	out=$(as rtaudio "$REALTIMECTL" run --limits -- true 2>&1)
+	out=$(run_as rtaudio "$REALTIMECTL" run --limits -- true 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && echo "$out" | grep -qi 'CAP_SYS_RESOURCE\|not permitted\|permission'; then
 		ok "without CAP_SYS_RESOURCE, realtimectl run --limits fails cleanly (exit $rc: $(echo "$out" | head -n 1 | cut -c1-120))"
@@ -39,7 +39,7 @@ if ! capsh --has-p=cap_sys_resource 2>/dev/null; then
 	skip "root has no CAP_SYS_RESOURCE here, so no hard rlimit can be raised; tests/vm/guest/stack.sh runs this in the VM"
 fi
 
-as rtaudio env HOME="$WORK/jack" JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 \
+run_as rtaudio env HOME="$WORK/jack" JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 \
 	"$REALTIMECTL" run --limits -- jackd -R -P 70 -d dummy -r 48000 -p 256 >"$WORK/jackd.log" 2>&1 &
 JACK_PID=$!
 integ_track $JACK_PID

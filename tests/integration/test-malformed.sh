@@ -53,14 +53,14 @@ refused "GrantLimits with a string" "$(native --as rtaudio GrantLimits string:0)
 refused "Explain with a string" "$(native --as rtaudio Explain string:rtaudio)" "$INV"
 refused "unknown method" "$(native --as rtaudio NoSuchMethod)" \
 	"org.freedesktop.DBus.Error.UnknownMethod|org.freedesktop.DBus.Error.AccessDenied"
-out=$(as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+out=$(run_as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
 	org.freedesktop.DBus.Properties.Get string:$NATIVE_IFACE string:NoSuchProperty 2>&1)
 refused "unknown property" "$out" "org.freedesktop.DBus.Error.(UnknownProperty|InvalidArgs)"
-out=$(as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+out=$(run_as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
 	org.freedesktop.DBus.Properties.Set string:$NATIVE_IFACE string:MaxRealtimePriority variant:int32:99 2>&1)
 refused "setting a read-only property" "$out" \
 	"org.freedesktop.DBus.Error.(PropertyReadOnly|AccessDenied|InvalidArgs|UnknownMethod)"
-out=$(as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME /org/realtimed/Nothing \
+out=$(run_as rtaudio dbus-send --system --print-reply --dest=$NATIVE_NAME /org/realtimed/Nothing \
 	$NATIVE_IFACE.MakeThreadRealtime uint64:0 uint64:0 string:fifo uint32:5 2>&1)
 refused "the right method on a wrong object path" "$out" "org.freedesktop.DBus.Error"
 
@@ -79,7 +79,7 @@ refused "rtkit Exit from a user (bus policy)" "$(rtkit --as rtaudio Exit)" "org.
 refused "rtkit ResetAll from a user (bus policy)" "$(rtkit --as rtaudio ResetAll)" "org.freedesktop.DBus.Error.AccessDenied"
 
 # after all this, the daemon still serves
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
 [ $? = 0 ] && ok "the daemon still grants after the malformed calls" || fail "no grant after malformed calls: $out"
 kill -0 "$DAEMON_PID" && ok "realtimed is still running" || fail "realtimed died"
 

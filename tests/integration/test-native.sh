@@ -31,47 +31,47 @@ EOF
 integ_start_daemon
 
 # --- grants ---------------------------------------------------------------
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q 'SCHED_FIFO priority 70' &&
 	ok "audio member: SCHED_FIFO 70 on its audio thread, verified by the thread itself" ||
 	fail "audio member asking fifo 70: rc $rc: $out"
 
-out=$(as rtaudio "$RT_CLIENT" ask --policy rr --prio 95 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy rr --prio 95 2>&1)
 [ $? = 0 ] && echo "$out" | grep -q 'SCHED_RR priority 95' &&
 	ok "audio member: SCHED_RR 95 (its policy maximum)" || fail "audio member asking rr 95: $out"
 
-out=$(as rtalice "$RT_CLIENT" ask --policy fifo --prio 99 2>&1)
+out=$(run_as rtalice "$RT_CLIENT" ask --policy fifo --prio 99 2>&1)
 [ $? = 0 ] && echo "$out" | grep -q 'SCHED_FIFO priority 99' &&
 	ok "[User rtalice] RealtimePriority=99 beats [Group audio]: fifo 99 granted" ||
 	fail "rtalice asking fifo 99: $out"
 
-out=$(as rtaudio "$RT_CLIENT" ask --nice -19 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --nice -19 2>&1)
 [ $? = 0 ] && echo "$out" | grep -q 'nice -19' &&
 	ok "audio member: nice -19" || fail "audio member asking nice -19: $out"
 
 # --- policy refusals, each naming the limit and file:line ----------------
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 96 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 96 2>&1)
 expect_error "audio member asking fifo 96" "$NATIVE_ERR.PolicyDenied" \
 	"priority 96 exceeds the limit 95 .*rtaudio.*realtime\.conf:$L_AUD_PRIO\b" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
-out=$(as rtplain "$RT_CLIENT" ask --policy rr --prio 21 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --policy rr --prio 21 2>&1)
 expect_error "non-member asking rr 21" "$NATIVE_ERR.PolicyDenied" \
 	"priority 21 exceeds the limit 20 .*rtplain.*realtime\.conf:$L_DEF_PRIO\b" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
-out=$(as rtplain "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
 expect_error "non-member asking fifo (Policies=rr)" "$NATIVE_ERR.PolicyDenied" \
 	"fifo.*not allowed.*rtplain.*realtime\.conf:$L_DEF_POL\b" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
-out=$(as rtplain "$RT_CLIENT" ask --nice -16 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --nice -16 2>&1)
 expect_error "non-member asking nice -16 (Nice=-15)" "$NATIVE_ERR.PolicyDenied" \
 	"-16.*-15.*rtplain.*realtime\.conf:$L_DEF_NICE\b" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
-out=$(as rtaudio "$RT_CLIENT" ask --nice -20 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --nice -20 2>&1)
 expect_error "audio member asking nice -20 (Nice=-19)" "$NATIVE_ERR.PolicyDenied" \
 	"-20.*-19.*rtaudio.*realtime\.conf:$L_AUD_NICE\b" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
-out=$(as rtalice "$RT_CLIENT" ask --policy fifo --prio 100 2>&1)
+out=$(run_as rtalice "$RT_CLIENT" ask --policy fifo --prio 100 2>&1)
 expect_error "priority 100" "$NATIVE_ERR.InvalidArgs" "100" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
 # --- identity checks: not your process, not your thread, dead pids --------
@@ -83,7 +83,7 @@ expect_error "rtplain asking for rtaudio's thread" "$NATIVE_ERR.PermissionDenied
 	"$HOLDER_PID.*uid $UID_AUDIO" "$out"
 expect_sched "rtaudio's thread untouched after rtplain's attempt" "$T1" "other 0"
 
-as rtaudio sleep 30 &
+as_bg rtaudio sleep 30
 OTHER=$!
 integ_track $OTHER
 out=$(native --as rtaudio MakeThreadRealtime uint64:$OTHER uint64:$T1 string:fifo uint32:50)
@@ -131,7 +131,7 @@ expect_success "rtaudio ResetProcess" "$out"
 # --- properties answer for the caller --------------------------------------
 prop()
 {
-	as "$1" dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+	run_as "$1" dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
 		org.freedesktop.DBus.Properties.Get string:$NATIVE_IFACE string:"$2" 2>&1 |
 		sed -n 's/.*\(int32\|int64\) \(-\{0,1\}[0-9]*\).*/\2/p'
 }

@@ -16,7 +16,7 @@ integ_start_daemon
 
 pkc()
 {
-	as "$1" sh -c "pkcheck --action-id $2 --process \$\$ >/dev/null 2>&1"
+	run_as "$1" sh -c "pkcheck --action-id $2 --process \$\$ >/dev/null 2>&1"
 }
 
 err_of()
@@ -25,15 +25,15 @@ err_of()
 }
 
 # uncovered user: polkit yes for realtime, no for high priority
-out=$(as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
 [ $? = 0 ] && echo "$out" | grep -q 'SCHED_RR priority 10' &&
 	ok "rtplain (no rule covers it): polkit says yes, rr 10 granted" || fail "rtplain rr 10: $out"
-out=$(as rtplain "$RT_CLIENT" ask --nice -10 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --nice -10 2>&1)
 expect_error "rtplain nice -10: polkit says no" "$NATIVE_ERR.PermissionDenied" "polkit|authoriz|not allowed" "$(err_of "$out")"
-out=$(as rtplain "$RT_CLIENT" ask --rtkit --prio 10 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --rtkit --prio 10 2>&1)
 [ $? = 0 ] && ok "rtplain over the rtkit interface: polkit (acquire-real-time) says yes" ||
 	fail "rtplain rtkit realtime 10: $out"
-out=$(as rtplain "$RT_CLIENT" ask --rtkit --nice -5 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --rtkit --nice -5 2>&1)
 echo "$out" | grep -q '^refused: org.freedesktop.DBus.Error.AccessDenied\|^refused: org.freedesktop.RealtimeKit1' &&
 	ok "rtplain over the rtkit interface: high priority refused ($(echo "$out" | grep refused))" ||
 	fail "rtplain rtkit nice -5: $out"
@@ -41,18 +41,18 @@ echo "$out" | grep -q '^refused: org.freedesktop.DBus.Error.AccessDenied\|^refus
 # covered user: polkit is not asked
 pkc rtaudio org.realtimed.acquire-realtime && note "polkit would allow rtaudio" ||
 	note "polkit would refuse rtaudio (no session, no rule)"
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 [ $? = 0 ] && ok "rtaudio (covered by [Group audio]) is granted fifo 70 without polkit's yes" ||
 	fail "rtaudio fifo 70: $out"
 
 # a stopped polkitd stalls only the requests that need it
 kill -STOP "$POLKITD_PID"
-as rtplain "$RT_CLIENT" ask --policy rr --prio 11 >"$WORK/slow.out" 2>&1 &
+as_bg rtplain "$RT_CLIENT" ask --policy rr --prio 11 >"$WORK/slow.out" 2>&1
 SLOW=$!
 integ_track $SLOW
 sleep 0.5
 start=$(date +%s%N)
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 71 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 71 2>&1)
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 [ $rc = 0 ] && [ $ms -lt 2000 ] &&
@@ -83,14 +83,14 @@ if echo "$out" | grep -q '^Error ' && echo "$out" | grep -q 'admin.conf:3'; then
 else
 	fail "Reload of a broken admin.conf: $out"
 fi
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 [ $? = 0 ] && ok "the last good policy stays in force" || fail "after a broken reload: $out"
 
 # Polkit=no: uncovered users are refused without asking
 printf '[Daemon]\nPolkit=no\n' >"$WORK/admin.conf"
 kill -HUP "$DAEMON_PID"
 sleep 0.5
-out=$(as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
+out=$(run_as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
 if echo "$out" | grep -q '^refused: '; then
 	ok "Polkit=no (SIGHUP): rtplain is refused ($(echo "$out" | grep '^refused' | cut -c1-120))"
 else

@@ -24,7 +24,7 @@ integ_start_daemon
 name_has_owner $RTKIT_NAME && ok "realtimed owns $RTKIT_NAME (RtkitCompat=yes in the shipped policy)" ||
 	fail "$RTKIT_NAME is not owned"
 
-out=$(as rtalice "$RTKIT_TEST" 2>&1)
+out=$(run_as rtalice "$RTKIT_TEST" 2>&1)
 echo "$out" | sed 's/^/#   /'
 echo "$out" | grep -q 'Max realtime priority is: 95' && ok "rtkit-test reads MaxRealtimePriority 95 for an audio member" ||
 	fail "rtkit-test MaxRealtimePriority"
@@ -37,12 +37,12 @@ echo "$out" | grep -q 'Successfully became realtime' &&
 	echo "$out" | grep -A3 'after realtime' | grep -q 'SCHED_RR with priority 10' &&
 	ok "rtkit-test became realtime: SCHED_RR 10 with SCHED_RESET_ON_FORK" || fail "rtkit-test realtime"
 
-out=$(as rtplain "$RTKIT_TEST" 2>&1)
+out=$(run_as rtplain "$RTKIT_TEST" 2>&1)
 echo "$out" | grep -q 'Max realtime priority is: 20' && ok "rtkit-test as a non-member reads MaxRealtimePriority 20" ||
-	fail "rtkit-test as rtplain: $out"
+	fail "rtkit-test run_as rtplain: $out"
 
 # GetAll, as PipeWire and PulseAudio read it
-out=$(as rtaudio dbus-send --system --print-reply --dest=$RTKIT_NAME $RTKIT_PATH \
+out=$(run_as rtaudio dbus-send --system --print-reply --dest=$RTKIT_NAME $RTKIT_PATH \
 	org.freedesktop.DBus.Properties.GetAll string:$RTKIT_IFACE 2>&1)
 echo "$out" | grep -A1 '"MaxRealtimePriority"' | grep -q 'int32 95' &&
 	echo "$out" | grep -A1 '"MinNiceLevel"' | grep -q 'int32 -19' &&
@@ -79,8 +79,8 @@ native ListGrants | grep -q "uint64 $T1\$" && ok "a compat grant is listed by th
 	fail "compat grant of $T1 not listed"
 
 # rtkitctl: root only, by the bus policy
-out=$(as rtaudio rtkitctl --reset-all 2>&1)
-[ $? != 0 ] && ok "rtkitctl --reset-all as a user is denied by the bus policy" || fail "rtkitctl --reset-all as rtaudio succeeded"
+out=$(run_as rtaudio rtkitctl --reset-all 2>&1)
+[ $? != 0 ] && ok "rtkitctl --reset-all as a user is denied by the bus policy" || fail "rtkitctl --reset-all run_as rtaudio succeeded"
 expect_sched "the thread kept its grant" "$T1" "fifo 88"
 rtkitctl --reset-known >"$WORK/rtkitctl.out" 2>&1 && ok "rtkitctl --reset-known (root)" ||
 	fail "rtkitctl --reset-known: $(cat "$WORK/rtkitctl.out")"

@@ -60,12 +60,12 @@ out=$(native --as rtaudio ResetThread uint64:$HOLDER_PID uint64:$HOLDER_PID)
 expect_success "reset the main thread to make room" "$out"
 
 # ProcessesPerUserMax=2: the holder is one process; a second is fine, a third is not
-as rtaudio "$RT_CLIENT" ask --policy fifo --prio 20 --hold 20 >"$WORK/p2.out" 2>&1 &
+as_bg rtaudio "$RT_CLIENT" ask --policy fifo --prio 20 --hold 20 >"$WORK/p2.out" 2>&1
 P2=$!
 integ_track $P2
 wait_for 5 grep -q '^granted' "$WORK/p2.out" && ok "a second process of rtaudio is granted" ||
 	fail "second process: $(cat "$WORK/p2.out")"
-out=$(as rtaudio "$RT_CLIENT" ask --policy fifo --prio 21 2>&1)
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 21 2>&1)
 expect_error "a third process with ProcessesPerUserMax=2" "$NATIVE_ERR.LimitsExceeded" "ProcessesPerUserMax=2" \
 	"$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 kill $P2
