@@ -11,6 +11,11 @@
  *	the RTTimeUSecMax the daemon announces. Exit 0: granted and verified,
  *	1: refused (the D-Bus error is printed), 2: anything else.
  *
+ *   rt-client spin SECS
+ *	Prints "pid P" and busy-loops for SECS seconds of wall time, then exits:
+ *	the runaway that the VM tier makes SCHED_FIFO to trigger the canary.
+ *	The deadline is its own safety net. Never make it realtime on a host.
+ *
  *   rt-client hold N
  *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
  *	reads commands on stdin: "exit K" ends thread K (1-based) and prints
@@ -29,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -345,13 +351,38 @@ static int cmd_hold(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_spin(int argc, char **argv)
+{
+	struct timespec now, end;
+	volatile unsigned long n = 0;
+	int secs = argc >= 3 ? atoi(argv[2]) : 0;
+
+	if (secs < 1 || secs > 600) {
+		fprintf(stderr, "rt-client spin: need 1..600 seconds\n");
+		return 2;
+	}
+	printf("pid %d\n", getpid());
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += secs;
+	do {
+		for (int i = 0; i < 100000; i++)
+			n++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && streq(argv[1], "ask"))
 		return cmd_ask(argc, argv);
 	if (argc >= 2 && streq(argv[1], "hold"))
 		return cmd_hold(argc, argv);
+	if (argc >= 2 && streq(argv[1], "spin"))
+		return cmd_spin(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]\n"
-			"       rt-client hold NTHREADS\n");
+			"       rt-client hold NTHREADS\n"
+			"       rt-client spin SECS\n");
 	return 2;
 }

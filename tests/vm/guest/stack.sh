@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The whole stack in the VM, where root has every capability (the host's root
+# lacks CAP_SYS_RESOURCE): dbus-daemon + real polkitd + realtimed from the
+# build dir, set up by the integration harness (tests/integration/lib.sh):
+#   1. jackd -R -d dummy, started by an audio member through
+#      `realtimectl run --limits`, runs SCHED_FIFO (tests/integration/test-jackd.sh);
+#   2. PipeWire's module-rt asking rt.prio 88 gets 88 (test-pipewire.sh);
+#   3. the canary: two runaway SCHED_FIFO busy loops (one per vCPU, RT
+#      throttling off, so nothing but the daemon's watchdog can stop them)
+#      are demoted within CanaryWatchdogSec, with a Demoted(canary) signal,
+#      new grants are refused for CanaryRefuseSec, and the VM answers again.
+# Only ever run in the VM: step 3 would freeze a host.
+
+. "$TOP_SRCDIR/tests/integration/lib.sh"
+
+if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
+	skip "stack.sh runs only inside the project's VM (tests/vm/run-vm.sh)"
+fi
+integ_require_daemon
+[ -x "$REALTIMECTL" ] || skip "realtimectl is not built"
+integ_enter "$@"
+
+for t in test-jackd test-pipewire; do
+	echo "# --- tests/integration/$t.sh in the VM"
+	# its own private namespace, nested in this one
+	env -u INTEG_IN_NAMESPACE sh "$TOP_SRCDIR/tests/integration/$t.sh"
+	rc=$?
+	case $rc in
+	0) ok "$t passes in the VM" ;;
+	77) note "$t skipped in the VM" ;;
+	*) fail "$t failed in the VM (exit $rc)" ;;
+	esac
+done
+
+echo "# --- the canary watchdog demotes runaway SCHED_FIFO threads"
+integ_require_cmd dbus-monitor
+integ_setup
+WATCHDOG=2
+integ_admin_conf <<-EOF
+	[Daemon]
+	Canary=yes
+	CanaryWatchdogSec=$WATCHDOG
+	CanaryRefuseSec=30
+EOF
+integ_start_daemon
+
+RT_RUNTIME=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+restore()
+{
+	echo "$RT_RUNTIME" >/proc/sys/kernel/sched_rt_runtime_us
+	integ_cleanup
+}
+trap restore EXIT
+# with the kernel's RT throttling (95%) the canary would still get 5%
+echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+
+dbus-monitor --system "type='signal',interface='$NATIVE_IFACE',member='Demoted'" >"$WORK/monitor.out" 2>&1 &
+integ_track $!
+sleep 0.5
+
+NCPU=$(nproc)
+SPIN=""
+i=0
+while [ $i -lt "$NCPU" ]; do
+	as_bg rtaudio "$RT_CLIENT" spin 60 >/dev/null
+	SPIN="$SPIN $!"
+	integ_track $!
+	i=$((i + 1))
+done
+sleep 0.2
+for p in $SPIN; do
+	out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$p string:fifo uint32:50)
+	expect_success "runaway busy loop $p made SCHED_FIFO 50" "$out"
+done
+t0=$(date +%s%N)
+# this shell is SCHED_OTHER: it runs again only once the runaways are demoted
+for p in $SPIN; do
+	wait_for 30 sh -c "[ \"\$(sed 's/^.*) //' /proc/$p/stat | awk '{ print \$39 }')\" = 0 ]"
+done
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+all_other=1
+for p in $SPIN; do
+	[ "$(sched_of "$p")" = "other 0" ] || all_other=0
+done
+if [ $all_other = 1 ] && [ $ms -le $((WATCHDOG * 1000 + 2000)) ]; then
+	ok "the canary demoted $NCPU runaway SCHED_FIFO threads ${ms} ms after they started (CanaryWatchdogSec=$WATCHDOG)"
+else
+	fail "runaways: demoted=$all_other after ${ms} ms (want within $((WATCHDOG * 1000 + 2000)) ms)"
+fi
+if wait_for 5 grep -q '"canary"' "$WORK/monitor.out"; then
+	ok "a Demoted signal with reason \"canary\" was sent"
+else
+	fail "no Demoted(canary) signal: $(cat "$WORK/monitor.out")"
+fi
+out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
+if echo "$out" | grep -q "^refused: $NATIVE_ERR.Refusing"; then
+	ok "new grants are refused during CanaryRefuseSec ($(echo "$out" | grep '^refused' | cut -c1-120))"
+else
+	fail "a grant right after the canary fired was not refused with Refusing: $out"
+fi
+start=$(date +%s%N)
+echo responsive >"$WORK/resp"
+[ "$(cat "$WORK/resp")" = responsive ] && [ $((($(date +%s%N) - start) / 1000000)) -lt 1000 ] &&
+	ok "the VM is responsive again" || fail "the VM is slow after the demotion"
+kill -0 "$DAEMON_PID" && ok "realtimed still runs" || fail "realtimed died"
+for p in $SPIN; do
+	kill "$p" 2>/dev/null
+done
+
+integ_finish
