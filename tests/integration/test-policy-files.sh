@@ -27,8 +27,14 @@ grep -q '^Type=notify$' "$T/realtimed.service" && grep -q '^WatchdogSec=' "$T/re
 	grep -q '^BusName=org.realtimed.Realtime1$' "$T/realtimed.service" &&
 	ok "unit is Type=notify with WatchdogSec= and BusName=" || fail "unit lacks Type=notify/WatchdogSec/BusName"
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$T/realtimed.service" | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$caps" = "CAP_DAC_READ_SEARCH CAP_SYS_NICE CAP_SYS_RESOURCE " ] &&
+[ "$caps" = "CAP_DAC_READ_SEARCH CAP_SYS_NICE CAP_SYS_PTRACE CAP_SYS_RESOURCE " ] &&
 	ok "capability bounding set: $caps" || fail "capability bounding set is '$caps'"
+# the daemon drops to its own list when started by hand: the same list
+if [ -f "$TOP_SRCDIR/daemon/caps.c" ]; then
+	dcaps=$(sed -n '/caps_needed\[\] = {/,/};/p' "$TOP_SRCDIR/daemon/caps.c" | grep -o 'CAP_[A-Z_]*' | sort | tr '\n' ' ')
+	[ "$dcaps" = "$caps" ] && ok "the unit keeps exactly the capabilities daemon/caps.c keeps" ||
+		fail "unit CapabilityBoundingSet '$caps' differs from daemon/caps.c '$dcaps'"
+fi
 grep -q '^RestrictRealtime=yes' "$T/realtimed.service" && fail "RestrictRealtime=yes would forbid the daemon's job"
 grep -q '^ProtectProc=invisible' "$T/realtimed.service" && fail "ProtectProc=invisible would hide the processes the daemon checks"
 
