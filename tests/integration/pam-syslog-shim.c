@@ -6,6 +6,8 @@
  * lines without a syslog daemon and without touching the host's journal.
  * Without $PAM_TEST_SYSLOG the messages go to stderr.
  */
+/* Fortified builds turn syslog() into an inline wrapper; this file defines it. */
+#undef _FORTIFY_SOURCE
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,16 +15,14 @@
 #include <syslog.h>
 #include <unistd.h>
 
-void openlog(const char *ident, int option, int facility);
-void closelog(void);
-void syslog(int priority, const char *format, ...);
-void vsyslog(int priority, const char *format, va_list ap);
-void __syslog_chk(int priority, int flag, const char *format, ...);
-void __vsyslog_chk(int priority, int flag, const char *format, va_list ap);
+/* glibc's fortified entry points (what libpam calls); syslog.h declares
+ * the plain ones. */
+void __syslog_chk(int priority, int flag, const char *format, ...) __attribute__((format(printf, 3, 4)));
+void __vsyslog_chk(int priority, int flag, const char *format, va_list ap) __attribute__((format(printf, 3, 0)));
 
 static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
 
-static void shim_log(int priority, const char *format, va_list ap)
+__attribute__((format(printf, 2, 0))) static void shim_log(int priority, const char *format, va_list ap)
 {
 	const char *path = getenv("PAM_TEST_SYSLOG");
 	char msg[4096];
