@@ -114,6 +114,10 @@ int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uin
 		if (v && *v == ' ') {
 			while (*v == ' ')
 				v++;
+		}
+		/* "Max realtime" is also the start of "Max realtime priority": a
+		 * name must be followed by its value, not by more words. */
+		if (v && (isdigit((unsigned char)*v) || startswith(v, "unlimited"))) {
 			r = parse_limit_value(v, &v, &soft);
 			if (r < 0)
 				return r;

@@ -7,9 +7,9 @@ bool ratelimit_below(RateLimit *rl, uint64_t now_usec)
 	if (rl->interval_usec == 0 || rl->burst == 0)
 		return true;
 
-	if (rl->begin_usec == 0 || now_usec < rl->begin_usec ||
-	    now_usec - rl->begin_usec >= rl->interval_usec) {
-		rl->begin_usec = now_usec ? now_usec : 1;
+	if (!rl->started || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= rl->interval_usec) {
+		rl->started = true;
+		rl->begin_usec = now_usec;
 		rl->n = 0;
 	}
 
@@ -21,6 +21,6 @@ bool ratelimit_below(RateLimit *rl, uint64_t now_usec)
 
 bool ratelimit_idle(const RateLimit *rl, uint64_t now_usec)
 {
-	return rl->begin_usec == 0 || now_usec < rl->begin_usec ||
+	return !rl->started || now_usec < rl->begin_usec ||
 	       now_usec - rl->begin_usec >= rl->interval_usec;
 }

@@ -14,6 +14,7 @@ typedef struct RateLimit {
 	unsigned burst;
 	uint64_t begin_usec; /* start of the current window */
 	unsigned n;          /* events counted in it */
+	bool started;
 } RateLimit;
 
 /* Counts one event at now_usec; true if it is within the limit.

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for daemon/grants.c: the grant table keyed by (pid, tid, start
+ * time). Uses this process and its own threads as targets (no scheduler
+ * change is made): adding, updating in place, per-user counts, distinct
+ * users, a reused pid replacing stale grants, a thread exit found by pruning,
+ * and the change callback.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "grants.h"
+#include "pidfd.h"
+#include "proc.h"
+
+static unsigned changes;
+
+static void on_changed(GrantTable *t, void *userdata)
+{
+	changes++;
+}
+
+static GrantTable *table(void)
+{
+	GrantTable *t = NULL;
+
+	ck_assert_int_eq(grant_table_new(NULL, "/proc", on_changed, NULL, &t), 0);
+	changes = 0;
+	return t;
+}
+
+static uint64_t start_of(pid_t pid, pid_t tid)
+{
+	uint64_t st = 0;
+
+	ck_assert_int_eq(proc_get_start_time("/proc", pid, tid, &st), 0);
+	return st;
+}
+
+START_TEST(test_add_find_update)
+{
+	GrantTable *t = table();
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+	Grant *g = NULL;
+	unsigned np, nt;
+
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_FIFO,
+					 70, 1, &g),
+			 0);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_eq(grant_table_find(t, self, self), g);
+	ck_assert_ptr_null(grant_table_find(t, self, self + 1));
+	ck_assert_uint_eq(t->n_grants, 1);
+	ck_assert_uint_eq(t->n_processes, 1);
+
+	/* the same thread again updates in place; the extra pidfd is closed */
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_RR,
+					 40, 2, &g),
+			 0);
+	ck_assert_uint_eq(t->n_grants, 1);
+	ck_assert_int_eq(g->kind, GRANT_RR);
+	ck_assert_int_eq(g->value, 40);
+	grant_table_count_user(t, 4101, &np, &nt);
+	ck_assert_uint_eq(np, 1);
+	ck_assert_uint_eq(nt, 1);
+	grant_table_count_user(t, 4102, &np, &nt);
+	ck_assert_uint_eq(np + nt, 0);
+	ck_assert_uint_eq(grant_table_n_users(t), 1);
+	ck_assert_uint_eq(changes, 2);
+
+	grant_table_remove(t, g);
+	ck_assert_uint_eq(t->n_grants, 0);
+	ck_assert_uint_eq(t->n_processes, 0); /* the last grant takes its process along */
+	ck_assert_uint_eq(changes, 3);
+	grant_table_free(t);
+}
+END_TEST
+
+START_TEST(test_new_process_needs_pidfd)
+{
+	GrantTable *t = table();
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+
+	ck_assert_int_eq(grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, 0, NULL), -EBADF);
+	ck_assert_uint_eq(t->n_grants, 0);
+	grant_table_free(t);
+}
+END_TEST
+
+START_TEST(test_pid_reuse_replaces)
+{
+	GrantTable *t = table();
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+
+	ck_assert_int_eq(grant_table_add(t, self, st - 1, 4101, pidfd_open_cloexec(self), self, st - 1,
+					 GRANT_FIFO, 50, 0, NULL),
+			 0);
+	/* the same pid with another start time is another process: the old grant is stale */
+	ck_assert_int_eq(grant_table_add(t, self, st, 4103, pidfd_open_cloexec(self), self, st, GRANT_RR,
+					 10, 0, NULL),
+			 0);
+	ck_assert_uint_eq(t->n_grants, 1);
+	ck_assert_uint_eq(grant_table_find_process(t, self)->uid, 4103);
+	ck_assert_uint_eq(grant_table_find_process(t, self)->start_time, st);
+	grant_table_free(t);
+}
+END_TEST
+
+static void *sleeper(void *arg)
+{
+	pid_t *tid = arg;
+
+	__atomic_store_n(tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	usleep(200000);
+	return NULL;
+}
+
+START_TEST(test_prune_dead_thread)
+{
+	GrantTable *t = table();
+	pid_t self = getpid(), tid = 0;
+	uint64_t st = start_of(self, 0), tst;
+	pthread_t th;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, sleeper, &tid), 0);
+	while (__atomic_load_n(&tid, __ATOMIC_SEQ_CST) == 0)
+		usleep(1000);
+	tst = start_of(self, tid);
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_FIFO,
+					 10, 0, NULL),
+			 0);
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, 0, NULL), 0);
+	ck_assert_uint_eq(t->n_grants, 2);
+	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
+	pthread_join(th, NULL);
+	/* another user's prune leaves it alone; this user's finds the dead thread */
+	ck_assert_uint_eq(grant_table_prune(t, 4102), 0);
+	ck_assert_uint_eq(grant_table_prune(t, 4101), 1);
+	ck_assert_uint_eq(t->n_grants, 1);
+	ck_assert_ptr_nonnull(grant_table_find(t, self, self));
+	ck_assert_ptr_null(grant_table_find(t, self, tid));
+	grant_table_free(t);
+}
+END_TEST
+
+START_TEST(test_users_counted_once)
+{
+	GrantTable *t = table();
+	pid_t self = getpid(), parent = getppid();
+	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
+
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st, GRANT_NICE, -5,
+					 0, NULL),
+			 0);
+	ck_assert_int_eq(grant_table_add(t, parent, pst, 7, pidfd_open_cloexec(parent), parent, pst,
+					 GRANT_NICE, -5, 0, NULL),
+			 0);
+	ck_assert_uint_eq(grant_table_n_users(t), 1);
+	ck_assert_uint_eq(t->n_processes, 2);
+	grant_table_remove_process(t, grant_table_find_process(t, parent));
+	ck_assert_uint_eq(t->n_processes, 1);
+	ck_assert_uint_eq(t->n_grants, 1);
+	grant_table_free(t);
+}
+END_TEST
+
+START_TEST(test_kind_names)
+{
+	ck_assert_str_eq(grant_kind_to_string(GRANT_FIFO), "fifo");
+	ck_assert_str_eq(grant_kind_to_string(GRANT_RR), "rr");
+	ck_assert_str_eq(grant_kind_to_string(GRANT_NICE), "nice");
+	ck_assert_ptr_null(grant_kind_to_string(_GRANT_KIND_MAX));
+	ck_assert_int_eq(grant_kind_from_string("rr"), GRANT_RR);
+	ck_assert_int_eq(grant_kind_from_string("deadline"), _GRANT_KIND_INVALID);
+	ck_assert_int_eq(grant_kind_from_string(NULL), _GRANT_KIND_INVALID);
+	ck_assert_int_eq(sched_apply(0, GRANT_FIFO, 0), -EINVAL);
+	ck_assert_int_eq(sched_apply(0, GRANT_RR, 100), -EINVAL);
+	ck_assert_int_eq(sched_apply(0, GRANT_NICE, -21), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-grants");
+	TCase *tc = tcase_create("grants");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_add_find_update);
+	tcase_add_test(tc, test_new_process_needs_pidfd);
+	tcase_add_test(tc, test_pid_reuse_replaces);
+	tcase_add_test(tc, test_prune_dead_thread);
+	tcase_add_test(tc, test_users_counted_once);
+	tcase_add_test(tc, test_kind_names);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
