@@ -21,13 +21,13 @@
 #include "parse.h"
 #include "policy.h"
 
-#define fuzz_assert(expr)                                                                          \
-	do {                                                                                       \
-		if (!(expr)) {                                                                     \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,       \
-				#expr);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
+#define fuzz_assert(expr)                                                                    \
+	do {                                                                                 \
+		if (!(expr)) {                                                               \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, \
+				#expr);                                                      \
+			abort();                                                             \
+		}                                                                            \
 	} while (0)
 
 static unsigned count_lines(const uint8_t *data, size_t size)
@@ -96,7 +96,8 @@ static void check_value(const PolicyGrant *g, PolicyKey k)
 static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *data, size_t size,
 			unsigned n_lines)
 {
-	static const int resources[] = { RLIMIT_RTPRIO, RLIMIT_NICE, RLIMIT_MEMLOCK, RLIMIT_RTTIME };
+	static const int resources[] = { RLIMIT_RTPRIO, RLIMIT_NICE, RLIMIT_MEMLOCK,
+					 RLIMIT_RTTIME };
 	uint64_t v;
 
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
@@ -120,8 +121,9 @@ static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *d
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const irq_names[] = { "snd_hda_intel:card0", "xhci_hcd", "i8042", "",
-						 "*", "[" };
+	static const char *const irq_names[] = {
+		"snd_hda_intel:card0", "xhci_hcd", "i8042", "", "*", "["
+	};
 	static const gid_t gids[] = { 0, 29, 44, 100, 1000, 4242 };
 	_cleanup_close_ int fd = -EBADF;
 	const char *files[1];

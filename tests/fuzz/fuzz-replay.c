@@ -80,7 +80,8 @@ static int replay(const char *path)
 		_cleanup_free_ char *child = NULL;
 		int r = 0;
 
-		if (names[i]->d_name[0] != '.' && asprintf(&child, "%s/%s", path, names[i]->d_name) >= 0)
+		if (names[i]->d_name[0] != '.' &&
+		    asprintf(&child, "%s/%s", path, names[i]->d_name) >= 0)
 			r = replay(child);
 		else if (names[i]->d_name[0] != '.')
 			r = -ENOMEM;

@@ -44,8 +44,8 @@ static void assert_duration(const char *s, bool bare_usec, uint64_t want)
 {
 	uint64_t v = SENTINEL_U64;
 
-	ck_assert_msg(parse_duration(s, bare_usec, &v) == 0, "parse_duration(\"%s\", %d) failed",
-		      s, bare_usec);
+	ck_assert_msg(parse_duration(s, bare_usec, &v) == 0, "parse_duration(\"%s\", %d) failed", s,
+		      bare_usec);
 	ck_assert_msg(v == want, "parse_duration(\"%s\", %d) = %ju, want %ju", s, bare_usec,
 		      (uintmax_t)v, (uintmax_t)want);
 }
@@ -71,9 +71,9 @@ START_TEST(test_boolean_good)
 		const char *s;
 		bool want;
 	} t[] = {
-		{ "yes", true },  { "no", false },   { "true", true },  { "false", false },
-		{ "1", true },    { "0", false },    { "on", true },    { "off", false },
-		{ "YES", true },  { "No", false },   { "True", true },  { "OFF", false },
+		{ "yes", true }, { "no", false }, { "true", true }, { "false", false },
+		{ "1", true },	 { "0", false },  { "on", true },   { "off", false },
+		{ "YES", true }, { "No", false }, { "True", true }, { "OFF", false },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -93,8 +93,8 @@ START_TEST(test_boolean_bad)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		bool v = true;
 
-		ck_assert_msg(parse_boolean(bad[i], &v) == -EINVAL, "parse_boolean(\"%s\") accepted",
-			      bad[i]);
+		ck_assert_msg(parse_boolean(bad[i], &v) == -EINVAL,
+			      "parse_boolean(\"%s\") accepted", bad[i]);
 		ck_assert(v == true);
 		v = false;
 		ck_assert_int_eq(parse_boolean(bad[i], &v), -EINVAL);

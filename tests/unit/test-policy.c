@@ -222,7 +222,8 @@ static void assert_text_rejected(const char *text, unsigned line, const char *wo
 	ck_assert_uint_eq(policy_n_irq_rules(p), 0);
 	eval(p, "rtaudio", 4101, gids, 1, &g);
 	for (int k = 0; k < _POLICY_KEY_MAX; k++)
-		ck_assert_msg(!g.set[k], "%s applied from a rejected file", policy_key_to_string(k));
+		ck_assert_msg(!g.set[k], "%s applied from a rejected file",
+			      policy_key_to_string(k));
 	ck_assert(!g.covered);
 }
 
@@ -237,15 +238,15 @@ static void assert_format(const PolicyGrant *g, PolicyKey k, const char *want)
 /* ------------------------------------------------------------------ eval */
 
 static const char full_default[] = "# realtimed test policy\n" /* 1 */
-				   "\n"                        /* 2 */
-				   "[Default]\n"               /* 3 */
+				   "\n"			       /* 2 */
+				   "[Default]\n"	       /* 3 */
 				   "RealtimePriority=20\n"     /* 4 */
-				   "Policies=rr\n"             /* 5 */
-				   "Nice=-15\n"                /* 6 */
-				   "MemLock=64M\n"             /* 7 */
-				   "RTTime=200ms\n"            /* 8 */
-				   "Capabilities=\n"           /* 9 */
-				   "CompatPolicy=rr\n";        /* 10 */
+				   "Policies=rr\n"	       /* 5 */
+				   "Nice=-15\n"		       /* 6 */
+				   "MemLock=64M\n"	       /* 7 */
+				   "RTTime=200ms\n"	       /* 8 */
+				   "Capabilities=\n"	       /* 9 */
+				   "CompatPolicy=rr\n";	       /* 10 */
 
 START_TEST(test_default_only)
 {
@@ -356,15 +357,15 @@ START_TEST(test_user_beats_group)
 	const gid_t gids[] = { 4103, 29 };
 	PolicyGrant g;
 
-	p = load_text("[Default]\n"                /* 1 */
-		      "RealtimePriority=20\n"      /* 2 */
-		      "[Group #29]\n"              /* 3 */
-		      "RealtimePriority=95\n"      /* 4 */
-		      "Nice=-19\n"                 /* 5 */
-		      "[User rtalice]\n"           /* 6 */
-		      "RealtimePriority=50\n"      /* 7 */
-		      "[User rtother]\n"           /* 8 */
-		      "RealtimePriority=99\n",     /* 9 */
+	p = load_text("[Default]\n"	       /* 1 */
+		      "RealtimePriority=20\n"  /* 2 */
+		      "[Group #29]\n"	       /* 3 */
+		      "RealtimePriority=95\n"  /* 4 */
+		      "Nice=-19\n"	       /* 5 */
+		      "[User rtalice]\n"       /* 6 */
+		      "RealtimePriority=50\n"  /* 7 */
+		      "[User rtother]\n"       /* 8 */
+		      "RealtimePriority=99\n", /* 9 */
 		      &path);
 	assert_no_errors(p);
 
@@ -466,7 +467,8 @@ START_TEST(test_group_by_name)
 	ck_assert_msg(gr, "no group 'audio' on this system");
 	gids[1] = gr->gr_gid;
 
-	p = load_text("[Group audio]\nRealtimePriority=95\n[Group no-such-group-rt]\nRealtimePriority=99\n",
+	p = load_text("[Group audio]\nRealtimePriority=95\n[Group "
+		      "no-such-group-rt]\nRealtimePriority=99\n",
 		      &path);
 	assert_no_errors(p);
 	eval(p, "rtaudio", 4101, gids, 2, &g);
@@ -480,32 +482,32 @@ START_TEST(test_group_by_name)
 }
 END_TEST
 
-static const char generous_groups[] = "[Default]\n"                        /* 1 */
-				      "RealtimePriority=99\n"              /* 2 */
-				      "[Group #5001]\n"                    /* 3 */
-				      "RealtimePriority=50\n"              /* 4 */
-				      "Nice=-5\n"                          /* 5 */
-				      "MemLock=1G\n"                       /* 6 */
-				      "RTTime=100ms\n"                     /* 7 */
-				      "Policies=rr\n"                      /* 8 */
-				      "Capabilities=sys_nice\n"            /* 9 */
-				      "[Group #5002]\n"                    /* 10 */
-				      "RealtimePriority=70\n"              /* 11 */
-				      "Nice=-10\n"                         /* 12 */
-				      "MemLock=64M\n"                      /* 13 */
-				      "RTTime=infinity\n"                  /* 14 */
-				      "Policies=fifo\n"                    /* 15 */
-				      "Capabilities=cap_ipc_lock\n"        /* 16 */
-				      "[Group #5003]\n"                    /* 17 */
-				      "RealtimePriority=60\n"              /* 18 */
-				      "Nice=-19\n"                         /* 19 */
-				      "MemLock=infinity\n"                 /* 20 */
-				      "RTTime=1s\n"                        /* 21 */
-				      "[Group #5004]\n"                    /* 22 */
-				      "RealtimePriority=1\n"               /* 23 */
-				      "Nice=19\n"                          /* 24 */
-				      "MemLock=0\n"                        /* 25 */
-				      "RTTime=0\n";                        /* 26 */
+static const char generous_groups[] = "[Default]\n"		    /* 1 */
+				      "RealtimePriority=99\n"	    /* 2 */
+				      "[Group #5001]\n"		    /* 3 */
+				      "RealtimePriority=50\n"	    /* 4 */
+				      "Nice=-5\n"		    /* 5 */
+				      "MemLock=1G\n"		    /* 6 */
+				      "RTTime=100ms\n"		    /* 7 */
+				      "Policies=rr\n"		    /* 8 */
+				      "Capabilities=sys_nice\n"	    /* 9 */
+				      "[Group #5002]\n"		    /* 10 */
+				      "RealtimePriority=70\n"	    /* 11 */
+				      "Nice=-10\n"		    /* 12 */
+				      "MemLock=64M\n"		    /* 13 */
+				      "RTTime=infinity\n"	    /* 14 */
+				      "Policies=fifo\n"		    /* 15 */
+				      "Capabilities=cap_ipc_lock\n" /* 16 */
+				      "[Group #5003]\n"		    /* 17 */
+				      "RealtimePriority=60\n"	    /* 18 */
+				      "Nice=-19\n"		    /* 19 */
+				      "MemLock=infinity\n"	    /* 20 */
+				      "RTTime=1s\n"		    /* 21 */
+				      "[Group #5004]\n"		    /* 22 */
+				      "RealtimePriority=1\n"	    /* 23 */
+				      "Nice=19\n"		    /* 24 */
+				      "MemLock=0\n"		    /* 25 */
+				      "RTTime=0\n";		    /* 26 */
 
 static void check_generous(const PolicyGrant *g, const char *path)
 {
@@ -669,15 +671,15 @@ START_TEST(test_syntax_details)
 
 	/* Comments (# and ;, whole-line and after a value), blank lines,
 	 * spaces around '=' and inside the section header, CRLF line ends. */
-	p = load_text("; a comment\r\n"                    /* 1 */
-		      "   # an indented comment\n"         /* 2 */
-		      "\n"                                 /* 3 */
-		      "[Default]   # trailing comment\n"   /* 4 */
+	p = load_text("; a comment\r\n"			    /* 1 */
+		      "   # an indented comment\n"	    /* 2 */
+		      "\n"				    /* 3 */
+		      "[Default]   # trailing comment\n"    /* 4 */
 		      "RealtimePriority = 20   # the max\n" /* 5 */
-		      "Nice=-15 ; semicolon comment\n"     /* 6 */
-		      "MemLock=64M\r\n"                    /* 7 */
-		      "[Group  #29]\n"                     /* 8 */
-		      "Policies=fifo   rr\n",              /* 9 */
+		      "Nice=-15 ; semicolon comment\n"	    /* 6 */
+		      "MemLock=64M\r\n"			    /* 7 */
+		      "[Group  #29]\n"			    /* 8 */
+		      "Policies=fifo   rr\n",		    /* 9 */
 		      &path);
 	assert_no_errors(p);
 	eval(p, "x", 1, gids, 1, &g);
@@ -868,7 +870,7 @@ START_TEST(test_dropin_c_locale_order)
 	_cleanup_(policy_cleanup) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	/* strcmp() order: digits < upper case < '_' < lower case, "10" < "9". */
-	static const char *const names[] = { "10.conf", "9.conf", "A.conf", "B.conf",
+	static const char *const names[] = { "10.conf", "9.conf", "A.conf",  "B.conf",
 					     "_x.conf", "a.conf", "b-2.conf" };
 	char rel[PATH_MAX], text[64];
 	PolicyGrant g;
@@ -877,7 +879,8 @@ START_TEST(test_dropin_c_locale_order)
 	for (size_t j = 0; j < ELEMENTSOF(names); j++) {
 		size_t i = (j * 3) % ELEMENTSOF(names);
 
-		snprintf(rel, sizeof(rel), "%s/realtime.conf.d/%s", i % 2 ? "etc" : "usr", names[i]);
+		snprintf(rel, sizeof(rel), "%s/realtime.conf.d/%s", i % 2 ? "etc" : "usr",
+			 names[i]);
 		snprintf(text, sizeof(text), "[Default]\nRealtimePriority=%zu\n", i + 1);
 		write_file(rel, text);
 	}
@@ -910,7 +913,8 @@ START_TEST(test_dropins_after_main_files)
 
 	/* Even a vendor drop-in comes after the admin file. */
 	write_file("etc/realtime.conf", "[Default]\nRealtimePriority=50\n");
-	dropin = write_file("usr/realtime.conf.d/00-vendor.conf", "[Default]\nRealtimePriority=40\n");
+	dropin = write_file("usr/realtime.conf.d/00-vendor.conf",
+			    "[Default]\nRealtimePriority=40\n");
 	ck_assert_int_eq(policy_load(&paths, &p), 0);
 	eval(p, "x", 1, NULL, 0, &g);
 	ck_assert_int_eq(g.realtime_priority, 40);
@@ -1104,24 +1108,27 @@ START_TEST(test_unreadable_file)
 		PolicyGrant g;
 		bool ok;
 
-		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) < 0 ||
-				       setgroups(0, NULL) < 0 || setresuid(65534, 65534, 65534) < 0))
+		if (geteuid() == 0 &&
+		    (setresgid(65534, 65534, 65534) < 0 || setgroups(0, NULL) < 0 ||
+		     setresuid(65534, 65534, 65534) < 0))
 			_exit(2);
 		if (policy_load_files(f, 2, &p) < 0)
 			_exit(3);
 		policy_eval(p, "x", 1, NULL, 0, &g);
 		ok = policy_n_errors(p) == 1 && streq(policy_error(p, 0)->file, f[0]) &&
-		     policy_error(p, 0)->line == 0 && strstr(policy_error(p, 0)->message, "denied") &&
-		     policy_n_files(p) == 1 && !g.set[POLICY_KEY_REALTIME_PRIORITY] && g.nice == -4;
+		     policy_error(p, 0)->line == 0 &&
+		     strstr(policy_error(p, 0)->message, "denied") && policy_n_files(p) == 1 &&
+		     !g.set[POLICY_KEY_REALTIME_PRIORITY] && g.nice == -4;
 		policy_free(p);
 		_exit(ok ? 0 : 1);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) != 2,
 		      "could not drop privileges to uid 65534");
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "unreadable file not rejected with \"Permission denied\" at line 0 (status %d)",
-		      status);
+	ck_assert_msg(
+		WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"unreadable file not rejected with \"Permission denied\" at line 0 (status %d)",
+		status);
 }
 END_TEST
 
@@ -1626,12 +1633,30 @@ END_TEST
 
 START_TEST(test_grant_format_roundtrip)
 {
-	static const uint64_t sizes[] = { 0, 1, 1023, 1024, 1025, 1536, 4096, UINT64_C(1) << 20,
-					  (UINT64_C(1) << 20) + 1, UINT64_C(7) << 30,
-					  UINT64_MAX - 1, POLICY_INFINITY };
-	static const uint64_t durations[] = { 0, 1, 999, 1000, 1001, 200000, 999999, 1000000,
-					      1000001, UINT64_C(86400) * 1000000,
-					      UINT64_MAX - 1, POLICY_INFINITY };
+	static const uint64_t sizes[] = { 0,
+					  1,
+					  1023,
+					  1024,
+					  1025,
+					  1536,
+					  4096,
+					  UINT64_C(1) << 20,
+					  (UINT64_C(1) << 20) + 1,
+					  UINT64_C(7) << 30,
+					  UINT64_MAX - 1,
+					  POLICY_INFINITY };
+	static const uint64_t durations[] = { 0,
+					      1,
+					      999,
+					      1000,
+					      1001,
+					      200000,
+					      999999,
+					      1000000,
+					      1000001,
+					      UINT64_C(86400) * 1000000,
+					      UINT64_MAX - 1,
+					      POLICY_INFINITY };
 	PolicyGrant g = {};
 	char buf[64];
 	uint64_t v;
@@ -1662,7 +1687,8 @@ END_TEST
 
 START_TEST(test_grant_format_nobufs)
 {
-	PolicyGrant g = { .realtime_priority = 95, .policies = POLICY_SCHED_FIFO | POLICY_SCHED_RR,
+	PolicyGrant g = { .realtime_priority = 95,
+			  .policies = POLICY_SCHED_FIFO | POLICY_SCHED_RR,
 			  .memlock = POLICY_INFINITY };
 	char buf[16];
 
@@ -1878,10 +1904,10 @@ static Suite *policy_suite(void)
 	Suite *s = suite_create("policy");
 	TCase *tc;
 
-#define TC(name)                                                                                   \
-	tc = tcase_create(name);                                                                   \
-	tcase_add_unchecked_fixture(tc, case_setup, case_teardown);                                \
-	tcase_add_checked_fixture(tc, setup, teardown);                                            \
+#define TC(name)                                                    \
+	tc = tcase_create(name);                                    \
+	tcase_add_unchecked_fixture(tc, case_setup, case_teardown); \
+	tcase_add_checked_fixture(tc, setup, teardown);             \
 	suite_add_tcase(s, tc)
 
 	TC("eval");
