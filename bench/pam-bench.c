@@ -76,7 +76,8 @@ static double run(const char *confdir, const char *service, const char *user, in
 
 		r = pam_start_confdir(service, user, &pc, confdir, &pamh);
 		if (r != PAM_SUCCESS) {
-			fprintf(stderr, "pam_start_confdir(%s): %s\n", service, pam_strerror(pamh, r));
+			fprintf(stderr, "pam_start_confdir(%s): %s\n", service,
+				pam_strerror(pamh, r));
 			return -1;
 		}
 		/* Soft limits to 0 (outside the timing): the session must
@@ -88,12 +89,14 @@ static double run(const char *confdir, const char *service, const char *user, in
 		r = pam_open_session(pamh, 0);
 		total += now_usec() - t0;
 		if (r != PAM_SUCCESS) {
-			fprintf(stderr, "pam_open_session(%s, %s): %s\n", service, user, pam_strerror(pamh, r));
+			fprintf(stderr, "pam_open_session(%s, %s): %s\n", service, user,
+				pam_strerror(pamh, r));
 			pam_end(pamh, r);
 			return -1;
 		}
 		if (!soft_is_hard()) {
-			fprintf(stderr, "%s did not set RLIMIT_RTPRIO and RLIMIT_MEMLOCK for %s\n", service, user);
+			fprintf(stderr, "%s did not set RLIMIT_RTPRIO and RLIMIT_MEMLOCK for %s\n",
+				service, user);
 			pam_end(pamh, r);
 			return -1;
 		}
@@ -117,7 +120,8 @@ int main(int argc, char **argv)
 	double *t[2];
 
 	if (argc < 5 || argc > 7) {
-		fprintf(stderr, "usage: %s CONFDIR USER SERVICE_A SERVICE_B [ROUNDS [SESSIONS]]\n", argv[0]);
+		fprintf(stderr, "usage: %s CONFDIR USER SERVICE_A SERVICE_B [ROUNDS [SESSIONS]]\n",
+			argv[0]);
 		return 2;
 	}
 	confdir = argv[1];
@@ -152,9 +156,11 @@ int main(int argc, char **argv)
 
 	qsort(t[0], (size_t)rounds, sizeof(double), cmp_double);
 	qsort(t[1], (size_t)rounds, sizeof(double), cmp_double);
-	printf("%-12s %9.1f us per pam_open_session (median of %d rounds of %d; min %.1f, max %.1f)\n",
+	printf("%-12s %9.1f us per pam_open_session (median of %d rounds of %d; min %.1f, max "
+	       "%.1f)\n",
 	       svc[0], t[0][rounds / 2], rounds, sessions, t[0][0], t[0][rounds - 1]);
-	printf("%-12s %9.1f us per pam_open_session (median of %d rounds of %d; min %.1f, max %.1f)\n",
+	printf("%-12s %9.1f us per pam_open_session (median of %d rounds of %d; min %.1f, max "
+	       "%.1f)\n",
 	       svc[1], t[1][rounds / 2], rounds, sessions, t[1][0], t[1][rounds - 1]);
 	printf("ratio %s/%s = %.2f\n", svc[0], svc[1], t[0][rounds / 2] / t[1][rounds / 2]);
 	free(t[0]);

@@ -20,7 +20,8 @@ static inline void cap_freep(cap_t *c)
 }
 #define _cleanup_cap_ _cleanup_(cap_freep)
 
-_Static_assert(AMBIENT_ALLOWED_CAPS == ((UINT64_C(1) << CAP_SYS_NICE) | (UINT64_C(1) << CAP_IPC_LOCK)),
+_Static_assert(AMBIENT_ALLOWED_CAPS ==
+		       ((UINT64_C(1) << CAP_SYS_NICE) | (UINT64_C(1) << CAP_IPC_LOCK)),
 	       "capability numbers");
 
 int ambient_prepare(uint64_t caps, int *ret_old_keepcaps)

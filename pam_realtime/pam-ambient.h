@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 /* The only capabilities pam_realtime hands out. */
-#define AMBIENT_ALLOWED_CAPS ((UINT64_C(1) << 23 /* CAP_SYS_NICE */) | (UINT64_C(1) << 14 /* CAP_IPC_LOCK */))
+#define AMBIENT_ALLOWED_CAPS \
+	((UINT64_C(1) << 23 /* CAP_SYS_NICE */) | (UINT64_C(1) << 14 /* CAP_IPC_LOCK */))
 
 /* Checks the kernel supports ambient capabilities, that caps are all
  * allowed, in the bounding and permitted sets and that ambient raising is not

@@ -16,10 +16,10 @@
 #define RLIMIT_PLAN_MAX 4
 
 typedef struct RlimitItem {
-	int resource;                /* RLIMIT_* */
-	PolicyKey key;               /* the policy key that decided it */
-	rlim_t value;                /* for soft and hard; RLIM_INFINITY for infinity */
-	const PolicySource *source;  /* points into the grant */
+	int resource;		    /* RLIMIT_* */
+	PolicyKey key;		    /* the policy key that decided it */
+	rlim_t value;		    /* for soft and hard; RLIM_INFINITY for infinity */
+	const PolicySource *source; /* points into the grant */
 } RlimitItem;
 
 typedef struct RlimitPlan {
@@ -29,7 +29,7 @@ typedef struct RlimitPlan {
 
 /* How rlimit_item_apply() went. */
 typedef enum RlimitApplied {
-	RLIMIT_APPLIED_EXACT,     /* soft and hard are now the planned value */
+	RLIMIT_APPLIED_EXACT,	  /* soft and hard are now the planned value */
 	RLIMIT_APPLIED_SOFT_ONLY, /* the hard limit could not be raised (EPERM: no
 				   * CAP_SYS_RESOURCE); the soft limit was raised to
 				   * the current hard limit instead */

@@ -70,15 +70,18 @@ static void args_parse(pam_handle_t *pamh, int argc, const char **argv, PamArgs 
 
 		if (r == -E2BIG)
 			pam_syslog(pamh, LOG_ERR,
-				   "Ignoring module argument \"%s\": more than %d conf= arguments; see pam_realtime(8)",
+				   "Ignoring module argument \"%s\": more than %d conf= arguments; "
+				   "see pam_realtime(8)",
 				   argv[i], PAM_ARGS_CONF_MAX);
 		else if (r < 0 && argv[i] && startswith(argv[i], "conf="))
 			pam_syslog(pamh, LOG_ERR,
-				   "Ignoring module argument \"%s\": conf= needs an absolute path; see pam_realtime(8)",
+				   "Ignoring module argument \"%s\": conf= needs an absolute path; "
+				   "see pam_realtime(8)",
 				   argv[i]);
 		else if (r < 0)
 			pam_syslog(pamh, LOG_ERR,
-				   "Ignoring unknown module argument \"%s\"; known are debug, conf=FILE and nocaps, see pam_realtime(8)",
+				   "Ignoring unknown module argument \"%s\"; known are debug, "
+				   "conf=FILE and nocaps, see pam_realtime(8)",
 				   argv[i] ? argv[i] : "(null)");
 	}
 }
@@ -100,7 +103,8 @@ static int policy_open(pam_handle_t *pamh, const PamArgs *args, Policy **ret)
 		return PAM_BUF_ERR;
 	}
 	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR, "Failed to load the realtime policy: %s; granting nothing",
+		pam_syslog(pamh, LOG_ERR,
+			   "Failed to load the realtime policy: %s; granting nothing",
 			   strerror(-r));
 		return PAM_IGNORE;
 	}
@@ -112,17 +116,21 @@ static int policy_open(pam_handle_t *pamh, const PamArgs *args, Policy **ret)
 
 		if (e->line > 0)
 			pam_syslog(pamh, LOG_ERR,
-				   "Ignoring policy file %s: line %u: %s. Nothing in that file is applied until it is fixed; check it with \"realtimectl policy check\"",
+				   "Ignoring policy file %s: line %u: %s. Nothing in that file is "
+				   "applied until it is fixed; check it with \"realtimectl policy "
+				   "check\"",
 				   e->file, e->line, e->message);
 		else
 			pam_syslog(pamh, LOG_ERR,
-				   "Ignoring policy file %s: %s. Nothing in that file is applied until it is fixed; check it with \"realtimectl policy check\"",
+				   "Ignoring policy file %s: %s. Nothing in that file is applied "
+				   "until it is fixed; check it with \"realtimectl policy check\"",
 				   e->file, e->message);
 	}
 
 	if (policy_n_files(p) == 0) {
 		if (args->debug)
-			pam_syslog(pamh, LOG_DEBUG, "No realtime policy file is in force; granting nothing");
+			pam_syslog(pamh, LOG_DEBUG,
+				   "No realtime policy file is in force; granting nothing");
 		policy_free(p);
 		return PAM_IGNORE;
 	}
@@ -149,8 +157,8 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 
 		r = rlimit_item_apply(it, &old, &new);
 		if (r < 0) {
-			pam_syslog(pamh, LOG_ERR, "Failed to set %s of %s to %s (%s): %s",
-				   name, user, want, why, strerror(-r));
+			pam_syslog(pamh, LOG_ERR, "Failed to set %s of %s to %s (%s): %s", name,
+				   user, want, why, strerror(-r));
 			ret = PAM_SESSION_ERR;
 			continue;
 		}
@@ -162,13 +170,17 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 		switch ((RlimitApplied)r) {
 		case RLIMIT_APPLIED_EXACT:
 			if (args->debug)
-				pam_syslog(pamh, LOG_DEBUG, "Set %s of %s to %s (was soft %s, hard %s): %s",
-					   name, user, want, old_cur, old_max, why);
+				pam_syslog(pamh, LOG_DEBUG,
+					   "Set %s of %s to %s (was soft %s, hard %s): %s", name,
+					   user, want, old_cur, old_max, why);
 			break;
 		case RLIMIT_APPLIED_SOFT_ONLY:
 			pam_syslog(pamh, LOG_ERR,
-				   "Cannot raise the hard %s of %s from %s to %s (%s): raising a hard limit needs CAP_SYS_RESOURCE, which this process lacks. "
-				   "Run the login program as root with its full capability set (check its service's CapabilityBoundingSet= or the container's capabilities). "
+				   "Cannot raise the hard %s of %s from %s to %s (%s): raising a "
+				   "hard limit needs CAP_SYS_RESOURCE, which this process lacks. "
+				   "Run the login program as root with its full capability set "
+				   "(check its service's CapabilityBoundingSet= or the container's "
+				   "capabilities). "
 				   "The soft limit was set to the current hard limit, %s, instead",
 				   name, user, old_max, want, why, now);
 			ret = PAM_SESSION_ERR;
@@ -210,16 +222,21 @@ static void ambient_request_free(pam_handle_t *pamh, void *data, int error_statu
 
 	if (getuid() == 0 && geteuid() == 0)
 		pam_syslog(pamh, LOG_WARNING,
-			   "pam_realtime: raising ambient capabilities %s while still root: the application calls pam_end() before its setuid(), which clears them. "
-			   "Use the rlimits instead, or the service's AmbientCapabilities= (for systemd --user: a drop-in for user@.service)",
+			   "pam_realtime: raising ambient capabilities %s while still root: the "
+			   "application calls pam_end() before its setuid(), which clears them. "
+			   "Use the rlimits instead, or the service's AmbientCapabilities= (for "
+			   "systemd --user: a drop-in for user@.service)",
 			   names);
 
 	r = ambient_raise(req->caps);
 	if (r < 0)
-		pam_syslog(pamh, LOG_ERR, "pam_realtime: Failed to raise ambient capabilities %s for the session: %s",
-			   names, strerror(-r));
+		pam_syslog(
+			pamh, LOG_ERR,
+			"pam_realtime: Failed to raise ambient capabilities %s for the session: %s",
+			names, strerror(-r));
 	else if (req->debug)
-		pam_syslog(pamh, LOG_DEBUG, "pam_realtime: Raised ambient capabilities %s for the session (uid %u)",
+		pam_syslog(pamh, LOG_DEBUG,
+			   "pam_realtime: Raised ambient capabilities %s for the session (uid %u)",
 			   names, (unsigned)getuid());
 
 done:
@@ -243,19 +260,25 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 
 	if (args->nocaps) {
 		if (args->debug)
-			pam_syslog(pamh, LOG_DEBUG, "Not raising ambient capabilities %s for %s (%s): nocaps",
-				   names, user, why);
+			pam_syslog(pamh, LOG_DEBUG,
+				   "Not raising ambient capabilities %s for %s (%s): nocaps", names,
+				   user, why);
 		return PAM_SUCCESS;
 	}
 
 	r = ambient_prepare(g->capabilities, &old_keepcaps);
 	if (r < 0) {
-		const char *reason = r == -EPERM ? "this process does not hold them (permitted and bounding set) or may not raise ambient capabilities" :
-				     r == -EOPNOTSUPP ? "the kernel has no ambient capabilities (Linux 4.3 or newer needed)" :
-				     r == -EINVAL ? "only cap_sys_nice and cap_ipc_lock may be granted" :
-						    strerror(-r);
+		const char *reason =
+			r == -EPERM ? "this process does not hold them (permitted and bounding "
+				      "set) or may not raise ambient capabilities"
+			: r == -EOPNOTSUPP ? "the kernel has no ambient capabilities (Linux 4.3 or "
+					     "newer needed)"
+			: r == -EINVAL	   ? "only cap_sys_nice and cap_ipc_lock may be granted"
+					   : strerror(-r);
 
-		pam_syslog(pamh, LOG_ERR, "Cannot grant ambient capabilities %s to %s (%s): %s. The rlimits are set regardless",
+		pam_syslog(pamh, LOG_ERR,
+			   "Cannot grant ambient capabilities %s to %s (%s): %s. The rlimits are "
+			   "set regardless",
 			   names, user, why, reason);
 		return PAM_SESSION_ERR;
 	}
@@ -271,20 +294,24 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 	if (pam_get_data(pamh, AMBIENT_DATA_NAME, &previous) == PAM_SUCCESS && previous)
 		old_keepcaps = ((const AmbientRequest *)previous)->old_keepcaps;
 
-	*req = (AmbientRequest){ .caps = g->capabilities, .old_keepcaps = old_keepcaps, .debug = args->debug };
+	*req = (AmbientRequest){ .caps = g->capabilities,
+				 .old_keepcaps = old_keepcaps,
+				 .debug = args->debug };
 
 	r = pam_set_data(pamh, AMBIENT_DATA_NAME, req, ambient_request_free);
 	if (r != PAM_SUCCESS) {
 		(void)ambient_restore_keepcaps(old_keepcaps);
-		pam_syslog(pamh, LOG_ERR, "Cannot keep ambient capabilities %s for %s until pam_end(): %s",
-			   names, user, pam_strerror(pamh, r));
+		pam_syslog(pamh, LOG_ERR,
+			   "Cannot keep ambient capabilities %s for %s until pam_end(): %s", names,
+			   user, pam_strerror(pamh, r));
 		return PAM_SESSION_ERR;
 	}
 	TAKE_PTR(req);
 
 	if (args->debug)
 		pam_syslog(pamh, LOG_DEBUG,
-			   "Ambient capabilities %s for %s will be raised at pam_end() after the application's setuid (%s)",
+			   "Ambient capabilities %s for %s will be raised at pam_end() after the "
+			   "application's setuid (%s)",
 			   names, user, why);
 	return PAM_SUCCESS;
 }
@@ -302,7 +329,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 
 	r = pam_get_item(pamh, PAM_USER, (const void **)&user);
 	if (r != PAM_SUCCESS || isempty(user)) {
-		pam_syslog(pamh, LOG_ERR, "The application set no user name (PAM_USER); granting nothing");
+		pam_syslog(pamh, LOG_ERR,
+			   "The application set no user name (PAM_USER); granting nothing");
 		return PAM_IGNORE;
 	}
 
@@ -312,7 +340,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 
 	r = policy_eval_user(p, user, &g);
 	if (r == -ESRCH) {
-		pam_syslog(pamh, LOG_ERR, "User \"%s\" is unknown to the system (NSS); granting nothing", user);
+		pam_syslog(pamh, LOG_ERR,
+			   "User \"%s\" is unknown to the system (NSS); granting nothing", user);
 		return PAM_IGNORE;
 	}
 	if (r == -ENOMEM) {
@@ -320,7 +349,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 		return PAM_BUF_ERR;
 	}
 	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR, "Failed to evaluate the realtime policy for %s: %s; granting nothing",
+		pam_syslog(pamh, LOG_ERR,
+			   "Failed to evaluate the realtime policy for %s: %s; granting nothing",
 			   user, strerror(-r));
 		return PAM_IGNORE;
 	}
@@ -331,20 +361,25 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	if (!g.covered && policy_daemon(p)->polkit) {
 		if (args.debug)
 			pam_syslog(pamh, LOG_DEBUG,
-				   "No [User] or [Group] rule covers %s and Polkit=yes: [Default] is granted by realtimed with polkit's consent, not at login; granting nothing",
+				   "No [User] or [Group] rule covers %s and Polkit=yes: [Default] "
+				   "is granted by realtimed with polkit's consent, not at login; "
+				   "granting nothing",
 				   user);
 		return PAM_IGNORE;
 	}
 
 	r = rlimit_plan_from_grant(&g, &plan);
 	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR, "Failed to compute the rlimits of %s: %s; granting nothing",
-			   user, strerror(-r));
+		pam_syslog(pamh, LOG_ERR,
+			   "Failed to compute the rlimits of %s: %s; granting nothing", user,
+			   strerror(-r));
 		return PAM_IGNORE;
 	}
 	if (plan.n_items == 0 && !(g.set[POLICY_KEY_CAPABILITIES] && g.capabilities != 0)) {
 		if (args.debug)
-			pam_syslog(pamh, LOG_DEBUG, "The realtime policy sets no limit for %s; granting nothing", user);
+			pam_syslog(pamh, LOG_DEBUG,
+				   "The realtime policy sets no limit for %s; granting nothing",
+				   user);
 		return PAM_IGNORE;
 	}
 

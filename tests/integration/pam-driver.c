@@ -47,17 +47,28 @@ static const struct {
 static const char *pam_code_name(int r)
 {
 	switch (r) {
-	case PAM_SUCCESS: return "PAM_SUCCESS";
-	case PAM_IGNORE: return "PAM_IGNORE";
-	case PAM_SESSION_ERR: return "PAM_SESSION_ERR";
-	case PAM_BUF_ERR: return "PAM_BUF_ERR";
-	case PAM_ABORT: return "PAM_ABORT";
-	case PAM_SYSTEM_ERR: return "PAM_SYSTEM_ERR";
-	case PAM_PERM_DENIED: return "PAM_PERM_DENIED";
-	case PAM_USER_UNKNOWN: return "PAM_USER_UNKNOWN";
-	case PAM_SERVICE_ERR: return "PAM_SERVICE_ERR";
-	case PAM_MODULE_UNKNOWN: return "PAM_MODULE_UNKNOWN";
-	default: return "PAM_OTHER";
+	case PAM_SUCCESS:
+		return "PAM_SUCCESS";
+	case PAM_IGNORE:
+		return "PAM_IGNORE";
+	case PAM_SESSION_ERR:
+		return "PAM_SESSION_ERR";
+	case PAM_BUF_ERR:
+		return "PAM_BUF_ERR";
+	case PAM_ABORT:
+		return "PAM_ABORT";
+	case PAM_SYSTEM_ERR:
+		return "PAM_SYSTEM_ERR";
+	case PAM_PERM_DENIED:
+		return "PAM_PERM_DENIED";
+	case PAM_USER_UNKNOWN:
+		return "PAM_USER_UNKNOWN";
+	case PAM_SERVICE_ERR:
+		return "PAM_SERVICE_ERR";
+	case PAM_MODULE_UNKNOWN:
+		return "PAM_MODULE_UNKNOWN";
+	default:
+		return "PAM_OTHER";
 	}
 }
 
@@ -164,14 +175,12 @@ static void print_caps(const char *prefix)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "confdir", required_argument, NULL, 'c' },
-		{ "service", required_argument, NULL, 's' },
-		{ "start", required_argument, NULL, 'S' },
-		{ "setuid", no_argument, NULL, 'u' },
-		{ "twice", no_argument, NULL, 't' },
-		{}
-	};
+	static const struct option options[] = { { "confdir", required_argument, NULL, 'c' },
+						 { "service", required_argument, NULL, 's' },
+						 { "start", required_argument, NULL, 'S' },
+						 { "setuid", no_argument, NULL, 'u' },
+						 { "twice", no_argument, NULL, 't' },
+						 {} };
 	const char *confdir = NULL, *service = "rt-test", *user;
 	struct pam_conv pc = { conv, NULL };
 	bool do_setuid = false, twice = false;
@@ -181,21 +190,32 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
 		switch (c) {
-		case 'c': confdir = optarg; break;
-		case 's': service = optarg; break;
+		case 'c':
+			confdir = optarg;
+			break;
+		case 's':
+			service = optarg;
+			break;
 		case 'S':
 			if (apply_start(optarg) < 0) {
 				fprintf(stderr, "pam-driver: bad --start %s: %m\n", optarg);
 				return 2;
 			}
 			break;
-		case 'u': do_setuid = true; break;
-		case 't': twice = true; break;
-		default: return 2;
+		case 'u':
+			do_setuid = true;
+			break;
+		case 't':
+			twice = true;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: %s [--confdir DIR] [--service NAME] [--start RES=SOFT:HARD]... [--setuid] [--twice] USER\n",
+		fprintf(stderr,
+			"usage: %s [--confdir DIR] [--service NAME] [--start RES=SOFT:HARD]... "
+			"[--setuid] [--twice] USER\n",
 			argv[0]);
 		return 2;
 	}
@@ -240,7 +260,9 @@ int main(int argc, char **argv)
 	printf("uid %u\n", (unsigned)getuid());
 	print_caps("self");
 	fflush(stdout);
-	execl("/bin/sh", "sh", "-c", "sed -n 's/^\\(Cap[A-Za-z]*\\):[[:space:]]*/exec \\1 /p' /proc/self/status", (char *)NULL);
+	execl("/bin/sh", "sh", "-c",
+	      "sed -n 's/^\\(Cap[A-Za-z]*\\):[[:space:]]*/exec \\1 /p' /proc/self/status",
+	      (char *)NULL);
 	fprintf(stderr, "pam-driver: exec /bin/sh: %m\n");
 	return 2;
 }

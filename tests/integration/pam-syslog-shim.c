@@ -17,12 +17,16 @@
 
 /* glibc's fortified entry points (what libpam calls); syslog.h declares
  * the plain ones. */
-void __syslog_chk(int priority, int flag, const char *format, ...) __attribute__((format(printf, 3, 4)));
-void __vsyslog_chk(int priority, int flag, const char *format, va_list ap) __attribute__((format(printf, 3, 0)));
+void __syslog_chk(int priority, int flag, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+void __vsyslog_chk(int priority, int flag, const char *format, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
-static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+static const char *const levels[] = { "emerg",	 "alert",  "crit", "err",
+				      "warning", "notice", "info", "debug" };
 
-__attribute__((format(printf, 2, 0))) static void shim_log(int priority, const char *format, va_list ap)
+__attribute__((format(printf, 2, 0))) static void shim_log(int priority, const char *format,
+							   va_list ap)
 {
 	const char *path = getenv("PAM_TEST_SYSLOG");
 	char msg[4096];

@@ -104,7 +104,8 @@ START_TEST(test_survives_setuid)
 
 	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID)) ||
 	    !(status_caps("CapPrm") & NICE)) {
-		printf("test_survives_setuid: not root with cap_setuid and cap_sys_nice, not run\n");
+		printf("test_survives_setuid: not root with cap_setuid and cap_sys_nice, not "
+		       "run\n");
 		return;
 	}
 
@@ -131,7 +132,8 @@ END_TEST
 START_TEST(test_setuid_without_keepcaps_loses_them)
 {
 	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID))) {
-		printf("test_setuid_without_keepcaps_loses_them: not root with cap_setuid, not run\n");
+		printf("test_setuid_without_keepcaps_loses_them: not root with cap_setuid, not "
+		       "run\n");
 		return;
 	}
 	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0), 0);
@@ -162,7 +164,8 @@ int main(void)
 	int failed;
 
 	if (srunner_fork_status(sr) == CK_NOFORK) {
-		printf("SKIP: needs Check's fork mode (CK_FORK=yes): the tests change this process's credentials\n");
+		printf("SKIP: needs Check's fork mode (CK_FORK=yes): the tests change this "
+		       "process's credentials\n");
 		srunner_free(sr);
 		return 77;
 	}

@@ -70,10 +70,10 @@ END_TEST
 START_TEST(test_rejected)
 {
 	static const char *const bad[] = {
-		"conf=",           /* no file */
+		"conf=",	      /* no file */
 		"conf=realtime.conf", /* relative */
 		"conf=./x.conf",
-		"Debug",           /* case matters, as everywhere in PAM */
+		"Debug", /* case matters, as everywhere in PAM */
 		"debug=1",
 		"nocaps ",
 		"conf",

@@ -45,7 +45,8 @@ START_TEST(test_plan_full_grant)
 	g.policies = POLICY_SCHED_FIFO;
 	g.set[POLICY_KEY_CAPABILITIES] = true;
 	g.capabilities = 1ULL << CAP_SYS_NICE;
-	g.source[POLICY_KEY_REALTIME_PRIORITY] = (PolicySource){ "/etc/realtime/realtime.conf", 7, "Group audio" };
+	g.source[POLICY_KEY_REALTIME_PRIORITY] =
+		(PolicySource){ "/etc/realtime/realtime.conf", 7, "Group audio" };
 
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 4);
 	ck_assert_uint_eq(plan.n_items, 4);
@@ -117,22 +118,21 @@ static char *policy_file_new(const char *text)
 	return path;
 }
 
-static const char policy_text[] =
-	"[Default]\n"                 /* 1 */
-	"RealtimePriority=20\n"       /* 2 */
-	"Nice=-15\n"                  /* 3 */
-	"MemLock=64M\n"               /* 4 */
-	"RTTime=200ms\n"              /* 5 */
-	"\n"                          /* 6 */
-	"[Group #29]\n"               /* 7 */
-	"RealtimePriority=95\n"       /* 8 */
-	"Nice=-19\n"                  /* 9 */
-	"MemLock=infinity\n"          /* 10 */
-	"RTTime=infinity\n"           /* 11 */
-	"\n"                          /* 12 */
-	"[User #4103]\n"              /* 13 */
-	"RealtimePriority=99\n"       /* 14 */
-	"RTTime=500000\n";            /* 15: bare number = microseconds */
+static const char policy_text[] = "[Default]\n"		  /* 1 */
+				  "RealtimePriority=20\n" /* 2 */
+				  "Nice=-15\n"		  /* 3 */
+				  "MemLock=64M\n"	  /* 4 */
+				  "RTTime=200ms\n"	  /* 5 */
+				  "\n"			  /* 6 */
+				  "[Group #29]\n"	  /* 7 */
+				  "RealtimePriority=95\n" /* 8 */
+				  "Nice=-19\n"		  /* 9 */
+				  "MemLock=infinity\n"	  /* 10 */
+				  "RTTime=infinity\n"	  /* 11 */
+				  "\n"			  /* 12 */
+				  "[User #4103]\n"	  /* 13 */
+				  "RealtimePriority=99\n" /* 14 */
+				  "RTTime=500000\n";	  /* 15: bare number = microseconds */
 
 START_TEST(test_plan_from_policy_files)
 {
@@ -270,7 +270,8 @@ START_TEST(test_apply_raise_without_cap)
 
 	drop_cap_sys_resource();
 	ck_assert_int_eq(getrlimit(RLIMIT_RTPRIO, &check), 0);
-	start.rlim_max = check.rlim_max == RLIM_INFINITY || check.rlim_max > 10 ? 10 : check.rlim_max;
+	start.rlim_max =
+		check.rlim_max == RLIM_INFINITY || check.rlim_max > 10 ? 10 : check.rlim_max;
 	ck_assert_int_eq(setrlimit(RLIMIT_RTPRIO, &start), 0);
 
 	it.value = start.rlim_max + 85;

@@ -44,8 +44,8 @@ END_TEST
  * a pam_sm_* function. */
 START_TEST(test_exports_only_pam_sm)
 {
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * sh;
 	const unsigned char *base;
 	struct stat st;
 	size_t n_exported = 0;
@@ -61,11 +61,12 @@ START_TEST(test_exports_only_pam_sm)
 
 	eh = (const ElfW(Ehdr) *)base;
 	ck_assert(memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0);
-	ck_assert_uint_ge((size_t)st.st_size, eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)));
+	ck_assert_uint_ge((size_t)st.st_size,
+			  eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)));
 	sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
 
 	for (size_t i = 0; i < eh->e_shnum; i++) {
-		const ElfW(Sym) *syms;
+		const ElfW(Sym) * syms;
 		const char *strtab;
 
 		if (sh[i].sh_type != SHT_DYNSYM)
@@ -78,10 +79,12 @@ START_TEST(test_exports_only_pam_sm)
 			const char *name = strtab + syms[j].st_name;
 			unsigned bind = ELF64_ST_BIND(syms[j].st_info);
 
-			if (syms[j].st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK))
+			if (syms[j].st_shndx == SHN_UNDEF ||
+			    (bind != STB_GLOBAL && bind != STB_WEAK))
 				continue;
 			ck_assert_msg(strncmp(name, "pam_sm_", 7) == 0,
-				      "%s exports \"%s\"; only pam_sm_* may be exported (pam_realtime.sym)",
+				      "%s exports \"%s\"; only pam_sm_* may be exported "
+				      "(pam_realtime.sym)",
 				      module_path, name);
 			ck_assert_int_eq(ELF64_ST_TYPE(syms[j].st_info), STT_FUNC);
 			n_exported++;
