@@ -121,5 +121,31 @@ if $start su -s /bin/sh rtaudio -c 'chrt -f 96 true' >/dev/null 2>&1; then
 	fail "chrt -f 96 worked for rtaudio"
 fi
 
+# Capabilities= under su: util-linux su calls pam_end(PAM_DATA_SILENT) in
+# the session's process after its setuid, so cap_sys_nice must be ambient
+# there; and whatever su does, the keepcaps flag set at open_session must
+# let none of root's other capabilities into the session.
+grep -q '^rtcaps:' /etc/passwd || {
+	echo "rtcaps:x:4104:4104:pam_realtime vm test:/tmp:/bin/sh" >>/etc/passwd
+	echo "rtcaps:x:4104:" >>/etc/group
+	echo "rtcaps:*:19000:0:99999:7:::" >>/etc/shadow
+}
+printf '\n[User rtcaps]\nRealtimePriority=10\nCapabilities=sys_nice\n' >>"$policy"
+echo "check: su's session for a user with Capabilities= holds no capability of root's"
+out=$($start su -s /bin/sh rtcaps -c 'grep "^Cap\(Prm\|Eff\|Amb\)" /proc/self/status; ulimit -r' 2>&1)
+printf '%s\n' "$out" | sed 's/^/    /'
+printf '%s\n' "$out" | grep -q '^10$' || fail "rtcaps did not get RLIMIT_RTPRIO 10: $out"
+for set in CapPrm CapEff; do
+	v=$(printf '%s\n' "$out" | sed -n "s/^$set:[[:space:]]*//p")
+	[ "$v" = 0000000000000000 ] || [ "$v" = 0000000000800000 ] || fail "$set $v in rtcaps's su session"
+done
+amb=$(printf '%s\n' "$out" | sed -n 's/^CapAmb:[[:space:]]*//p')
+if su --version 2>/dev/null | grep -q util-linux; then
+	echo "check: util-linux su: cap_sys_nice is ambient in the session"
+	[ "$amb" = 0000000000800000 ] || fail "CapAmb $amb under util-linux su"
+else
+	echo "    note: CapAmb $amb under this su"
+fi
+
 rm -f "$policy"
 echo "PASS"
