@@ -13,7 +13,7 @@
  *   daemon-bench burst N PRIO      N back-to-back grants: answered, granted,
  *                                  refused (by error name), unanswered
  *   daemon-bench hold N PRIO       N sleeping threads, each granted; then
- *                                  waits for stdin to close
+ *                                  waits for a line on stdin (or its end)
  *
  * Output: one line "key=value ..." per run, for the script to parse.
  */
@@ -327,7 +327,8 @@ static int cmd_hold(long n, unsigned prio)
 	}
 	printf("hold n=%ld granted=%ld last_error=%s\n", n, ok, errname[0] ? errname : "-");
 	fflush(stdout);
-	while (read(STDIN_FILENO, buf, sizeof(buf)) > 0)
+	/* until a line comes or stdin closes */
+	while (read(STDIN_FILENO, buf, sizeof(buf)) < 0 && errno == EINTR)
 		;
 	return 0;
 }

@@ -85,13 +85,14 @@ hold_100()
 	rm -f "$WORK/hold.in"
 	mkfifo "$WORK/hold.in"
 	chmod 666 "$WORK/hold.in"
-	as_bg rtaudio "$CLIENT" hold 100 $PRIO <"$WORK/hold.in" >"$WORK/hold.out" 2>&1
+	as_bg rtaudio "$CLIENT" hold 100 $PRIO <>"$WORK/hold.in" >"$WORK/hold.out" 2>&1
 	hp=$!
 	integ_track $hp
-	exec 7>"$WORK/hold.in"
+	exec 7<>"$WORK/hold.in"
 	wait_for 60 grep -q '^hold' "$WORK/hold.out"
 	record "$1" "$(cat "$WORK/hold.out")"
 	record "$1" "idle-100 $(idle "$2")"
+	echo quit >&7
 	exec 7>&-
 	wait $hp 2>/dev/null
 	integ_untrack $hp

@@ -376,7 +376,9 @@ as_bg()
 {
 	_u=$1
 	shift
-	setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@" &
+	# an asynchronous command's stdin is /dev/null unless redirected on the
+	# command itself (dash ignores <&0 there): pass it through fd 9
+	{ setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@" <&9 9<&- & } 9<&0
 }
 
 # native [--as USER] METHOD ARGS...: call the native interface with dbus-send;
@@ -422,7 +424,7 @@ rtkit()
 # message matches REGEX (grep -E, case-insensitive).
 expect_error()
 {
-	if printf '%s\n' "$4" | grep -q "^Error $2:" && printf '%s\n' "$4" | grep -qiE "$3"; then
+	if printf '%s\n' "$4" | grep -q "^Error $2:" && printf '%s\n' "$4" | grep -qiE -e "$3"; then
 		ok "$1 ($(printf '%s\n' "$4" | head -n 1))"
 	else
 		fail "$1: expected $2 matching /$3/, got: $(printf '%s' "$4" | head -n 3)"
@@ -474,10 +476,11 @@ holder_start()
 	rm -f "$WORK/holder.in" "$WORK/holder.out"
 	mkfifo "$WORK/holder.in"
 	chmod 666 "$WORK/holder.in"
-	as_bg "$1" "$RT_CLIENT" hold "$2" <"$WORK/holder.in" >"$WORK/holder.out" 2>&1
+	as_bg "$1" "$RT_CLIENT" hold "$2" <>"$WORK/holder.in" >"$WORK/holder.out" 2>&1
 	HOLDER_PID=$!
 	integ_track $HOLDER_PID
-	exec 8>"$WORK/holder.in"
+	# read-write: never blocks, and never sees a signal mid-open
+	exec 8<>"$WORK/holder.in"
 	wait_for 5 grep -q '^threads' "$WORK/holder.out" || { cat "$WORK/holder.out"; fail "rt-client hold did not start"; return 1; }
 	HOLDER_TIDS=$(sed -n 's/^threads //p' "$WORK/holder.out")
 	_p=$(sed -n 's/^pid //p' "$WORK/holder.out")
