@@ -6,7 +6,7 @@
 # not high priority. Covered users are decided by policy alone: rtaudio gets
 # fifo 70 although polkit would refuse it (no session here). A stopped polkitd
 # does not stall the daemon for other clients. Reload() asks polkit
-# org.realtimed.manage; Polkit=no refuses uncovered users without asking.
+# org.realtimed.manage; with Polkit=no, [Default] alone decides.
 
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
@@ -86,15 +86,20 @@ fi
 out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 [ $? = 0 ] && ok "the last good policy stays in force" || fail "after a broken reload: $out"
 
-# Polkit=no: uncovered users are refused without asking
+# Polkit=no: [Default] decides for uncovered users, polkit is not asked:
+# the nice level polkit refused above is now granted
 printf '[Daemon]\nPolkit=no\n' >"$WORK/admin.conf"
 kill -HUP "$DAEMON_PID"
-sleep 0.5
-out=$(run_as rtplain "$RT_CLIENT" ask --policy rr --prio 10 2>&1)
-if echo "$out" | grep -q '^refused: '; then
-	ok "Polkit=no (SIGHUP): rtplain is refused ($(echo "$out" | grep '^refused' | cut -c1-120))"
+wait_for 5 sh -c "[ \$(grep -c 'Policy reloaded' '$WORK/realtimed.log') -ge 3 ]" ||
+	note "no third 'Policy reloaded' line in the log after SIGHUP"
+out=$(run_as rtplain "$RT_CLIENT" ask --nice -10 2>&1)
+if [ $? = 0 ] && echo "$out" | grep -q 'nice -10'; then
+	ok "Polkit=no (SIGHUP): rtplain gets [Default]'s nice -10 without polkit"
 else
-	fail "Polkit=no: rtplain was not refused: $out"
+	fail "Polkit=no: rtplain nice -10: $out"
 fi
+out=$(run_as rtplain "$RT_CLIENT" ask --nice -16 2>&1)
+echo "$out" | grep -q "^refused: $NATIVE_ERR.PolicyDenied" && ok "Polkit=no: [Default]'s Nice=-15 still holds" ||
+	fail "Polkit=no: rtplain nice -16: $out"
 
 integ_finish
