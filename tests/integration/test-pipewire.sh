@@ -38,13 +38,13 @@ pw_start()
 	mkdir -p "$WORK/pw/$1/run" "$WORK/pw/$1/home"
 	chown -R "$1" "$WORK/pw/$1"
 	chmod 700 "$WORK/pw/$1/run"
-	run_as "$1" env -u DBUS_SESSION_BUS_ADDRESS HOME="$WORK/pw/$1/home" XDG_RUNTIME_DIR="$WORK/pw/$1/run" \
-		PIPEWIRE_DEBUG=3 pipewire -c "$WORK/pw/pipewire.conf" >"$WORK/pw/$1.log" 2>&1 &
+	as_bg "$1" env -u DBUS_SESSION_BUS_ADDRESS HOME="$WORK/pw/$1/home" XDG_RUNTIME_DIR="$WORK/pw/$1/run" \
+		PIPEWIRE_DEBUG=3 pipewire -c "$WORK/pw/pipewire.conf" >"$WORK/pw/$1.log" 2>&1
 	PW_PID=$!
 	integ_track $PW_PID
 	# the data thread gets its priority after module-rt asked over D-Bus
-	wait_for 10 grep -q 'acquired realtime priority\|Failed to acquire\|acquire_rt.*fail\|clamping' "$WORK/pw/$1.log"
-	sleep 0.5
+	wait_for 10 grep -q 'acquired realtime priority\|could not make thread\|Failed to acquire' "$WORK/pw/$1.log"
+	sleep 0.2
 }
 
 pw_stop()
