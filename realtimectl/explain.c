@@ -242,10 +242,12 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	if (r < 0)
 		return ctl_oom();
 	for (size_t i = 0; i < n; i++) {
-		/* "" for both: no file sets the key. The daemon names no section. */
-		r = add_row(t, ctl->json, entries[i].key,
-			    isempty(entries[i].value) ? NULL : entries[i].value,
-			    isempty(entries[i].source) ? NULL : entries[i].source, 0, NULL);
+		/* "" for both: no file sets the key (a key set to "" has a source).
+		 * The daemon names no section. */
+		bool unset = isempty(entries[i].source);
+
+		r = add_row(t, ctl->json, entries[i].key, unset ? NULL : entries[i].value,
+			    unset ? NULL : entries[i].source, 0, NULL);
 		if (r < 0)
 			return ctl_oom();
 	}

@@ -130,9 +130,13 @@ static size_t text_width(const char *s)
 	return w;
 }
 
+/* Missing values show as "-"; an empty string as "" so that it stays
+ * visible and the columns stay apart. */
 static const char *cell_text(const Cell *c)
 {
-	return c->type == CELL_NULL ? "-" : c->text;
+	if (c->type == CELL_NULL)
+		return "-";
+	return c->text[0] ? c->text : "\"\"";
 }
 
 static void print_row(FILE *f, const char *const *texts, const size_t *widths, size_t n)

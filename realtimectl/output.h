@@ -40,7 +40,7 @@ static inline void table_freep(Table **t)
 }
 #define _cleanup_table_ _cleanup_(table_freep)
 
-/* A string cell; NULL prints "-" and JSON null. */
+/* A string cell; NULL prints "-" and JSON null, "" prints "" (quotes). */
 int table_add_string(Table *t, const char *s);
 /* Number cells: JSON numbers; text shows the number, or text when given. */
 int table_add_int(Table *t, int64_t v, const char *text);

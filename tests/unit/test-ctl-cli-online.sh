@@ -81,21 +81,24 @@ echo "# explain (from the daemon)"
 run 0 "explain root online" -- explain root --no-legend
 logged "Explain 0" "Explain(0) sent"
 checks=$((checks + 1))
-if [ "$(awk '{print $1}' <<<"$out" | tr '\n' ' ')" = "RealtimePriority Nice Capabilities FutureKey " ]; then
+if [ "$(awk '{print $1}' <<<"$out" | tr '\n' ' ')" = "RealtimePriority Nice Capabilities CompatPolicy FutureKey " ]; then
 	pass "known keys in realtime.conf(5) order, unknown ones last"
 else
 	fail "key order: $out"
 fi
 checks=$((checks + 1))
 if grep -Eq '^RealtimePriority +95 +/etc/realtime/realtime.conf:14$' <<<"$out" &&
-	grep -Eq '^Capabilities +- +-$' <<<"$out"; then
-	pass "values and sources, '-' for an unset key"
+	grep -Eq '^Capabilities +"" +/usr/share/realtime/realtime.conf:59$' <<<"$out" &&
+	grep -Eq '^CompatPolicy +- +-$' <<<"$out"; then
+	pass "values and sources, \"\" for a key set empty, '-' for an unset key"
 else
 	fail "explain rows: $out"
 fi
 run 0 "explain '#4101' --json" -- explain '#4101' --json
 logged "Explain 4101" "Explain(4101) sent"
 json_ok "explain --json output parses"
+expect out '{"key":"Capabilities","value":"","source":"/usr/share/realtime/realtime.conf:59","section":null}' "a key set empty is \"\" in JSON"
+expect out '{"key":"CompatPolicy","value":null,"source":null,"section":null}' "an unset key is null in JSON"
 
 echo "# reload, irq"
 run 0 "reload" -- reload

@@ -169,6 +169,13 @@ for kv in RealtimePriority:95 "Policies:fifo rr" Nice:-19 MemLock:infinity RTTim
 		fail "$key: want '$value' from line $line [Group #0] in: $out"
 	fi
 done
+line=$(line_of "$work/root-audio.conf" "Group #0" Capabilities)
+checks=$((checks + 1))
+if grep -Eq "^Capabilities +\"\" +$work/root-audio.conf:$line \[Group #0\]" <<<"$out"; then
+	pass "Capabilities set empty shows as \"\" with its line $line"
+else
+	fail "Capabilities: want '\"\"' from line $line in: $out"
+fi
 expect out "A [User] or [Group] rule covers this user" "it says a rule covers root"
 
 run 0 "explain --offline --json" -- explain --offline --json --conf "$work/root-audio.conf" root

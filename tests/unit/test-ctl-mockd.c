@@ -180,11 +180,13 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 		return reply;
 	}
 	if (strcmp(member, "Explain") == 0) {
-		/* Out of order, an unset key, and a key this client does not know. */
+		/* Out of order, a key set to "", an unset key, and a key this client
+		 * does not know. */
 		static const char *const rows[][3] = {
 			{ "Nice", "-19", "/usr/share/realtime/realtime.conf:54" },
 			{ "FutureKey", "42", "/etc/realtime/realtime.conf:3" },
-			{ "Capabilities", "", "" },
+			{ "Capabilities", "", "/usr/share/realtime/realtime.conf:59" },
+			{ "CompatPolicy", "", "" },
 			{ "RealtimePriority", "95", "/etc/realtime/realtime.conf:14" },
 		};
 

@@ -97,6 +97,26 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* An empty string stays visible in text ("") and is "" in JSON, not null. */
+START_TEST(test_empty_string)
+{
+	Table *t = NULL;
+	char *s;
+
+	ck_assert_int_eq(table_new(columns, 3, &t), 0);
+	ck_assert_int_eq(table_add_uint(t, 1, NULL), 0);
+	ck_assert_int_eq(table_add_string(t, ""), 0);
+	ck_assert_int_eq(table_add_int(t, 2, NULL), 0);
+	s = print(t, TABLE_TEXT_NO_LEGEND);
+	ck_assert_str_eq(s, "1 \"\" 2\n");
+	free(s);
+	s = print(t, TABLE_JSON);
+	ck_assert_str_eq(s, "[{\"pid\":1,\"command\":\"\",\"priority\":2}]\n");
+	free(s);
+	table_free(t);
+}
+END_TEST
+
 START_TEST(test_utf8_width)
 {
 	Table *t = NULL;
@@ -161,6 +181,7 @@ static Suite *table_suite(void)
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_empty_string);
 	tcase_add_test(tc, test_utf8_width);
 	tcase_add_test(tc, test_json_string);
 	suite_add_tcase(s, tc);
