@@ -92,10 +92,6 @@ json_ok() {
 [ -x "$ctl" ] || { echo "realtimectl not built at $ctl"; exit 1; }
 [ -f "$policy" ] || { echo "no shipped policy at $policy"; exit 1; }
 
-# Paths that point nowhere, so only the files a check names are read and
-# the host's /etc/realtime never leaks into a result.
-none=(--vendor-conf="$work/none" --admin-conf="$work/none" --vendor-conf-dir="$work/none.d" --admin-conf-dir="$work/none.d")
-
 echo "# policy check"
 run 0 "shipped policy passes" -- policy check "$policy"
 expect out "$policy: ok" "it says the shipped policy was read"
@@ -272,6 +268,7 @@ CONF
 			"$ctl" status >/dev/null 2>&1 && break
 			sleep 0.1
 		done
+		# shellcheck source=test-ctl-cli-online.sh
 		. "$src/tests/unit/test-ctl-cli-online.sh"
 	fi
 fi
