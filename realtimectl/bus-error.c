@@ -68,6 +68,13 @@ static const BusErrorInfo bus_errors[] = {
 	{ "org.freedesktop.DBus.Error.NoMemory", CTL_EXIT_FAILED, NULL },
 };
 
+/* Any failure of the bus to start realtimed through D-Bus activation. */
+static const BusErrorInfo bus_error_spawn = {
+	"org.freedesktop.DBus.Error.Spawn.", CTL_EXIT_UNREACHABLE,
+	"The bus could not start realtimed: see 'journalctl -u realtimed', or start it with "
+	"'systemctl start realtimed'."
+};
+
 static const BusErrorInfo *bus_error_find(const char *name)
 {
 	if (!name)
@@ -75,6 +82,8 @@ static const BusErrorInfo *bus_error_find(const char *name)
 	for (size_t i = 0; i < ELEMENTSOF(bus_errors); i++)
 		if (streq(bus_errors[i].name, name))
 			return &bus_errors[i];
+	if (startswith(name, bus_error_spawn.name))
+		return &bus_error_spawn;
 	return NULL;
 }
 

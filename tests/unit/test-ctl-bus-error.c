@@ -35,6 +35,13 @@ START_TEST(test_exit_status)
 			 CTL_EXIT_REFUSED);
 	ck_assert_int_eq(bus_error_exit_status(D("InvalidArgs")), CTL_EXIT_USAGE);
 
+	/* Every failure of D-Bus activation means realtimed is not there. */
+	ck_assert_int_eq(bus_error_exit_status(D("Spawn.ExecFailed")), CTL_EXIT_UNREACHABLE);
+	ck_assert_int_eq(bus_error_exit_status(D("Spawn.FailedToSetup")), CTL_EXIT_UNREACHABLE);
+	ck_assert_ptr_nonnull(
+		strstr(bus_error_hint(D("Spawn.ExecFailed")), "journalctl -u realtimed"));
+	ck_assert_int_eq(bus_error_exit_status(D("SpawnX")), CTL_EXIT_FAILED);
+
 	/* Unknown names and NULL are failures, never success. */
 	ck_assert_int_eq(bus_error_exit_status("org.example.Whatever"), CTL_EXIT_FAILED);
 	ck_assert_int_eq(bus_error_exit_status(E("NotInTheContract")), CTL_EXIT_FAILED);

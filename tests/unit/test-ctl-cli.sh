@@ -27,6 +27,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 failures=0
 checks=0
