@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "grants.h"
 #include "macro.h"
@@ -32,13 +35,24 @@ int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t cha
 	return 0;
 }
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static void grant_free(Grant *g)
+{
+	sd_event_source_disable_unref(g->exit_source);
+	safe_close(g->pidfd);
+	free(g);
+}
+
 static void process_free(GrantProcess *p)
 {
 	Grant *g, *n;
 
 	for (g = p->grants; g; g = n) {
 		n = g->next;
-		free(g);
+		grant_free(g);
 	}
 	sd_event_source_disable_unref(p->exit_source);
 	safe_close(p->pidfd);
@@ -116,7 +130,7 @@ static void unlink_grant(GrantTable *t, Grant *g)
 		}
 	p->n_grants--;
 	t->n_grants--;
-	free(g);
+	grant_free(g);
 	if (p->n_grants == 0)
 		unlink_process(t, p);
 }
@@ -125,6 +139,33 @@ void grant_table_remove(GrantTable *t, Grant *g)
 {
 	unlink_grant(t, g);
 	table_changed(t);
+}
+
+static int on_thread_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Grant *g = userdata;
+
+	/* Readable PIDFD_THREAD pidfd: the thread exited. */
+	grant_table_remove(g->process->table, g);
+	return 0;
+}
+
+/* Watches a non-leader thread for its exit where the kernel can (6.9+). */
+static void grant_watch_thread(GrantTable *t, Grant *g)
+{
+	static bool unsupported;
+
+	if (!t->event || unsupported || g->tid == g->process->pid)
+		return;
+	g->pidfd = RET_NERRNO(syscall(SYS_pidfd_open, g->tid, PIDFD_THREAD));
+	if (g->pidfd < 0) {
+		if (g->pidfd == -EINVAL)
+			unsupported = true; /* older kernel: revalidation covers it */
+		g->pidfd = -EBADF;
+		return;
+	}
+	if (sd_event_add_io(t->event, &g->exit_source, g->pidfd, EPOLLIN, on_thread_pidfd, g) < 0)
+		g->pidfd = safe_close(g->pidfd);
 }
 
 static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -177,8 +218,16 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 			if (g->tid == tid)
 				break;
 		/* A reused tid in the same process: the stale grant is replaced in place. */
-		if (g)
+		if (g && g->start_time != tid_start) {
 			g->start_time = tid_start;
+			g->exit_source = sd_event_source_disable_unref(g->exit_source);
+			g->pidfd = safe_close(g->pidfd);
+			grant_watch_thread(t, g);
+		} else if (g && g->kind == kind && g->value == value) {
+			if (ret)
+				*ret = g;
+			return 0;
+		}
 	}
 
 	if (!g) {
@@ -191,6 +240,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		g->process = p;
 		g->tid = tid;
 		g->start_time = tid_start;
+		g->pidfd = -EBADF;
+		grant_watch_thread(t, g);
 		g->next = p->grants;
 		p->grants = g;
 		p->n_grants++;

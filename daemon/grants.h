@@ -29,6 +29,8 @@ struct Grant {
 	GrantKind kind;
 	int value;           /* priority, or nice level */
 	uint64_t since_usec; /* CLOCK_REALTIME */
+	int pidfd;           /* PIDFD_THREAD pidfd of a non-leader thread, or -EBADF */
+	sd_event_source *exit_source;
 	Grant *next;
 };
 
@@ -64,7 +66,8 @@ GrantTable *grant_table_free(GrantTable *t);
 GrantProcess *grant_table_find_process(GrantTable *t, pid_t pid);
 Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
 
-/* Adds or updates the grant of (pid, tid). pidfd is taken over (closed on
+/* Adds or updates the grant of (pid, tid). An update to the same kind and
+ * value is no change (no callback), so repeated identical requests are cheap. pidfd is taken over (closed on
  * failure too) if the process is new to the table, else closed. A process
  * or thread of the same id but another start time is replaced. */
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
