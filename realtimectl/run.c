@@ -84,6 +84,11 @@ int verb_run(Ctl *ctl, int argc, char **argv)
 				       "[--limits] [--] COMMAND [ARG...]");
 	if (c.json)
 		return ctl_usage_error("run prints nothing of its own; --json does not apply.");
+	/* "--fifo" before the verb is grant's flag, without a priority. */
+	if (c.sched_policy && c.run_priority < 0)
+		return ctl_usage_error(
+			"run takes the priority with the policy: run --%s PRIO -- COMMAND",
+			c.sched_policy);
 	if (!c.sched_policy && !c.have_nice)
 		c.limits = true;
 

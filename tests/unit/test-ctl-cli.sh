@@ -209,6 +209,7 @@ run 2 "--fifo on status" -- --fifo status
 run 2 "--offline on status" -- status --offline
 run 2 "run without a command" -- run --limits
 run 2 "run: a bad priority" -- run --fifo 0 -- true
+run 2 "run: --fifo before the verb has no priority" -- --fifo run -- true
 run 2 "--conf with the path options" -- explain --offline --conf "$policy" --admin-conf=x root
 run 0 "--help" -- --help
 expect out "policy check" "help lists policy check"
