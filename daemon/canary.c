@@ -64,6 +64,7 @@ static void *canary_main(void *data)
 	int timeout_ms = (int)(c->watchdog_usec / 4000ULL);
 
 	block_signals();
+	(void)pthread_setname_np(pthread_self(), "rtd-canary");
 	(void)sched_reset(0);
 	if (timeout_ms < 1)
 		timeout_ms = 1;
@@ -110,6 +111,7 @@ static void *watchdog_main(void *data)
 	uint64_t offset = clock_usec(CLOCK_BOOTTIME) - last;
 
 	block_signals();
+	(void)pthread_setname_np(pthread_self(), "rtd-watchdog");
 	if (sched_apply(0, GRANT_FIFO, WATCHDOG_PRIORITY) < 0)
 		log_warning_errno(errno, "Failed to make the canary watchdog SCHED_FIFO: %m; "
 					 "it cannot preempt a runaway thread (does realtimed have CAP_SYS_NICE?)");
