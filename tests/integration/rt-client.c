@@ -12,9 +12,11 @@
  *	1: refused (the D-Bus error is printed), 2: anything else.
  *
  *   rt-client spin SECS
- *	Prints "pid P" and busy-loops for SECS seconds of wall time, then exits:
- *	the runaway that the VM tier makes SCHED_FIFO to trigger the canary.
- *	The deadline is its own safety net. Never make it realtime on a host.
+ *	Prints "pid P" and busy-loops: the runaway that the VM tier makes
+ *	SCHED_FIFO to trigger the canary. Once it has run realtime and is
+ *	demoted again, it prints "demoted after N ms of realtime" and exits 0;
+ *	after SECS seconds of wall time it gives up (exit 1), its own safety
+ *	net. Never make it realtime on a host.
  *
  *   rt-client hold N
  *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
@@ -351,11 +353,21 @@ static int cmd_hold(int argc, char **argv)
 	return 0;
 }
 
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* spin: busy-loop until the deadline, or until made realtime and then
+ * demoted again; reports how long it ran realtime. */
 static int cmd_spin(int argc, char **argv)
 {
-	struct timespec now, end;
 	volatile unsigned long n = 0;
 	int secs = argc >= 3 ? atoi(argv[2]) : 0;
+	uint64_t end, rt_since = 0, now;
 
 	if (secs < 1 || secs > 600) {
 		fprintf(stderr, "rt-client spin: need 1..600 seconds\n");
@@ -363,14 +375,27 @@ static int cmd_spin(int argc, char **argv)
 	}
 	printf("pid %d\n", getpid());
 	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += secs;
+	end = mono_usec() + (uint64_t)secs * 1000000u;
 	do {
-		for (int i = 0; i < 100000; i++)
+		int p;
+
+		for (int i = 0; i < 20000; i++)
 			n++;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
-	return 0;
+		now = mono_usec();
+		p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		if (p == SCHED_FIFO || p == SCHED_RR) {
+			if (rt_since == 0)
+				rt_since = now;
+		} else if (rt_since != 0) {
+			printf("demoted after %" PRIu64 " ms of realtime\n", (now - rt_since) / 1000);
+			return 0;
+		}
+	} while (now < end);
+	if (rt_since != 0)
+		printf("still realtime after %" PRIu64 " ms: not demoted\n", (now - rt_since) / 1000);
+	else
+		printf("never realtime\n");
+	return 1;
 }
 
 int main(int argc, char **argv)

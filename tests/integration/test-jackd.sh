@@ -39,8 +39,9 @@ if ! capsh --has-p=cap_sys_resource 2>/dev/null; then
 	skip "root has no CAP_SYS_RESOURCE here, so no hard rlimit can be raised; tests/vm/guest/stack.sh runs this in the VM"
 fi
 
-run_as rtaudio env HOME="$WORK/jack" JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 \
-	"$REALTIMECTL" run --limits -- jackd -R -P 70 -d dummy -r 48000 -p 256 >"$WORK/jackd.log" 2>&1 &
+# realtimectl run execs jackd: one pid from start to end
+as_bg rtaudio env HOME="$WORK/jack" JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 \
+	"$REALTIMECTL" run --limits -- jackd -R -P 70 -d dummy -r 48000 -p 256 >"$WORK/jackd.log" 2>&1
 JACK_PID=$!
 integ_track $JACK_PID
 rt=""
