@@ -95,6 +95,12 @@ integ_enter()
 	integ_require_cmd unshare dbus-daemon dbus-send setpriv mount
 	[ -x "$POLKITD" ] || skip "polkitd is not installed ($POLKITD; Debian package polkitd)"
 	if [ -z "$INTEG_IN_NAMESPACE" ]; then
+		if [ -n "$INTEG_PIDNS" ]; then
+			# a private pid namespace too (the script is its pid 1), for
+			# tests that choose pids through ns_last_pid
+			INTEG_IN_NAMESPACE=1 exec unshare -m -p -f --propagation private --mount-proc -- \
+				/bin/sh "$(readlink -f "$0")" "$@"
+		fi
 		INTEG_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$@"
 		skip "unshare -m failed: no private mount namespace here"
 	fi
