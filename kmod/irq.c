@@ -278,6 +278,34 @@ static int rt_irq_parse_line(char *line, struct rt_irq_op *op)
 	return 0;
 }
 
+/* How many rules there would be after applying ops, to refuse before changing anything. */
+static unsigned int rt_irq_count_after(const struct rt_irq_op *ops, size_t nops)
+{
+	unsigned int n = rt_irq_nrules;
+	size_t i, k, start = 0;	/* ops after the last "-" */
+	bool cleared = false;
+
+	lockdep_assert_held(&rt_irq_mutex);
+	for (i = 0; i < nops; i++) {
+		bool dup = false;
+
+		if (!ops[i].pattern) {
+			n = 0;
+			start = i + 1;
+			cleared = true;
+			continue;
+		}
+		/* Removals are not counted: an upper bound is enough. */
+		if (!ops[i].prio || (!cleared && rt_irq_rule_find(ops[i].pattern)))
+			continue;
+		for (k = start; k < i && !dup; k++)
+			dup = ops[k].pattern && !strcmp(ops[k].pattern, ops[i].pattern);
+		if (!dup)
+			n++;
+	}
+	return n;
+}
+
 static ssize_t rt_irq_rules_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -327,31 +355,10 @@ static ssize_t rt_irq_rules_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&rt_irq_mutex);
 
-	/* Check the rule count the write would leave before changing anything. */
-	{
-		unsigned int n = rt_irq_nrules;
-		size_t k;
-
-		for (i = 0; i < nops; i++) {
-			if (!ops[i].pattern) {
-				n = 0;
-				continue;
-			}
-			if (ops[i].prio && !rt_irq_rule_find(ops[i].pattern)) {
-				bool dup = false;
-
-				for (k = 0; k < i; k++)
-					if (ops[k].pattern && !strcmp(ops[k].pattern, ops[i].pattern))
-						dup = true;
-				if (!dup)
-					n++;
-			}
-		}
-		if (n > RT_IRQ_RULES_MAX) {
-			mutex_unlock(&rt_irq_mutex);
-			ret = -ENOSPC;
-			goto out;
-		}
+	if (rt_irq_count_after(ops, nops) > RT_IRQ_RULES_MAX) {
+		mutex_unlock(&rt_irq_mutex);
+		ret = -ENOSPC;
+		goto out;
 	}
 
 	for (i = 0; i < nops; i++) {

@@ -120,6 +120,8 @@ extra=$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ')
 
 echo "booting $kernel ($accel) for $guest"
 start=$(date +%s)
+# no_timer_check: under TCG on a loaded host the IO-APIC timer check can
+# miss its ticks and panic at boot; nowatchdog: nor are slow vCPUs lockups.
 # The host side gives the guest its own timeout plus time to boot and halt.
 # shellcheck disable=SC2086
 timeout -k 10 $((timeout + 120)) "$qemu" \
@@ -128,7 +130,7 @@ timeout -k 10 $((timeout + 120)) "$qemu" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-chardev file,id=con,path="$run/console.log" -serial chardev:con \
 	-kernel "$kernel" -initrd "$initramfs" \
-	-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 rt.stage2=$here/init-stage2.sh" \
+	-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$here/init-stage2.sh" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 	-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \
@@ -144,11 +146,12 @@ if [ ! -f "$run/rc" ]; then
 		echo "The guest kernel panicked."
 	fi
 	echo "---- guest console (last 80 lines) ----"
-	tail -n 80 "$run/console.log" 2>/dev/null
+	tail -n 80 "$run/console.log" 2>/dev/null | tr -d '\r'
 	exit 1
 fi
 rc=$(cat "$run/rc")
-cat "$run/console.log"
+# The serial console ends lines with CR LF.
+tr -d '\r' <"$run/console.log"
 echo "VM run took ${elapsed}s; guest script exit code $rc"
 case "$rc" in
 0 | 77) exit "$rc" ;;

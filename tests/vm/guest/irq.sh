@@ -126,6 +126,25 @@ check "remove 'virtio*'" sh -c "echo 'virtio* -' >$rules"
 check_eq "virtio threads back at FIFO 50" "fifo 50;" "$(prio_of_matching 'virtio*')"
 check_eq "no rules left" "" "$(cat $rules)"
 
+echo "# at most 128 rules"
+gen()
+{
+	i=0
+	echo -
+	while [ $i -lt "$1" ]; do
+		echo "limit$i 10"
+		i=$((i + 1))
+	done
+}
+gen 128 >/tmp/rules128
+gen 129 >/tmp/rules129
+check "128 rules in one write are taken" sh -c "cat /tmp/rules128 >$rules"
+check_eq "128 rules listed" 128 "$(wc -l <$rules)"
+check "a 129th rule is refused" sh -c "! echo 'one-more 10' >$rules 2>/dev/null"
+check "129 rules in one write are refused" sh -c "! cat /tmp/rules129 >$rules 2>/dev/null"
+check_eq "still 128 rules" 128 "$(wc -l <$rules)"
+echo - >$rules
+
 echo "# unload leaves the threads' priorities"
 echo 'virtio* 63' >$rules
 pid=$(awk '$5 ~ /^virtio/ { print $2; exit }' $threads)
