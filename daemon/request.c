@@ -242,12 +242,22 @@ static int request_check_limits(Request *r, const char *user)
 	unsigned np, nt;
 
 	if (r->type == REQUEST_SCHED) {
-		grant_table_prune(t, r->owner);
 		p = grant_table_find_process(t, r->pid);
 		if (p && p->start_time != r->pid_start)
 			p = NULL;
 		existing = p ? grant_table_find(t, r->pid, r->tid) : NULL;
 		grant_table_count_user(t, r->owner, &np, &nt);
+
+		/* Near a cap, dead threads must not count: revalidate the user's
+		 * grants then, not on every request (cheap when far from it). */
+		if (!existing && (np >= pd->processes_per_user_max || nt >= pd->threads_per_user_max ||
+				  (np == 0 && grant_table_n_users(t) >= pd->users_max))) {
+			grant_table_prune(t, (uid_t)-1);
+			p = grant_table_find_process(t, r->pid);
+			if (p && p->start_time != r->pid_start)
+				p = NULL;
+			grant_table_count_user(t, r->owner, &np, &nt);
+		}
 
 		if (!existing) {
 			if (np == 0 && grant_table_n_users(t) >= pd->users_max) {
@@ -511,7 +521,8 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 	    request_check_limits(r, user) < 0)
 		return;
 
-	if (r->owner != 0 && !g->covered && pd->polkit) {
+	/* root callers and root-owned targets need no polkit */
+	if (r->uid != 0 && r->owner != 0 && !g->covered && pd->polkit) {
 		k = polkit_check(d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
 				 on_polkit, r, request_free_void);
 		if (k == 0)
