@@ -11,8 +11,8 @@
  *	the RTTimeUSecMax the daemon announces. Exit 0: granted and verified,
  *	1: refused (the D-Bus error is printed), 2: anything else.
  *
- *   rt-client spin SECS
- *	Prints "pid P" and busy-loops: the runaway that the VM tier makes
+ *   rt-client spin SECS [DELAY_MS]
+ *	Prints "pid P", sleeps DELAY_MS, then busy-loops: the runaway that the VM tier makes
  *	SCHED_FIFO to trigger the canary. Once it has run realtime and is
  *	demoted again, it prints "demoted after N ms of realtime" and exits 0;
  *	after SECS seconds of wall time it gives up (exit 1), its own safety
@@ -367,6 +367,7 @@ static int cmd_spin(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
 	int secs = argc >= 3 ? atoi(argv[2]) : 0;
+	int delay_ms = argc >= 4 ? atoi(argv[3]) : 0;
 	uint64_t end, rt_since = 0, now;
 
 	if (secs < 1 || secs > 600) {
@@ -375,6 +376,9 @@ static int cmd_spin(int argc, char **argv)
 	}
 	printf("pid %d\n", getpid());
 	fflush(stdout);
+	/* sleep first, so that the test can grant before the spinning starts */
+	if (delay_ms > 0)
+		usleep((useconds_t)delay_ms * 1000u);
 	end = mono_usec() + (uint64_t)secs * 1000000u;
 	do {
 		int p;
@@ -408,6 +412,6 @@ int main(int argc, char **argv)
 		return cmd_spin(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]\n"
 			"       rt-client hold NTHREADS\n"
-			"       rt-client spin SECS\n");
+			"       rt-client spin SECS [DELAY_MS]\n");
 	return 2;
 }

@@ -48,13 +48,14 @@ dbus-monitor --system "type='signal',interface='$NATIVE_IFACE',member='Demoted'"
 integ_track $!
 sleep 0.5
 
-# one runaway per vCPU; each reports how long it ran realtime, and gives up
-# by itself after 20 s if nothing demotes it
+# one runaway per vCPU; each sleeps 4 s (granted meanwhile, as a JACK
+# thread is granted before it runs), then spins; it reports how long it ran
+# realtime, and gives up by itself after 20 s if nothing demotes it
 NCPU=$(nproc)
 SPIN=""
 i=0
 while [ $i -lt "$NCPU" ]; do
-	as_bg rtaudio "$RT_CLIENT" spin 20 >"$WORK/spin.$i" 2>&1
+	as_bg rtaudio "$RT_CLIENT" spin 20 4000 >"$WORK/spin.$i" 2>&1
 	SPIN="$SPIN $!"
 	integ_track $!
 	i=$((i + 1))
