@@ -61,7 +61,8 @@ static void *canary_main(void *data)
 {
 	Canary *c = data;
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
-	int timeout_ms = (int)(c->watchdog_usec / 4000ULL);
+	/* Twice per period: half a period of slack for the canary to be scheduled. */
+	int timeout_ms = (int)(c->watchdog_usec / 2000ULL);
 
 	block_signals();
 	(void)pthread_setname_np(pthread_self(), "rtd-canary");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The canary watchdog. A SCHED_OTHER canary thread cheeps (eventfd) every
- * quarter of CanaryWatchdogSec; a SCHED_FIFO 99 watchdog thread listens. If
+ * The canary watchdog. A SCHED_OTHER canary thread cheeps (eventfd) twice
+ * per CanaryWatchdogSec; a SCHED_FIFO 99 watchdog thread listens. If
  * no cheep came for CanaryWatchdogSec, SCHED_OTHER work is starving: the
  * watchdog itself demotes every supervised thread at once (no help from the
  * main thread, which may be starving too), then tells the main thread, which

@@ -33,7 +33,7 @@ static int parse_u64(const char *s, const char **ret_end, uint64_t *ret)
 int proc_parse_stat_start_time(const char *line, uint64_t *ret)
 {
 	const char *p = strrchr(line, ')');
-	uint64_t v;
+	uint64_t v = 0;
 	int r;
 
 	if (!p)
@@ -60,7 +60,7 @@ int proc_parse_stat_start_time(const char *line, uint64_t *ret)
 int proc_parse_status_uid(const char *text, uid_t *ret_ruid, uid_t *ret_euid)
 {
 	const char *p = text;
-	uint64_t ruid, euid;
+	uint64_t ruid = 0, euid = 0;
 	int r;
 
 	for (;;) {
@@ -105,7 +105,7 @@ static int parse_limit_value(const char *s, const char **ret_end, uint64_t *ret)
 int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard)
 {
 	const char *p = text;
-	uint64_t soft, hard;
+	uint64_t soft = 0, hard = 0;
 	int r;
 
 	for (;;) {
@@ -153,9 +153,11 @@ int proc_read_file(const char *path, char *buf, size_t size)
 				continue;
 			return errno == ESRCH ? -ESRCH : -errno;
 		}
-		if (k == 0)
-			break;
 		n += k;
+		/* A /proc record comes whole in one read when it fits: a short
+		 * read is the end, which saves a read() per file on the grant path. */
+		if (k == 0 || (size_t)k < size - 1 - (n - k))
+			break;
 	}
 	buf[n] = 0;
 	return (int)n;

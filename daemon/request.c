@@ -5,6 +5,7 @@
  * the file:line that set it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -94,6 +95,7 @@ static const char *source_of(const PolicyGrant *g, PolicyKey k, char *buf, size_
 /* The target exists, belongs to the caller, tid is its thread, and both are pinned. */
 static int request_pin(Request *r)
 {
+	GrantProcess *p;
 	uid_t ruid, euid;
 	int k;
 
@@ -105,17 +107,35 @@ static int request_pin(Request *r)
 	r->pid = r->pid_arg ? (pid_t)r->pid_arg : r->caller_pid;
 	r->tid = r->tid_arg ? (pid_t)r->tid_arg : r->pid;
 
-	r->pidfd = pidfd_open_cloexec(r->pid);
-	if (r->pidfd < 0) {
-		k = r->pidfd;
-		/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT. */
-		if (k == -EINVAL || k == -ENOENT)
-			request_fail(r, ERR_NO_SUCH_PROCESS, "%d is not a process (a thread id?)", (int)r->pid);
-		else if (k == -ESRCH)
-			request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
-		else
-			request_fail(r, ERR_FAILED, "could not pin process %d: %s", (int)r->pid, strerror(-k));
-		return k;
+	/* A process already in the table is pinned by the table's pidfd: while
+	 * that is alive, the pid is still the process with that start time. */
+	p = grant_table_find_process(r->d->grants, r->pid);
+	if (p && pidfd_alive(p->pidfd) == 0) {
+		r->pidfd = fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
+		if (r->pidfd < 0) {
+			request_fail(r, ERR_FAILED, "could not pin process %d: %m", (int)r->pid);
+			return -errno;
+		}
+		r->pid_start = p->start_time;
+	} else {
+		r->pidfd = pidfd_open_cloexec(r->pid);
+		if (r->pidfd < 0) {
+			k = r->pidfd;
+			/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT. */
+			if (k == -EINVAL || k == -ENOENT)
+				request_fail(r, ERR_NO_SUCH_PROCESS, "%d is not a process (a thread id?)",
+					     (int)r->pid);
+			else if (k == -ESRCH)
+				request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
+			else
+				request_fail(r, ERR_FAILED, "could not pin process %d: %s", (int)r->pid,
+					     strerror(-k));
+			return k;
+		}
+		if (proc_get_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0) {
+			request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
+			return -ESRCH;
+		}
 	}
 
 	k = proc_get_uid(r->d->grants->proc, r->pid, &ruid, &euid);
@@ -130,15 +150,15 @@ static int request_pin(Request *r)
 	}
 	r->owner = ruid;
 
-	if (proc_thread_of(r->d->grants->proc, r->pid, r->tid) < 0) {
-		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d is not a thread of process %d", (int)r->tid,
-			     (int)r->pid);
+	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
+	k = proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start);
+	if (pidfd_alive(r->pidfd) < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
 		return -ESRCH;
 	}
-	if (proc_get_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0 ||
-	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start) < 0 ||
-	    pidfd_alive(r->pidfd) < 0) {
-		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d is not a thread of process %d", (int)r->tid,
+			     (int)r->pid);
 		return -ESRCH;
 	}
 	return 0;
@@ -450,13 +470,14 @@ oom:
 	request_fail(r, ERR_NO_MEMORY, "out of memory");
 }
 
-static void request_finish(Request *r)
+static void request_finish(Request *r, bool after_polkit)
 {
 	const PolicyGrant *g;
 	const char *user;
 
-	/* After polkit the world may have moved on: check the target and policy again. */
-	if (request_recheck(r) < 0 || request_check_policy(r, &g, &user) < 0)
+	/* After polkit the world may have moved on: check the target again. The
+	 * policy too (it may have been reloaded); without polkit that is a cache hit. */
+	if ((after_polkit && request_recheck(r) < 0) || request_check_policy(r, &g, &user) < 0)
 		return;
 	if (r->type == REQUEST_LIMITS)
 		request_finish_limits(r, g, user);
@@ -471,7 +492,7 @@ static void on_polkit(int k, void *userdata)
 	const char *user;
 
 	if (k > 0) {
-		request_finish(r);
+		request_finish(r, true);
 		return;
 	}
 	if (daemon_policy_eval(r->d, r->owner, &g, &user) < 0)
@@ -535,7 +556,7 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 			return;
 		}
 	}
-	request_finish(r);
+	request_finish(r, false);
 }
 
 int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg, pid_t *ret_pid,
