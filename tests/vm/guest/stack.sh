@@ -60,7 +60,11 @@ while [ $i -lt "$NCPU" ]; do
 	integ_track $!
 	i=$((i + 1))
 done
-sleep 0.2
+i=0
+while [ $i -lt "$NCPU" ]; do
+	wait_for 10 grep -q '^pid' "$WORK/spin.$i" || fail "runaway $i did not start"
+	i=$((i + 1))
+done
 note "$(date +%T.%N) granting SCHED_FIFO 50 to the runaways:$SPIN"
 for p in $SPIN; do
 	out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$p string:fifo uint32:50)
