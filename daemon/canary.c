@@ -65,7 +65,6 @@ static void *canary_main(void *data)
 	int timeout_ms = (int)(c->watchdog_usec / 2000ULL);
 
 	block_signals();
-	(void)pthread_setname_np(pthread_self(), "rtd-canary");
 	(void)sched_reset(0);
 	if (timeout_ms < 1)
 		timeout_ms = 1;
@@ -112,7 +111,6 @@ static void *watchdog_main(void *data)
 	uint64_t offset = clock_usec(CLOCK_BOOTTIME) - last;
 
 	block_signals();
-	(void)pthread_setname_np(pthread_self(), "rtd-watchdog");
 	if (sched_apply(0, GRANT_FIFO, WATCHDOG_PRIORITY) < 0)
 		log_warning_errno(errno, "Failed to make the canary watchdog SCHED_FIFO: %m; "
 					 "it cannot preempt a runaway thread (does realtimed have CAP_SYS_NICE?)");
@@ -240,6 +238,9 @@ static int canary_start(Canary *c)
 		pthread_join(c->canary_thread, NULL);
 		goto fail;
 	}
+	/* Named here, not in the threads, so they carry their names from the start. */
+	(void)pthread_setname_np(c->canary_thread, "rtd-canary");
+	(void)pthread_setname_np(c->watchdog_thread, "rtd-watchdog");
 	c->running = true;
 	log_debug("Canary watchdog started (%llu ms)", (unsigned long long)(c->watchdog_usec / 1000));
 	return 0;
