@@ -94,9 +94,12 @@ int args_parse(int argc, char *argv[], DaemonArgs *ret, FILE *out, FILE *err)
 		case '?':
 		default:
 			if (optopt)
-				fprintf(err, "realtimed: unknown or incomplete option -%c; see --help\n", optopt);
+				fprintf(err,
+					"realtimed: unknown or incomplete option -%c; see --help\n",
+					optopt);
 			else
-				fprintf(err, "realtimed: unknown or incomplete option %s; see --help\n",
+				fprintf(err,
+					"realtimed: unknown or incomplete option %s; see --help\n",
 					argv[optind - 1]);
 			return -EINVAL;
 		}

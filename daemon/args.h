@@ -8,7 +8,7 @@
 typedef struct DaemonArgs {
 	bool debug;
 	bool drop_caps;
-	const char *vendor_conf;     /* NULL: compiled-in default; "" disables */
+	const char *vendor_conf; /* NULL: compiled-in default; "" disables */
 	const char *admin_conf;
 	const char *vendor_conf_dir;
 	const char *admin_conf_dir;

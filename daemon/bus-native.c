@@ -29,16 +29,17 @@ static void method_make_realtime(Daemon *d, DBusConnection *c, DBusMessage *m)
 
 	if (!bus_check_signature(c, m, "ttsu"))
 		return;
-	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
-			      &policy, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+			      DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &prio,
+			      DBUS_TYPE_INVALID);
 	k = grant_kind_from_string(policy);
 	if (k != GRANT_FIFO && k != GRANT_RR) {
-		bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs", "Unknown policy '%s', expected fifo or rr",
-				policy);
+		bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
+				"Unknown policy '%s', expected fifo or rr", policy);
 		return;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, k, false, prio > INT_MAX ? INT_MAX : (int)prio, pid,
-		      tid);
+	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, k, false,
+		      prio > INT_MAX ? INT_MAX : (int)prio, pid, tid);
 }
 
 static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -48,8 +49,8 @@ static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage 
 
 	if (!bus_check_signature(c, m, "tti"))
 		return;
-	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
-			      &nice, DBUS_TYPE_INVALID);
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
 	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, GRANT_NICE, false, nice, pid, tid);
 }
 
@@ -62,21 +63,23 @@ static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thre
 	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
 		return;
 	if (thread)
-		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_UINT64, &tid_arg,
-				      DBUS_TYPE_INVALID);
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_UINT64,
+				      &tid_arg, DBUS_TYPE_INVALID);
 	else
 		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
 	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, &pid, &uid) < 0)
 		return;
 	if (thread) {
 		if (tid_arg > INT_MAX) {
-			bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs", "tid %" PRIu64 " out of range", tid_arg);
+			bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
+					"tid %" PRIu64 " out of range", tid_arg);
 			return;
 		}
 		tid = tid_arg ? (pid_t)tid_arg : pid;
 		if (proc_thread_of(d->grants->proc, pid, tid) < 0) {
 			bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
-					"thread %d is not a thread of process %d", (int)tid, (int)pid);
+					"thread %d is not a thread of process %d", (int)tid,
+					(int)pid);
 			return;
 		}
 		/* A thread that holds no grant is reset too: lowering is always allowed. */
@@ -110,7 +113,8 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
 	r = policy_eval_uid(d->policy, uid, &g);
 	if (r < 0) {
-		bus_reply_error(c, m, r == -ESRCH ? NATIVE_ERROR "InvalidArgs" : NATIVE_ERROR "Failed",
+		bus_reply_error(c, m,
+				r == -ESRCH ? NATIVE_ERROR "InvalidArgs" : NATIVE_ERROR "Failed",
 				"Could not evaluate the policy for uid %u: %s", uid,
 				r == -ESRCH ? "no such user" : strerror(-r));
 		return;
@@ -130,14 +134,16 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 			if (policy_grant_format(&g, k, value, sizeof(value)) < 0)
 				value[0] = 0;
 			if (g.source[k].file)
-				snprintf(where, sizeof(where), "%s:%u", g.source[k].file, g.source[k].line);
+				snprintf(where, sizeof(where), "%s:%u", g.source[k].file,
+					 g.source[k].line);
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
 		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
 		    !dbus_message_iter_open_container(&e, DBUS_TYPE_STRUCT, NULL, &st) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &v) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &w) ||
-		    !dbus_message_iter_close_container(&e, &st) || !dbus_message_iter_close_container(&dict, &e))
+		    !dbus_message_iter_close_container(&e, &st) ||
+		    !dbus_message_iter_close_container(&dict, &e))
 			goto oom;
 	}
 	if (!dbus_message_iter_close_container(&it, &dict))
@@ -209,7 +215,8 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		return;
 	r = irq_threads_list(d->grants->proc, &threads, &n);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s", strerror(-r));
+		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s",
+				strerror(-r));
 		return;
 	}
 	reply = dbus_message_new_method_return(m);
@@ -264,7 +271,8 @@ static void reload_now(Daemon *d, DBusMessage *m)
 
 	if (daemon_reload(d, &error) < 0)
 		bus_reply_error(d->bus, m, NATIVE_ERROR "Failed", "%s",
-				error ? error : "Reload failed; the last good policy stays in force");
+				error ? error
+				      : "Reload failed; the last good policy stays in force");
 	else
 		bus_reply_empty(d->bus, m);
 }
@@ -277,7 +285,8 @@ static void on_reload_polkit(int r, void *userdata)
 		reload_now(rc->d, rc->m);
 	else
 		bus_reply_error(rc->d->bus, rc->m, NATIVE_ERROR "PermissionDenied",
-				"polkit did not authorize org.realtimed.manage%s", r < 0 ? " (polkit unavailable)" : "");
+				"polkit did not authorize org.realtimed.manage%s",
+				r < 0 ? " (polkit unavailable)" : "");
 	reload_call_free(rc);
 }
 
@@ -293,8 +302,8 @@ static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
 		return;
 	r = bus_get_creds(d, m, &uid, &pid);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not get the caller's credentials: %s",
-				strerror(-r));
+		bus_reply_error(c, m, NATIVE_ERROR "Failed",
+				"Could not get the caller's credentials: %s", strerror(-r));
 		return;
 	}
 	if (uid == 0) {
@@ -302,7 +311,8 @@ static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
 		return;
 	}
 	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess", "The calling process %d is gone", (int)pid);
+		bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
+				"The calling process %d is gone", (int)pid);
 		return;
 	}
 	rc = calloc(1, sizeof(*rc));
@@ -319,7 +329,8 @@ static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
 	if (r > 0)
 		reload_now(d, m);
 	else
-		bus_reply_error(c, m, NATIVE_ERROR "PermissionDenied", "Could not ask polkit: %s", strerror(-r));
+		bus_reply_error(c, m, NATIVE_ERROR "PermissionDenied", "Could not ask polkit: %s",
+				strerror(-r));
 	reload_call_free(rc);
 }
 
@@ -354,12 +365,13 @@ static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void 
 		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
 		const char *xml = realtimed_introspection_xml;
 
-		if (!reply || !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+		if (!reply ||
+		    !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
 		bus_send(c, reply);
 	} else if (!dbus_message_get_interface(m) || dbus_message_has_interface(m, NATIVE_IFACE))
-		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_METHOD, "Unknown method %s or wrong interface",
-				dbus_message_get_member(m));
+		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_METHOD,
+				"Unknown method %s or wrong interface", dbus_message_get_member(m));
 	else
 		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 	return DBUS_HANDLER_RESULT_HANDLED;

@@ -31,8 +31,8 @@ typedef struct CallerProperties {
 int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret);
 
 /* Answers org.freedesktop.DBus.Properties Get/GetAll/Set for iface. */
-DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m, const char *iface,
-					BusFlavour f);
+DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
+					const char *iface, BusFlavour f);
 
 /* Replies InvalidArgs and returns false when m's signature is not sig. */
 bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig);

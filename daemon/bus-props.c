@@ -16,8 +16,9 @@ bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
 {
 	if (dbus_message_has_signature(m, sig))
 		return true;
-	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS, "Expected arguments of signature '%s', got '%s'",
-			sig, dbus_message_get_signature(m));
+	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS,
+			"Expected arguments of signature '%s', got '%s'", sig,
+			dbus_message_get_signature(m));
 	return false;
 }
 
@@ -36,7 +37,8 @@ int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 	if (r < 0)
 		return r;
 	*ret = (CallerProperties){
-		.max_realtime_priority = g->set[POLICY_KEY_REALTIME_PRIORITY] ? g->realtime_priority : 0,
+		.max_realtime_priority =
+			g->set[POLICY_KEY_REALTIME_PRIORITY] ? g->realtime_priority : 0,
 		.min_nice_level = g->set[POLICY_KEY_NICE] ? g->nice : 0,
 		/* rtkit clients set RLIMIT_RTTIME to this; "no limit" is INT64_MAX. */
 		.rttime_usec_max = !g->set[POLICY_KEY_RTTIME] || g->rttime_usec > INT64_MAX
@@ -46,7 +48,8 @@ int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 	return 0;
 }
 
-static bool append_property(DBusMessageIter *it, const CallerProperties *p, const char *name, bool dict)
+static bool append_property(DBusMessageIter *it, const CallerProperties *p, const char *name,
+			    bool dict)
 {
 	int type;
 	const void *v;
@@ -65,10 +68,11 @@ static bool append_property(DBusMessageIter *it, const CallerProperties *p, cons
 	return dict ? bus_append_dict_variant(it, name, type, v) : bus_append_variant(it, type, v);
 }
 
-static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority", "MinNiceLevel" };
+static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
+					      "MinNiceLevel" };
 
-DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m, const char *iface,
-					BusFlavour f)
+DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
+					const char *iface, BusFlavour f)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *in_iface = NULL, *name = NULL;
@@ -78,7 +82,8 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 
 	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Set")) {
 		if (bus_check_signature(c, m, "ssv"))
-			bus_reply_error(c, m, DBUS_ERROR_PROPERTY_READ_ONLY, "The properties are read-only");
+			bus_reply_error(c, m, DBUS_ERROR_PROPERTY_READ_ONLY,
+					"The properties are read-only");
 		return DBUS_HANDLER_RESULT_HANDLED;
 	}
 	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Get")) {
@@ -94,13 +99,14 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 
 	if (!streq(in_iface, iface) && !(name == NULL && isempty(in_iface))) {
-		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface %s", in_iface);
+		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface %s",
+				in_iface);
 		return DBUS_HANDLER_RESULT_HANDLED;
 	}
 	r = bus_caller_properties(d, m, &p);
 	if (r < 0) {
-		bus_reply_error(c, m, DBUS_ERROR_FAILED, "Could not evaluate the policy for the caller: %s",
-				strerror(-r));
+		bus_reply_error(c, m, DBUS_ERROR_FAILED,
+				"Could not evaluate the policy for the caller: %s", strerror(-r));
 		return DBUS_HANDLER_RESULT_HANDLED;
 	}
 	reply = dbus_message_new_method_return(m);
@@ -113,7 +119,8 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 		for (size_t i = 0; i < ELEMENTSOF(property_names); i++)
 			known = known || streq(name, property_names[i]);
 		if (!known) {
-			bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s", name);
+			bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s",
+					name);
 			return DBUS_HANDLER_RESULT_HANDLED;
 		}
 		if (!append_property(&it, &p, name, false))

@@ -15,8 +15,7 @@
 #include "bus.h"
 #include "log.h"
 
-static const char rtkit_introspection_xml[] =
-	DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
+static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
 	"<node>\n"
 	" <interface name=\"org.freedesktop.RealtimeKit1\">\n"
 	"  <method name=\"MakeThreadRealtime\">\n"
@@ -74,25 +73,25 @@ static void method_make(Daemon *d, DBusConnection *c, DBusMessage *m, bool with_
 		if (!bus_check_signature(c, m, with_pid ? "ttu" : "tu"))
 			return;
 		if (with_pid)
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-					      DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
+					      &tid, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
 		else
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32, &prio,
-					      DBUS_TYPE_INVALID);
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32,
+					      &prio, DBUS_TYPE_INVALID);
 		value = prio > INT_MAX ? INT_MAX : (int)prio;
 	} else {
 		if (!bus_check_signature(c, m, with_pid ? "tti" : "ti"))
 			return;
 		if (with_pid)
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-					      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
+					      &tid, DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
 		else
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
-					      DBUS_TYPE_INVALID);
+			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
+					      &nice, DBUS_TYPE_INVALID);
 		value = nice;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_RTKIT, realtime ? GRANT_RR : GRANT_NICE, realtime,
-		      value, pid, tid);
+	request_start(d, m, REQUEST_SCHED, FLAVOUR_RTKIT, realtime ? GRANT_RR : GRANT_NICE,
+		      realtime, value, pid, tid);
 }
 
 /* Exit, ResetKnown and ResetAll: root only, as rtkit's bus policy says. */
@@ -134,7 +133,8 @@ static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *
 	} else if (dbus_message_is_method_call(m, RTKIT_IFACE, "Exit")) {
 		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
 			bus_reply_empty(c, m);
-			log_info("Exit requested over the bus; grants stay and are adopted on restart");
+			log_info("Exit requested over the bus; grants stay and are adopted on "
+				 "restart");
 			sd_event_exit(d->event, 0);
 		}
 	} else if (dbus_message_has_interface(m, DBUS_INTERFACE_PROPERTIES))
@@ -143,7 +143,8 @@ static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *
 		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
 		const char *xml = rtkit_introspection_xml;
 
-		if (!reply || !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+		if (!reply ||
+		    !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
 		bus_send(c, reply);
 	} else
@@ -163,8 +164,10 @@ int bus_rtkit_register(Daemon *d)
 		return -ENOMEM;
 	dbus_error_init(&error);
 	r = dbus_bus_request_name(d->bus, RTKIT_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
-	if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER && r != DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER) {
-		log_warning("Could not own %s (%s); is rtkit-daemon running? The rtkit interface is not served",
+	if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER &&
+	    r != DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER) {
+		log_warning("Could not own %s (%s); is rtkit-daemon running? The rtkit interface "
+			    "is not served",
 			    RTKIT_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
 		dbus_error_free(&error);
 		dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);

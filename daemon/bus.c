@@ -91,7 +91,8 @@ static void arm_timeout(DBusTimeout *t, sd_event_source *s)
 {
 	sd_event_source_set_time(s, now_usec(CLOCK_MONOTONIC) +
 					    (uint64_t)dbus_timeout_get_interval(t) * 1000ULL);
-	sd_event_source_set_enabled(s, dbus_timeout_get_enabled(t) ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+	sd_event_source_set_enabled(s,
+				    dbus_timeout_get_enabled(t) ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
 }
 
 static dbus_bool_t add_timeout(DBusTimeout *t, void *data)
@@ -153,9 +154,10 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 	r = sd_event_add_defer(e, &s, on_dispatch, c);
 	if (r < 0)
 		return r;
-	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, e, NULL) ||
-	    !dbus_connection_set_timeout_functions(c, add_timeout, remove_timeout, toggle_timeout, e,
-						   NULL)) {
+	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, e,
+						 NULL) ||
+	    !dbus_connection_set_timeout_functions(c, add_timeout, remove_timeout, toggle_timeout,
+						   e, NULL)) {
 		sd_event_source_unref(s);
 		return -ENOMEM;
 	}
@@ -170,7 +172,8 @@ static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
 	bool have_uid = false, have_pid = false;
 	uint32_t uid = 0, pid = 0;
 
-	if (!dbus_message_iter_init(reply, &it) || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY)
+	if (!dbus_message_iter_init(reply, &it) ||
+	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY)
 		return -EBADMSG;
 	dbus_message_iter_recurse(&it, &arr);
 	while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_DICT_ENTRY) {
@@ -185,7 +188,8 @@ static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
 		if (dbus_message_iter_get_arg_type(&e) != DBUS_TYPE_VARIANT)
 			return -EBADMSG;
 		dbus_message_iter_recurse(&e, &v);
-		if (streq(key, "UnixUserID") && dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
+		if (streq(key, "UnixUserID") &&
+		    dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
 			dbus_message_iter_get_basic(&v, &uid);
 			have_uid = true;
 		} else if (streq(key, "ProcessID") &&

@@ -35,9 +35,9 @@ struct Canary {
 
 	bool running;
 	uint64_t watchdog_usec;
-	int cheep_fd;  /* canary -> watchdog */
-	int quit_fd;   /* main -> both */
-	int fired_fd;  /* watchdog -> main */
+	int cheep_fd; /* canary -> watchdog */
+	int quit_fd;  /* main -> both */
+	int fired_fd; /* watchdog -> main */
 	pthread_t canary_thread, watchdog_thread;
 };
 
@@ -112,8 +112,10 @@ static void *watchdog_main(void *data)
 
 	block_signals();
 	if (sched_apply(0, GRANT_FIFO, WATCHDOG_PRIORITY) < 0)
-		log_warning_errno(errno, "Failed to make the canary watchdog SCHED_FIFO: %m; "
-					 "it cannot preempt a runaway thread (does realtimed have CAP_SYS_NICE?)");
+		log_warning_errno(
+			errno,
+			"Failed to make the canary watchdog SCHED_FIFO: %m; "
+			"it cannot preempt a runaway thread (does realtimed have CAP_SYS_NICE?)");
 	for (;;) {
 		uint64_t before = clock_usec(CLOCK_MONOTONIC), now, boot_offset;
 		uint64_t deadline = last + w;
@@ -139,7 +141,8 @@ static void *watchdog_main(void *data)
 		}
 		boot_offset = clock_usec(CLOCK_BOOTTIME) - now;
 		if (boot_offset > offset + SUSPEND_SLACK_USEC) {
-			offset = boot_offset; /* resumed from suspend: give the canary time to thaw */
+			offset = boot_offset; /* resumed from suspend: give the canary time to thaw
+					       */
 			last = now;
 			continue;
 		}
@@ -242,7 +245,8 @@ static int canary_start(Canary *c)
 	(void)pthread_setname_np(c->canary_thread, "rtd-canary");
 	(void)pthread_setname_np(c->watchdog_thread, "rtd-watchdog");
 	c->running = true;
-	log_debug("Canary watchdog started (%llu ms)", (unsigned long long)(c->watchdog_usec / 1000));
+	log_debug("Canary watchdog started (%llu ms)",
+		  (unsigned long long)(c->watchdog_usec / 1000));
 	return 0;
 fail:
 	c->cheep_fd = safe_close(c->cheep_fd);

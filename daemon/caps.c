@@ -51,11 +51,14 @@ int caps_drop_to_needed(void)
 
 		for (size_t i = 0; i < ELEMENTSOF(caps_needed); i++)
 			keep = keep || caps_needed[i] == c;
-		if (!keep && prctl(PR_CAPBSET_READ, c) > 0 && prctl(PR_CAPBSET_DROP, c) < 0 && errno != EPERM)
-			return log_error_errno(errno, "Failed to drop capability %d from the bounding set: %m", c);
+		if (!keep && prctl(PR_CAPBSET_READ, c) > 0 && prctl(PR_CAPBSET_DROP, c) < 0 &&
+		    errno != EPERM)
+			return log_error_errno(
+				errno, "Failed to drop capability %d from the bounding set: %m", c);
 	}
 	if (cap_set_proc(want) < 0)
 		return log_error_errno(errno, "Failed to drop capabilities: %m");
-	log_debug("Dropped all capabilities but CAP_SYS_NICE, CAP_SYS_RESOURCE, CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE");
+	log_debug("Dropped all capabilities but CAP_SYS_NICE, CAP_SYS_RESOURCE, "
+		  "CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE");
 	return 0;
 }

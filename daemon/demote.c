@@ -36,7 +36,9 @@ static void daemon_sync_canary(Daemon *d)
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
 			if (g->kind == GRANT_NICE)
 				continue;
-			targets[n++] = (CanaryTarget){ .pid = p->pid, .tid = g->tid, .start_time = g->start_time };
+			targets[n++] = (CanaryTarget){ .pid = p->pid,
+						       .tid = g->tid,
+						       .start_time = g->start_time };
 		}
 	}
 	(void)canary_update(d->canary, targets, n, pd->canary ? pd->canary_watchdog_usec : 0);
@@ -49,7 +51,8 @@ void daemon_grants_changed(GrantTable *t, void *userdata)
 
 	daemon_state_schedule_save(d);
 	daemon_sync_canary(d);
-	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants, t->n_processes);
+	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
+		   t->n_processes);
 }
 
 /* Removes the grants listed in (pid, tid) pairs, emits Demoted(reason). */
@@ -81,7 +84,8 @@ unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid)
 
 		if ((pid && p->pid != pid) || (tid && g->tid != tid))
 			continue;
-		if (proc_get_start_time(d->grants->proc, p->pid, g->tid, &st) >= 0 && st == g->start_time)
+		if (proc_get_start_time(d->grants->proc, p->pid, g->tid, &st) >= 0 &&
+		    st == g->start_time)
 			(void)sched_reset(g->tid);
 		list[n][0] = p->pid;
 		list[n][1] = g->tid;
@@ -100,7 +104,8 @@ void daemon_canary_fired(const CanaryTarget *demoted, size_t n, void *userdata)
 
 	d->refuse_until_usec = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
 	log_id(LOG_WARNING, LOG_ID_DEMOTION,
-	       "The canary thread starved for %llu ms: demoted %zu realtime threads; refusing new grants for %llu s",
+	       "The canary thread starved for %llu ms: demoted %zu realtime threads; refusing new "
+	       "grants for %llu s",
 	       (unsigned long long)(pd->canary_watchdog_usec / 1000), n,
 	       (unsigned long long)(pd->canary_refuse_usec / 1000000));
 	for (size_t i = 0; list && i < n; i++) {
@@ -134,14 +139,16 @@ static void demote_disallowed(Daemon *d)
 		else if (g->kind == GRANT_NICE)
 			ok = pg->set[POLICY_KEY_NICE] && g->value >= pg->nice;
 		else
-			ok = pg->set[POLICY_KEY_REALTIME_PRIORITY] && pg->set[POLICY_KEY_POLICIES] &&
-			     g->value <= pg->realtime_priority &&
-			     (pg->policies & (g->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR));
+			ok = pg->set[POLICY_KEY_REALTIME_PRIORITY] &&
+			     pg->set[POLICY_KEY_POLICIES] && g->value <= pg->realtime_priority &&
+			     (pg->policies &
+			      (g->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR));
 		if (ok)
 			continue;
 		(void)sched_reset(g->tid);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
-		       "Demoted thread %d of process %d (%s %d): the reloaded policy no longer allows it",
+		       "Demoted thread %d of process %d (%s %d): the reloaded policy no longer "
+		       "allows it",
 		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value);
 		list[n][0] = p->pid;
 		list[n][1] = g->tid;
@@ -173,9 +180,9 @@ int daemon_reload(Daemon *d, char **ret_error)
 		polkit_flush(d->polkit);
 		demote_disallowed(d);
 		daemon_apply_settings(d);
-		log_id(LOG_INFO, LOG_ID_RELOAD, "Policy reloaded from %zu files", policy_n_files(d->policy));
+		log_id(LOG_INFO, LOG_ID_RELOAD, "Policy reloaded from %zu files",
+		       policy_n_files(d->policy));
 	}
 	sd_notify(false, "READY=1");
 	return r;
 }
-

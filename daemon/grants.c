@@ -204,7 +204,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		p->uid = uid;
 		p->pidfd = TAKE_FD(fd);
 		if (t->event) {
-			r = sd_event_add_io(t->event, &p->exit_source, p->pidfd, EPOLLIN, on_pidfd, p);
+			r = sd_event_add_io(t->event, &p->exit_source, p->pidfd, EPOLLIN, on_pidfd,
+					    p);
 			if (r < 0) {
 				process_free(p);
 				return r;
@@ -277,7 +278,8 @@ unsigned grant_table_prune(GrantTable *t, uid_t uid)
 	return n;
 }
 
-void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes, unsigned *ret_threads)
+void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes,
+			    unsigned *ret_threads)
 {
 	unsigned np = 0, nt = 0;
 

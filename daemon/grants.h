@@ -27,9 +27,9 @@ struct Grant {
 	pid_t tid;
 	uint64_t start_time;
 	GrantKind kind;
-	int value;           /* priority, or nice level */
+	int value;	     /* priority, or nice level */
 	uint64_t since_usec; /* CLOCK_REALTIME */
-	int pidfd;           /* PIDFD_THREAD pidfd of a non-leader thread, or -EBADF */
+	int pidfd;	     /* PIDFD_THREAD pidfd of a non-leader thread, or -EBADF */
 	sd_event_source *exit_source;
 	Grant *next;
 };
@@ -67,11 +67,12 @@ GrantProcess *grant_table_find_process(GrantTable *t, pid_t pid);
 Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
 
 /* Adds or updates the grant of (pid, tid). An update to the same kind and
- * value is no change (no callback), so repeated identical requests are cheap. pidfd is taken over (closed on
- * failure too) if the process is new to the table, else closed. A process
- * or thread of the same id but another start time is replaced. */
+ * value is no change (no callback), so repeated identical requests are cheap. pidfd is taken over
+ * (closed on failure too) if the process is new to the table, else closed. A process or thread of
+ * the same id but another start time is replaced. */
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec, Grant **ret);
+		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec,
+		    Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
 void grant_table_remove_process(GrantTable *t, GrantProcess *p);
@@ -81,12 +82,13 @@ void grant_table_remove_process(GrantTable *t, GrantProcess *p);
 unsigned grant_table_prune(GrantTable *t, uid_t uid);
 
 /* How many processes and threads uid holds grants for. */
-void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes, unsigned *ret_threads);
+void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes,
+			    unsigned *ret_threads);
 /* How many distinct users hold grants. */
 unsigned grant_table_n_users(GrantTable *t);
 
-#define GRANT_TABLE_FOREACH(p, g, t)                                                               \
-	for (GrantProcess *p = (t)->processes, *p##_next_ = p ? p->next : NULL; p;                 \
-	     p = p##_next_, p##_next_ = p ? p->next : NULL)                                         \
-		for (Grant *g = p->grants, *g##_next_ = g ? g->next : NULL; g;                     \
+#define GRANT_TABLE_FOREACH(p, g, t)                                               \
+	for (GrantProcess *p = (t)->processes, *p##_next_ = p ? p->next : NULL; p; \
+	     p = p##_next_, p##_next_ = p ? p->next : NULL)                        \
+		for (Grant *g = p->grants, *g##_next_ = g ? g->next : NULL; g;     \
 		     g = g##_next_, g##_next_ = g ? g->next : NULL)

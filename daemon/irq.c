@@ -158,12 +158,13 @@ int irq_apply_rules(const char *proc, const Policy *p)
 			continue;
 		r = sched_apply(list[i].pid, GRANT_FIFO, rule->priority);
 		if (r < 0) {
-			log_warning_errno(r, "Failed to set IRQ %u thread %d (%s) to SCHED_FIFO %d: %m",
-					  list[i].irq, (int)list[i].pid, list[i].action, rule->priority);
+			log_warning_errno(
+				r, "Failed to set IRQ %u thread %d (%s) to SCHED_FIFO %d: %m",
+				list[i].irq, (int)list[i].pid, list[i].action, rule->priority);
 			continue;
 		}
-		log_id(LOG_INFO, LOG_ID_IRQ, "IRQ %u thread %d (%s): SCHED_FIFO %d (%s:%u)", list[i].irq,
-		       (int)list[i].pid, list[i].action, rule->priority,
+		log_id(LOG_INFO, LOG_ID_IRQ, "IRQ %u thread %d (%s): SCHED_FIFO %d (%s:%u)",
+		       list[i].irq, (int)list[i].pid, list[i].action, rule->priority,
 		       rule->source.file ? rule->source.file : "?", rule->source.line);
 		changed++;
 	}

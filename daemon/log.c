@@ -34,7 +34,7 @@ bool log_debug_enabled(void)
 
 static void log_to_stderr(int priority, const char *msg)
 {
-	static const char *const names[] = { "emerg", "alert", "crit", "error",
+	static const char *const names[] = { "emerg",	"alert",  "crit", "error",
 					     "warning", "notice", "info", "debug" };
 
 	fprintf(stderr, "realtimed[%s]: %s\n", names[priority & 7], msg);
@@ -53,7 +53,8 @@ int log_internal(int priority, int error, const char *message_id, const char *fo
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (!ratelimit_below(&log_ratelimit, (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000)) {
+		if (!ratelimit_below(&log_ratelimit,
+				     (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000)) {
 			log_suppressed++;
 			return error ? -abs(error) : 0;
 		}
@@ -68,8 +69,8 @@ int log_internal(int priority, int error, const char *message_id, const char *fo
 		unsigned n = log_suppressed;
 
 		log_suppressed = 0;
-		if (log_stderr || sd_journal_send("MESSAGE=Suppressed %u log messages", n, "PRIORITY=%i",
-						  LOG_NOTICE, NULL) < 0) {
+		if (log_stderr || sd_journal_send("MESSAGE=Suppressed %u log messages", n,
+						  "PRIORITY=%i", LOG_NOTICE, NULL) < 0) {
 			char s[64];
 
 			snprintf(s, sizeof(s), "Suppressed %u log messages", n);
@@ -78,8 +79,9 @@ int log_internal(int priority, int error, const char *message_id, const char *fo
 	}
 
 	if (log_stderr ||
-	    sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", priority, "SYSLOG_IDENTIFIER=realtimed",
-			    message_id ? "MESSAGE_ID=%s" : NULL, message_id, NULL) < 0)
+	    sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", priority,
+			    "SYSLOG_IDENTIFIER=realtimed", message_id ? "MESSAGE_ID=%s" : NULL,
+			    message_id, NULL) < 0)
 		log_to_stderr(priority, msg);
 
 	errno = saved;

@@ -50,7 +50,8 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	Daemon *d = userdata;
 
 	if (dbus_message_is_signal(m, DBUS_INTERFACE_LOCAL, "Disconnected")) {
-		log_error("Lost the connection to the system bus; exiting (grants are adopted on restart)");
+		log_error("Lost the connection to the system bus; exiting (grants are adopted on "
+			  "restart)");
 		sd_event_exit(d->event, 1);
 		return DBUS_HANDLER_RESULT_HANDLED;
 	}
@@ -86,9 +87,10 @@ static int daemon_connect(Daemon *d)
 
 	r = dbus_bus_request_name(d->bus, NATIVE_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &error);
 	if (r != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
-		log_error("Failed to own %s: %s (is another realtimed running? does the D-Bus policy "
-			  "org.realtimed.Realtime1.conf let root own it?)",
-			  NATIVE_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
+		log_error(
+			"Failed to own %s: %s (is another realtimed running? does the D-Bus policy "
+			"org.realtimed.Realtime1.conf let root own it?)",
+			NATIVE_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
 		dbus_error_free(&error);
 		return -EADDRINUSE;
 	}
@@ -181,7 +183,8 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s%s, supervising %u threads",
-	       PACKAGE_VERSION, NATIVE_NAME, d.rtkit_served ? " and " RTKIT_NAME : "", d.grants->n_grants);
+	       PACKAGE_VERSION, NATIVE_NAME, d.rtkit_served ? " and " RTKIT_NAME : "",
+	       d.grants->n_grants);
 	sd_notifyf(false, "READY=1\nSTATUS=Supervising %u threads", d.grants->n_grants);
 
 	r = sd_event_loop(d.event);

@@ -41,10 +41,11 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 	for (size_t i = 0; i < n; i++) {
 		const PolicyError *e = policy_error(p, i);
 
-		log_id(LOG_ERR, LOG_ID_RELOAD, "%s:%u: %s (file ignored; fix it and reload)", e->file,
-		       e->line, e->message);
-		if (i == 0 && ret_error && asprintf(ret_error, "%s:%u: %s; the last good policy stays in force",
-						    e->file, e->line, e->message) < 0)
+		log_id(LOG_ERR, LOG_ID_RELOAD, "%s:%u: %s (file ignored; fix it and reload)",
+		       e->file, e->line, e->message);
+		if (i == 0 && ret_error &&
+		    asprintf(ret_error, "%s:%u: %s; the last good policy stays in force", e->file,
+			     e->line, e->message) < 0)
 			*ret_error = NULL;
 	}
 	if (n > 0 && !initial) {

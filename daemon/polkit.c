@@ -13,7 +13,8 @@
 #define POLKIT_NAME "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
 #define POLKIT_IFACE "org.freedesktop.PolicyKit1.Authority"
-#define POLKIT_MATCH "type='signal',sender='" POLKIT_NAME "',interface='" POLKIT_IFACE "',member='Changed'"
+#define POLKIT_MATCH \
+	"type='signal',sender='" POLKIT_NAME "',interface='" POLKIT_IFACE "',member='Changed'"
 
 typedef struct PolkitCacheEntry {
 	char action[64];
@@ -76,8 +77,9 @@ static PolkitCacheEntry *cache_find(Polkit *pk, const PolkitCacheEntry *key, uin
 	for (size_t i = 0; i < POLKIT_CACHE_SIZE; i++) {
 		PolkitCacheEntry *e = &pk->cache[i];
 
-		if (e->expires_usec > now && e->pid == key->pid && e->start_time == key->start_time &&
-		    e->uid == key->uid && streq(e->action, key->action))
+		if (e->expires_usec > now && e->pid == key->pid &&
+		    e->start_time == key->start_time && e->uid == key->uid &&
+		    streq(e->action, key->action))
 			return e;
 	}
 	return NULL;
@@ -109,7 +111,8 @@ static int parse_reply(DBusMessage *reply)
 			return -EHOSTUNREACH;
 		return -EIO;
 	}
-	if (!dbus_message_iter_init(reply, &it) || dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_STRUCT)
+	if (!dbus_message_iter_init(reply, &it) ||
+	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_STRUCT)
 		return -EBADMSG;
 	dbus_message_iter_recurse(&it, &st);
 	if (dbus_message_iter_get_arg_type(&st) != DBUS_TYPE_BOOLEAN)
@@ -178,7 +181,8 @@ int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time,
 	if (pk->n_pending >= POLKIT_PENDING_MAX)
 		return -EBUSY;
 
-	m = dbus_message_new_method_call(POLKIT_NAME, POLKIT_PATH, POLKIT_IFACE, "CheckAuthorization");
+	m = dbus_message_new_method_call(POLKIT_NAME, POLKIT_PATH, POLKIT_IFACE,
+					 "CheckAuthorization");
 	if (!m)
 		return -ENOMEM;
 	dbus_message_iter_init_append(m, &it);
@@ -193,10 +197,12 @@ int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time,
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	*q = (PolkitQuery){ .pk = pk, .key = key, .cb = cb, .userdata = userdata,
-			    .free_userdata = free_userdata };
+	*q = (PolkitQuery){
+		.pk = pk, .key = key, .cb = cb, .userdata = userdata, .free_userdata = free_userdata
+	};
 
-	if (!dbus_connection_send_with_reply(pk->bus, m, &call, DBUS_TIMEOUT_USE_DEFAULT) || !call) {
+	if (!dbus_connection_send_with_reply(pk->bus, m, &call, DBUS_TIMEOUT_USE_DEFAULT) ||
+	    !call) {
 		free(q);
 		return -ENOMEM;
 	}

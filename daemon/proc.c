@@ -163,7 +163,8 @@ int proc_read_file(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-static void proc_path(char *buf, size_t size, const char *proc, pid_t pid, pid_t tid, const char *file)
+static void proc_path(char *buf, size_t size, const char *proc, pid_t pid, pid_t tid,
+		      const char *file)
 {
 	if (tid > 0)
 		snprintf(buf, size, "%s/%d/task/%d/%s", proc, (int)pid, (int)tid, file);

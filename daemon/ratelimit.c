@@ -7,7 +7,8 @@ bool ratelimit_below(RateLimit *rl, uint64_t now_usec)
 	if (rl->interval_usec == 0 || rl->burst == 0)
 		return true;
 
-	if (!rl->started || now_usec < rl->begin_usec || now_usec - rl->begin_usec >= rl->interval_usec) {
+	if (!rl->started || now_usec < rl->begin_usec ||
+	    now_usec - rl->begin_usec >= rl->interval_usec) {
 		rl->started = true;
 		rl->begin_usec = now_usec;
 		rl->n = 0;

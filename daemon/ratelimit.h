@@ -13,7 +13,7 @@ typedef struct RateLimit {
 	uint64_t interval_usec;
 	unsigned burst;
 	uint64_t begin_usec; /* start of the current window */
-	unsigned n;          /* events counted in it */
+	unsigned n;	     /* events counted in it */
 	bool started;
 } RateLimit;
 

@@ -77,8 +77,8 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	va_start(ap, format);
 	vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
-	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s", (unsigned)r->uid,
-	       (int)r->caller_pid, text);
+	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s",
+	       (unsigned)r->uid, (int)r->caller_pid, text);
 	bus_reply_error(r->d->bus, r->msg, request_error_name(e, r->flavour), "%s", text);
 	request_free(r);
 }
@@ -121,15 +121,17 @@ static int request_pin(Request *r)
 		r->pidfd = pidfd_open_cloexec(r->pid);
 		if (r->pidfd < 0) {
 			k = r->pidfd;
-			/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT. */
+			/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT.
+			 */
 			if (k == -EINVAL || k == -ENOENT)
-				request_fail(r, ERR_NO_SUCH_PROCESS, "%d is not a process (a thread id?)",
-					     (int)r->pid);
+				request_fail(r, ERR_NO_SUCH_PROCESS,
+					     "%d is not a process (a thread id?)", (int)r->pid);
 			else if (k == -ESRCH)
-				request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
+				request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist",
+					     (int)r->pid);
 			else
-				request_fail(r, ERR_FAILED, "could not pin process %d: %s", (int)r->pid,
-					     strerror(-k));
+				request_fail(r, ERR_FAILED, "could not pin process %d: %s",
+					     (int)r->pid, strerror(-k));
 			return k;
 		}
 		if (proc_get_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0) {
@@ -144,7 +146,8 @@ static int request_pin(Request *r)
 		return k;
 	}
 	if (r->uid != 0 && (ruid != r->uid || euid != r->uid)) {
-		request_fail(r, ERR_PERMISSION_DENIED, "process %d belongs to uid %u, not to the caller (uid %u)",
+		request_fail(r, ERR_PERMISSION_DENIED,
+			     "process %d belongs to uid %u, not to the caller (uid %u)",
 			     (int)r->pid, (unsigned)ruid, (unsigned)r->uid);
 		return -EPERM;
 	}
@@ -157,8 +160,8 @@ static int request_pin(Request *r)
 		return -ESRCH;
 	}
 	if (k < 0) {
-		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d is not a thread of process %d", (int)r->tid,
-			     (int)r->pid);
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d is not a thread of process %d",
+			     (int)r->tid, (int)r->pid);
 		return -ESRCH;
 	}
 	return 0;
@@ -170,7 +173,8 @@ static int request_recheck(Request *r)
 	uint64_t st;
 
 	if (pidfd_alive(r->pidfd) < 0 ||
-	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
+	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
+	    st != r->tid_start) {
 		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
 			     (int)r->pid);
 		return -ESRCH;
@@ -188,7 +192,8 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 	k = daemon_policy_eval(r->d, r->owner, &g, &user);
 	if (k < 0) {
 		if (k == -ESRCH)
-			request_fail(r, ERR_POLICY_DENIED, "uid %u is not a known user", (unsigned)r->owner);
+			request_fail(r, ERR_POLICY_DENIED, "uid %u is not a known user",
+				     (unsigned)r->owner);
 		else
 			request_fail(r, ERR_FAILED, "could not evaluate the policy for uid %u: %s",
 				     (unsigned)r->owner, strerror(-k));
@@ -202,17 +207,21 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 
 	if (r->kind == GRANT_NICE) {
 		if (r->value < -20 || r->value > 19) {
-			request_fail(r, ERR_INVALID_ARGS, "nice level %d is out of range -20..19", r->value);
+			request_fail(r, ERR_INVALID_ARGS, "nice level %d is out of range -20..19",
+				     r->value);
 			return -EINVAL;
 		}
 		if (!g->set[POLICY_KEY_NICE]) {
-			request_fail(r, ERR_POLICY_DENIED, "nice level %d is not allowed for user %s (%s)",
-				     r->value, user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
+			request_fail(r, ERR_POLICY_DENIED,
+				     "nice level %d is not allowed for user %s (%s)", r->value,
+				     user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
 			return -EPERM;
 		}
 		if (r->value < g->nice) {
-			request_fail(r, ERR_POLICY_DENIED, "nice level %d is below the limit %d for user %s (%s)",
-				     r->value, g->nice, user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
+			request_fail(r, ERR_POLICY_DENIED,
+				     "nice level %d is below the limit %d for user %s (%s)",
+				     r->value, g->nice, user,
+				     source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
 			return -EPERM;
 		}
 		return 0;
@@ -233,7 +242,8 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		return -EINVAL;
 	}
 	if (!g->set[POLICY_KEY_REALTIME_PRIORITY] || g->realtime_priority <= 0) {
-		request_fail(r, ERR_POLICY_DENIED, "realtime scheduling is not allowed for user %s (%s)", user,
+		request_fail(r, ERR_POLICY_DENIED,
+			     "realtime scheduling is not allowed for user %s (%s)", user,
 			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
 		return -EPERM;
 	}
@@ -245,8 +255,9 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		return -EPERM;
 	}
 	if (r->value > g->realtime_priority) {
-		request_fail(r, ERR_POLICY_DENIED, "priority %d exceeds the limit %d for user %s (%s)",
-			     r->value, g->realtime_priority, user,
+		request_fail(r, ERR_POLICY_DENIED,
+			     "priority %d exceeds the limit %d for user %s (%s)", r->value,
+			     g->realtime_priority, user,
 			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
 		return -EPERM;
 	}
@@ -270,8 +281,9 @@ static int request_check_limits(Request *r, const char *user)
 
 		/* Near a cap, dead threads must not count: revalidate the user's
 		 * grants then, not on every request (cheap when far from it). */
-		if (!existing && (np >= pd->processes_per_user_max || nt >= pd->threads_per_user_max ||
-				  (np == 0 && grant_table_n_users(t) >= pd->users_max))) {
+		if (!existing &&
+		    (np >= pd->processes_per_user_max || nt >= pd->threads_per_user_max ||
+		     (np == 0 && grant_table_n_users(t) >= pd->users_max))) {
 			grant_table_prune(t, (uid_t)-1);
 			p = grant_table_find_process(t, r->pid);
 			if (p && p->start_time != r->pid_start)
@@ -281,19 +293,22 @@ static int request_check_limits(Request *r, const char *user)
 
 		if (!existing) {
 			if (np == 0 && grant_table_n_users(t) >= pd->users_max) {
-				request_fail(r, ERR_LIMITS_EXCEEDED, "%u users hold grants already (UsersMax=%u)",
+				request_fail(r, ERR_LIMITS_EXCEEDED,
+					     "%u users hold grants already (UsersMax=%u)",
 					     grant_table_n_users(t), pd->users_max);
 				return -EUSERS;
 			}
 			if (!p && np >= pd->processes_per_user_max) {
 				request_fail(r, ERR_LIMITS_EXCEEDED,
-					     "user %s holds grants for %u processes already (ProcessesPerUserMax=%u)",
+					     "user %s holds grants for %u processes already "
+					     "(ProcessesPerUserMax=%u)",
 					     user, np, pd->processes_per_user_max);
 				return -EUSERS;
 			}
 			if (nt >= pd->threads_per_user_max) {
 				request_fail(r, ERR_LIMITS_EXCEEDED,
-					     "user %s holds grants for %u threads already (ThreadsPerUserMax=%u)",
+					     "user %s holds grants for %u threads already "
+					     "(ThreadsPerUserMax=%u)",
 					     user, nt, pd->threads_per_user_max);
 				return -EUSERS;
 			}
@@ -334,8 +349,8 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 		return 0;
 	k = proc_get_limit(r->d->grants->proc, r->pid, "Max realtime timeout", &soft, &hard);
 	if (k < 0) {
-		request_fail(r, ERR_FAILED, "could not read the limits of process %d: %s", (int)r->pid,
-			     strerror(-k));
+		request_fail(r, ERR_FAILED, "could not read the limits of process %d: %s",
+			     (int)r->pid, strerror(-k));
 		return k;
 	}
 	if (hard <= max)
@@ -349,12 +364,15 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 		request_fail(r, ERR_POLICY_DENIED,
 			     "RLIMIT_RTTIME of process %d is unlimited, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, max, user, source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, max, user,
+			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
 	else
 		request_fail(r, ERR_POLICY_DENIED,
-			     "RLIMIT_RTTIME of process %d is %" PRIu64 " us, above the limit %" PRIu64
+			     "RLIMIT_RTTIME of process %d is %" PRIu64
+			     " us, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, hard, max, user, source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, hard, max, user,
+			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
 	return k;
 }
 
@@ -376,10 +394,12 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	/* Verify again: the thread we set is still the one that was pinned,
 	 * and the kernel holds what we set. */
 	if (pidfd_alive(r->pidfd) < 0 ||
-	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
+	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
+	    st != r->tid_start) {
 		sched_reset(r->tid);
-		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited during the grant",
-			     (int)r->tid, (int)r->pid);
+		request_fail(r, ERR_NO_SUCH_PROCESS,
+			     "thread %d of process %d exited during the grant", (int)r->tid,
+			     (int)r->pid);
 		return;
 	}
 	if (sched_matches(r->tid, r->kind, r->value) <= 0) {
@@ -432,11 +452,13 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 
 		if (policy_grant_rlimit(g, limit_table[i].resource, &want) < 0)
 			continue;
-		k = proc_get_limit(r->d->grants->proc, r->pid, limit_table[i].proc_name, &soft, &hard);
+		k = proc_get_limit(r->d->grants->proc, r->pid, limit_table[i].proc_name, &soft,
+				   &hard);
 		if (k < 0) {
 			dbus_message_iter_abandon_container(&it, &dict);
-			request_fail(r, ERR_NO_SUCH_PROCESS, "could not read the limits of process %d: %s",
-				     (int)r->pid, strerror(-k));
+			request_fail(r, ERR_NO_SUCH_PROCESS,
+				     "could not read the limits of process %d: %s", (int)r->pid,
+				     strerror(-k));
 			return;
 		}
 		/* Only ever raise: a limit already above policy stays. */
@@ -446,9 +468,11 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 		    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
 			k = -errno;
 			dbus_message_iter_abandon_container(&it, &dict);
-			request_fail(r, ERR_FAILED, "could not set %s of process %d to %" PRIu64 ": %s%s",
+			request_fail(r, ERR_FAILED,
+				     "could not set %s of process %d to %" PRIu64 ": %s%s",
 				     limit_table[i].key, (int)r->pid, want, strerror(-k),
-				     k == -EPERM ? " (realtimed needs CAP_SYS_RESOURCE for this)" : "");
+				     k == -EPERM ? " (realtimed needs CAP_SYS_RESOURCE for this)"
+						 : "");
 			return;
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
@@ -499,11 +523,13 @@ static void on_polkit(int k, void *userdata)
 		user = "?";
 	if (k == 0)
 		request_fail(r, ERR_PERMISSION_DENIED,
-			     "polkit did not authorize %s for user %s (no [User] or [Group] rule covers the user)",
+			     "polkit did not authorize %s for user %s (no [User] or [Group] rule "
+			     "covers the user)",
 			     request_polkit_action(r), user);
 	else
 		request_fail(r, ERR_PERMISSION_DENIED,
-			     "polkit could not be asked (%s); only users a policy rule covers are served",
+			     "polkit could not be asked (%s); only users a policy rule covers are "
+			     "served",
 			     strerror(-k));
 }
 
@@ -521,20 +547,29 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "out of memory");
 		return;
 	}
-	*r = (Request){ .d = d, .msg = dbus_message_ref(m), .type = type, .flavour = flavour,
-			.kind = kind, .compat_rt = compat_rt, .value = value, .pid_arg = pid_arg,
-			.tid_arg = tid_arg, .pidfd = -EBADF };
+	*r = (Request){ .d = d,
+			.msg = dbus_message_ref(m),
+			.type = type,
+			.flavour = flavour,
+			.kind = kind,
+			.compat_rt = compat_rt,
+			.value = value,
+			.pid_arg = pid_arg,
+			.tid_arg = tid_arg,
+			.pidfd = -EBADF };
 
 	k = bus_get_creds(d, m, &r->uid, &r->caller_pid);
 	if (k < 0) {
-		request_fail(r, ERR_FAILED, "could not get the caller's credentials from the bus: %s",
+		request_fail(r, ERR_FAILED,
+			     "could not get the caller's credentials from the bus: %s",
 			     strerror(-k));
 		return;
 	}
 	if (type == REQUEST_SCHED && d->refuse_until_usec > now_usec(CLOCK_MONOTONIC)) {
 		request_fail(r, ERR_REFUSING,
 			     "refusing grants for %" PRIu64
-			     " more seconds: the canary watchdog found the system starving (CanaryRefuseSec=)",
+			     " more seconds: the canary watchdog found the system starving "
+			     "(CanaryRefuseSec=)",
 			     (d->refuse_until_usec - now_usec(CLOCK_MONOTONIC)) / 1000000 + 1);
 		return;
 	}
@@ -550,9 +585,11 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 			return; /* on_polkit() carries on */
 		if (k < 0) {
 			if (k == -EBUSY)
-				request_fail(r, ERR_RATE_LIMITED, "too many authorization checks are pending");
+				request_fail(r, ERR_RATE_LIMITED,
+					     "too many authorization checks are pending");
 			else
-				request_fail(r, ERR_FAILED, "could not ask polkit: %s", strerror(-k));
+				request_fail(r, ERR_FAILED, "could not ask polkit: %s",
+					     strerror(-k));
 			return;
 		}
 	}
@@ -569,7 +606,8 @@ int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_
 	k = bus_get_creds(d, m, &uid, &caller);
 	if (k < 0) {
 		bus_reply_error(d->bus, m, request_error_name(ERR_FAILED, f),
-				"could not get the caller's credentials from the bus: %s", strerror(-k));
+				"could not get the caller's credentials from the bus: %s",
+				strerror(-k));
 		return k;
 	}
 	if (pid_arg > INT_MAX) {
@@ -586,8 +624,8 @@ int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_
 	}
 	if (uid != 0 && (ruid != uid || euid != uid)) {
 		bus_reply_error(d->bus, m, request_error_name(ERR_PERMISSION_DENIED, f),
-				"process %d belongs to uid %u, not to the caller (uid %u)", (int)pid,
-				(unsigned)ruid, (unsigned)uid);
+				"process %d belongs to uid %u, not to the caller (uid %u)",
+				(int)pid, (unsigned)ruid, (unsigned)uid);
 		return -EPERM;
 	}
 	*ret_pid = pid;

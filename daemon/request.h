@@ -19,7 +19,7 @@
 #include "sched-util.h"
 
 typedef enum RequestType {
-	REQUEST_SCHED,  /* realtime or nice: kind says which */
+	REQUEST_SCHED,	/* realtime or nice: kind says which */
 	REQUEST_LIMITS, /* GrantLimits */
 	_REQUEST_TYPE_MAX,
 	_REQUEST_TYPE_INVALID = -EINVAL,
@@ -54,16 +54,16 @@ typedef struct Request {
 	DBusMessage *msg;
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind;   /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
-	bool compat_rt;   /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
-	int value;        /* priority or nice */
+	GrantKind kind;	  /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
+	bool compat_rt;	  /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
+	int value;	  /* priority or nice */
 	uint64_t pid_arg; /* as sent: 0 = caller */
 	uint64_t tid_arg; /* as sent: 0 = main thread */
 
-	uid_t uid;        /* caller, from the bus */
+	uid_t uid; /* caller, from the bus */
 	pid_t caller_pid;
 	pid_t pid, tid;
-	uid_t owner;      /* of the target process */
+	uid_t owner; /* of the target process */
 	int pidfd;
 	uint64_t pid_start, tid_start;
 } Request;

@@ -24,7 +24,8 @@
 #include "proc.h"
 
 #define STATE_FILE "grants"
-#define STATE_HEADER "# realtimed grant table v1: pid pid-start uid tid tid-start kind value since-usec\n"
+#define STATE_HEADER \
+	"# realtimed grant table v1: pid pid-start uid tid tid-start kind value since-usec\n"
 
 static int on_save(sd_event_source *s, void *userdata)
 {
@@ -62,8 +63,8 @@ int daemon_state_save(Daemon *d)
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return log_warning_errno(errno, "Failed to write %s: %m; a restart will not adopt grants",
-					 tmp);
+		return log_warning_errno(
+			errno, "Failed to write %s: %m; a restart will not adopt grants", tmp);
 	f = fdopen(fd, "w");
 	if (!f) {
 		safe_close(fd);
@@ -71,9 +72,9 @@ int daemon_state_save(Daemon *d)
 	}
 	fputs(STATE_HEADER, f);
 	GRANT_TABLE_FOREACH(p, g, d->grants)
-	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 "\n", (int)p->pid, p->start_time,
-		(unsigned)p->uid, (int)g->tid, g->start_time, grant_kind_to_string(g->kind), g->value,
-		g->since_usec);
+	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 "\n", (int)p->pid,
+		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
+		grant_kind_to_string(g->kind), g->value, g->since_usec);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
 	if (r < 0) {
 		unlink(tmp);
@@ -97,8 +98,8 @@ static int adopt_line(Daemon *d, const char *line)
 	GrantKind kind;
 	int fd, r;
 
-	if (sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64, &pid, &pid_start, &uid,
-		   &tid, &tid_start, kind_s, &value, &since) != 8)
+	if (sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64, &pid, &pid_start,
+		   &uid, &tid, &tid_start, kind_s, &value, &since) != 8)
 		return -EINVAL;
 	kind = grant_kind_from_string(kind_s);
 	if (kind < 0 || pid <= 0 || tid <= 0)
@@ -114,7 +115,8 @@ static int adopt_line(Daemon *d, const char *line)
 		safe_close(fd);
 		return -ESRCH;
 	}
-	r = grant_table_add(d->grants, pid, pid_start, uid, fd, tid, tid_start, kind, value, since, NULL);
+	r = grant_table_add(d->grants, pid, pid_start, uid, fd, tid, tid_start, kind, value, since,
+			    NULL);
 	return r;
 }
 
@@ -129,7 +131,8 @@ int daemon_state_adopt(Daemon *d)
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		return log_warning_errno(errno, "Failed to read %s: %m; earlier grants are not adopted", path);
+		return log_warning_errno(
+			errno, "Failed to read %s: %m; earlier grants are not adopted", path);
 	}
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || line[0] == '\n')

@@ -40,9 +40,16 @@ END_TEST
 
 START_TEST(test_all_options)
 {
-	const char *argv[] = { "realtimed", "--debug", "--vendor-conf=/v", "--admin-conf", "/a",
-			       "--vendor-conf-dir=", "--admin-conf-dir=/d", "--state-dir=/s",
-			       "--no-drop-caps", NULL };
+	const char *argv[] = { "realtimed",
+			       "--debug",
+			       "--vendor-conf=/v",
+			       "--admin-conf",
+			       "/a",
+			       "--vendor-conf-dir=",
+			       "--admin-conf-dir=/d",
+			       "--state-dir=/s",
+			       "--no-drop-caps",
+			       NULL };
 	DaemonArgs a;
 
 	ck_assert_int_eq(parse(&a, 9, argv), 1);

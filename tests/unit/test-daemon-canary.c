@@ -84,7 +84,8 @@ static pid_t find_thread(pid_t pid, const char *comm)
 	if (!d)
 		return 0;
 	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && proc_get_comm("/proc", pid, atoi(de->d_name), buf, sizeof(buf)) == 0 &&
+		if (de->d_name[0] != '.' &&
+		    proc_get_comm("/proc", pid, atoi(de->d_name), buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, comm) == 0)
 			found = atoi(de->d_name);
 	closedir(d);
@@ -150,7 +151,8 @@ static void start_child(void)
 	ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
 	n = read(child_fd, buf, sizeof(buf) - 1);
 	ck_assert_int_gt(n, 0);
-	ck_assert_int_eq(sscanf(buf, "ready %d %d %d", &ready_target, &threads_idle, &threads_running), 3);
+	ck_assert_int_eq(
+		sscanf(buf, "ready %d %d %d", &ready_target, &threads_idle, &threads_running), 3);
 }
 
 static void stop_child(void)
@@ -237,7 +239,8 @@ int main(void)
 		_exit(0);
 	}
 	if (ptrace(PTRACE_SEIZE, probe, NULL, NULL) < 0) {
-		printf("SKIP: ptrace is not allowed here (%s); the canary test needs it\n", strerror(errno));
+		printf("SKIP: ptrace is not allowed here (%s); the canary test needs it\n",
+		       strerror(errno));
 		kill(probe, SIGKILL);
 		waitpid(probe, &status, 0);
 		return 77;

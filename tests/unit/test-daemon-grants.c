@@ -49,8 +49,8 @@ START_TEST(test_add_find_update)
 	Grant *g = NULL;
 	unsigned np, nt;
 
-	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_FIFO,
-					 70, 1, &g),
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
+					 GRANT_FIFO, 70, 1, &g),
 			 0);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_eq(grant_table_find(t, self, self), g);
@@ -59,8 +59,8 @@ START_TEST(test_add_find_update)
 	ck_assert_uint_eq(t->n_processes, 1);
 
 	/* the same thread again updates in place; the extra pidfd is closed */
-	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_RR,
-					 40, 2, &g),
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
+					 GRANT_RR, 40, 2, &g),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_int_eq(g->kind, GRANT_RR);
@@ -87,7 +87,8 @@ START_TEST(test_new_process_needs_pidfd)
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
-	ck_assert_int_eq(grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, 0, NULL), -EBADF);
+	ck_assert_int_eq(grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, 0, NULL),
+			 -EBADF);
 	ck_assert_uint_eq(t->n_grants, 0);
 	grant_table_free(t);
 }
@@ -99,12 +100,12 @@ START_TEST(test_pid_reuse_replaces)
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
-	ck_assert_int_eq(grant_table_add(t, self, st - 1, 4101, pidfd_open_cloexec(self), self, st - 1,
-					 GRANT_FIFO, 50, 0, NULL),
+	ck_assert_int_eq(grant_table_add(t, self, st - 1, 4101, pidfd_open_cloexec(self), self,
+					 st - 1, GRANT_FIFO, 50, 0, NULL),
 			 0);
 	/* the same pid with another start time is another process: the old grant is stale */
-	ck_assert_int_eq(grant_table_add(t, self, st, 4103, pidfd_open_cloexec(self), self, st, GRANT_RR,
-					 10, 0, NULL),
+	ck_assert_int_eq(grant_table_add(t, self, st, 4103, pidfd_open_cloexec(self), self, st,
+					 GRANT_RR, 10, 0, NULL),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_uint_eq(grant_table_find_process(t, self)->uid, 4103);
@@ -133,10 +134,11 @@ START_TEST(test_prune_dead_thread)
 	while (__atomic_load_n(&tid, __ATOMIC_SEQ_CST) == 0)
 		usleep(1000);
 	tst = start_of(self, tid);
-	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st, GRANT_FIFO,
-					 10, 0, NULL),
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
+					 GRANT_FIFO, 10, 0, NULL),
 			 0);
-	ck_assert_int_eq(grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, 0, NULL), 0);
+	ck_assert_int_eq(
+		grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, 0, NULL), 0);
 	ck_assert_uint_eq(t->n_grants, 2);
 	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
 	pthread_join(th, NULL);
@@ -156,8 +158,8 @@ START_TEST(test_users_counted_once)
 	pid_t self = getpid(), parent = getppid();
 	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
 
-	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st, GRANT_NICE, -5,
-					 0, NULL),
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
+					 GRANT_NICE, -5, 0, NULL),
 			 0);
 	ck_assert_int_eq(grant_table_add(t, parent, pst, 7, pidfd_open_cloexec(parent), parent, pst,
 					 GRANT_NICE, -5, 0, NULL),

@@ -53,8 +53,9 @@ static void fake_task(int pid, const char *comm, int ppid)
 	mkdirf("%s/%d", root, pid);
 	snprintf(buf, sizeof(buf), "%s\n", comm);
 	writef("%s/%d/comm", buf, root, pid);
-	snprintf(buf, sizeof(buf), "%d (%s) S %d 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 -51 0 1 0 30 0 0\n", pid,
-		 comm, ppid);
+	snprintf(buf, sizeof(buf),
+		 "%d (%s) S %d 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 -51 0 1 0 30 0 0\n", pid, comm,
+		 ppid);
 	writef("%s/%d/stat", buf, root, pid);
 }
 

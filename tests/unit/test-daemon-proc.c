@@ -38,8 +38,8 @@ START_TEST(test_stat_bad)
 	ck_assert_int_eq(proc_parse_stat_start_time("123 cat S 1 2", &st), -EINVAL);
 	ck_assert_int_eq(proc_parse_stat_start_time("123 (cat) S 1 2 3", &st), -EINVAL);
 	ck_assert_int_eq(proc_parse_stat_start_time("", &st), -EINVAL);
-	ck_assert_int_eq(proc_parse_stat_start_time("1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 -5",
-						     &st),
+	ck_assert_int_eq(proc_parse_stat_start_time(
+				 "1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 -5", &st),
 			 -EINVAL);
 	ck_assert_uint_eq(st, 7); /* untouched on failure */
 }
@@ -49,9 +49,10 @@ START_TEST(test_status_uid)
 {
 	uid_t r = 1, e = 1;
 
-	ck_assert_int_eq(proc_parse_status_uid("Name:\tx\nUmask:\t0022\nUid:\t4101\t4102\t4101\t4101\nGid:\t29\n",
-					       &r, &e),
-			 0);
+	ck_assert_int_eq(
+		proc_parse_status_uid(
+			"Name:\tx\nUmask:\t0022\nUid:\t4101\t4102\t4101\t4101\nGid:\t29\n", &r, &e),
+		0);
 	ck_assert_uint_eq(r, 4101);
 	ck_assert_uint_eq(e, 4102);
 	ck_assert_int_eq(proc_parse_status_uid("Name:\tx\nGid:\t1\n", &r, &e), -EINVAL);
