@@ -58,7 +58,10 @@ static void irq_full_name(const char *proc, unsigned irq, const char *name, char
 			continue;
 		/* The comm holds a prefix of the action name. */
 		if (startswith(de->d_name, name)) {
-			snprintf(buf, size, "%s", de->d_name);
+			size_t l = strnlen(de->d_name, size - 1);
+
+			memcpy(buf, de->d_name, l);
+			buf[l] = 0;
 			return;
 		}
 	}

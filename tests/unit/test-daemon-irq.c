@@ -19,7 +19,7 @@
 
 static char root[] = "/tmp/test-daemon-irq.XXXXXX";
 
-static void mkdirf(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void mkdirf(const char *fmt, ...)
 {
 	char path[512];
 	va_list ap;
@@ -30,7 +30,8 @@ static void mkdirf(const char *fmt, ...)
 	ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %m", path);
 }
 
-static void writef(const char *path_fmt, const char *content, ...)
+__attribute__((format(printf, 1, 3))) static void writef(const char *path_fmt, const char *content,
+							 ...)
 {
 	char path[512];
 	va_list ap;
