@@ -113,16 +113,17 @@ static int request_pin(Request *r)
 	if (p && pidfd_alive(p->pidfd) == 0) {
 		r->pidfd = fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
 		if (r->pidfd < 0) {
-			request_fail(r, ERR_FAILED, "could not pin process %d: %m", (int)r->pid);
-			return -errno;
+			k = -errno;
+			request_fail(r, ERR_FAILED, "could not pin process %d: %s", (int)r->pid,
+				     strerror(-k));
+			return k;
 		}
 		r->pid_start = p->start_time;
 	} else {
 		r->pidfd = pidfd_open_cloexec(r->pid);
 		if (r->pidfd < 0) {
 			k = r->pidfd;
-			/* 6.1 says EINVAL for a thread that leads no process, later kernels ENOENT.
-			 */
+			/* 6.1: EINVAL for a thread that leads no process; later: ENOENT */
 			if (k == -EINVAL || k == -ENOENT)
 				request_fail(r, ERR_NO_SUCH_PROCESS,
 					     "%d is not a process (a thread id?)", (int)r->pid);
