@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for daemon/state.c: the grant table written to the state
+ * directory and adopted by a new table, as after a daemon restart. Targets
+ * are this process's own threads with a "nice 0" grant, which they already
+ * hold, so nothing needs privileges. Lines whose process is gone, whose start
+ * time or owner differs, or that are garbage, are not adopted.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "pidfd.h"
+#include "proc.h"
+
+static char dir[] = "/tmp/test-daemon-state.XXXXXX";
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/test-daemon-state.XXXXXX");
+}
+
+static void daemon_init(Daemon *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->args.state_dir = dir;
+	ck_assert_int_ge(sd_event_new(&d->event), 0);
+	ck_assert_int_eq(grant_table_new(d->event, "/proc", NULL, NULL, &d->grants), 0);
+}
+
+static void daemon_fini(Daemon *d)
+{
+	d->save_source = sd_event_source_disable_unref(d->save_source);
+	d->grants = grant_table_free(d->grants);
+	d->event = sd_event_unref(d->event);
+}
+
+static uint64_t start_of(pid_t pid, pid_t tid)
+{
+	uint64_t st = 0;
+
+	ck_assert_int_eq(proc_get_start_time("/proc", pid, tid, &st), 0);
+	return st;
+}
+
+START_TEST(test_save_and_adopt)
+{
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+	char path[256], line[256];
+	Daemon d;
+	FILE *f;
+
+	daemon_init(&d);
+	ck_assert_int_eq(grant_table_add(d.grants, self, st, getuid(), pidfd_open_cloexec(self),
+					 self, st, GRANT_NICE, 0, 1234, NULL),
+			 0);
+	ck_assert_int_eq(daemon_state_save(&d), 0);
+	daemon_fini(&d);
+
+	/* add what a restart must not adopt */
+	snprintf(path, sizeof(path), "%s/grants", dir);
+	f = fopen(path, "a");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "99999999 1 %u 99999999 1 fifo 50 1\n", (unsigned)getuid()); /* gone */
+	fprintf(f, "%d %llu %u %d %llu nice 0 1\n", (int)self, (unsigned long long)st + 1,
+		(unsigned)getuid(), (int)self,
+		(unsigned long long)st + 1); /* pid reused meanwhile */
+	fprintf(f, "%d %llu %u %d %llu nice 0 1\n", (int)self, (unsigned long long)st,
+		(unsigned)getuid() + 1, (int)self, (unsigned long long)st); /* another owner */
+	fprintf(f, "%d %llu %u %d %llu fifo 50 1\n", (int)self, (unsigned long long)st,
+		(unsigned)getuid(), (int)self,
+		(unsigned long long)st); /* no longer runs as granted */
+	fprintf(f, "garbage\n\n# comment\n1 2 3\n");
+	fclose(f);
+
+	daemon_init(&d);
+	ck_assert_int_eq(daemon_state_adopt(&d), 1);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	{
+		Grant *g = grant_table_find(d.grants, self, self);
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_int_eq(g->kind, GRANT_NICE);
+		ck_assert_uint_eq(g->since_usec, 1234); /* "since" survives the restart */
+		ck_assert_uint_eq(g->start_time, st);
+	}
+	/* the adoption rewrote the file with only what was adopted */
+	ck_assert_int_ge(sd_event_run(d.event, 0), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	{
+		int n = 0;
+
+		while (fgets(line, sizeof(line), f))
+			if (line[0] != '#')
+				n++;
+		ck_assert_int_eq(n, 1);
+	}
+	fclose(f);
+	daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_empty_table_removes_file)
+{
+	char path[256];
+	Daemon d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/grants", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("99999999 1 0 99999999 1 rr 5 1\n", f);
+	fclose(f);
+	daemon_init(&d);
+	ck_assert_int_eq(daemon_state_adopt(&d), 0);
+	ck_assert_int_ge(sd_event_run(d.event, 0), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	/* no file at all is fine too */
+	ck_assert_int_eq(daemon_state_adopt(&d), 0);
+	daemon_fini(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-state");
+	TCase *tc = tcase_create("state");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_save_and_adopt);
+	tcase_add_test(tc, test_empty_table_removes_file);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
