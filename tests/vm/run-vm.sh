@@ -12,12 +12,21 @@
 #
 # Environment: TOP_SRCDIR, TOP_BUILDDIR (the same paths inside the guest,
 # read-only there); VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm"
-# to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_PASS_ENV
+# to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS
+# (more QEMU arguments, e.g. "-icount shift=0" for timing), VM_PASS_ENV
 # (names of more variables to hand to the guest script), VM_KEEP=1 (keep
 # the run directory with console.log).
 #
 # A guest script may ask for more QEMU arguments with a comment line
 # "# vm-qemu-args: ARGS".
+#
+# Inside the guest: PID 1 is a shell (no systemd, no udev: start what you
+# need, modprobe what you need); /proc, /sys, /dev, /run, /tmp are fresh
+# (the host's /tmp is not visible, so keep guest scripts and what they run
+# in the source or build tree); /etc and everything else is the host's,
+# writable through the overlay, changes lost at power-off. The guest's
+# stdin is /dev/null; its stdout and stderr go to the console, which this
+# script prints. tests/vm/lib.sh has check helpers and the test users.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -116,7 +125,7 @@ esac
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 
-extra=$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ')
+extra="$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ') ${VM_QEMU_ARGS:-}"
 
 echo "booting $kernel ($accel) for $guest"
 start=$(date +%s)
