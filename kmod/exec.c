@@ -100,7 +100,7 @@ static int rt_exec_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct rt_exec_data *d = (struct rt_exec_data *)ri->data;
 	struct linux_binprm *bprm = d->bprm;
-	struct cred *new = (struct cred *)bprm->cred;
+	struct cred *new = bprm->cred;
 	const struct cred *old = current_cred();
 	kernel_cap_t want = CAP_EMPTY_SET, add;
 
