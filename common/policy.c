@@ -34,6 +34,8 @@
  * truncated silently by inih, so the line reader refuses them first. */
 #define INI_LINE_MAX 200
 #define INI_NAME_MAX 50
+/* Stands in for ':' in [IRQ] patterns while inih parses them. */
+#define IRQ_COLON '\x1f'
 
 typedef enum SectionKind {
 	SECTION_DAEMON,
@@ -107,6 +109,8 @@ struct Policy {
 	size_t n_errors;
 	Section **sections; /* sections[0] is [Default] */
 	size_t n_sections;
+	Section **index; /* open addressing over sections[1..]; n_index is 0 or a power of 2 */
+	size_t n_index;
 	IrqRule *irq;
 	size_t n_irq;
 	PolicyDaemon daemon;
@@ -251,8 +255,8 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 {
 	FileParse *fp = userdata;
 	const char *start, *nl;
-	size_t len, copy;
-	char line[INI_LINE_MAX + 1];
+	char line[INI_LINE_MAX + 1], *s, *end;
+	size_t len;
 
 	if (fp->offset >= fp->size)
 		return NULL;
@@ -266,51 +270,68 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 		file_parse_fail(fp, "line contains a NUL byte; is this a text file?");
 		len = 0;
 	}
-	if (len + 1 > (size_t)num || len > INI_LINE_MAX) {
-		file_parse_fail(fp, "line too long (more than %d characters)", INI_LINE_MAX - 1);
+	if (fp->line == 1 && len >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
+		start += 3; /* UTF-8 byte order mark */
+		len -= 3;
+	}
+	if (len + 1 > (size_t)num || len + 1 > sizeof(line)) {
+		file_parse_fail(fp, "line too long (at most %d characters)", INI_LINE_MAX - 2);
 		len = 0;
 	}
-	copy = len;
-	memcpy(str, start, copy);
-	str[copy] = '\0';
+	memcpy(line, start, len);
+	line[len] = '\0';
+	s = strip(line);
 
-	/* inih never reports sections without keys, so check section headers here. */
-	memcpy(line, str, copy + 1);
-	{
-		char *s = strip(line), *end;
+	/* Hand inih the stripped line: an indented line is then an ordinary line,
+	 * never a silent continuation of the previous value. */
+	if (s[0] == '[') {
+		const char *target;
+		SectionKind kind;
 
-		if (s[0] == '[') {
-			const char *target;
-			SectionKind kind;
-
-			end = strchr(s, ']');
-			if (!end) {
-				file_parse_fail(fp, "section header without closing ']'");
-				str[0] = '\0';
-				return str;
-			}
-			*end = '\0';
-			end = strip(end + 1);
-			if (*end != '\0' && *end != '#' && *end != ';')
-				file_parse_fail(fp, "unexpected text after section header");
-			if (strlen(s + 1) >= INI_NAME_MAX)
-				file_parse_fail(fp, "section name too long (at most %d characters)",
-						INI_NAME_MAX - 1);
-			kind = section_parse(strip(s + 1), &target);
-			if (kind < 0)
-				file_parse_fail(
-					fp,
+		/* inih never reports sections without keys, so check headers here. */
+		end = strchr(s, ']');
+		if (!end) {
+			file_parse_fail(fp, "section header without closing ']'");
+			str[0] = '\0';
+			return str;
+		}
+		*end = '\0';
+		end = strip(end + 1);
+		if (*end != '\0' && *end != '#' && *end != ';')
+			file_parse_fail(fp, "unexpected text after section header");
+		s = strip(s + 1);
+		if (strlen(s) >= INI_NAME_MAX)
+			file_parse_fail(fp, "section name too long (at most %d characters)",
+					INI_NAME_MAX - 1);
+		kind = section_parse(s, &target);
+		if (kind < 0)
+			file_parse_fail(fp,
 					"unknown section [%s]; expected [Daemon], [Default], "
 					"[Group NAME], [User NAME] or [IRQ]",
-					strip(s + 1));
-			fp->kind = kind;
-		} else if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
-			end = strchr(s, '=');
-			if (end && (size_t)(end - s) >= INI_NAME_MAX)
-				file_parse_fail(fp, "key too long (at most %d characters)",
-						INI_NAME_MAX - 1);
+					s);
+		fp->kind = kind;
+		snprintf(str, num, "[%s]\n", s);
+		return str;
+	}
+	if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
+		end = strchr(s, '=');
+		if (end && (size_t)(end - s) >= INI_NAME_MAX)
+			file_parse_fail(fp, "key too long (at most %d characters)",
+					INI_NAME_MAX - 1);
+		/* inih also splits at ':', but IRQ action names contain it
+		 * ("snd_hda_intel:card0"): hide those from inih, the handler
+		 * puts them back. Elsewhere "Key:value" is a mistake. */
+		for (char *c = s; end && c < end; c++) {
+			if (*c != ':')
+				continue;
+			if (fp->kind != SECTION_IRQ) {
+				file_parse_fail(fp, "expected 'Key=value', found ':' before '='");
+				break;
+			}
+			*c = IRQ_COLON;
 		}
 	}
+	snprintf(str, num, "%s\n", s);
 	return str;
 }
 
@@ -447,6 +468,10 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 		r = policy_key_parse(a.key, value, &a, &expect);
 		break;
 	case SECTION_IRQ:
+		if (isempty(name)) {
+			file_parse_fail(fp, "missing IRQ name pattern before '='");
+			return 0;
+		}
 		expect = "a SCHED_FIFO priority from 1 to 99";
 		target = name;
 		r = parse_priority(value, false, &a.v.i);
@@ -463,6 +488,9 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 
 	a.section = strdup(section);
 	a.target = target ? strdup(target) : NULL;
+	for (char *c = a.target; c && *c; c++)
+		if (*c == IRQ_COLON)
+			*c = ':';
 	n = reallocarray(fp->assignments, fp->n_assignments + 1, sizeof(Assignment));
 	if (!a.section || (target && !a.target) || !n) {
 		if (n)
@@ -491,7 +519,8 @@ static int policy_add_path(Policy *p, const char *path, const char **ret)
 	return 0;
 }
 
-static int policy_add_error(Policy *p, const char *path, unsigned line, const char *fmt, ...)
+_printf_(4, 5) static int policy_add_error(Policy *p, const char *path, unsigned line,
+					   const char *fmt, ...)
 {
 	PolicyError *n;
 	const char *file;
@@ -558,24 +587,66 @@ static Section *section_free(Section *s)
 	return NULL;
 }
 
+static uint64_t section_hash(SectionKind kind, bool numeric, uint32_t id, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)kind ^ ((uint64_t)numeric << 8);
+
+	if (numeric)
+		return (h ^ id) * 0x100000001b3ULL;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool section_is(const Section *s, SectionKind kind, bool numeric, uint32_t id,
+		       const char *name)
+{
+	return s->kind == kind && s->numeric == numeric &&
+	       (numeric ? s->id == id : streq(s->name, name));
+}
+
+static void index_put(Section **index, size_t n_index, Section *s)
+{
+	size_t i = section_hash(s->kind, s->numeric, s->id, s->name) & (n_index - 1);
+
+	while (index[i])
+		i = (i + 1) & (n_index - 1);
+	index[i] = s;
+}
+
 static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 {
 	Section **n, *s;
+	bool numeric;
+	uint32_t id;
+	size_t i;
 	int r;
 
 	if (a->kind == SECTION_DEFAULT) {
 		*ret = p->sections[0];
 		return 0;
 	}
-	for (size_t i = 1; i < p->n_sections; i++) {
-		s = p->sections[i];
-		if (s->kind != a->kind)
-			continue;
-		if (a->target[0] == '#' ? (s->numeric && s->id == strtoul(a->target + 1, NULL, 10))
-					: (!s->numeric && streq(s->name, a->target))) {
-			*ret = s;
-			return 0;
-		}
+	numeric = a->target[0] == '#';
+	id = numeric ? (uint32_t)strtoul(a->target + 1, NULL, 10) : 0;
+	if (p->n_index > 0)
+		for (i = section_hash(a->kind, numeric, id, a->target) & (p->n_index - 1);
+		     p->index[i]; i = (i + 1) & (p->n_index - 1))
+			if (section_is(p->index[i], a->kind, numeric, id, a->target)) {
+				*ret = p->index[i];
+				return 0;
+			}
+	/* Keep the index at most half full. */
+	if (2 * p->n_sections >= p->n_index) {
+		size_t size = p->n_index ? 2 * p->n_index : 64;
+		Section **index = calloc(size, sizeof(Section *));
+
+		if (!index)
+			return -ENOMEM;
+		for (i = 1; i < p->n_sections; i++)
+			index_put(index, size, p->sections[i]);
+		free(p->index);
+		p->index = index;
+		p->n_index = size;
 	}
 	n = reallocarray(p->sections, p->n_sections + 1, sizeof(Section *));
 	if (!n)
@@ -585,6 +656,7 @@ static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 	if (r < 0)
 		return r;
 	n[p->n_sections++] = s;
+	index_put(p->index, p->n_index, s);
 	*ret = s;
 	return 0;
 }
@@ -732,7 +804,8 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 	struct stat st;
 	size_t size = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named like a drop-in must not hang a login. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0)
@@ -780,6 +853,8 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 	if (r == -EFBIG)
 		return policy_add_error(p, path, 0, "file is larger than %u bytes",
 					POLICY_FILE_SIZE_MAX);
+	if (r == -EBADFD)
+		return policy_add_error(p, path, 0, "not a regular file");
 	if (r < 0)
 		return policy_add_error(p, path, 0, "cannot read file: %s", strerror(-r));
 
@@ -867,6 +942,7 @@ Policy *policy_free(Policy *p)
 	for (size_t i = 0; i < p->n_sections; i++)
 		section_free(p->sections[i]);
 	free(p->sections);
+	free(p->index);
 	for (size_t i = 0; i < p->n_irq; i++)
 		free(p->irq[i].pattern);
 	free(p->irq);
@@ -1194,17 +1270,44 @@ static bool section_matches(const Section *s, const char *user, uid_t uid, const
 	return false;
 }
 
+/* The names of the user's groups, resolved once per evaluation (n_gids
+ * lookups) instead of one getgrnam() per [Group NAME] section. */
+static char **group_names(const gid_t *gids, size_t n_gids)
+{
+	char **names = calloc(n_gids + 1, sizeof(char *));
+
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < n_gids; i++) {
+		struct group grp, *res = NULL;
+		char buf[4096];
+
+		if (getgrgid_r(gids[i], &grp, buf, sizeof(buf), &res) == 0 && res)
+			names[i] = strdup(grp.gr_name);
+	}
+	return names;
+}
+
 int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
 		PolicyGrant *ret)
 {
 	PolicyGrant result = p->sections[0]->values, groups = {}, users = {};
+	char **names = group_names(gids, n_gids);
 
+	if (!names)
+		return -ENOMEM;
 	result.covered = false;
 	groups.compat_policy = users.compat_policy = POLICY_SCHED_RR;
 	for (size_t i = 1; i < p->n_sections; i++) {
 		const Section *s = p->sections[i];
+		bool match = false;
 
-		if (!section_matches(s, user, uid, gids, n_gids))
+		if (s->kind == SECTION_GROUP && !s->numeric) {
+			for (size_t j = 0; j < n_gids && !match; j++)
+				match = names[j] && streq(names[j], s->name);
+		} else
+			match = section_matches(s, user, uid, gids, n_gids);
+		if (!match)
 			continue;
 		if (s->kind == SECTION_GROUP) {
 			grant_merge_generous(&groups, &s->values);
@@ -1214,8 +1317,14 @@ int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
 			users.covered = true;
 		}
 	}
+	for (size_t j = 0; j < n_gids; j++)
+		free(names[j]);
+	free(names);
 	grant_overlay(&result, &groups);
 	grant_overlay(&result, &users);
+	/* CompatPolicy=fifo only holds where Policies= allows fifo. */
+	if (result.compat_policy == POLICY_SCHED_FIFO && !(result.policies & POLICY_SCHED_FIFO))
+		result.compat_policy = POLICY_SCHED_RR;
 	*ret = result;
 	return 0;
 }
