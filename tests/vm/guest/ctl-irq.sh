@@ -10,7 +10,7 @@
 # threads; priorities set through the module's rules show up as the kernel
 # reports them; the RULE column shows the matching [IRQ] line.
 #
-#   tests/vm/run-vm.sh tests/unit/test-ctl-irq-guest.sh
+#   tests/vm/run-vm.sh tests/vm/guest/ctl-irq.sh
 
 C=${TOP_BUILDDIR:?}/realtimectl/realtimectl
 KO=$TOP_BUILDDIR/kmod/realtime.ko
