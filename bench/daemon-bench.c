@@ -8,6 +8,7 @@
  *
  *   daemon-bench ping N            N Peer.Ping round trips: p50/p99 in us
  *   daemon-bench grant N PRIO      N MakeThreadRealtimeWithPID round trips
+ *   daemon-bench pair N PRIO       N rounds of one Ping then one grant
  *   daemon-bench rate CLIENTS SECS PRIO
  *                                  CLIENTS processes granting for SECS seconds
  *   daemon-bench burst N PRIO      N back-to-back grants: answered, granted,
@@ -188,6 +189,53 @@ static int cmd_latency(bool grant, long n, unsigned prio)
 	return 0;
 }
 
+/* pair N PRIO: N rounds of one Peer.Ping then one grant, alternating, so
+ * that both see the same machine load; p50/p99 of each */
+static int cmd_pair(long n, unsigned prio)
+{
+	_cleanup_free_ uint64_t *tp = calloc((size_t)n, sizeof(uint64_t));
+	_cleanup_free_ uint64_t *tg = calloc((size_t)n, sizeof(uint64_t));
+	DBusConnection *bus = bus_open();
+	struct sleeper s = {};
+	long np = 0, ng = 0, err = 0, lost = 0;
+	char errname[256] = "";
+
+	if (!tp || !tg || sleeper_start(&s) < 0)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		DBusMessage *m;
+		uint64_t a;
+		int r;
+
+		m = new_ping();
+		if (!m)
+			return 2;
+		a = now_usec();
+		r = call(bus, m, 5000, errname, sizeof(errname));
+		if (r == 0)
+			tp[np++] = now_usec() - a;
+		dbus_message_unref(m);
+
+		m = new_grant(s.tid, prio);
+		if (!m)
+			return 2;
+		a = now_usec();
+		r = call(bus, m, 5000, errname, sizeof(errname));
+		if (r == 0)
+			tg[ng++] = now_usec() - a;
+		else if (r == 1)
+			err++;
+		else
+			lost++;
+		dbus_message_unref(m);
+	}
+	printf("pair n=%ld ping_ok=%ld grant_ok=%ld err=%ld lost=%ld ping_p50_us=%" PRIu64 " ping_p99_us=%" PRIu64
+	       " grant_p50_us=%" PRIu64 " grant_p99_us=%" PRIu64 " last_error=%s\n",
+	       n, np, ng, err, lost, percentile(tp, (size_t)np, 50), percentile(tp, (size_t)np, 99),
+	       percentile(tg, (size_t)ng, 50), percentile(tg, (size_t)ng, 99), errname[0] ? errname : "-");
+	return 0;
+}
+
 /* rate CLIENTS SECS PRIO: concurrent clients, grants per second */
 static int cmd_rate(int clients, int secs, unsigned prio)
 {
@@ -339,6 +387,8 @@ int main(int argc, char **argv)
 		return cmd_latency(false, atol(argv[2]), 0);
 	if (argc == 4 && streq(argv[1], "grant"))
 		return cmd_latency(true, atol(argv[2]), (unsigned)atoi(argv[3]));
+	if (argc == 4 && streq(argv[1], "pair"))
+		return cmd_pair(atol(argv[2]), (unsigned)atoi(argv[3]));
 	if (argc == 5 && streq(argv[1], "rate"))
 		return cmd_rate(atoi(argv[2]), atoi(argv[3]), (unsigned)atoi(argv[4]));
 	if ((argc == 4 || argc == 5) && streq(argv[1], "burst"))
@@ -346,6 +396,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && streq(argv[1], "hold"))
 		return cmd_hold(atol(argv[2]), (unsigned)atoi(argv[3]));
 	fprintf(stderr, "usage: daemon-bench ping N | grant N PRIO | rate CLIENTS SECS PRIO | "
-			"burst N PRIO [MAXSECS] | hold N PRIO\n");
+			"pair N PRIO | burst N PRIO [MAXSECS] | hold N PRIO\n");
 	return 2;
 }
