@@ -13,6 +13,7 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
+#include "canary.h"
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
@@ -72,6 +73,9 @@ typedef struct Daemon {
 	uint64_t refuse_until_usec; /* CLOCK_MONOTONIC; canary cool-down */
 	sd_event_source *save_source;
 	sd_event_source *bus_dispatch_source;
+	sd_event_source *uevent_source; /* irq-monitor.c */
+	sd_event_source *irq_timer;
+	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
 	bool exiting;
 } Daemon;
 
@@ -101,3 +105,15 @@ int daemon_state_adopt(Daemon *d);
 int daemon_reload(Daemon *d, char **ret_error);
 void daemon_apply_settings(Daemon *d);
 void daemon_grants_changed(GrantTable *t, void *userdata);
+/* Hands the canary every supervised realtime thread, plus pending (may be
+ * NULL): a thread about to be granted, so that a thread which spins the
+ * moment it turns realtime, starving this loop before the grant is
+ * recorded, is still watched. */
+void daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
+
+/* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
+/* Hands the rules to realtime.ko when loaded, else applies them itself. */
+void daemon_irq_apply(Daemon *d);
+/* Listens to kernel uevents to re-apply the rules after devices appear. */
+int daemon_irq_monitor_start(Daemon *d);
+void daemon_irq_monitor_stop(Daemon *d);

@@ -17,7 +17,7 @@
 #include "polkit.h"
 #include "proc.h"
 
-static void daemon_sync_canary(Daemon *d)
+void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	CanaryTarget *targets = NULL;
@@ -25,8 +25,8 @@ static void daemon_sync_canary(Daemon *d)
 
 	if (!d->canary)
 		return;
-	if (pd->canary && d->grants->n_grants > 0) {
-		targets = calloc(d->grants->n_grants, sizeof(*targets));
+	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
+		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
 		if (!targets) {
 			log_error("Out of memory updating the canary watchdog");
 			return;
@@ -40,6 +40,8 @@ static void daemon_sync_canary(Daemon *d)
 						       .tid = g->tid,
 						       .start_time = g->start_time };
 		}
+		if (pending)
+			targets[n++] = *pending;
 	}
 	(void)canary_update(d->canary, targets, n, pd->canary ? pd->canary_watchdog_usec : 0);
 	free(targets);
@@ -50,7 +52,7 @@ void daemon_grants_changed(GrantTable *t, void *userdata)
 	Daemon *d = userdata;
 
 	daemon_state_schedule_save(d);
-	daemon_sync_canary(d);
+	daemon_canary_sync(d, NULL);
 	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
 		   t->n_processes);
 }
@@ -166,8 +168,8 @@ void daemon_apply_settings(Daemon *d)
 		(void)bus_rtkit_register(d);
 	else
 		bus_rtkit_unregister(d);
-	(void)irq_apply_rules(d->grants->proc, d->policy);
-	daemon_sync_canary(d);
+	daemon_irq_apply(d);
+	daemon_canary_sync(d, NULL);
 }
 
 int daemon_reload(Daemon *d, char **ret_error)

@@ -386,8 +386,14 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
 		return;
 
+	if (r->kind != GRANT_NICE) {
+		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
+
+		daemon_canary_sync(r->d, &pending);
+	}
 	k = sched_apply(r->tid, r->kind, r->value);
 	if (k < 0) {
+		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_FAILED, "could not set %s %d on thread %d: %s",
 			     grant_kind_to_string(r->kind), r->value, (int)r->tid, strerror(-k));
 		return;
@@ -398,12 +404,14 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
 	    st != r->tid_start) {
 		sched_reset(r->tid);
+		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_SUCH_PROCESS,
 			     "thread %d of process %d exited during the grant", (int)r->tid,
 			     (int)r->pid);
 		return;
 	}
 	if (sched_matches(r->tid, r->kind, r->value) <= 0) {
+		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_FAILED, "thread %d does not hold %s %d after it was set",
 			     (int)r->tid, grant_kind_to_string(r->kind), r->value);
 		return;
@@ -413,6 +421,7 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 			    r->tid_start, r->kind, r->value, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		sched_reset(r->tid);
+		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;
 	}
@@ -570,8 +579,9 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 		request_fail(r, ERR_REFUSING,
 			     "refusing grants for %" PRIu64
 			     " more seconds: the canary watchdog found the system starving "
-			     "(CanaryRefuseSec=)",
-			     (d->refuse_until_usec - now_usec(CLOCK_MONOTONIC)) / 1000000 + 1);
+			     "(CanaryRefuseSec=%" PRIu64 "s)",
+			     (d->refuse_until_usec - now_usec(CLOCK_MONOTONIC)) / 1000000 + 1,
+			     policy_daemon(d->policy)->canary_refuse_usec / 1000000);
 		return;
 	}
 	if (request_pin(r) < 0 || request_check_policy(r, &g, &user) < 0 ||
