@@ -15,6 +15,7 @@ RT_TEST_PACKAGES=(
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make
+        linux-source-6.1
 )
 
 # rt_install_deps PACKAGE...: apt-get update + install of what is missing.
@@ -34,4 +35,20 @@ rt_install_deps() {
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# rt_checkpatch DIR: the kernel's checkpatch.pl, taken out of Debian's
+# linux-source tarball into DIR once (Debian ships it nowhere else); prints
+# its path, or nothing when the tarball is missing.
+rt_checkpatch() {
+        local tarball
+        tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+        [ -n "$tarball" ] || return 0
+        if [ ! -f "$1/scripts/checkpatch.pl" ]; then
+                mkdir -p "$1"
+                tar -xJf "$tarball" -C "$1" --strip-components=1 --wildcards \
+                        '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+                        '*/scripts/const_structs.checkpatch' 2>/dev/null || return 0
+        fi
+        echo "$1/scripts/checkpatch.pl"
 }
