@@ -101,7 +101,8 @@ static DBusConnection *bus_open(void)
 	dbus_error_init(&err);
 	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
 	if (!bus) {
-		fprintf(stderr, "daemon-bench: cannot connect to the system bus: %s\n", err.message);
+		fprintf(stderr, "daemon-bench: cannot connect to the system bus: %s\n",
+			err.message);
 		dbus_error_free(&err);
 		exit(2);
 	}
@@ -136,7 +137,8 @@ static int call(DBusConnection *bus, DBusMessage *m, int timeout_ms, char *ret_e
 
 static DBusMessage *new_ping(void)
 {
-	return dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, "org.freedesktop.DBus.Peer", "Ping");
+	return dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, "org.freedesktop.DBus.Peer",
+					    "Ping");
 }
 
 static DBusMessage *new_grant(pid_t tid, unsigned prio)
@@ -145,9 +147,10 @@ static DBusMessage *new_grant(pid_t tid, unsigned prio)
 	dbus_uint32_t pr = prio;
 	DBusMessage *m;
 
-	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadRealtimeWithPID");
-	if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_UINT32, &pr,
-					   DBUS_TYPE_INVALID)) {
+	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+					 "MakeThreadRealtimeWithPID");
+	if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t,
+					   DBUS_TYPE_UINT32, &pr, DBUS_TYPE_INVALID)) {
 		dbus_message_unref(m);
 		m = NULL;
 	}
@@ -183,9 +186,10 @@ static int cmd_latency(bool grant, long n, unsigned prio)
 		else
 			lost++;
 	}
-	printf("%s n=%ld ok=%ld err=%ld lost=%ld p50_us=%" PRIu64 " p99_us=%" PRIu64 " last_error=%s\n",
-	       grant ? "grant" : "ping", n, ok, err, lost, percentile(t, (size_t)ok, 50), percentile(t, (size_t)ok, 99),
-	       errname[0] ? errname : "-");
+	printf("%s n=%ld ok=%ld err=%ld lost=%ld p50_us=%" PRIu64 " p99_us=%" PRIu64
+	       " last_error=%s\n",
+	       grant ? "grant" : "ping", n, ok, err, lost, percentile(t, (size_t)ok, 50),
+	       percentile(t, (size_t)ok, 99), errname[0] ? errname : "-");
 	return 0;
 }
 
@@ -229,10 +233,12 @@ static int cmd_pair(long n, unsigned prio)
 			lost++;
 		dbus_message_unref(m);
 	}
-	printf("pair n=%ld ping_ok=%ld grant_ok=%ld err=%ld lost=%ld ping_p50_us=%" PRIu64 " ping_p99_us=%" PRIu64
-	       " grant_p50_us=%" PRIu64 " grant_p99_us=%" PRIu64 " last_error=%s\n",
+	printf("pair n=%ld ping_ok=%ld grant_ok=%ld err=%ld lost=%ld ping_p50_us=%" PRIu64
+	       " ping_p99_us=%" PRIu64 " grant_p50_us=%" PRIu64 " grant_p99_us=%" PRIu64
+	       " last_error=%s\n",
 	       n, np, ng, err, lost, percentile(tp, (size_t)np, 50), percentile(tp, (size_t)np, 99),
-	       percentile(tg, (size_t)ng, 50), percentile(tg, (size_t)ng, 99), errname[0] ? errname : "-");
+	       percentile(tg, (size_t)ng, 50), percentile(tg, (size_t)ng, 99),
+	       errname[0] ? errname : "-");
 	return 0;
 }
 
@@ -298,8 +304,8 @@ static int cmd_rate(int clients, int secs, unsigned prio)
 	}
 	while (wait(NULL) > 0)
 		;
-	printf("rate clients=%d secs=%d ok=%ld err=%ld lost=%ld grants_per_s=%.0f\n", clients, secs, ok, err, lost,
-	       (double)ok / secs);
+	printf("rate clients=%d secs=%d ok=%ld err=%ld lost=%ld grants_per_s=%.0f\n", clients, secs,
+	       ok, err, lost, (double)ok / secs);
 	return 0;
 }
 
@@ -344,10 +350,11 @@ static int cmd_burst(long n, unsigned prio, int max_secs)
 		if (max_secs > 0 && now_usec() - start > (uint64_t)max_secs * 1000000u)
 			break;
 	}
-	printf("burst n=%ld sent=%ld ok=%ld refused=%ld unanswered=%ld first_refusal_at=%ld first_refusal=%s "
+	printf("burst n=%ld sent=%ld ok=%ld refused=%ld unanswered=%ld first_refusal_at=%ld "
+	       "first_refusal=%s "
 	       "first_unanswered_at=%ld secs=%.1f\n",
-	       n, i < n ? i + 1 : n, ok, err, lost, first_refusal, first_err[0] ? first_err : "-", first_lost,
-	       (double)(now_usec() - start) / 1e6);
+	       n, i < n ? i + 1 : n, ok, err, lost, first_refusal, first_err[0] ? first_err : "-",
+	       first_lost, (double)(now_usec() - start) / 1e6);
 	return 0;
 }
 
@@ -392,7 +399,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && streq(argv[1], "rate"))
 		return cmd_rate(atoi(argv[2]), atoi(argv[3]), (unsigned)atoi(argv[4]));
 	if ((argc == 4 || argc == 5) && streq(argv[1], "burst"))
-		return cmd_burst(atol(argv[2]), (unsigned)atoi(argv[3]), argc == 5 ? atoi(argv[4]) : 0);
+		return cmd_burst(atol(argv[2]), (unsigned)atoi(argv[3]),
+				 argc == 5 ? atoi(argv[4]) : 0);
 	if (argc == 4 && streq(argv[1], "hold"))
 		return cmd_hold(atol(argv[2]), (unsigned)atoi(argv[3]));
 	fprintf(stderr, "usage: daemon-bench ping N | grant N PRIO | rate CLIENTS SECS PRIO | "

@@ -10,7 +10,7 @@ RT_BUILD_PACKAGES=(
 RT_TEST_PACKAGES=(
         dbus-daemon polkitd rtkit pipewire-bin jackd2 pamtester libpam-wrapper
         libpam-modules libpam-runtime libcap2-bin util-linux procps systemd
-        libxml2-utils python3
+        libxml2-utils python3 clang-format git
 )
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static

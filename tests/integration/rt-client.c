@@ -114,22 +114,26 @@ static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop,
 	int r = -EIO;
 
 	dbus_error_init(&err);
-	m = dbus_message_new_method_call(rtkit ? RTKIT_NAME : NATIVE_NAME, rtkit ? RTKIT_PATH : NATIVE_PATH,
+	m = dbus_message_new_method_call(rtkit ? RTKIT_NAME : NATIVE_NAME,
+					 rtkit ? RTKIT_PATH : NATIVE_PATH,
 					 "org.freedesktop.DBus.Properties", "Get");
 	if (!m)
 		return -ENOMEM;
-	if (!dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop, DBUS_TYPE_INVALID)) {
+	if (!dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
+				      DBUS_TYPE_INVALID)) {
 		dbus_message_unref(m);
 		return -ENOMEM;
 	}
 	reply = dbus_connection_send_with_reply_and_block(bus, m, 10000, &err);
 	dbus_message_unref(m);
 	if (!reply) {
-		fprintf(stderr, "rt-client: reading %s failed: %s: %s\n", prop, err.name, err.message);
+		fprintf(stderr, "rt-client: reading %s failed: %s: %s\n", prop, err.name,
+			err.message);
 		dbus_error_free(&err);
 		return -EIO;
 	}
-	if (dbus_message_iter_init(reply, &it) && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
+	if (dbus_message_iter_init(reply, &it) &&
+	    dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
 		dbus_message_iter_recurse(&it, &sub);
 		switch (dbus_message_iter_get_arg_type(&sub)) {
 		case DBUS_TYPE_INT64: {
@@ -195,14 +199,18 @@ static int cmd_ask(int argc, char **argv)
 	}
 
 	/* Like PipeWire and JACK: run under the RLIMIT_RTTIME the daemon wants. */
-	if (!want_nice && get_property_int64(bus, rtkit, "RTTimeUSecMax", &rttime) == 0 && rttime > 0) {
+	if (!want_nice && get_property_int64(bus, rtkit, "RTTimeUSecMax", &rttime) == 0 &&
+	    rttime > 0) {
 		struct rlimit rl;
 
 		if (getrlimit(RLIMIT_RTTIME, &rl) == 0 &&
 		    (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)rttime)) {
 			rl.rlim_cur = rl.rlim_max = (rlim_t)rttime;
 			if (setrlimit(RLIMIT_RTTIME, &rl) < 0)
-				fprintf(stderr, "rt-client: cannot lower RLIMIT_RTTIME to %" PRIi64 ": %m\n", rttime);
+				fprintf(stderr,
+					"rt-client: cannot lower RLIMIT_RTTIME to %" PRIi64
+					": %m\n",
+					rttime);
 		}
 	}
 
@@ -221,31 +229,36 @@ static int cmd_ask(int argc, char **argv)
 	if (rtkit && want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadHighPriorityWithPID");
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+						 "MakeThreadHighPriorityWithPID");
 		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
-						 &n, DBUS_TYPE_INVALID);
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+						 DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
 	} else if (rtkit) {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME, "MakeThreadRealtimeWithPID");
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+						 "MakeThreadRealtimeWithPID");
 		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32,
-						 &p, DBUS_TYPE_INVALID);
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+						 DBUS_TYPE_UINT32, &p, DBUS_TYPE_INVALID);
 	} else if (want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME, "MakeThreadHighPriority");
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+						 "MakeThreadHighPriority");
 		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
-						 &n, DBUS_TYPE_INVALID);
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+						 DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
 	} else {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME, "MakeThreadRealtime");
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+						 "MakeThreadRealtime");
 		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
-						 &policy, DBUS_TYPE_UINT32, &p, DBUS_TYPE_INVALID);
+			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+						 DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &p,
+						 DBUS_TYPE_INVALID);
 	}
 	if (!m) {
 		fprintf(stderr, "rt-client: out of memory\n");
@@ -276,12 +289,16 @@ static int cmd_ask(int argc, char **argv)
 	pthread_mutex_unlock(&a.lock);
 
 	if (want_nice)
-		printf("granted: audio thread %d runs %s nice %d\n", a.tid, policy_name(a.policy), a.nice);
+		printf("granted: audio thread %d runs %s nice %d\n", a.tid, policy_name(a.policy),
+		       a.nice);
 	else
-		printf("granted: audio thread %d runs %s priority %d\n", a.tid, policy_name(a.policy), a.priority);
+		printf("granted: audio thread %d runs %s priority %d\n", a.tid,
+		       policy_name(a.policy), a.priority);
 	fflush(stdout);
 	r = 0;
-	if (want_nice ? a.nice != nice_level : ((a.policy & ~SCHED_RESET_ON_FORK) == SCHED_OTHER || a.priority != (int)prio)) {
+	if (want_nice ? a.nice != nice_level
+		      : ((a.policy & ~SCHED_RESET_ON_FORK) == SCHED_OTHER ||
+			 a.priority != (int)prio)) {
 		printf("mismatch: the daemon said yes but the kernel shows otherwise\n");
 		r = 2;
 	}
@@ -325,7 +342,8 @@ static int cmd_hold(int argc, char **argv)
 	if (!h)
 		return 2;
 	for (int i = 0; i < n; i++) {
-		if (pipe2(h[i].pipe, O_CLOEXEC) < 0 || pthread_create(&h[i].thread, NULL, hold_thread, &h[i]) != 0) {
+		if (pipe2(h[i].pipe, O_CLOEXEC) < 0 ||
+		    pthread_create(&h[i].thread, NULL, hold_thread, &h[i]) != 0) {
 			fprintf(stderr, "rt-client hold: cannot start thread %d: %m\n", i + 1);
 			return 2;
 		}
@@ -391,12 +409,14 @@ static int cmd_spin(int argc, char **argv)
 			if (rt_since == 0)
 				rt_since = now;
 		} else if (rt_since != 0) {
-			printf("demoted after %" PRIu64 " ms of realtime\n", (now - rt_since) / 1000);
+			printf("demoted after %" PRIu64 " ms of realtime\n",
+			       (now - rt_since) / 1000);
 			return 0;
 		}
 	} while (now < end);
 	if (rt_since != 0)
-		printf("still realtime after %" PRIu64 " ms: not demoted\n", (now - rt_since) / 1000);
+		printf("still realtime after %" PRIu64 " ms: not demoted\n",
+		       (now - rt_since) / 1000);
 	else
 		printf("never realtime\n");
 	return 1;
@@ -410,7 +430,8 @@ int main(int argc, char **argv)
 		return cmd_hold(argc, argv);
 	if (argc >= 2 && streq(argv[1], "spin"))
 		return cmd_spin(argc, argv);
-	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]\n"
+	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
+			"[--hold SEC]\n"
 			"       rt-client hold NTHREADS\n"
 			"       rt-client spin SECS [DELAY_MS]\n");
 	return 2;
