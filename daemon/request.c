@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "bus.h"
 #include "log.h"
@@ -326,11 +327,15 @@ static int request_check_limits(Request *r, const char *user)
 	return 0;
 }
 
+#define RTKIT_POLKIT_ACTIONS "/usr/share/polkit-1/actions/org.freedesktop.RealtimeKit1.policy"
+
 static const char *request_polkit_action(const Request *r)
 {
 	if (r->type == REQUEST_LIMITS)
 		return "org.realtimed.acquire-limits";
-	if (r->flavour == FLAVOUR_RTKIT)
+	/* rtkit's action ids exist only where Debian's rtkit package installed
+	 * them; polkitd refuses unknown actions, so fall back to ours. */
+	if (r->flavour == FLAVOUR_RTKIT && access(RTKIT_POLKIT_ACTIONS, F_OK) == 0)
 		return r->kind == GRANT_NICE ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
 					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
 	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"

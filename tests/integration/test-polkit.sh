@@ -86,6 +86,25 @@ fi
 out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 [ $? = 0 ] && ok "the last good policy stays in force" || fail "after a broken reload: $out"
 
+# Without Debian's rtkit package its action ids do not exist and polkitd
+# refuses them: the compat interface then asks with realtimed's own ids.
+# A rule now refuses rtkit's id, so only that fallback can grant this.
+rm -f "$WORK/polkit-actions/org.freedesktop.RealtimeKit1.policy"
+cat >"$WORK/polkit-rules/40-no-rtkit-ids.rules" <<-'RULES'
+	polkit.addRule(function(action, subject) {
+		if (action.id.indexOf("org.freedesktop.RealtimeKit1.") == 0)
+			return polkit.Result.NO;
+		return polkit.Result.NOT_HANDLED;
+	});
+RULES
+chmod a+r "$WORK/polkit-rules/40-no-rtkit-ids.rules"
+wait_for 10 sh -c "! pkcheck --action-id org.freedesktop.RealtimeKit1.acquire-real-time --process \$\$" ||
+	note "polkitd still allows rtkit's action id"
+out=$(run_as rtplain "$RT_CLIENT" ask --rtkit --prio 11 2>&1)
+[ $? = 0 ] && ok "without rtkit's polkit actions, the compat interface asks org.realtimed.acquire-realtime (granted)" ||
+	fail "rtkit interface without rtkit's polkit actions: $out"
+rm -f "$WORK/polkit-rules/40-no-rtkit-ids.rules"
+
 # Polkit=no: [Default] decides for uncovered users, polkit is not asked:
 # the nice level polkit refused above is now granted
 printf '[Daemon]\nPolkit=no\n' >"$WORK/admin.conf"
