@@ -138,7 +138,9 @@ typedef struct FileParse {
 	unsigned line;
 	SectionKind kind; /* of the section the reader last saw */
 	Assignment *assignments;
-	size_t n_assignments;
+	size_t n_assignments, n_allocated;
+	char *arena; /* section and target names of the assignments */
+	size_t arena_size, arena_used;
 	unsigned error_line;
 	char *error;
 	bool oom;
@@ -167,18 +169,26 @@ static DaemonKey daemon_key_from_string(const char *s)
 	return _DAEMON_KEY_INVALID;
 }
 
-static void assignment_done(Assignment *a)
-{
-	free(a->section);
-	free(a->target);
-}
-
 static void file_parse_done(FileParse *fp)
 {
-	for (size_t i = 0; i < fp->n_assignments; i++)
-		assignment_done(&fp->assignments[i]);
 	free(fp->assignments);
+	free(fp->arena);
 	free(fp->error);
+}
+
+/* Copies s into the file's string arena, sized when the file was read so
+ * that every section and target name of it fits: one allocation per file
+ * instead of two per line. */
+static char *file_parse_strdup(FileParse *fp, const char *s)
+{
+	size_t l = strlen(s) + 1;
+	char *p;
+
+	if (l > fp->arena_size - fp->arena_used)
+		return NULL;
+	p = memcpy(fp->arena + fp->arena_used, s, l);
+	fp->arena_used += l;
+	return p;
 }
 
 _printf_(2, 3) static void file_parse_fail(FileParse *fp, const char *fmt, ...)
@@ -196,13 +206,19 @@ _printf_(2, 3) static void file_parse_fail(FileParse *fp, const char *fmt, ...)
 	fp->error_line = fp->line;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static char *strip(char *s)
 {
 	char *e;
 
-	s += strspn(s, " \t\r\n");
+	while (is_blank(*s))
+		s++;
 	e = s + strlen(s);
-	while (e > s && strchr(" \t\r\n", e[-1]))
+	while (e > s && is_blank(e[-1]))
 		*--e = '\0';
 	return s;
 }
@@ -331,7 +347,10 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 			*c = IRQ_COLON;
 		}
 	}
-	snprintf(str, num, "%s\n", s);
+	len = strlen(s); /* fits: s is a part of a line no longer than num - 1 */
+	memcpy(str, s, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
 	return str;
 }
 
@@ -417,9 +436,9 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 			      const char *value)
 {
 	FileParse *fp = userdata;
-	_cleanup_free_ char *v = NULL;
+	char v[INI_LINE_MAX + 1];
 	const char *target = NULL, *expect = NULL;
-	Assignment a = { .line = fp->line };
+	Assignment a = { .line = fp->line }, *prev;
 	SectionKind kind;
 	Assignment *n;
 	int r;
@@ -436,11 +455,9 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 	if (kind < 0)
 		return 0; /* reported by the reader */
 
-	v = strdup(value);
-	if (!v) {
-		fp->oom = true;
-		return 0;
-	}
+	/* inih's values are shorter than the line they came from */
+	memcpy(v, value, strnlen(value, sizeof(v) - 1));
+	v[strnlen(value, sizeof(v) - 1)] = '\0';
 	value = value_strip_comment(v);
 	a.kind = kind;
 
@@ -486,20 +503,37 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 		return 0;
 	}
 
-	a.section = strdup(section);
-	a.target = target ? strdup(target) : NULL;
+	/* Consecutive keys of one section share its name (and the user or group
+	 * name in it), so the arena holds each header's names once, and each
+	 * [IRQ] pattern once per line. */
+	prev = fp->n_assignments > 0 ? &fp->assignments[fp->n_assignments - 1] : NULL;
+	if (prev && streq(prev->section, section)) {
+		a.section = prev->section;
+		if (kind != SECTION_IRQ) {
+			a.target = prev->target;
+			target = NULL;
+		}
+	} else
+		a.section = file_parse_strdup(fp, section);
+	if (target)
+		a.target = file_parse_strdup(fp, target);
 	for (char *c = a.target; c && *c; c++)
 		if (*c == IRQ_COLON)
 			*c = ':';
-	n = reallocarray(fp->assignments, fp->n_assignments + 1, sizeof(Assignment));
-	if (!a.section || (target && !a.target) || !n) {
-		if (n)
+	n = fp->assignments;
+	if (fp->n_assignments == fp->n_allocated) {
+		size_t want = fp->n_allocated ? 2 * fp->n_allocated : 16;
+
+		n = reallocarray(fp->assignments, want, sizeof(Assignment));
+		if (n) {
 			fp->assignments = n;
-		assignment_done(&a);
+			fp->n_allocated = want;
+		}
+	}
+	if (!a.section || (target && !a.target) || !n) {
 		fp->oom = true;
 		return 0;
 	}
-	fp->assignments = n;
 	fp->assignments[fp->n_assignments++] = a;
 	return 1;
 }
@@ -568,7 +602,8 @@ static int section_new(SectionKind kind, const char *section, const char *target
 			return -ENOMEM;
 		}
 	}
-	if (asprintf(&s->display, "%s", section) < 0) {
+	s->display = strdup(section);
+	if (!s->display) {
 		free(s->name);
 		free(s);
 		return -ENOMEM;
@@ -860,6 +895,12 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 
 	fp.data = data;
 	fp.size = size;
+	/* a line yields at most a section and a target name, each no longer
+	 * than the line, plus their NULs */
+	fp.arena_size = 2 * size + 2 * (size + 1) + 16;
+	fp.arena = malloc(fp.arena_size);
+	if (!fp.arena)
+		return -ENOMEM;
 	r = ini_parse_stream(file_parse_reader, &fp, file_parse_handler, &fp);
 	if (fp.oom) {
 		file_parse_done(&fp);
