@@ -326,7 +326,10 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 					"[Group NAME], [User NAME] or [IRQ]",
 					s);
 		fp->kind = kind;
-		snprintf(str, num, "[%s]\n", s);
+		len = strlen(s); /* fits: the header line was longer */
+		str[0] = '[';
+		memcpy(str + 1, s, len);
+		memcpy(str + 1 + len, "]\n", 3);
 		return str;
 	}
 	if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
@@ -451,7 +454,13 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 			name);
 		return 0;
 	}
-	kind = section_parse(section, &target);
+	prev = fp->n_assignments > 0 ? &fp->assignments[fp->n_assignments - 1] : NULL;
+	if (prev && streq(prev->section, section))
+		kind = prev->kind; /* the same section as the line before */
+	else {
+		prev = NULL;
+		kind = section_parse(section, &target);
+	}
 	if (kind < 0)
 		return 0; /* reported by the reader */
 
@@ -506,8 +515,7 @@ static int file_parse_handler(void *userdata, const char *section, const char *n
 	/* Consecutive keys of one section share its name (and the user or group
 	 * name in it), so the arena holds each header's names once, and each
 	 * [IRQ] pattern once per line. */
-	prev = fp->n_assignments > 0 ? &fp->assignments[fp->n_assignments - 1] : NULL;
-	if (prev && streq(prev->section, section)) {
+	if (prev) {
 		a.section = prev->section;
 		if (kind != SECTION_IRQ) {
 			a.target = prev->target;
