@@ -86,6 +86,50 @@ fi
 out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
 [ $? = 0 ] && ok "the last good policy stays in force" || fail "after a broken reload: $out"
 
+# polkit answers are reused: a "yes" for one process serves its other
+# threads for 10 s without a round trip to polkitd; polkitd's Changed signal
+# (here: a new rules file) ends that at once.
+integ_require_cmd dbus-monitor
+dbus-monitor --system "type='method_call',interface='org.freedesktop.PolicyKit1.Authority',member='CheckAuthorization'" \
+	>"$WORK/pk-calls.out" 2>&1 &
+integ_track $!
+sleep 0.5
+if holder_start rtplain 3; then
+	pk_calls() { grep -c 'member=CheckAuthorization' "$WORK/pk-calls.out"; }
+	# as PipeWire does: RLIMIT_RTTIME within policy first (the host's root
+	# may not lower it for another user's process)
+	run_as rtplain prlimit --pid "$HOLDER_PID" --rttime=200000:200000
+	before=$(pk_calls)
+	out1=$(native --as rtplain MakeThreadRealtime uint64:$HOLDER_PID uint64:"$(holder_tid 1)" string:rr uint32:5)
+	out2=$(native --as rtplain MakeThreadRealtime uint64:$HOLDER_PID uint64:"$(holder_tid 2)" string:rr uint32:5)
+	sleep 0.3
+	if echo "$out1$out2" | grep -q Error; then
+		fail "rtplain realtime on two threads of one process: $out1 $out2"
+	else
+		check_calls=$(($(pk_calls) - before))
+		[ "$check_calls" = 1 ] &&
+			ok "a polkit yes is reused for a second thread of the same process (1 CheckAuthorization for 2 grants)" ||
+			fail "expected 1 CheckAuthorization for 2 grants of one process, saw $check_calls"
+	fi
+	cat >"$WORK/polkit-rules/30-deny-rtplain.rules" <<-'RULES'
+		polkit.addRule(function(action, subject) {
+			if (subject.user == "rtplain" && action.id == "org.realtimed.acquire-realtime")
+				return polkit.Result.NO;
+			return polkit.Result.NOT_HANDLED;
+		});
+	RULES
+	chmod a+r "$WORK/polkit-rules/30-deny-rtplain.rules"
+	wait_for 10 sh -c "! pkcheck --action-id org.realtimed.acquire-realtime --process $HOLDER_PID" ||
+		note "polkitd has not taken the new rule yet"
+	sleep 0.5
+	out3=$(native --as rtplain MakeThreadRealtime uint64:$HOLDER_PID uint64:"$(holder_tid 3)" string:rr uint32:5)
+	echo "$out3" | grep -q "$NATIVE_ERR.PermissionDenied.*polkit" &&
+		ok "polkitd's Changed signal ends the reuse: the third thread is refused at once" ||
+		fail "after polkit changed its rules, the cached yes was still used: $out3"
+	rm -f "$WORK/polkit-rules/30-deny-rtplain.rules"
+	holder_stop 2>/dev/null || kill "$HOLDER_PID" 2>/dev/null
+fi
+
 # Without Debian's rtkit package its action ids do not exist and polkitd
 # refuses them: the compat interface then asks with realtimed's own ids.
 # A rule now refuses rtkit's id, so only that fallback can grant this.
