@@ -265,6 +265,25 @@ static SectionKind section_parse(const char *section, const char **ret_target)
 	return _SECTION_KIND_INVALID;
 }
 
+/* Writes prefix, s and suffix into inih's line buffer str of size num. A
+ * last line without a newline can leave no room for the one added here:
+ * that counts as too long, never as an overflow. */
+static char *reader_emit(FileParse *fp, char *str, int num, const char *prefix, const char *s,
+			 const char *suffix)
+{
+	size_t lp = strlen(prefix), ls = strlen(s), lx = strlen(suffix);
+
+	if (lp + ls + lx + 1 > (size_t)num) {
+		file_parse_fail(fp, "line too long (at most %d characters)", INI_LINE_MAX - 2);
+		str[0] = '\0';
+		return str;
+	}
+	memcpy(str, prefix, lp);
+	memcpy(str + lp, s, ls);
+	memcpy(str + lp + ls, suffix, lx + 1);
+	return str;
+}
+
 /* The inih reader: hands inih one whole line at a time from the buffer, so
  * the line counter is exact, and refuses what inih would silently truncate. */
 static char *file_parse_reader(char *str, int num, void *userdata)
@@ -326,11 +345,7 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 					"[Group NAME], [User NAME] or [IRQ]",
 					s);
 		fp->kind = kind;
-		len = strlen(s); /* fits: the header line was longer */
-		str[0] = '[';
-		memcpy(str + 1, s, len);
-		memcpy(str + 1 + len, "]\n", 3);
-		return str;
+		return reader_emit(fp, str, num, "[", s, "]\n");
 	}
 	if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
 		end = strchr(s, '=');
@@ -350,11 +365,7 @@ static char *file_parse_reader(char *str, int num, void *userdata)
 			*c = IRQ_COLON;
 		}
 	}
-	len = strlen(s); /* fits: s is a part of a line no longer than num - 1 */
-	memcpy(str, s, len);
-	str[len] = '\n';
-	str[len + 1] = '\0';
-	return str;
+	return reader_emit(fp, str, num, "", s, "\n");
 }
 
 /* Removes a trailing "  # comment" (inih handles " ; comment" itself). */
