@@ -1281,6 +1281,19 @@ START_TEST(test_long_line_limit)
 }
 END_TEST
 
+START_TEST(test_error_long_last_line)
+{
+	char text[512];
+
+	/* The last line has no newline: at the limit it is refused whole, as the
+	 * same line with a newline would be, and never overruns inih's buffer. */
+	snprintf(text, sizeof(text), "[Default]\nNice=-3\n#%0*d", 198, 0);
+	assert_text_rejected(text, 3, "too long");
+	snprintf(text, sizeof(text), "[Default]\nNice=-3%*s#", 191, "");
+	assert_text_rejected(text, 2, "too long");
+}
+END_TEST
+
 START_TEST(test_error_nul_byte)
 {
 	_cleanup_(policy_cleanup) Policy *p = NULL;
@@ -1962,6 +1975,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_error_syntax);
 	tcase_add_test(tc, test_error_long_line);
 	tcase_add_test(tc, test_long_line_limit);
+	tcase_add_test(tc, test_error_long_last_line);
 	tcase_add_test(tc, test_error_nul_byte);
 	tcase_add_test(tc, test_error_indented_continuation);
 	tcase_add_test(tc, test_error_bom_unknown_section);
