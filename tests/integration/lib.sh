@@ -387,10 +387,15 @@ as_bg()
 	{ setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@" <&9 9<&- & } 9<&0
 }
 
-# native [--as USER] METHOD ARGS...: call the native interface with dbus-send;
-# prints the reply or "Error NAME: message"; exit status of dbus-send.
-native()
+# bus_call DEST PATH IFACE [--as USER] METHOD ARGS...: IFACE.METHOD with
+# dbus-send on the private system bus, as USER if given; prints the reply or
+# "Error NAME: message"; exit status of dbus-send.
+bus_call()
 {
+	_dest=$1
+	_path=$2
+	_iface=$3
+	shift 3
 	_as=""
 	if [ "$1" = --as ]; then
 		_as=$2
@@ -399,31 +404,24 @@ native()
 	_m=$1
 	shift
 	if [ -n "$_as" ]; then
-		run_as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$NATIVE_NAME \
-			$NATIVE_PATH "$NATIVE_IFACE.$_m" "$@" 2>&1
+		run_as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest="$_dest" \
+			"$_path" "$_iface.$_m" "$@" 2>&1
 	else
-		dbus-send --system --print-reply --reply-timeout=20000 --dest=$NATIVE_NAME \
-			$NATIVE_PATH "$NATIVE_IFACE.$_m" "$@" 2>&1
+		dbus-send --system --print-reply --reply-timeout=20000 --dest="$_dest" \
+			"$_path" "$_iface.$_m" "$@" 2>&1
 	fi
 }
 
-# rtkit [--as USER] METHOD ARGS...: the same on the compat interface.
+# native [--as USER] METHOD ARGS...: the native interface.
+native()
+{
+	bus_call "$NATIVE_NAME" "$NATIVE_PATH" "$NATIVE_IFACE" "$@"
+}
+
+# rtkit [--as USER] METHOD ARGS...: the compat interface.
 rtkit()
 {
-	_as=""
-	if [ "$1" = --as ]; then
-		_as=$2
-		shift 2
-	fi
-	_m=$1
-	shift
-	if [ -n "$_as" ]; then
-		run_as "$_as" dbus-send --system --print-reply --reply-timeout=20000 --dest=$RTKIT_NAME \
-			$RTKIT_PATH "$RTKIT_IFACE.$_m" "$@" 2>&1
-	else
-		dbus-send --system --print-reply --reply-timeout=20000 --dest=$RTKIT_NAME \
-			$RTKIT_PATH "$RTKIT_IFACE.$_m" "$@" 2>&1
-	fi
+	bus_call "$RTKIT_NAME" "$RTKIT_PATH" "$RTKIT_IFACE" "$@"
 }
 
 # expect_error DESC ERRNAME REGEX OUTPUT: the output names ERRNAME and its
