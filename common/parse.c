@@ -171,77 +171,65 @@ int parse_duration(const char *s, bool bare_usec, uint64_t *ret)
 	return 0;
 }
 
-/* Calls word_cb for each space-separated word of s; stops at the first error. */
-static int for_each_word(const char *s, int (*word_cb)(const char *w, size_t n, uint64_t *mask),
-			 uint64_t *mask)
+typedef struct WordBit {
+	const char *word;
+	uint64_t bit;
+} WordBit;
+
+/* ORs together the bits of the space-separated words of s, each looked up
+ * (case-insensitively, after an optional prefix) in table. -EINVAL for a
+ * word that is not there; an empty s gives 0. */
+static int parse_word_mask(const char *s, const WordBit *table, size_t n_table,
+			   const char *optional_prefix, uint64_t *ret)
 {
-	while (*s) {
-		size_t n;
-		int r;
+	size_t lp = strlen(optional_prefix);
+	uint64_t mask = 0;
+
+	for (;;) {
+		size_t n, i;
 
 		s += strspn(s, " \t");
 		n = strcspn(s, " \t");
 		if (n == 0)
 			break;
-		r = word_cb(s, n, mask);
-		if (r < 0)
-			return r;
+		if (lp > 0 && n > lp && strncasecmp(s, optional_prefix, lp) == 0) {
+			s += lp;
+			n -= lp;
+		}
+		for (i = 0; i < n_table; i++)
+			if (strlen(table[i].word) == n && strncasecmp(s, table[i].word, n) == 0)
+				break;
+		if (i == n_table)
+			return -EINVAL;
+		mask |= table[i].bit;
 		s += n;
 	}
-	return 0;
-}
-
-static bool word_is(const char *w, size_t n, const char *literal)
-{
-	return strlen(literal) == n && strncasecmp(w, literal, n) == 0;
-}
-
-static int policy_word(const char *w, size_t n, uint64_t *mask)
-{
-	if (word_is(w, n, "fifo"))
-		*mask |= POLICY_SCHED_FIFO;
-	else if (word_is(w, n, "rr"))
-		*mask |= POLICY_SCHED_RR;
-	else
-		return -EINVAL;
+	*ret = mask;
 	return 0;
 }
 
 int parse_policies(const char *s, unsigned *ret)
 {
-	uint64_t mask = 0;
+	static const WordBit table[] = {
+		{ "fifo", POLICY_SCHED_FIFO },
+		{ "rr", POLICY_SCHED_RR },
+	};
+	uint64_t mask;
 	int r;
 
-	r = for_each_word(s, policy_word, &mask);
+	r = parse_word_mask(s, table, ELEMENTSOF(table), "", &mask);
 	if (r < 0)
 		return r;
 	*ret = (unsigned)mask;
 	return 0;
 }
 
-static int capability_word(const char *w, size_t n, uint64_t *mask)
-{
-	if (n > 4 && strncasecmp(w, "cap_", 4) == 0) {
-		w += 4;
-		n -= 4;
-	}
-	if (word_is(w, n, "sys_nice"))
-		*mask |= 1ULL << CAP_SYS_NICE;
-	else if (word_is(w, n, "ipc_lock"))
-		*mask |= 1ULL << CAP_IPC_LOCK;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int parse_capabilities(const char *s, uint64_t *ret)
 {
-	uint64_t mask = 0;
-	int r;
+	static const WordBit table[] = {
+		{ "sys_nice", 1ULL << CAP_SYS_NICE },
+		{ "ipc_lock", 1ULL << CAP_IPC_LOCK },
+	};
 
-	r = for_each_word(s, capability_word, &mask);
-	if (r < 0)
-		return r;
-	*ret = mask;
-	return 0;
+	return parse_word_mask(s, table, ELEMENTSOF(table), "cap_", ret);
 }
