@@ -1274,8 +1274,9 @@ static void grant_overlay(PolicyGrant *base, const PolicyGrant *over)
 	base->covered = base->covered || over->covered;
 }
 
-/* Resolves a group name through NSS; false if it does not exist. */
-static bool group_gid(const char *name, gid_t *ret)
+/* The name of group gid through NSS, or NULL if it has none (or memory
+ * ran out). The buffer grows for groups with many members (LDAP, SSSD). */
+static char *group_name(gid_t gid)
 {
 	struct group grp, *result = NULL;
 	char small[1024];
@@ -1284,40 +1285,44 @@ static bool group_gid(const char *name, gid_t *ret)
 	size_t size = sizeof(small);
 
 	for (;;) {
-		int r = getgrnam_r(name, &grp, buf, size, &result);
+		int r = getgrgid_r(gid, &grp, buf, size, &result);
 
-		if (r == 0) {
-			if (!result)
-				return false;
-			*ret = grp.gr_gid;
-			return true;
-		}
+		if (r == 0)
+			return result ? strdup(grp.gr_name) : NULL;
 		if (r != ERANGE || size >= 1U << 20)
-			return false;
+			return NULL;
 		size *= 4;
 		free(big);
 		big = malloc(size);
 		if (!big)
-			return false;
+			return NULL;
 		buf = big;
 	}
 }
 
-static bool section_matches(const Section *s, const char *user, uid_t uid, const gid_t *gids,
-			    size_t n_gids)
+/* The names of the user's groups, resolved once per evaluation (n_gids
+ * lookups) instead of once per [Group NAME] section. names[i] is NULL for
+ * a gid without a name. */
+static char **group_names(const gid_t *gids, size_t n_gids)
 {
-	gid_t gid;
+	char **names = calloc(n_gids + 1, sizeof(char *));
 
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < n_gids; i++)
+		names[i] = group_name(gids[i]);
+	return names;
+}
+
+static bool section_matches(const Section *s, const char *user, uid_t uid, const gid_t *gids,
+			    char *const *names, size_t n_gids)
+{
 	switch (s->kind) {
 	case SECTION_USER:
 		return s->numeric ? s->id == uid : streq_ptr(s->name, user);
 	case SECTION_GROUP:
-		if (s->numeric)
-			gid = s->id;
-		else if (!group_gid(s->name, &gid))
-			return false;
 		for (size_t i = 0; i < n_gids; i++)
-			if (gids[i] == gid)
+			if (s->numeric ? gids[i] == s->id : streq_ptr(names[i], s->name))
 				return true;
 		return false;
 	case SECTION_DAEMON:
@@ -1328,24 +1333,6 @@ static bool section_matches(const Section *s, const char *user, uid_t uid, const
 		break;
 	}
 	return false;
-}
-
-/* The names of the user's groups, resolved once per evaluation (n_gids
- * lookups) instead of one getgrnam() per [Group NAME] section. */
-static char **group_names(const gid_t *gids, size_t n_gids)
-{
-	char **names = calloc(n_gids + 1, sizeof(char *));
-
-	if (!names)
-		return NULL;
-	for (size_t i = 0; i < n_gids; i++) {
-		struct group grp, *res = NULL;
-		char buf[4096];
-
-		if (getgrgid_r(gids[i], &grp, buf, sizeof(buf), &res) == 0 && res)
-			names[i] = strdup(grp.gr_name);
-	}
-	return names;
 }
 
 int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
@@ -1360,14 +1347,8 @@ int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
 	groups.compat_policy = users.compat_policy = POLICY_SCHED_RR;
 	for (size_t i = 1; i < p->n_sections; i++) {
 		const Section *s = p->sections[i];
-		bool match = false;
 
-		if (s->kind == SECTION_GROUP && !s->numeric) {
-			for (size_t j = 0; j < n_gids && !match; j++)
-				match = names[j] && streq(names[j], s->name);
-		} else
-			match = section_matches(s, user, uid, gids, n_gids);
-		if (!match)
+		if (!section_matches(s, user, uid, gids, names, n_gids))
 			continue;
 		if (s->kind == SECTION_GROUP) {
 			grant_merge_generous(&groups, &s->values);
