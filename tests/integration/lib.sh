@@ -385,6 +385,14 @@ as_bg()
 	# an asynchronous command's stdin is /dev/null unless redirected on the
 	# command itself (dash ignores <&0 there): pass it through fd 9
 	{ setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@" <&9 9<&- & } 9<&0
+	# $! is setpriv until it has switched to the user: wait for that (at
+	# most 5 s), so a request right after this never finds a root process
+	_pid=$! _uid=$(id -u "$_u") _i=0
+	while [ $_i -lt 500 ] && [ -d "/proc/$_pid" ] &&
+		! awk -v u="$_uid" '/^Uid:/ { exit !($2 == u) }' "/proc/$_pid/status" 2>/dev/null; do
+		sleep 0.01
+		_i=$((_i + 1))
+	done
 }
 
 # bus_call DEST PATH IFACE [--as USER] METHOD ARGS...: IFACE.METHOD with

@@ -41,6 +41,14 @@ static uint64_t start_of(pid_t pid, pid_t tid)
 	return st;
 }
 
+/* Does the thread still have its start time in /proc, as prune reads it? */
+static bool task_exists(pid_t pid, pid_t tid)
+{
+	uint64_t st;
+
+	return proc_get_start_time("/proc", pid, tid, &st) >= 0;
+}
+
 START_TEST(test_add_find_update)
 {
 	GrantTable *t = table();
@@ -142,6 +150,10 @@ START_TEST(test_prune_dead_thread)
 	ck_assert_uint_eq(t->n_grants, 2);
 	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
 	pthread_join(th, NULL);
+	/* pthread_join() returns when the thread has cleared its tid, a moment
+	 * before the kernel removes it from /proc: wait for that (up to 5 s) */
+	for (int i = 0; i < 5000 && task_exists(self, tid); i++)
+		usleep(1000);
 	/* another user's prune leaves it alone; this user's finds the dead thread */
 	ck_assert_uint_eq(grant_table_prune(t, 4102), 0);
 	ck_assert_uint_eq(grant_table_prune(t, 4101), 1);
