@@ -101,11 +101,11 @@ static inline bool streq_ptr(const char *a, const char *b)
 /* Returns the part of s after prefix, or NULL if s does not start with prefix. */
 static inline const char *startswith(const char *s, const char *prefix)
 {
-	size_t l = strlen(prefix);
-
-	if (strncmp(s, prefix, l) != 0)
-		return NULL;
-	return s + l;
+	/* a loop, not strlen() + strncmp(): prefixes are short words */
+	for (; *prefix; s++, prefix++)
+		if (*s != *prefix)
+			return NULL;
+	return s;
 }
 
 static inline bool isempty(const char *s)

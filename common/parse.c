@@ -17,26 +17,26 @@
 
 static bool is_infinity(const char *s)
 {
-	return streq(s, "infinity") || streq(s, "unlimited");
+	return (s[0] == 'i' && streq(s, "infinity")) || (s[0] == 'u' && streq(s, "unlimited"));
 }
 
 /* Parses a decimal unsigned number at the start of s into *ret and points
  * *ret_end after it. No sign, no leading whitespace, no empty number. */
 static int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v = 0;
 
-	if (!isdigit((unsigned char)*s))
+	if (*s < '0' || *s > '9')
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno != 0)
-		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
 	*ret = v;
-	*ret_end = end;
+	*ret_end = s;
 	return 0;
 }
 
@@ -127,7 +127,8 @@ int parse_size(const char *s, uint64_t *ret)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
-		if (!streq(end, table[i].suffix))
+		/* first characters first: most values have no suffix */
+		if (end[0] != table[i].suffix[0] || !streq(end, table[i].suffix))
 			continue;
 		if (v > (POLICY_INFINITY - 1) / table[i].factor)
 			return -ERANGE;

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The policy library: loads realtime.conf(5) files with libinih and
- * evaluates them for a user. See policy.h for the contract.
+ * The policy library: loads realtime.conf(5) files and evaluates them for
+ * a user. See policy.h for the contract.
  *
- * Each file is parsed on its own into a list of assignments; only a file
- * without a single error is applied, so a typo never half-applies. Applied
- * assignments update per-section values in load order, so a later file's key
- * replaces an earlier one's for the same section.
+ * Each file is parsed on its own, in one pass over its buffer, into a list
+ * of assignments; only a file without a single error is applied, so a typo
+ * never half-applies. Applied assignments update per-section values in load
+ * order, so a later file's key replaces an earlier one's for the same
+ * section.
+ *
+ * The format is the small INI dialect realtime.conf(5) describes, parsed
+ * here rather than with libinih: a login (pam_realtime) parses the whole
+ * policy, and inih alone took about half as long as pam_limits takes for
+ * a whole session with the same 1,000 rules (bench/RESULTS.md). Parsing
+ * here also gives exact line numbers, and refuses what inih silently
+ * truncated or read differently ("Key:value").
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <grp.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <pwd.h>
@@ -30,12 +37,11 @@
 #include "policy.h"
 
 #define POLICY_FILE_SIZE_MAX (4U * 1024U * 1024U)
-/* inih's own limits (Debian builds it with the defaults). Longer names would be
- * truncated silently by inih, so the line reader refuses them first. */
-#define INI_LINE_MAX 200
-#define INI_NAME_MAX 50
-/* Stands in for ':' in [IRQ] patterns while inih parses them. */
-#define IRQ_COLON '\x1f'
+#define POLICY_POOL_BLOCK (32U * 1024U)
+/* The longest line, and the longest section or key name, without newline
+ * or NUL (realtime.conf(5)). */
+#define POLICY_LINE_MAX 198
+#define POLICY_NAME_MAX 49
 
 typedef enum SectionKind {
 	SECTION_DAEMON,
@@ -88,10 +94,11 @@ static const char *const daemon_key_table[_DAEMON_KEY_MAX] = {
 /* A [Default], [Group X] or [User X] section, merged over all files. */
 typedef struct Section {
 	SectionKind kind;
-	char *name;    /* group or user name; NULL for numeric or Default */
-	bool numeric;  /* [Group #GID] / [User #UID] */
-	uint32_t id;   /* the GID or UID when numeric */
-	char *display; /* "Group audio", as written (single-spaced) */
+	const char *name;    /* group or user name; NULL for numeric or Default */
+	bool numeric;	     /* [Group #GID] / [User #UID] */
+	uint32_t id;	     /* the GID or UID when numeric */
+	const char *display; /* "Group audio", as written */
+	uint64_t hash;	     /* section_hash() of kind, id or name */
 	PolicyGrant values;
 } Section;
 
@@ -108,12 +115,26 @@ struct Policy {
 	PolicyError *errors;
 	size_t n_errors;
 	Section **sections; /* sections[0] is [Default] */
-	size_t n_sections;
+	size_t n_sections, n_sections_allocated;
 	Section **index; /* open addressing over sections[1..]; n_index is 0 or a power of 2 */
 	size_t n_index;
 	IrqRule *irq;
 	size_t n_irq;
 	PolicyDaemon daemon;
+	/* Sections and their names live in blocks freed with the policy: one
+	 * allocation per POLICY_POOL_BLOCK bytes instead of one per section. */
+	char **blocks;
+	size_t n_blocks;
+	size_t pool_used, pool_size; /* of blocks[n_blocks - 1] */
+	const PolicyUser *only;	     /* while loading for one user */
+};
+
+struct PolicyUser {
+	char *name;
+	uid_t uid;
+	gid_t *gids;
+	char **group_names; /* group_names[i] is NULL for a gid without a name */
+	size_t n_gids;
 };
 
 /* One parsed "Key=value" line of a file that is still being checked. */
@@ -131,18 +152,21 @@ typedef struct Assignment {
 	} v;
 } Assignment;
 
+/* The state of one file being parsed. Names are cut out of the file's
+ * buffer in place (NUL-terminated there), so the assignments point into it
+ * until they are applied. */
 typedef struct FileParse {
-	const char *path;
-	const char *data;
-	size_t size, offset;
 	unsigned line;
-	SectionKind kind; /* of the section the reader last saw */
+	SectionKind kind;	/* of the section header last read */
+	char *section;		/* its name; NULL before the first header */
+	char *target;		/* the user or group name in it, or NULL */
+	size_t n_headers;	/* section headers read (and kept) */
+	const PolicyUser *only; /* keep only the sections that match this user */
+	bool keep;		/* the keys of the current section */
 	Assignment *assignments;
 	size_t n_assignments, n_allocated;
-	char *arena; /* section and target names of the assignments */
-	size_t arena_size, arena_used;
 	unsigned error_line;
-	char *error;
+	char *error; /* the first problem; parsing stops there */
 	bool oom;
 } FileParse;
 
@@ -156,7 +180,7 @@ const char *policy_key_to_string(PolicyKey k)
 PolicyKey policy_key_from_string(const char *s)
 {
 	for (int k = 0; k < _POLICY_KEY_MAX; k++)
-		if (streq(s, policy_key_table[k]))
+		if (s[0] == policy_key_table[k][0] && streq(s, policy_key_table[k]))
 			return k;
 	return _POLICY_KEY_INVALID;
 }
@@ -172,31 +196,17 @@ static DaemonKey daemon_key_from_string(const char *s)
 static void file_parse_done(FileParse *fp)
 {
 	free(fp->assignments);
-	free(fp->arena);
 	free(fp->error);
 }
 
-/* Copies s into the file's string arena, sized when the file was read so
- * that every section and target name of it fits: one allocation per file
- * instead of two per line. */
-static char *file_parse_strdup(FileParse *fp, const char *s)
-{
-	size_t l = strlen(s) + 1;
-	char *p;
-
-	if (l > fp->arena_size - fp->arena_used)
-		return NULL;
-	p = memcpy(fp->arena + fp->arena_used, s, l);
-	fp->arena_used += l;
-	return p;
-}
-
-_printf_(2, 3) static void file_parse_fail(FileParse *fp, const char *fmt, ...)
+/* Records the problem with the current line; returns false, for
+ * "return file_parse_fail(...)" in the parsers below. */
+_printf_(2, 3) static bool file_parse_fail(FileParse *fp, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (fp->error || fp->oom)
-		return; /* the first problem is the one reported */
+		return false; /* the first problem is the one reported */
 	va_start(ap, fmt);
 	if (vasprintf(&fp->error, fmt, ap) < 0) {
 		fp->error = NULL;
@@ -204,23 +214,32 @@ _printf_(2, 3) static void file_parse_fail(FileParse *fp, const char *fmt, ...)
 	}
 	va_end(ap);
 	fp->error_line = fp->line;
+	return false;
 }
 
+/* The blanks around names and values: spaces, tabs, the CR of a CR LF line
+ * end, and the vertical tab and form feed isspace() also counts. */
 static bool is_blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static char *strip(char *s)
+/* Narrows [*s, *e) to its text without blanks on either side. */
+static void trim(char **s, char **e)
 {
-	char *e;
+	while (*s < *e && is_blank(**s))
+		(*s)++;
+	while (*e > *s && is_blank((*e)[-1]))
+		(*e)--;
+}
 
-	while (is_blank(*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && is_blank(e[-1]))
-		*--e = '\0';
-	return s;
+/* Does [s, e) hold a ';' after a blank, where a comment starts? */
+static bool has_semicolon_comment(const char *s, const char *e)
+{
+	for (const char *c = s; (c = memchr(c, ';', e - c)); c++)
+		if (c > s && is_blank(c[-1]))
+			return true;
+	return false;
 }
 
 /* Parses "Default", "Group audio", "User #1000", ... into kind and target. */
@@ -263,120 +282,6 @@ static SectionKind section_parse(const char *section, const char **ret_target)
 		return table[i].kind;
 	}
 	return _SECTION_KIND_INVALID;
-}
-
-/* Writes prefix, s and suffix into inih's line buffer str of size num. A
- * last line without a newline can leave no room for the one added here:
- * that counts as too long, never as an overflow. */
-static char *reader_emit(FileParse *fp, char *str, int num, const char *prefix, const char *s,
-			 const char *suffix)
-{
-	size_t lp = strlen(prefix), ls = strlen(s), lx = strlen(suffix);
-
-	if (lp + ls + lx + 1 > (size_t)num) {
-		file_parse_fail(fp, "line too long (at most %d characters)", INI_LINE_MAX - 2);
-		str[0] = '\0';
-		return str;
-	}
-	memcpy(str, prefix, lp);
-	memcpy(str + lp, s, ls);
-	memcpy(str + lp + ls, suffix, lx + 1);
-	return str;
-}
-
-/* The inih reader: hands inih one whole line at a time from the buffer, so
- * the line counter is exact, and refuses what inih would silently truncate. */
-static char *file_parse_reader(char *str, int num, void *userdata)
-{
-	FileParse *fp = userdata;
-	const char *start, *nl;
-	char line[INI_LINE_MAX + 1], *s, *end;
-	size_t len;
-
-	if (fp->offset >= fp->size)
-		return NULL;
-	start = fp->data + fp->offset;
-	nl = memchr(start, '\n', fp->size - fp->offset);
-	len = nl ? (size_t)(nl - start) + 1 : fp->size - fp->offset;
-	fp->offset += len;
-	fp->line++;
-
-	if (memchr(start, '\0', len)) {
-		file_parse_fail(fp, "line contains a NUL byte; is this a text file?");
-		len = 0;
-	}
-	if (fp->line == 1 && len >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
-		start += 3; /* UTF-8 byte order mark */
-		len -= 3;
-	}
-	if (len + 1 > (size_t)num || len + 1 > sizeof(line)) {
-		file_parse_fail(fp, "line too long (at most %d characters)", INI_LINE_MAX - 2);
-		len = 0;
-	}
-	memcpy(line, start, len);
-	line[len] = '\0';
-	s = strip(line);
-
-	/* Hand inih the stripped line: an indented line is then an ordinary line,
-	 * never a silent continuation of the previous value. */
-	if (s[0] == '[') {
-		const char *target;
-		SectionKind kind;
-
-		/* inih never reports sections without keys, so check headers here. */
-		end = strchr(s, ']');
-		if (!end) {
-			file_parse_fail(fp, "section header without closing ']'");
-			str[0] = '\0';
-			return str;
-		}
-		*end = '\0';
-		end = strip(end + 1);
-		if (*end != '\0' && *end != '#' && *end != ';')
-			file_parse_fail(fp, "unexpected text after section header");
-		s = strip(s + 1);
-		if (strlen(s) >= INI_NAME_MAX)
-			file_parse_fail(fp, "section name too long (at most %d characters)",
-					INI_NAME_MAX - 1);
-		kind = section_parse(s, &target);
-		if (kind < 0)
-			file_parse_fail(fp,
-					"unknown section [%s]; expected [Daemon], [Default], "
-					"[Group NAME], [User NAME] or [IRQ]",
-					s);
-		fp->kind = kind;
-		return reader_emit(fp, str, num, "[", s, "]\n");
-	}
-	if (s[0] != '\0' && s[0] != '#' && s[0] != ';') {
-		end = strchr(s, '=');
-		if (end && (size_t)(end - s) >= INI_NAME_MAX)
-			file_parse_fail(fp, "key too long (at most %d characters)",
-					INI_NAME_MAX - 1);
-		/* inih also splits at ':', but IRQ action names contain it
-		 * ("snd_hda_intel:card0"): hide those from inih, the handler
-		 * puts them back. Elsewhere "Key:value" is a mistake. */
-		for (char *c = s; end && c < end; c++) {
-			if (*c != ':')
-				continue;
-			if (fp->kind != SECTION_IRQ) {
-				file_parse_fail(fp, "expected 'Key=value', found ':' before '='");
-				break;
-			}
-			*c = IRQ_COLON;
-		}
-	}
-	return reader_emit(fp, str, num, "", s, "\n");
-}
-
-/* Removes a trailing "  # comment" (inih handles " ; comment" itself). */
-static char *value_strip_comment(char *v)
-{
-	for (char *p = v; *p; p++)
-		if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t')) {
-			*p = '\0';
-			break;
-		}
-	return strip(v);
 }
 
 static int policy_key_parse(PolicyKey k, const char *value, Assignment *a, const char **ret_expect)
@@ -446,115 +351,230 @@ static int daemon_key_parse(DaemonKey k, const char *value, Assignment *a, const
 	return -EINVAL;
 }
 
-static int file_parse_handler(void *userdata, const char *section, const char *name,
-			      const char *value)
+/* Does a [User] or [Group] section (by id or by name) match the user? One
+ * predicate for loading for a user and for evaluating. */
+static bool user_matches(SectionKind kind, bool numeric, uint32_t id, const char *name,
+			 const char *user, uid_t uid, const gid_t *gids, char *const *names,
+			 size_t n_gids)
 {
-	FileParse *fp = userdata;
-	char v[INI_LINE_MAX + 1];
-	const char *target = NULL, *expect = NULL;
-	Assignment a = { .line = fp->line }, *prev;
+	switch (kind) {
+	case SECTION_USER:
+		return numeric ? id == uid : streq_ptr(name, user);
+	case SECTION_GROUP:
+		for (size_t i = 0; i < n_gids; i++)
+			if (numeric ? gids[i] == id : streq_ptr(names[i], name))
+				return true;
+		return false;
+	case SECTION_DAEMON:
+	case SECTION_DEFAULT:
+	case SECTION_IRQ:
+	case _SECTION_KIND_MAX:
+	case _SECTION_KIND_INVALID:
+		break;
+	}
+	return false;
+}
+
+/* Are the keys under this header kept? All of them, unless loading for one
+ * user: then a [User] or [Group] section of someone else is checked and
+ * dropped. */
+static bool header_kept(const FileParse *fp, SectionKind kind, const char *target)
+{
+	const PolicyUser *u = fp->only;
+	unsigned id = 0;
+	bool numeric;
+
+	if (!u || (kind != SECTION_USER && kind != SECTION_GROUP))
+		return true;
+	numeric = target[0] == '#';
+	if (numeric)
+		(void)parse_unsigned(target + 1, &id); /* validated by section_parse() */
+	return user_matches(kind, numeric, id, numeric ? NULL : target, u->name, u->uid, u->gids,
+			    u->group_names, u->n_gids);
+}
+
+/* "[Name]", the stripped line s..e: parsed once, for all the keys below it. */
+static bool file_parse_header(FileParse *fp, char *s, char *e)
+{
+	char *close, *name, *end, *c;
+	const char *target;
 	SectionKind kind;
-	Assignment *n;
+
+	close = memchr(s, ']', e - s);
+	if (!close)
+		return file_parse_fail(fp, "section header without closing ']'");
+	for (c = close + 1; c < e && is_blank(*c); c++)
+		;
+	if (c < e && *c != '#' && *c != ';')
+		return file_parse_fail(fp, "unexpected text after section header");
+	name = s + 1;
+	end = close;
+	trim(&name, &end);
+	*end = '\0';
+	if (end - name > POLICY_NAME_MAX)
+		return file_parse_fail(fp, "section name too long (at most %d characters)",
+				       POLICY_NAME_MAX);
+	kind = section_parse(name, &target);
+	if (kind < 0)
+		return file_parse_fail(fp,
+				       "unknown section [%s]; expected [Daemon], [Default], "
+				       "[Group NAME], [User NAME] or [IRQ]",
+				       name);
+	/* "[User ;x]": a comment where the name should end */
+	if (has_semicolon_comment(name, end))
+		return file_parse_fail(fp, "section header without closing ']'");
+	fp->kind = kind;
+	fp->section = name;
+	fp->target = target ? name + (target - name) : NULL;
+	fp->keep = header_kept(fp, kind, fp->target);
+	fp->n_headers += fp->keep;
+	return true;
+}
+
+/* "Key=value", the stripped line s..e. */
+static bool file_parse_key(FileParse *fp, char *s, char *e)
+{
+	Assignment a = { .line = fp->line, .kind = fp->kind };
+	char *eq, *name_end = NULL, *value, *c;
+	const char *expect = NULL;
+	bool colon = false, comment = false;
 	int r;
 
-	if (fp->error || fp->oom)
-		return 1; /* already rejected; keep inih going quietly */
-	if (isempty(section)) {
-		file_parse_fail(
+	/* one pass over the name: the '=', and any ':' or comment before it */
+	for (eq = s; eq < e && *eq != '='; eq++)
+		if (*eq == ':')
+			colon = true;
+		else if (*eq == ';' && eq > s && is_blank(eq[-1]))
+			comment = true;
+	if (eq < e) {
+		name_end = eq;
+		trim(&s, &name_end);
+		if (name_end - s > POLICY_NAME_MAX)
+			return file_parse_fail(fp, "key too long (at most %d characters)",
+					       POLICY_NAME_MAX);
+		/* IRQ action names contain ':' ("snd_hda_intel:card0") */
+		if (fp->kind != SECTION_IRQ && colon)
+			return file_parse_fail(fp, "expected 'Key=value', found ':' before '='");
+	}
+	if (eq == e || comment)
+		return file_parse_fail(
+			fp, "syntax error: expected 'Key=value', '[Section]' or a '#' comment");
+	if (!fp->section) {
+		*name_end = '\0';
+		return file_parse_fail(
 			fp, "'%s=' outside of a section; put it under [Default] or another section",
-			name);
-		return 0;
+			s);
 	}
-	prev = fp->n_assignments > 0 ? &fp->assignments[fp->n_assignments - 1] : NULL;
-	if (prev && streq(prev->section, section))
-		kind = prev->kind; /* the same section as the line before */
-	else {
-		prev = NULL;
-		kind = section_parse(section, &target);
-	}
-	if (kind < 0)
-		return 0; /* reported by the reader */
+	*name_end = '\0';
 
-	/* inih's values are shorter than the line they came from */
-	memcpy(v, value, strnlen(value, sizeof(v) - 1));
-	v[strnlen(value, sizeof(v) - 1)] = '\0';
-	value = value_strip_comment(v);
-	a.kind = kind;
-
-	switch (kind) {
-	case SECTION_DAEMON:
-		a.key = daemon_key_from_string(name);
-		if (a.key < 0) {
-			file_parse_fail(fp, "unknown key '%s' in section [Daemon]", name);
-			return 0;
+	/* A comment after a value starts with '#' or ';' after a blank; '#'
+	 * right after the '=' is one too. */
+	value = eq + 1;
+	for (c = value; c < e; c++)
+		if ((*c == '#' || *c == ';') && (c > value ? is_blank(c[-1]) : *c == '#')) {
+			e = c;
+			break;
 		}
+	trim(&value, &e);
+	*e = '\0';
+
+	switch (a.kind) {
+	case SECTION_DAEMON:
+		a.key = daemon_key_from_string(s);
+		if (a.key < 0)
+			return file_parse_fail(fp, "unknown key '%s' in section [Daemon]", s);
 		r = daemon_key_parse(a.key, value, &a, &expect);
 		break;
 	case SECTION_DEFAULT:
 	case SECTION_GROUP:
 	case SECTION_USER:
-		a.key = policy_key_from_string(name);
-		if (a.key < 0) {
-			file_parse_fail(
+		a.key = policy_key_from_string(s);
+		if (a.key < 0)
+			return file_parse_fail(
 				fp,
 				"unknown key '%s' in section [%s]; expected RealtimePriority, "
 				"Policies, Nice, MemLock, RTTime, Capabilities or CompatPolicy",
-				name, section);
-			return 0;
-		}
+				s, fp->section);
 		r = policy_key_parse(a.key, value, &a, &expect);
 		break;
 	case SECTION_IRQ:
-		if (isempty(name)) {
-			file_parse_fail(fp, "missing IRQ name pattern before '='");
-			return 0;
-		}
+		if (*s == '\0')
+			return file_parse_fail(fp, "missing IRQ name pattern before '='");
 		expect = "a SCHED_FIFO priority from 1 to 99";
-		target = name;
 		r = parse_priority(value, false, &a.v.i);
 		break;
 	case _SECTION_KIND_MAX:
 	case _SECTION_KIND_INVALID:
 	default:
-		return 0;
+		return false;
 	}
-	if (r < 0) {
-		file_parse_fail(fp, "invalid value '%s' for %s: expected %s", value, name, expect);
-		return 0;
-	}
+	if (r < 0)
+		return file_parse_fail(fp, "invalid value '%s' for %s: expected %s", value, s,
+				       expect);
 
-	/* Consecutive keys of one section share its name (and the user or group
-	 * name in it), so the arena holds each header's names once, and each
-	 * [IRQ] pattern once per line. */
-	if (prev) {
-		a.section = prev->section;
-		if (kind != SECTION_IRQ) {
-			a.target = prev->target;
-			target = NULL;
-		}
-	} else
-		a.section = file_parse_strdup(fp, section);
-	if (target)
-		a.target = file_parse_strdup(fp, target);
-	for (char *c = a.target; c && *c; c++)
-		if (*c == IRQ_COLON)
-			*c = ':';
-	n = fp->assignments;
+	if (!fp->keep)
+		return true; /* checked, and not needed */
+	/* every key of a section points at the name in its header */
+	a.section = fp->section;
+	a.target = a.kind == SECTION_IRQ ? s : fp->target;
 	if (fp->n_assignments == fp->n_allocated) {
-		size_t want = fp->n_allocated ? 2 * fp->n_allocated : 16;
+		size_t want = fp->n_allocated ? 2 * fp->n_allocated : 64;
+		Assignment *n = reallocarray(fp->assignments, want, sizeof(Assignment));
 
-		n = reallocarray(fp->assignments, want, sizeof(Assignment));
-		if (n) {
-			fp->assignments = n;
-			fp->n_allocated = want;
+		if (!n) {
+			fp->oom = true;
+			return false;
 		}
-	}
-	if (!a.section || (target && !a.target) || !n) {
-		fp->oom = true;
-		return 0;
+		fp->assignments = n;
+		fp->n_allocated = want;
 	}
 	fp->assignments[fp->n_assignments++] = a;
-	return 1;
+	return true;
+}
+
+/* One line, s[0..len) without its newline; s[len] may be overwritten. */
+static bool file_parse_line(FileParse *fp, char *s, size_t len)
+{
+	char *e;
+
+	if (fp->line == 1 && len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+		s += 3; /* UTF-8 byte order mark */
+		len -= 3;
+	}
+	if (len > POLICY_LINE_MAX)
+		return file_parse_fail(fp, "line too long (at most %d characters)",
+				       POLICY_LINE_MAX);
+	e = s + len;
+	/* Indentation is ignored: an indented line is a line of its own,
+	 * never a continuation of the value above. */
+	trim(&s, &e);
+	*e = '\0';
+	if (s == e || *s == '#' || *s == ';')
+		return true;
+	if (*s == '[')
+		return file_parse_header(fp, s, e);
+	return file_parse_key(fp, s, e);
+}
+
+/* Parses the file in data[0..size) (data[size] is writable), stopping at
+ * the first problem. */
+static void file_parse(FileParse *fp, char *data, size_t size)
+{
+	const char *nul = memchr(data, '\0', size);
+
+	for (size_t offset = 0; offset < size;) {
+		char *s = data + offset, *nl = memchr(s, '\n', size - offset);
+		size_t len = nl ? (size_t)(nl - s) : size - offset;
+
+		offset += nl ? len + 1 : len;
+		fp->line++;
+		if (nul && nul < s + len) {
+			file_parse_fail(fp, "line contains a NUL byte; is this a text file?");
+			return;
+		}
+		if (!file_parse_line(fp, s, len))
+			return;
+	}
 }
 
 static int policy_add_path(Policy *p, const char *path, const char **ret)
@@ -599,81 +619,122 @@ _printf_(4, 5) static int policy_add_error(Policy *p, const char *path, unsigned
 	return 0;
 }
 
-static int section_new(SectionKind kind, const char *section, const char *target, Section **ret)
-{
-	Section *s;
-
-	s = calloc(1, sizeof(Section));
-	if (!s)
-		return -ENOMEM;
-	s->kind = kind;
-	s->values.compat_policy = POLICY_SCHED_RR;
-	if (target && target[0] == '#') {
-		unsigned u = 0;
-
-		(void)parse_unsigned(target + 1, &u); /* validated by section_parse() */
-		s->numeric = true;
-		s->id = u;
-	} else if (target) {
-		s->name = strdup(target);
-		if (!s->name) {
-			free(s);
-			return -ENOMEM;
-		}
-	}
-	s->display = strdup(section);
-	if (!s->display) {
-		free(s->name);
-		free(s);
-		return -ENOMEM;
-	}
-	*ret = s;
-	return 0;
-}
-
-static Section *section_free(Section *s)
-{
-	if (!s)
-		return NULL;
-	free(s->name);
-	free(s->display);
-	free(s);
-	return NULL;
-}
-
 static uint64_t section_hash(SectionKind kind, bool numeric, uint32_t id, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)kind ^ ((uint64_t)numeric << 8);
 
 	if (numeric)
 		return (h ^ id) * 0x100000001b3ULL;
-	for (; *name; name++)
+	for (; name && *name; name++) /* NULL: [Default] */
 		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
 	return h;
 }
 
-static bool section_is(const Section *s, SectionKind kind, bool numeric, uint32_t id,
+/* Zeroed memory that lives as long as the policy. */
+static void *policy_pool_alloc(Policy *p, size_t size)
+{
+	const size_t align = _Alignof(max_align_t);
+	char **blocks, *b;
+
+	size = (size + align - 1) & ~(align - 1);
+	if (p->n_blocks == 0 || size > p->pool_size - p->pool_used) {
+		size_t block = size > POLICY_POOL_BLOCK ? size : POLICY_POOL_BLOCK;
+
+		blocks = reallocarray(p->blocks, p->n_blocks + 1, sizeof(char *));
+		if (!blocks)
+			return NULL;
+		p->blocks = blocks;
+		b = calloc(1, block);
+		if (!b)
+			return NULL;
+		blocks[p->n_blocks++] = b;
+		p->pool_used = 0;
+		p->pool_size = block;
+	}
+	b = p->blocks[p->n_blocks - 1] + p->pool_used;
+	p->pool_used += size;
+	return b;
+}
+
+/* A new section, from the pool; its names live behind the struct. */
+static Section *section_new(Policy *p, SectionKind kind, const char *section, const char *target)
+{
+	bool numeric = target && target[0] == '#';
+	size_t ld = strlen(section) + 1, ln = target && !numeric ? strlen(target) + 1 : 0;
+	Section *s;
+	char *names;
+
+	s = policy_pool_alloc(p, sizeof(Section) + ld + ln);
+	if (!s)
+		return NULL;
+	names = (char *)(s + 1);
+	s->kind = kind;
+	s->values.compat_policy = POLICY_SCHED_RR;
+	s->display = memcpy(names, section, ld);
+	if (numeric) {
+		unsigned u = 0;
+
+		(void)parse_unsigned(target + 1, &u); /* validated by section_parse() */
+		s->numeric = true;
+		s->id = u;
+	} else if (target)
+		s->name = memcpy(names + ld, target, ln);
+	s->hash = section_hash(kind, s->numeric, s->id, s->name);
+	return s;
+}
+
+static bool section_is(const Section *s, uint64_t hash, SectionKind kind, bool numeric, uint32_t id,
 		       const char *name)
 {
-	return s->kind == kind && s->numeric == numeric &&
+	return s->hash == hash && s->kind == kind && s->numeric == numeric &&
 	       (numeric ? s->id == id : streq(s->name, name));
 }
 
 static void index_put(Section **index, size_t n_index, Section *s)
 {
-	size_t i = section_hash(s->kind, s->numeric, s->id, s->name) & (n_index - 1);
+	size_t i = s->hash & (n_index - 1);
 
 	while (index[i])
 		i = (i + 1) & (n_index - 1);
 	index[i] = s;
 }
 
+/* Makes room for n sections, the index at most half full. */
+static int policy_reserve_sections(Policy *p, size_t n)
+{
+	if (n > p->n_sections_allocated) {
+		size_t want = n > 2 * p->n_sections_allocated ? n : 2 * p->n_sections_allocated;
+		Section **sections = reallocarray(p->sections, want, sizeof(Section *));
+
+		if (!sections)
+			return -ENOMEM;
+		p->sections = sections;
+		p->n_sections_allocated = want;
+	}
+	if (2 * n > p->n_index) {
+		size_t size = p->n_index ? p->n_index : 64;
+		Section **index;
+
+		while (2 * n > size)
+			size *= 2;
+		index = calloc(size, sizeof(Section *));
+		if (!index)
+			return -ENOMEM;
+		for (size_t i = 1; i < p->n_sections; i++)
+			index_put(index, size, p->sections[i]);
+		free(p->index);
+		p->index = index;
+		p->n_index = size;
+	}
+	return 0;
+}
+
 static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 {
-	Section **n, *s;
+	Section *s;
 	bool numeric;
 	uint32_t id;
-	size_t i;
+	uint64_t hash;
 	int r;
 
 	if (a->kind == SECTION_DEFAULT) {
@@ -682,34 +743,21 @@ static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 	}
 	numeric = a->target[0] == '#';
 	id = numeric ? (uint32_t)strtoul(a->target + 1, NULL, 10) : 0;
+	hash = section_hash(a->kind, numeric, id, a->target);
 	if (p->n_index > 0)
-		for (i = section_hash(a->kind, numeric, id, a->target) & (p->n_index - 1);
-		     p->index[i]; i = (i + 1) & (p->n_index - 1))
-			if (section_is(p->index[i], a->kind, numeric, id, a->target)) {
+		for (size_t i = hash & (p->n_index - 1); p->index[i];
+		     i = (i + 1) & (p->n_index - 1))
+			if (section_is(p->index[i], hash, a->kind, numeric, id, a->target)) {
 				*ret = p->index[i];
 				return 0;
 			}
-	/* Keep the index at most half full. */
-	if (2 * p->n_sections >= p->n_index) {
-		size_t size = p->n_index ? 2 * p->n_index : 64;
-		Section **index = calloc(size, sizeof(Section *));
-
-		if (!index)
-			return -ENOMEM;
-		for (i = 1; i < p->n_sections; i++)
-			index_put(index, size, p->sections[i]);
-		free(p->index);
-		p->index = index;
-		p->n_index = size;
-	}
-	n = reallocarray(p->sections, p->n_sections + 1, sizeof(Section *));
-	if (!n)
-		return -ENOMEM;
-	p->sections = n;
-	r = section_new(a->kind, a->section, a->target, &s);
+	r = policy_reserve_sections(p, p->n_sections + 1);
 	if (r < 0)
 		return r;
-	n[p->n_sections++] = s;
+	s = section_new(p, a->kind, a->section, a->target);
+	if (!s)
+		return -ENOMEM;
+	p->sections[p->n_sections++] = s;
 	index_put(p->index, p->n_index, s);
 	*ret = s;
 	return 0;
@@ -818,11 +866,17 @@ static int policy_set_irq(Policy *p, const Assignment *a, PolicySource src)
 /* Applies a file that parsed without error. */
 static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 {
+	const char *last_header = NULL;
+	Section *s = NULL;
+	int r;
+
+	/* at most one new section per header: grow the index once, up front */
+	r = policy_reserve_sections(p, p->n_sections + fp->n_headers);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < fp->n_assignments; i++) {
 		const Assignment *a = &fp->assignments[i];
 		PolicySource src = { .file = file, .line = a->line };
-		Section *s;
-		int r;
 
 		switch (a->kind) {
 		case SECTION_DAEMON:
@@ -837,9 +891,13 @@ static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 		case SECTION_DEFAULT:
 		case SECTION_GROUP:
 		case SECTION_USER:
-			r = policy_get_section(p, a, &s);
-			if (r < 0)
-				return r;
+			/* the keys under one header share its name in the arena */
+			if (a->section != last_header) {
+				r = policy_get_section(p, a, &s);
+				if (r < 0)
+					return r;
+				last_header = a->section;
+			}
 			src.section = s->display;
 			grant_set(&s->values, a->key, a, src);
 			break;
@@ -856,7 +914,7 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t size = 0;
+	size_t size = 0, allocated;
 
 	/* O_NONBLOCK: a FIFO named like a drop-in must not hang a login. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -868,12 +926,30 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
 		return -EBADFD;
-	buf = malloc(POLICY_FILE_SIZE_MAX + 1);
+	/* Sized by fstat() for a regular file (one byte more, to see the end
+	 * or a file that grew); grown as needed for anything else. */
+	if (S_ISREG(st.st_mode) && st.st_size > POLICY_FILE_SIZE_MAX)
+		return -EFBIG;
+	allocated = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+	buf = malloc(allocated);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t n = read(fd, buf + size, POLICY_FILE_SIZE_MAX + 1 - size);
+		ssize_t n;
 
+		if (size == allocated) {
+			char *b;
+
+			if (allocated > POLICY_FILE_SIZE_MAX)
+				return -EFBIG;
+			allocated = 2 * allocated > POLICY_FILE_SIZE_MAX ? POLICY_FILE_SIZE_MAX + 1
+									 : 2 * allocated;
+			b = realloc(buf, allocated);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = read(fd, buf + size, allocated - size);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -882,9 +958,12 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 		if (n == 0)
 			break;
 		size += n;
-		if (size > POLICY_FILE_SIZE_MAX)
-			return -EFBIG;
 	}
+	if (size > POLICY_FILE_SIZE_MAX)
+		return -EFBIG;
+	/* the loop above grows the buffer before it is full, so there is room
+	 * for the NUL the parser writes after a last line without newline */
+	buf[size] = '\0';
 	*ret = TAKE_PTR(buf);
 	*ret_size = size;
 	return 0;
@@ -894,7 +973,7 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 {
 	_cleanup_free_ char *data = NULL;
-	FileParse fp = { .path = path, .kind = _SECTION_KIND_INVALID };
+	FileParse fp = { .kind = _SECTION_KIND_INVALID, .only = p->only };
 	const char *file;
 	size_t size = 0, *n;
 	int r;
@@ -912,28 +991,12 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 	if (r < 0)
 		return policy_add_error(p, path, 0, "cannot read file: %s", strerror(-r));
 
-	fp.data = data;
-	fp.size = size;
-	/* a line yields at most a section and a target name, each no longer
-	 * than the line, plus their NULs */
-	fp.arena_size = 2 * size + 2 * (size + 1) + 16;
-	fp.arena = malloc(fp.arena_size);
-	if (!fp.arena)
-		return -ENOMEM;
-	r = ini_parse_stream(file_parse_reader, &fp, file_parse_handler, &fp);
+	file_parse(&fp, data, size);
 	if (fp.oom) {
 		file_parse_done(&fp);
 		return -ENOMEM;
 	}
-	/* inih returns the first line it found wrong: one our handler refused
-	 * (we know why) or one it could not parse at all (a syntax error). */
-	if (r < 0 && !fp.error)
-		r = policy_add_error(p, path, 0, "cannot parse file");
-	else if (r > 0 && (!fp.error || (unsigned)r < fp.error_line))
-		r = policy_add_error(
-			p, path, (unsigned)r,
-			"syntax error: expected 'Key=value', '[Section]' or a '#' comment");
-	else if (fp.error)
+	if (fp.error)
 		r = policy_add_error(p, path, fp.error_line, "%s", fp.error);
 	else {
 		r = policy_add_path(p, path, &file);
@@ -973,17 +1036,17 @@ static int policy_new(Policy **ret)
 		.canary_watchdog_usec = 2ULL * 1000000ULL,
 		.canary_refuse_usec = 60ULL * 1000000ULL,
 	};
-	p->sections = calloc(1, sizeof(Section *));
-	if (!p->sections) {
-		free(p);
-		return -ENOMEM;
+	r = policy_reserve_sections(p, 1);
+	if (r >= 0) {
+		p->sections[0] = section_new(p, SECTION_DEFAULT, "Default", NULL);
+		if (!p->sections[0])
+			r = -ENOMEM;
 	}
-	p->n_sections = 1;
-	r = section_new(SECTION_DEFAULT, "Default", NULL, &p->sections[0]);
 	if (r < 0) {
 		policy_free(p);
 		return r;
 	}
+	p->n_sections = 1;
 	*ret = p;
 	return 0;
 }
@@ -999,8 +1062,9 @@ Policy *policy_free(Policy *p)
 	for (size_t i = 0; i < p->n_errors; i++)
 		free((char *)p->errors[i].message);
 	free(p->errors);
-	for (size_t i = 0; i < p->n_sections; i++)
-		section_free(p->sections[i]);
+	for (size_t i = 0; i < p->n_blocks; i++)
+		free(p->blocks[i]);
+	free(p->blocks);
 	free(p->sections);
 	free(p->index);
 	for (size_t i = 0; i < p->n_irq; i++)
@@ -1094,28 +1158,38 @@ static const char *path_or(const char *path, const char *def)
 	return path ? path : def;
 }
 
-int policy_load(const PolicyPaths *paths, Policy **ret)
+/* Loads paths (files NULL) or exactly files, for everyone or only for u. */
+static int policy_load_internal(const PolicyPaths *paths, const char *const *files, size_t n_files,
+				const PolicyUser *u, Policy **ret)
 {
 	static const PolicyPaths none = {};
-	const char *vendor_file, *admin_file;
 	Policy *p;
 	int r;
 
-	if (!paths)
-		paths = &none;
 	r = policy_new(&p);
 	if (r < 0)
 		return r;
-	vendor_file = path_or(paths->vendor_file, POLICY_VENDOR_FILE);
-	admin_file = path_or(paths->admin_file, POLICY_ADMIN_FILE);
-	if (!isempty(vendor_file))
-		r = policy_load_one(p, vendor_file, true);
-	if (r >= 0 && !isempty(admin_file))
-		r = policy_load_one(p, admin_file, true);
-	if (r >= 0)
-		r = policy_load_dropins(p,
-					path_or(paths->vendor_dropin_dir, POLICY_VENDOR_DROPIN_DIR),
-					path_or(paths->admin_dropin_dir, POLICY_ADMIN_DROPIN_DIR));
+	p->only = u;
+	if (files) {
+		for (size_t i = 0; r >= 0 && i < n_files; i++)
+			r = policy_load_one(p, files[i], false);
+	} else {
+		const char *vendor_file, *admin_file;
+
+		if (!paths)
+			paths = &none;
+		vendor_file = path_or(paths->vendor_file, POLICY_VENDOR_FILE);
+		admin_file = path_or(paths->admin_file, POLICY_ADMIN_FILE);
+		if (!isempty(vendor_file))
+			r = policy_load_one(p, vendor_file, true);
+		if (r >= 0 && !isempty(admin_file))
+			r = policy_load_one(p, admin_file, true);
+		if (r >= 0)
+			r = policy_load_dropins(
+				p, path_or(paths->vendor_dropin_dir, POLICY_VENDOR_DROPIN_DIR),
+				path_or(paths->admin_dropin_dir, POLICY_ADMIN_DROPIN_DIR));
+	}
+	p->only = NULL; /* u need not outlive the policy */
 	if (r < 0) {
 		policy_free(p);
 		return r;
@@ -1124,23 +1198,26 @@ int policy_load(const PolicyPaths *paths, Policy **ret)
 	return 0;
 }
 
+int policy_load(const PolicyPaths *paths, Policy **ret)
+{
+	return policy_load_internal(paths, NULL, 0, NULL, ret);
+}
+
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret)
 {
-	Policy *p;
-	int r;
+	return policy_load_internal(NULL, files, n_files, NULL, ret);
+}
 
-	r = policy_new(&p);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n_files; i++) {
-		r = policy_load_one(p, files[i], false);
-		if (r < 0) {
-			policy_free(p);
-			return r;
-		}
-	}
-	*ret = p;
-	return 0;
+int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret)
+{
+	return policy_load_internal(paths, NULL, 0, u, ret);
+}
+
+int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
+			       Policy **ret)
+{
+	return policy_load_internal(NULL, files ? files : (const char *const[]){ NULL }, n_files, u,
+				    ret);
 }
 
 size_t policy_n_errors(const Policy *p)
@@ -1314,41 +1391,18 @@ static char **group_names(const gid_t *gids, size_t n_gids)
 	return names;
 }
 
-static bool section_matches(const Section *s, const char *user, uid_t uid, const gid_t *gids,
-			    char *const *names, size_t n_gids)
-{
-	switch (s->kind) {
-	case SECTION_USER:
-		return s->numeric ? s->id == uid : streq_ptr(s->name, user);
-	case SECTION_GROUP:
-		for (size_t i = 0; i < n_gids; i++)
-			if (s->numeric ? gids[i] == s->id : streq_ptr(names[i], s->name))
-				return true;
-		return false;
-	case SECTION_DAEMON:
-	case SECTION_DEFAULT:
-	case SECTION_IRQ:
-	case _SECTION_KIND_MAX:
-	case _SECTION_KIND_INVALID:
-		break;
-	}
-	return false;
-}
-
-int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
-		PolicyGrant *ret)
+static void eval_names(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
+		       char *const *names, size_t n_gids, PolicyGrant *ret)
 {
 	PolicyGrant result = p->sections[0]->values, groups = {}, users = {};
-	char **names = group_names(gids, n_gids);
 
-	if (!names)
-		return -ENOMEM;
 	result.covered = false;
 	groups.compat_policy = users.compat_policy = POLICY_SCHED_RR;
 	for (size_t i = 1; i < p->n_sections; i++) {
 		const Section *s = p->sections[i];
 
-		if (!section_matches(s, user, uid, gids, names, n_gids))
+		if (!user_matches(s->kind, s->numeric, s->id, s->name, user, uid, gids, names,
+				  n_gids))
 			continue;
 		if (s->kind == SECTION_GROUP) {
 			grant_merge_generous(&groups, &s->values);
@@ -1358,23 +1412,55 @@ int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
 			users.covered = true;
 		}
 	}
-	for (size_t j = 0; j < n_gids; j++)
-		free(names[j]);
-	free(names);
 	grant_overlay(&result, &groups);
 	grant_overlay(&result, &users);
 	/* CompatPolicy=fifo only holds where Policies= allows fifo. */
 	if (result.compat_policy == POLICY_SCHED_FIFO && !(result.policies & POLICY_SCHED_FIFO))
 		result.compat_policy = POLICY_SCHED_RR;
 	*ret = result;
+}
+
+static void group_names_free(char **names, size_t n_gids)
+{
+	for (size_t i = 0; names && i < n_gids; i++)
+		free(names[i]);
+	free(names);
+}
+
+int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
+		PolicyGrant *ret)
+{
+	char **names = group_names(gids, n_gids);
+
+	if (!names)
+		return -ENOMEM;
+	eval_names(p, user, uid, gids, names, n_gids, ret);
+	group_names_free(names, n_gids);
 	return 0;
 }
 
-int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
+int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret)
+{
+	eval_names(p, u->name, u->uid, u->gids, u->group_names, u->n_gids, ret);
+	return 0;
+}
+
+PolicyUser *policy_user_free(PolicyUser *u)
+{
+	if (!u)
+		return NULL;
+	group_names_free(u->group_names, u->n_gids);
+	free(u->gids);
+	free(u->name);
+	free(u);
+	return NULL;
+}
+
+int policy_user_resolve(const char *name, PolicyUser **ret)
 {
 	struct passwd pw, *result = NULL;
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_free_ gid_t *gids = NULL;
+	PolicyUser *u;
 	size_t size = 4096;
 	int n = 64, r;
 
@@ -1383,7 +1469,7 @@ int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
 		buf = malloc(size);
 		if (!buf)
 			return -ENOMEM;
-		r = getpwnam_r(user, &pw, buf, size, &result);
+		r = getpwnam_r(name, &pw, buf, size, &result);
 		if (r != ERANGE)
 			break;
 		if (size >= 1U << 20)
@@ -1395,22 +1481,56 @@ int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
 	if (!result)
 		return -ESRCH;
 
+	u = calloc(1, sizeof(PolicyUser));
+	if (!u)
+		return -ENOMEM;
+	u->uid = pw.pw_uid;
+	u->name = strdup(pw.pw_name);
+	if (!u->name) {
+		policy_user_free(u);
+		return -ENOMEM;
+	}
 	for (;;) {
 		int want = n;
-		gid_t *g = reallocarray(gids, n, sizeof(gid_t));
+		gid_t *g = reallocarray(u->gids, n, sizeof(gid_t));
 
-		if (!g)
+		if (!g) {
+			policy_user_free(u);
 			return -ENOMEM;
-		gids = g;
-		if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &want) >= 0) {
+		}
+		u->gids = g;
+		if (getgrouplist(pw.pw_name, pw.pw_gid, u->gids, &want) >= 0) {
 			n = want;
 			break;
 		}
-		if (want <= n || want > 65536)
+		if (want <= n || want > 65536) {
+			policy_user_free(u);
 			return -E2BIG;
+		}
 		n = want;
 	}
-	return policy_eval(p, pw.pw_name, pw.pw_uid, gids, (size_t)n, ret);
+	u->n_gids = (size_t)n;
+	u->group_names = group_names(u->gids, u->n_gids);
+	if (!u->group_names) {
+		u->n_gids = 0; /* nothing to free in it */
+		policy_user_free(u);
+		return -ENOMEM;
+	}
+	*ret = u;
+	return 0;
+}
+
+int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
+{
+	PolicyUser *u;
+	int r;
+
+	r = policy_user_resolve(user, &u);
+	if (r < 0)
+		return r;
+	r = policy_eval_for_user(p, u, ret);
+	policy_user_free(u);
+	return r;
 }
 
 int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)

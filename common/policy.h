@@ -2,8 +2,8 @@
 /*
  * The policy library: the one place where realtimed's policy is decided.
  *
- * It reads realtime.conf(5) files (vendor file, admin file, drop-ins) with
- * libinih, and answers "what may this user get, and which file:line says so".
+ * It reads realtime.conf(5) files (vendor file, admin file, drop-ins) and
+ * answers "what may this user get, and which file:line says so".
  * No global state, no logging, no exit(): errors come back as values, so the
  * daemon, the PAM module (inside any threaded program), the CLI and the tests
  * all use it the same way. Everything a Policy hands out (strings, sources)
@@ -137,6 +137,26 @@ int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
 int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
 /* Same, by user name. -ESRCH for an unknown user. */
 int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret);
+
+/* A user and their groups (with names), resolved through NSS once. */
+typedef struct PolicyUser PolicyUser;
+
+/* getpwnam_r, getgrouplist and getgrgid_r for each group. -ESRCH for an
+ * unknown user, -ENOMEM, or another -errno NSS gave. */
+int policy_user_resolve(const char *name, PolicyUser **ret);
+PolicyUser *policy_user_free(PolicyUser *u);
+
+/* For a caller that evaluates a single user (pam_realtime at login): as
+ * policy_load() and policy_load_files(), but only the [User] and [Group]
+ * sections that match u are kept. Every file is still read and checked
+ * whole, so errors, accepted files, [Daemon], [Default] and [IRQ] are the
+ * same as a full load's, and policy_eval_for_user() on it gives exactly
+ * what it gives on a full load, at a fraction of the memory. Evaluating
+ * any other user on such a policy is meaningless. */
+int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret);
+int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
+			       Policy **ret);
+int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret);
 
 /* Key names as written in files ("RealtimePriority", ...). */
 const char *policy_key_to_string(PolicyKey k);

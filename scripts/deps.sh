@@ -4,7 +4,7 @@
 
 RT_BUILD_PACKAGES=(
         meson ninja-build gcc pkg-config
-        libinih-dev libdbus-1-dev libsystemd-dev libcap-dev libpam0g-dev
+        libdbus-1-dev libsystemd-dev libcap-dev libpam0g-dev
         check scdoc
 )
 RT_TEST_PACKAGES=(

@@ -5,7 +5,9 @@
  * and pam_realtime's conf= would read it (from a memfd, by path), and then
  * every answer the Policy gives is exercised and checked for consistency:
  * a file is either accepted or rejected with one error whose line exists,
- * every source line exists, and every value formats and parses back.
+ * every source line exists, and every value formats and parses back; and
+ * loading only root's rules (policy_load_files_for_user(), as pam_realtime
+ * does) answers for root exactly as the whole policy does.
  * A broken invariant aborts, which libFuzzer reports like a crash.
  */
 #include <errno.h>
@@ -119,12 +121,33 @@ static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *d
 	}
 }
 
+/* The same answer, value and source, from two policies. */
+static void check_same_grant(const PolicyGrant *a, const PolicyGrant *b)
+{
+	fuzz_assert(a->covered == b->covered);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		char va[128], vb[128];
+
+		fuzz_assert(a->set[k] == b->set[k]);
+		if (!a->set[k])
+			continue;
+		fuzz_assert(policy_grant_format(a, k, va, sizeof(va)) == 0);
+		fuzz_assert(policy_grant_format(b, k, vb, sizeof(vb)) == 0);
+		fuzz_assert(streq(va, vb));
+		fuzz_assert(streq_ptr(a->source[k].file, b->source[k].file));
+		fuzz_assert(a->source[k].line == b->source[k].line);
+		fuzz_assert(streq_ptr(a->source[k].section, b->source[k].section));
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const irq_names[] = {
 		"snd_hda_intel:card0", "xhci_hcd", "i8042", "", "*", "["
 	};
 	static const gid_t gids[] = { 0, 29, 44, 100, 1000, 4242 };
+	static PolicyUser *root; /* for the whole run: a static, not a leak */
+	static bool resolved;
 	_cleanup_close_ int fd = -EBADF;
 	const char *files[1];
 	char path[64];
@@ -183,6 +206,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_grant(&g, path, data, size, n_lines);
 	fuzz_assert(policy_eval(p, NULL, 4242, NULL, 0, &g) == 0);
 	check_grant(&g, path, data, size, n_lines);
+
+	/* root through NSS once, for the whole run */
+	if (!resolved) {
+		resolved = true;
+		if (policy_user_resolve("root", &root) < 0)
+			root = NULL;
+	}
+	if (root) {
+		Policy *mine = NULL;
+		PolicyGrant a, b;
+
+		fuzz_assert(policy_load_files_for_user(files, 1, root, &mine) == 0);
+		fuzz_assert(policy_n_errors(mine) == policy_n_errors(p));
+		fuzz_assert(policy_n_files(mine) == policy_n_files(p));
+		fuzz_assert(policy_n_irq_rules(mine) == policy_n_irq_rules(p));
+		fuzz_assert(policy_eval_for_user(p, root, &a) == 0);
+		fuzz_assert(policy_eval_for_user(mine, root, &b) == 0);
+		check_same_grant(&a, &b);
+		policy_free(mine);
+	}
 
 	policy_free(p);
 	return 0;

@@ -1250,6 +1250,33 @@ START_TEST(test_error_syntax)
 	assert_text_rejected("[Default]\nNice=-5\n[Group #29\nNice=-19\n", 3, NULL);
 	/* Text after a section header. */
 	assert_text_rejected("[Default] Nice=-5\n", 1, NULL);
+	/* Only '=' separates: "Key:value" is a mistake, with or without an
+	 * '=' later on the line (inih used to read the first as Key=value). */
+	assert_text_rejected("[Default]\nRealtimePriority:50\n", 2, "syntax error");
+	assert_text_rejected("[Default]\nNice:x=-5\n", 2, "':'");
+	/* A ';' after a blank starts a comment, so the name is not closed. */
+	assert_text_rejected("[Default]\nNice ;x=-5\n", 2, "syntax error");
+	assert_text_rejected("[User ;alice]\nNice=-5\n", 1, "closing");
+}
+END_TEST
+
+START_TEST(test_blanks)
+{
+	_cleanup_(policy_cleanup) Policy *p = NULL;
+	PolicyGrant g;
+
+	/* Blanks around names and values are ignored: spaces, tabs, CR, and
+	 * vertical tab and form feed. A key name is measured without them. */
+	p = load_text("\f[ Default ]\v\r\n"
+		      "\tNice\v=\f-5\r\n"
+		      "RealtimePriority                                        = 7\n"
+		      "MemLock=1M\f# comment after a form feed\n",
+		      NULL);
+	assert_no_errors(p);
+	eval(p, "nobody", 4242, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -5);
+	ck_assert_int_eq(g.realtime_priority, 7);
+	ck_assert_uint_eq(g.memlock, 1024 * 1024);
 }
 END_TEST
 
@@ -1257,9 +1284,8 @@ START_TEST(test_error_long_line)
 {
 	char text[512];
 
-	/* inih reads at most 199 characters per line and would take the rest of
-	 * a longer line as a line of its own: a comment must never turn into a
-	 * key that way. The file is rejected at the long line instead. */
+	/* A longer line is refused whole: the rest of it must never be read as
+	 * a line of its own, so a comment can never turn into a key. */
 	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*dNice=-20\n", 197, 0);
 	assert_text_rejected(text, 3, NULL);
 	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*d[User #4101]\n", 197,
@@ -1285,8 +1311,8 @@ START_TEST(test_error_long_last_line)
 {
 	char text[512];
 
-	/* The last line has no newline: at the limit it is refused whole, as the
-	 * same line with a newline would be, and never overruns inih's buffer. */
+	/* The last line has no newline: past the limit it is refused whole, as
+	 * the same line with a newline would be. */
 	snprintf(text, sizeof(text), "[Default]\nNice=-3\n#%0*d", 198, 0);
 	assert_text_rejected(text, 3, "too long");
 	snprintf(text, sizeof(text), "[Default]\nNice=-3%*s#", 191, "");
@@ -1312,8 +1338,8 @@ END_TEST
 
 START_TEST(test_error_indented_continuation)
 {
-	/* inih reads an indented line as the continuation of the previous
-	 * value. Values do not continue here: such a line must be rejected
+	/* INI parsers such as inih read an indented line as the continuation
+	 * of the previous value. Values do not continue here: such a line must be rejected
 	 * rather than silently replace the value before it (Policies=rr
 	 * alone, RealtimePriority=95). */
 	assert_text_rejected("[Default]\nPolicies=fifo\n  rr\n", 3, NULL);
@@ -1555,7 +1581,7 @@ START_TEST(test_irq_pattern_with_colon)
 	const PolicyIrqRule *r;
 
 	/* The kernel names HDA interrupts "snd_hda_intel:card0": a pattern
-	 * must be able to say which card (inih also splits keys at ':'). */
+	 * must be able to say which card: ':' is part of an [IRQ] pattern. */
 	p = load_text("[IRQ]\nsnd_hda_intel:card1=70\nsnd_hda_intel:*=60\n", &path);
 	assert_no_errors(p);
 	ck_assert_uint_eq(policy_n_irq_rules(p), 2);
@@ -1576,6 +1602,8 @@ START_TEST(test_irq_bad_values)
 	assert_text_rejected("[IRQ]\nsnd*=-5\n", 2, NULL);
 	/* An empty pattern matches no IRQ; it is a mistake, not a rule. */
 	assert_text_rejected("[IRQ]\n=90\n", 2, NULL);
+	/* The message names the pattern as written, ':' included. */
+	assert_text_rejected("[IRQ]\nsnd_hda_intel:card0=0\n", 2, "snd_hda_intel:card0");
 }
 END_TEST
 
@@ -1838,6 +1866,77 @@ START_TEST(test_shipped_policy)
 END_TEST
 
 /* The EXAMPLES of realtime.conf(5), so the manual cannot drift from the code. */
+/* Loading for one user keeps only their [User] and [Group] sections, and
+ * must answer exactly as the full policy does: values, sources, files,
+ * errors, [Daemon] and [IRQ]. Real NSS users: root, daemon, nobody. */
+START_TEST(test_load_for_user)
+{
+	static const char *const users[] = { "root", "daemon", "nobody" };
+	const char *files[2];
+
+	files[0] =
+		write_file("a.conf", "[Default]\nNice=-2\n"
+				     "[User root]\nRealtimePriority=40\n"
+				     "[Group #0]\nMemLock=1M\nPolicies=fifo\n"
+				     "[Group root]\nMemLock=2M\n"
+				     "[User #1]\nRTTime=5ms\n"
+				     "[Group daemon]\nRealtimePriority=30\nCapabilities=sys_nice\n"
+				     "[Group nogroup]\nNice=-9\n"
+				     "[User nobody]\nCompatPolicy=fifo\nPolicies=fifo rr\n"
+				     "[User someoneelse]\nRealtimePriority=99\n"
+				     "[Daemon]\nUsersMax=7\n[IRQ]\nsnd*=80\n");
+	files[1] = write_file("b.conf", "[User root]\nNice=-11\n[Group root]\nBogus=1\n");
+	for (size_t i = 0; i < ELEMENTSOF(users); i++) {
+		_cleanup_(policy_cleanup) Policy *full = NULL, *mine = NULL;
+		PolicyUser *u = NULL;
+		PolicyGrant a, b;
+
+		if (policy_user_resolve(users[i], &u) == -ESRCH)
+			continue; /* not every system has every user */
+		ck_assert_ptr_nonnull(u);
+		full = load_files(files, 2);
+		ck_assert_int_eq(policy_load_files_for_user(files, 2, u, &mine), 0);
+		ck_assert_int_eq(policy_eval_user(full, users[i], &a), 0);
+		ck_assert_int_eq(policy_eval_for_user(mine, u, &b), 0);
+		for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+			char va[64] = "", vb[64] = "";
+
+			ck_assert_int_eq(a.set[k], b.set[k]);
+			if (!a.set[k])
+				continue;
+			ck_assert_int_eq(policy_grant_format(&a, k, va, sizeof(va)), 0);
+			ck_assert_int_eq(policy_grant_format(&b, k, vb, sizeof(vb)), 0);
+			ck_assert_str_eq(va, vb);
+			assert_source(&b, k, a.source[k].file, a.source[k].line,
+				      a.source[k].section);
+		}
+		ck_assert_int_eq(a.covered, b.covered);
+		ck_assert_uint_eq(policy_n_files(mine), 1);
+		ck_assert_uint_eq(policy_n_errors(mine), 1);
+		ck_assert_str_eq(policy_error(mine, 0)->message, policy_error(full, 0)->message);
+		ck_assert_uint_eq(policy_daemon(mine)->users_max, 7);
+		ck_assert_int_eq(policy_irq_match(mine, "snd_hda_intel:card0")->priority, 80);
+		policy_user_free(u);
+	}
+	/* root's own rules hold: [User root] beats the groups */
+	{
+		_cleanup_(policy_cleanup) Policy *mine = NULL;
+		PolicyUser *u = NULL;
+		PolicyGrant g;
+
+		ck_assert_int_eq(policy_user_resolve("root", &u), 0);
+		ck_assert_int_eq(policy_load_files_for_user(files, 1, u, &mine), 0);
+		ck_assert_int_eq(policy_eval_for_user(mine, u, &g), 0);
+		ck_assert_int_eq(g.realtime_priority, 40);
+		ck_assert_uint_eq(g.memlock, 2 * 1024 * 1024);
+		ck_assert_int_eq(g.nice, -2);
+		policy_user_free(u);
+	}
+	ck_assert_int_eq(policy_user_resolve("no-such-user-realtimed", &(PolicyUser *){ NULL }),
+			 -ESRCH);
+}
+END_TEST
+
 START_TEST(test_man_examples)
 {
 	_cleanup_(policy_cleanup) Policy *p = NULL;
@@ -1947,6 +2046,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_eval_unknown_user);
 	tcase_add_test(tc, test_shipped_policy);
 	tcase_add_test(tc, test_man_examples);
+	tcase_add_test(tc, test_load_for_user);
 
 	TC("load");
 	tcase_add_test(tc, test_files_in_order);
@@ -1993,6 +2093,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_irq_rules);
 	tcase_add_test(tc, test_irq_later_file_replaces_in_place);
 	tcase_add_test(tc, test_irq_pattern_with_colon);
+	tcase_add_test(tc, test_blanks);
 	tcase_add_test(tc, test_irq_bad_values);
 
 	TC("grant");
