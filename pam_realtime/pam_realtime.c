@@ -34,6 +34,7 @@
 #define AMBIENT_DATA_NAME "pam_realtime_ambient"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
 
 /* Kept with pam_set_data() from open_session until pam_end(). */
 typedef struct AmbientRequest {
@@ -86,18 +87,19 @@ static void args_parse(pam_handle_t *pamh, int argc, const char **argv, PamArgs 
 	}
 }
 
-static int policy_open(pam_handle_t *pamh, const PamArgs *args, Policy **ret)
+/* Loads the policy; only the sections that concern u when the user is
+ * known (every file is still checked whole), all of it otherwise. */
+static int policy_open(pam_handle_t *pamh, const PamArgs *args, const PolicyUser *u, Policy **ret)
 {
+	PolicyPaths paths = {}; /* the compiled-in default locations */
 	Policy *p = NULL;
 	int r;
 
-	if (args->n_conf > 0) {
-		r = policy_load_files(args->conf, args->n_conf, &p);
-	} else {
-		PolicyPaths paths = {}; /* the compiled-in default locations */
-
-		r = policy_load(&paths, &p);
-	}
+	if (args->n_conf > 0)
+		r = u ? policy_load_files_for_user(args->conf, args->n_conf, u, &p)
+		      : policy_load_files(args->conf, args->n_conf, &p);
+	else
+		r = u ? policy_load_for_user(&paths, u, &p) : policy_load(&paths, &p);
 	if (r == -ENOMEM) {
 		pam_syslog(pamh, LOG_CRIT, "Out of memory loading the realtime policy");
 		return PAM_BUF_ERR;
@@ -318,6 +320,7 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 
 _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *user = NULL;
 	PolicyGrant g;
@@ -334,11 +337,21 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 		return PAM_IGNORE;
 	}
 
-	r = policy_open(pamh, &args, &p);
-	if (r != PAM_SUCCESS)
-		return r;
+	/* The user first (NSS, with the groups): loading then keeps only the
+	 * rules that concern them. A user NSS cannot resolve is reported after
+	 * the policy's own errors, as before. */
+	r = policy_user_resolve(user, &u);
+	if (r == -ENOMEM) {
+		pam_syslog(pamh, LOG_CRIT, "Out of memory resolving user \"%s\"", user);
+		return PAM_BUF_ERR;
+	}
 
-	r = policy_eval_user(p, user, &g);
+	ret = policy_open(pamh, &args, u, &p);
+	if (ret != PAM_SUCCESS)
+		return ret;
+
+	if (u)
+		r = policy_eval_for_user(p, u, &g);
 	if (r == -ESRCH) {
 		pam_syslog(pamh, LOG_ERR,
 			   "User \"%s\" is unknown to the system (NSS); granting nothing", user);
