@@ -19,7 +19,9 @@
 #
 # usage: bench/pam-bench.sh [BUILDDIR] [ROUNDS [SESSIONS]]
 # PAM_BENCH_GROUPS=N (0..999, default 100) changes how many of the 999
-# other rules are group rules; the rest are user rules.
+# other rules are group rules; the rest are user rules. PAM_BENCH_USERS=N
+# instead of the rest gives a smaller policy (PAM_BENCH_GROUPS=0
+# PAM_BENCH_USERS=0: the matching rule alone, the fixed cost of a session).
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 TOP_SRCDIR=${TOP_SRCDIR:-$(dirname "$here")}
 TOP_BUILDDIR=${1:-${TOP_BUILDDIR:-$TOP_SRCDIR/build}}
@@ -28,7 +30,7 @@ export TOP_SRCDIR TOP_BUILDDIR
 rounds=${2:-15}
 sessions=${3:-200}
 groups=${PAM_BENCH_GROUPS:-100}
-users=$((999 - groups))
+users=${PAM_BENCH_USERS:-$((999 - groups))}
 
 . "$TOP_SRCDIR/tests/integration/pam-lib.sh"
 
@@ -38,7 +40,7 @@ limits_so=$(find /lib /usr/lib -name pam_limits.so -path '*security*' 2>/dev/nul
 [ -n "$limits_so" ] || skip "pam_limits.so not found (libpam-modules)"
 command -v cc >/dev/null 2>&1 || skip "no C compiler (cc)"
 if [ -z "$PAM_IN_NAMESPACE" ]; then
-	PAM_BENCH_GROUPS=$groups PAM_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$TOP_BUILDDIR" "$rounds" "$sessions"
+	PAM_BENCH_GROUPS=$groups PAM_BENCH_USERS=$users PAM_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$TOP_BUILDDIR" "$rounds" "$sessions"
 	skip "unshare -m failed"
 fi
 pam_setup
@@ -113,8 +115,8 @@ done >"$WORK/pam.d/other"
 
 cc -O2 -o "$WORK/pam-bench" "$TOP_SRCDIR/bench/pam-bench.c" -lpam || skip "cannot build bench/pam-bench.c (libpam0g-dev)"
 
-echo "# $(grep -c '^\[' "$WORK/realtime.conf") sections in realtime.conf (1,000 rules + [Daemon]),"
-echo "# $(wc -l <"$WORK/limits.conf") lines in limits.conf (the same 1,000 rules);"
+echo "# $(grep -c '^\[' "$WORK/realtime.conf") sections in realtime.conf ($((users + groups + 1)) rules + [Daemon]),"
+echo "# $(wc -l <"$WORK/limits.conf") lines in limits.conf (the same $((users + groups + 1)) rules);"
 echo "# values: rtprio $rtprio, memlock $memlock_rt, nice $([ $use_nice = yes ] && echo "RLIMIT_NICE $nice" || echo "not set (hard limit 0)")"
 echo "# $users user rules, $((groups + 1)) group rules, the matching one ([Group audio], @audio) last"
 echo "# user rtaudio (member of audio); $(nproc) CPUs; $(uname -r)"
