@@ -506,7 +506,9 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 	case _SECTION_KIND_MAX:
 	case _SECTION_KIND_INVALID:
 	default:
-		return false;
+		/* unreachable: a header that parses has a kind; never accept
+		 * half a file if that ever changes */
+		return file_parse_fail(fp, "key '%s' in a section of unknown kind", s);
 	}
 	if (r < 0)
 		return file_parse_fail(fp, "invalid value '%s' for %s: expected %s", value, s,
