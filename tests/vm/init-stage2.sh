@@ -15,13 +15,9 @@ mount -t devtmpfs -o mode=0755,nosuid devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=000 devpts /dev/pts
 mount -t tmpfs -o nosuid,nodev tmpfs /dev/shm
-mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
 mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mkdir -p /run/lock /run/user /rt-run
 hostname rt-vm
 ip link set lo up 2>/dev/null
 
@@ -35,12 +31,38 @@ poweroff_now()
 	while :; do :; done
 }
 
+mkdir -p /rt-run
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,rw rtrun /rt-run; then
 	echo "RT-VM-STAGE2-FAILED: cannot mount the run directory (tag rtrun)"
 	poweroff_now
 fi
 # shellcheck disable=SC1091
 . /rt-run/env
+
+# /run, /tmp and /var/tmp are fresh below. The source or build tree may
+# live there on the host (a CI clone in /tmp): hold it aside first and put
+# it back at the same path on the fresh filesystem.
+hold_dir()
+{
+	case "$2" in
+	/run/* | /tmp/* | /var/tmp/*) ;;
+	*) return 0 ;;
+	esac
+	mkdir -p "/rt-hold/$1" && mount --bind "$2" "/rt-hold/$1"
+}
+restore_dir()
+{
+	mountpoint -q "/rt-hold/$1" 2>/dev/null || return 0
+	mkdir -p "$2" && mount --bind "/rt-hold/$1" "$2"
+}
+hold_dir src "$TOP_SRCDIR"
+hold_dir build "$TOP_BUILDDIR"
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+mkdir -p /run/lock /run/user
+restore_dir src "$TOP_SRCDIR"
+restore_dir build "$TOP_BUILDDIR"
 
 echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
 cd /tmp || exit 1

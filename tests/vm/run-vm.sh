@@ -21,9 +21,10 @@
 # "# vm-qemu-args: ARGS".
 #
 # Inside the guest: PID 1 is a shell (no systemd, no udev: start what you
-# need, modprobe what you need); /proc, /sys, /dev, /run, /tmp are fresh
-# (the host's /tmp is not visible, so keep guest scripts and what they run
-# in the source or build tree); /etc and everything else is the host's,
+# need, modprobe what you need); /proc, /sys, /dev, /run, /tmp, /var/tmp are
+# fresh (the host's /tmp is not visible, so keep guest scripts and what they
+# run in the source or build tree, which are kept visible at their paths even
+# under /tmp); /etc and everything else is the host's,
 # writable through the overlay, changes lost at power-off. The guest's
 # stdin is /dev/null; its stdout and stderr go to the console, which this
 # script prints. tests/vm/lib.sh has check helpers and the test users.
