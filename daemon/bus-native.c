@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,7 +214,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 
 	if (!bus_check_signature(c, m, ""))
 		return;
-	r = irq_threads_list(d->grants->proc, &threads, &n);
+	r = proc_irq_threads(d->grants->proc, &threads, &n);
 	if (r < 0) {
 		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s",
 				strerror(-r));
@@ -227,10 +228,14 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		IrqThread *t = &threads[i];
+		bool rt = t->policy == SCHED_FIFO || t->policy == SCHED_RR;
 		uint32_t irq = t->irq;
 		uint64_t pid = t->pid;
-		int32_t prio = t->priority;
-		const char *name = t->action, *pol = t->policy;
+		/* the interface's values: fifo or rr and the priority, or
+		 * other and the nice level */
+		int32_t prio = rt ? t->priority : t->nice;
+		const char *name = t->action,
+			   *pol = rt ? sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
@@ -245,10 +250,10 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 	if (!dbus_message_iter_close_container(&it, &arr))
 		goto oom;
 	bus_send(c, reply);
-	free(threads);
+	irq_threads_free(threads, n);
 	return;
 oom:
-	free(threads);
+	irq_threads_free(threads, n);
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 

@@ -3,7 +3,7 @@
  * realtimectl irq [--offline]: the IRQ threads, their scheduling, and the
  * [IRQ] rule of the local policy files that matches each. realtimed answers
  * when it runs (ListIrqThreads); otherwise, or with --offline, realtime.ko's
- * listing when the module is loaded, else /proc (proc-irq.c).
+ * listing when the module is loaded, else /proc (lib/irq-threads.c).
  */
 #include <errno.h>
 #include <sched.h>
@@ -14,7 +14,7 @@
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
-#include "proc-irq.h"
+#include "irq-threads.h"
 #ifdef HAVE_DBUS
 #include "bus.h"
 #endif

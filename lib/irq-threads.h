@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Finding IRQ threads without realtimed: realtime.ko's listing
- * (/proc/realtime/irq_threads, lines "IRQ PID POLICY PRIORITY NAME" with the
- * full action name), or, without the module, the kernel threads
- * named irq/N-NAME (irq/N-s-NAME for a secondary handler), read from
- * PROC/PID/stat, with the full action name from the PROC/irq/N/ directory
- * entries (a thread's name is cut to 15 characters). proc_root is "/proc"
- * except in tests. Unit-tested in test-ctl-proc-irq.c over a fake tree.
+ * Finding IRQ threads, for realtimed (its [IRQ] rules and ListIrqThreads)
+ * and realtimectl irq: realtime.ko's listing (/proc/realtime/irq_threads,
+ * lines "IRQ PID POLICY PRIORITY NAME" with the full action name), or the
+ * kernel threads named irq/N-NAME (irq/N-s-NAME for a secondary handler),
+ * read from PROC/PID/stat, with the full action name from the PROC/irq/N/
+ * directory entries (a thread's name is cut to 15 characters). proc_root is
+ * "/proc" except in tests. Unit-tested in test-irq-threads.c over a fake
+ * tree.
  */
 #pragma once
 
@@ -19,6 +20,7 @@ typedef struct IrqThread {
 	pid_t pid;
 	int policy;   /* SCHED_OTHER, SCHED_FIFO, ... as the kernel reports it */
 	int priority; /* rt_priority: 0 for SCHED_OTHER */
+	int nice;     /* from /proc; 0 in realtime.ko's listing */
 } IrqThread;
 
 /* Every IRQ kernel thread, sorted by irq then pid. A thread that exits

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * IRQ threads from /proc (see proc-irq.h).
+ * IRQ threads from /proc and from realtime.ko (see irq-threads.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "proc-irq.h"
+#include "irq-threads.h"
 
 /* include/linux/sched.h: this task is a kernel thread. */
 #define PF_KTHREAD 0x00200000u
@@ -77,9 +77,9 @@ int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_
 }
 
 /* Reads PROC/PID/stat: the name between the parentheses (it may itself
- * hold ')' so the last one counts), flags, rt_priority and policy. */
+ * hold ')' so the last one counts), flags, nice, rt_priority and policy. */
 static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size,
-		     unsigned *ret_flags, int *ret_priority, int *ret_policy)
+		     unsigned *ret_flags, int *ret_nice, int *ret_priority, int *ret_policy)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	char path[64], buf[2048], *open_paren, *close_paren, *p;
@@ -104,7 +104,7 @@ static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size,
 	snprintf(comm, comm_size, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
 
 	/* Fields after the name, numbered as in proc(5): 3 state, ..., 9 flags,
-	 * ..., 40 rt_priority, 41 policy. */
+	 * ..., 19 nice, ..., 40 rt_priority, 41 policy. */
 	p = close_paren + 1;
 	for (n = 3; n <= 41; n++) {
 		char *end;
@@ -123,6 +123,8 @@ static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size,
 			return -EIO;
 		if (n == 9)
 			*ret_flags = (unsigned)field;
+		else if (n == 19)
+			*ret_nice = (int)field;
 		else if (n == 40)
 			*ret_priority = (int)field;
 		else if (n == 41)
@@ -270,7 +272,7 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 	while ((de = readdir(d))) {
 		char comm[128];
 		unsigned flags = 0, irq;
-		int priority = 0, policy = 0;
+		int nice = 0, priority = 0, policy = 0;
 		const char *name;
 		char *end;
 		long pid;
@@ -278,15 +280,17 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || end == de->d_name || pid <= 0)
 			continue;
-		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &priority,
+		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &nice, &priority,
 			      &policy) < 0)
 			continue; /* gone meanwhile, or not ours to read */
 		if (!(flags & PF_KTHREAD) || irq_thread_name_parse(comm, &irq, &name) < 0)
 			continue;
 
-		IrqThread t = {
-			.irq = irq, .pid = (pid_t)pid, .policy = policy, .priority = priority
-		};
+		IrqThread t = { .irq = irq,
+				.pid = (pid_t)pid,
+				.policy = policy,
+				.priority = priority,
+				.nice = nice };
 		t.action = find_action(dirfd(d), irq, name);
 		if (!t.action)
 			t.action = strdup(name);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for realtimectl/proc-irq.c over a fake /proc in a mkdtemp()
+ * Unit tests for lib/irq-threads.c (realtimed and realtimectl both list IRQ
+ * threads with it) over a fake /proc in a mkdtemp()
  * directory: IRQ kernel threads are found by name and PF_KTHREAD, their
  * cut names completed from /proc/irq/N/ action directories, policy and
  * priority read from stat; user processes that call themselves irq/...,
@@ -18,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc-irq.h"
+#include "irq-threads.h"
 
 #define PF_KTHREAD 0x00200000u
 
-#define ROOT_TEMPLATE "/tmp/test-ctl-proc-irq.XXXXXX"
+#define ROOT_TEMPLATE "/tmp/test-irq-threads.XXXXXX"
 static char root[] = ROOT_TEMPLATE;
 
 static void mkdirf(const char *fmt, ...)
@@ -37,7 +38,8 @@ static void mkdirf(const char *fmt, ...)
 }
 
 /* Writes PID/stat as the kernel does; fields 4..41 after "(comm) state". */
-static void fake_task(int pid, const char *comm, unsigned flags, int rt_priority, int policy)
+static void fake_task_nice(int pid, const char *comm, unsigned flags, int rt_priority, int policy,
+			   int nice)
 {
 	char path[512];
 	FILE *f;
@@ -49,10 +51,15 @@ static void fake_task(int pid, const char *comm, unsigned flags, int rt_priority
 	/* 4 ppid .. 8 tpgid, 9 flags, 10..17, 18 priority, 19 nice, 20..39, 40 rt_priority, 41
 	 * policy */
 	fprintf(f,
-		"%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d 0 1 0 5 0 0 "
+		"%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d %d 1 0 5 0 0 "
 		"18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n",
-		pid, comm, flags, -1 - rt_priority, rt_priority, policy);
+		pid, comm, flags, -1 - rt_priority, nice, rt_priority, policy);
 	fclose(f);
+}
+
+static void fake_task(int pid, const char *comm, unsigned flags, int rt_priority, int policy)
+{
+	fake_task_nice(pid, comm, flags, rt_priority, policy, 0);
 }
 
 static void fake_action(unsigned irq, const char *name)
@@ -95,6 +102,8 @@ START_TEST(test_fake_proc)
 	fake_task(121, "irq/1-s-i8042", PF_KTHREAD, 50, SCHED_FIFO);
 	/* No /proc/irq/N directory for it: the thread's name part is all we know. */
 	fake_task(400, "irq/30-xhci_hcd", PF_KTHREAD, 85, SCHED_FIFO);
+	/* Not (yet) realtime: realtimed reports its nice level. */
+	fake_task_nice(410, "irq/40-ahci", PF_KTHREAD, 0, SCHED_OTHER, -5);
 	/* A user process naming itself irq/... is no IRQ thread. */
 	fake_task(500, "irq/9-fake", 0, 0, SCHED_OTHER);
 	/* Other kernel threads, a comm with ')' and spaces, and garbage. */
@@ -112,7 +121,7 @@ START_TEST(test_fake_proc)
 	fclose(f);
 
 	ck_assert_int_eq(proc_irq_threads(root, &t, &n), 0);
-	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(n, 5);
 
 	/* Sorted by irq, then pid. */
 	ck_assert_uint_eq(t[0].irq, 1);
@@ -135,6 +144,12 @@ START_TEST(test_fake_proc)
 	ck_assert_uint_eq(t[3].irq, 30);
 	ck_assert_str_eq(t[3].action, "xhci_hcd");
 	ck_assert_int_eq(t[3].priority, 85);
+	ck_assert_int_eq(t[3].nice, 0);
+
+	ck_assert_uint_eq(t[4].irq, 40);
+	ck_assert_int_eq(t[4].policy, SCHED_OTHER);
+	ck_assert_int_eq(t[4].priority, 0);
+	ck_assert_int_eq(t[4].nice, -5);
 
 	irq_threads_free(t, n);
 }
@@ -277,7 +292,7 @@ END_TEST
 
 static Suite *proc_irq_suite(void)
 {
-	Suite *s = suite_create("realtimectl-proc-irq");
+	Suite *s = suite_create("irq-threads");
 	TCase *tc = tcase_create("fake-proc");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
