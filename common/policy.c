@@ -893,7 +893,7 @@ static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 		case SECTION_DEFAULT:
 		case SECTION_GROUP:
 		case SECTION_USER:
-			/* the keys under one header share its name in the arena */
+			/* the keys under one header share one name pointer */
 			if (a->section != last_header) {
 				r = policy_get_section(p, a, &s);
 				if (r < 0)
