@@ -456,6 +456,9 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 		if (fp->kind != SECTION_IRQ && colon)
 			return file_parse_fail(fp, "expected 'Key=value', found ':' before '='");
 	}
+	/* "Key:value": the inih-based parser read it as a key; say what is wrong */
+	if (eq == e && colon && fp->kind != SECTION_IRQ && !comment)
+		return file_parse_fail(fp, "expected 'Key=value', found ':' instead of '='");
 	if (eq == e || comment)
 		return file_parse_fail(
 			fp, "syntax error: expected 'Key=value', '[Section]' or a '#' comment");
