@@ -1163,11 +1163,13 @@ static const char *path_or(const char *path, const char *def)
 	return path ? path : def;
 }
 
-/* Loads paths (files NULL) or exactly files, for everyone or only for u. */
+static const PolicyPaths default_paths = {};
+
+/* Loads the files of paths, or with paths NULL exactly files, for everyone
+ * or only for u. */
 static int policy_load_internal(const PolicyPaths *paths, const char *const *files, size_t n_files,
 				const PolicyUser *u, Policy **ret)
 {
-	static const PolicyPaths none = {};
 	Policy *p;
 	int r;
 
@@ -1175,14 +1177,12 @@ static int policy_load_internal(const PolicyPaths *paths, const char *const *fil
 	if (r < 0)
 		return r;
 	p->only = u;
-	if (files) {
+	if (!paths) {
 		for (size_t i = 0; r >= 0 && i < n_files; i++)
 			r = policy_load_one(p, files[i], false);
 	} else {
 		const char *vendor_file, *admin_file;
 
-		if (!paths)
-			paths = &none;
 		vendor_file = path_or(paths->vendor_file, POLICY_VENDOR_FILE);
 		admin_file = path_or(paths->admin_file, POLICY_ADMIN_FILE);
 		if (!isempty(vendor_file))
@@ -1205,7 +1205,7 @@ static int policy_load_internal(const PolicyPaths *paths, const char *const *fil
 
 int policy_load(const PolicyPaths *paths, Policy **ret)
 {
-	return policy_load_internal(paths, NULL, 0, NULL, ret);
+	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, NULL, ret);
 }
 
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret)
@@ -1215,14 +1215,13 @@ int policy_load_files(const char *const *files, size_t n_files, Policy **ret)
 
 int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret)
 {
-	return policy_load_internal(paths, NULL, 0, u, ret);
+	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, u, ret);
 }
 
 int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
 			       Policy **ret)
 {
-	return policy_load_internal(NULL, files ? files : (const char *const[]){ NULL }, n_files, u,
-				    ret);
+	return policy_load_internal(NULL, files, n_files, u, ret);
 }
 
 size_t policy_n_errors(const Policy *p)
