@@ -375,20 +375,31 @@ static bool user_matches(SectionKind kind, bool numeric, uint32_t id, const char
 	return false;
 }
 
+/* Is the target of a [User] or [Group] header "#N", a uid or gid? Sets
+ * *ret_id to N (0 otherwise); section_parse() has validated the number. */
+static bool target_id(const char *target, uint32_t *ret_id)
+{
+	unsigned id = 0;
+	bool numeric = target && target[0] == '#';
+
+	if (numeric)
+		(void)parse_unsigned(target + 1, &id);
+	*ret_id = id;
+	return numeric;
+}
+
 /* Are the keys under this header kept? All of them, unless loading for one
  * user: then a [User] or [Group] section of someone else is checked and
  * dropped. */
 static bool header_kept(const FileParse *fp, SectionKind kind, const char *target)
 {
 	const PolicyUser *u = fp->only;
-	unsigned id = 0;
+	uint32_t id;
 	bool numeric;
 
 	if (!u || (kind != SECTION_USER && kind != SECTION_GROUP))
 		return true;
-	numeric = target[0] == '#';
-	if (numeric)
-		(void)parse_unsigned(target + 1, &id); /* validated by section_parse() */
+	numeric = target_id(target, &id);
 	return user_matches(kind, numeric, id, numeric ? NULL : target, u->name, u->uid, u->gids,
 			    u->group_names, u->n_gids);
 }
@@ -664,7 +675,8 @@ static void *policy_pool_alloc(Policy *p, size_t size)
 /* A new section, from the pool; its names live behind the struct. */
 static Section *section_new(Policy *p, SectionKind kind, const char *section, const char *target)
 {
-	bool numeric = target && target[0] == '#';
+	uint32_t id;
+	bool numeric = target_id(target, &id);
 	size_t ld = strlen(section) + 1, ln = target && !numeric ? strlen(target) + 1 : 0;
 	Section *s;
 	char *names;
@@ -676,13 +688,9 @@ static Section *section_new(Policy *p, SectionKind kind, const char *section, co
 	s->kind = kind;
 	s->values.compat_policy = POLICY_SCHED_RR;
 	s->display = memcpy(names, section, ld);
-	if (numeric) {
-		unsigned u = 0;
-
-		(void)parse_unsigned(target + 1, &u); /* validated by section_parse() */
-		s->numeric = true;
-		s->id = u;
-	} else if (target)
+	s->numeric = numeric;
+	s->id = id;
+	if (target && !numeric)
 		s->name = memcpy(names + ld, target, ln);
 	s->hash = section_hash(kind, s->numeric, s->id, s->name);
 	return s;
@@ -746,8 +754,7 @@ static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 		*ret = p->sections[0];
 		return 0;
 	}
-	numeric = a->target[0] == '#';
-	id = numeric ? (uint32_t)strtoul(a->target + 1, NULL, 10) : 0;
+	numeric = target_id(a->target, &id);
 	hash = section_hash(a->kind, numeric, id, a->target);
 	if (p->n_index > 0)
 		for (size_t i = hash & (p->n_index - 1); p->index[i];
