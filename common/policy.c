@@ -448,15 +448,15 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 	Assignment a = { .line = fp->line, .kind = fp->kind };
 	char *eq, *name_end = NULL, *value, *c;
 	const char *expect = NULL;
-	bool colon = false, comment = false;
+	bool colon, comment;
 	int r;
 
-	/* one pass over the name: the '=', and any ':' or comment before it */
-	for (eq = s; eq < e && *eq != '='; eq++)
-		if (*eq == ':')
-			colon = true;
-		else if (*eq == ';' && eq > s && is_blank(eq[-1]))
-			comment = true;
+	/* the '=', and any ':' or comment before it */
+	eq = memchr(s, '=', e - s);
+	if (!eq)
+		eq = e;
+	colon = memchr(s, ':', eq - s);
+	comment = has_semicolon_comment(s, eq);
 	if (eq < e) {
 		name_end = eq;
 		trim(&s, &name_end);
