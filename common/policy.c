@@ -1467,20 +1467,23 @@ PolicyUser *policy_user_free(PolicyUser *u)
 	return NULL;
 }
 
-int policy_user_resolve(const char *name, PolicyUser **ret)
+/* getpwnam_r() for name, or getpwuid_r() for uid when name is NULL, with a
+ * buffer that grows; *ret_buf holds the strings of pw. -ESRCH: no such
+ * user. */
+static int passwd_get(const char *name, uid_t uid, struct passwd *pw, char **ret_buf)
 {
-	struct passwd pw, *result = NULL;
+	struct passwd *result = NULL;
 	_cleanup_free_ char *buf = NULL;
-	PolicyUser *u;
 	size_t size = 4096;
-	int n = 64, r;
+	int r;
 
 	for (;;) {
 		free(buf);
 		buf = malloc(size);
 		if (!buf)
 			return -ENOMEM;
-		r = getpwnam_r(name, &pw, buf, size, &result);
+		r = name ? getpwnam_r(name, pw, buf, size, &result)
+			 : getpwuid_r(uid, pw, buf, size, &result);
 		if (r != ERANGE)
 			break;
 		if (size >= 1U << 20)
@@ -1491,12 +1494,22 @@ int policy_user_resolve(const char *name, PolicyUser **ret)
 		return -r;
 	if (!result)
 		return -ESRCH;
+	*ret_buf = TAKE_PTR(buf);
+	return 0;
+}
+
+/* The user of a passwd entry, with their groups (getgrouplist) and the
+ * groups' names. */
+static int user_from_passwd(const struct passwd *pw, PolicyUser **ret)
+{
+	PolicyUser *u;
+	int n = 64;
 
 	u = calloc(1, sizeof(PolicyUser));
 	if (!u)
 		return -ENOMEM;
-	u->uid = pw.pw_uid;
-	u->name = strdup(pw.pw_name);
+	u->uid = pw->pw_uid;
+	u->name = strdup(pw->pw_name);
 	if (!u->name) {
 		policy_user_free(u);
 		return -ENOMEM;
@@ -1510,7 +1523,7 @@ int policy_user_resolve(const char *name, PolicyUser **ret)
 			return -ENOMEM;
 		}
 		u->gids = g;
-		if (getgrouplist(pw.pw_name, pw.pw_gid, u->gids, &want) >= 0) {
+		if (getgrouplist(pw->pw_name, pw->pw_gid, u->gids, &want) >= 0) {
 			n = want;
 			break;
 		}
@@ -1531,6 +1544,18 @@ int policy_user_resolve(const char *name, PolicyUser **ret)
 	return 0;
 }
 
+int policy_user_resolve(const char *name, PolicyUser **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct passwd pw;
+	int r;
+
+	r = passwd_get(name, 0, &pw, &buf);
+	if (r < 0)
+		return r;
+	return user_from_passwd(&pw, ret);
+}
+
 int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
 {
 	PolicyUser *u;
@@ -1546,28 +1571,21 @@ int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
 
 int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)
 {
-	struct passwd pw, *result = NULL;
 	_cleanup_free_ char *buf = NULL;
-	size_t size = 4096;
+	struct passwd pw;
+	PolicyUser *u;
 	int r;
 
-	for (;;) {
-		free(buf);
-		buf = malloc(size);
-		if (!buf)
-			return -ENOMEM;
-		r = getpwuid_r(uid, &pw, buf, size, &result);
-		if (r != ERANGE)
-			break;
-		if (size >= 1U << 20)
-			return -ERANGE;
-		size *= 4;
-	}
-	if (r != 0)
-		return -r;
-	if (!result)
-		return -ESRCH;
-	return policy_eval_user(p, pw.pw_name, ret);
+	/* the entry getpwuid_r() gives, not a second lookup by its name */
+	r = passwd_get(NULL, uid, &pw, &buf);
+	if (r < 0)
+		return r;
+	r = user_from_passwd(&pw, &u);
+	if (r < 0)
+		return r;
+	r = policy_eval_for_user(p, u, ret);
+	policy_user_free(u);
+	return r;
 }
 
 static int format_scaled(char *buf, size_t size, uint64_t v, const uint64_t *factors,
