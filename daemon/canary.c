@@ -257,28 +257,38 @@ fail:
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, uint64_t watchdog_usec)
 {
 	CanaryTarget *copy = NULL, *demoted = NULL;
-
 	size_t keep;
 
-	/* Demotions the main thread has not collected yet survive the update. */
-	pthread_mutex_lock(&c->lock);
-	keep = c->demoted_max;
-	pthread_mutex_unlock(&c->lock);
+	/* Demotions the main thread has not collected yet survive the update:
+	 * room for them, not for the old capacity, or every update would add
+	 * n slots to the list. Allocated without the lock, so the watchdog
+	 * may have demoted more meanwhile: then again. */
+	for (;;) {
+		pthread_mutex_lock(&c->lock);
+		keep = c->n_demoted;
+		pthread_mutex_unlock(&c->lock);
 
-	if (n > 0 && watchdog_usec > 0) {
-		copy = malloc(n * sizeof(*copy));
-		demoted = malloc((n + keep) * sizeof(*demoted));
-		if (!copy || !demoted) {
-			free(copy);
-			free(demoted);
-			return -ENOMEM;
+		if (n > 0 && watchdog_usec > 0) {
+			copy = malloc(n * sizeof(*copy));
+			demoted = malloc((n + keep) * sizeof(*demoted));
+			if (!copy || !demoted) {
+				free(copy);
+				free(demoted);
+				return -ENOMEM;
+			}
+			memcpy(copy, targets, n * sizeof(*copy));
 		}
-		memcpy(copy, targets, n * sizeof(*copy));
-	}
-	if (c->running && c->watchdog_usec != watchdog_usec)
-		canary_stop(c);
+		if (c->running && c->watchdog_usec != watchdog_usec)
+			canary_stop(c);
 
-	pthread_mutex_lock(&c->lock);
+		pthread_mutex_lock(&c->lock);
+		if (c->n_demoted <= keep)
+			break; /* with the lock held */
+		pthread_mutex_unlock(&c->lock);
+		free(copy);
+		free(demoted);
+		copy = demoted = NULL;
+	}
 	if (demoted && c->n_demoted > 0)
 		memcpy(demoted, c->demoted, c->n_demoted * sizeof(*demoted));
 	free(c->targets);
@@ -287,7 +297,7 @@ int canary_update(Canary *c, const CanaryTarget *targets, size_t n, uint64_t wat
 	c->demoted = demoted;
 	c->n_targets = copy ? n : 0;
 	c->n_demoted = demoted ? c->n_demoted : 0;
-	c->demoted_max = copy ? n + keep : 0;
+	c->demoted_max = copy ? n + c->n_demoted : 0;
 	pthread_mutex_unlock(&c->lock);
 
 	if (c->n_targets == 0) {

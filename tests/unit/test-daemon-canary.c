@@ -8,13 +8,16 @@
  *   - stops only the canary thread (PTRACE_SEIZE + PTRACE_INTERRUPT), which
  *     is what starvation looks like to the watchdog: one demotion, of that
  *     thread, reported once to the main thread;
- *   - checks the canary threads exist only while there are targets.
+ *   - checks the canary threads exist only while there are targets;
+ *   - updates the targets 100000 times: the heap must not grow with the
+ *     number of updates, only with the number of targets.
  * Exits 77 when ptrace is not allowed here.
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -224,6 +227,48 @@ START_TEST(test_starving_canary_fires_once)
 }
 END_TEST
 
+/* Bytes the main arena and mmap()ed chunks hold: what canary_update()
+ * allocates, since it runs in this thread. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+START_TEST(test_memory_bounded_by_targets)
+{
+	enum { UPDATES = 100000, TARGETS_MAX = 16 };
+	CanaryTarget targets[TARGETS_MAX];
+	sd_event *e = NULL;
+	Canary *c = NULL;
+	size_t base, peak = 0;
+
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_ge(canary_new(e, "/proc", daemon_canary_fired, NULL, &c), 0);
+	for (size_t i = 0; i < TARGETS_MAX; i++)
+		targets[i] = (CanaryTarget){ .pid = getpid(), .tid = getpid(), .start_time = i };
+	/* a long period: nothing fires, only the updates allocate */
+	ck_assert_int_ge(canary_update(c, targets, TARGETS_MAX, 3600ULL * 1000000ULL), 0);
+	base = heap_in_use();
+	for (unsigned i = 0; i < UPDATES; i++) {
+		size_t used;
+
+		/* grants come and go: 1..16 threads watched */
+		ck_assert_int_ge(
+			canary_update(c, targets, 1 + i % TARGETS_MAX, 3600ULL * 1000000ULL), 0);
+		used = heap_in_use();
+		if (used > peak)
+			peak = used;
+	}
+	ck_assert_msg(peak < base + 64 * 1024,
+		      "%u updates of at most %u targets grew the heap from %zu to %zu bytes",
+		      UPDATES, TARGETS_MAX, base, peak);
+	canary_free(c);
+	sd_event_unref(e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-canary");
@@ -252,6 +297,7 @@ int main(void)
 	tcase_add_test(tc, test_threads_only_while_supervising);
 	tcase_add_test(tc, test_stopped_daemon_is_not_starvation);
 	tcase_add_test(tc, test_starving_canary_fires_once);
+	tcase_add_test(tc, test_memory_bounded_by_targets);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
