@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef enum GrantKind {
@@ -30,3 +31,7 @@ int sched_reset(pid_t tid);
 int sched_matches(pid_t tid, GrantKind kind, int value);
 /* "fifo"/"rr"/"other"... and priority (or nice for other). */
 int sched_get(pid_t tid, const char **ret_policy, int *ret_priority);
+/* SCHED_DEADLINE: runtime_nsec of CPU time every period_nsec (deadline =
+ * period), with SCHED_FLAG_RESET_ON_FORK. For the canary watchdog, which must
+ * outrank every SCHED_FIFO priority; -EPERM/-EBUSY where the kernel refuses. */
+int sched_apply_deadline(pid_t tid, uint64_t runtime_nsec, uint64_t period_nsec);
