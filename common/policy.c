@@ -64,6 +64,7 @@ typedef enum DaemonKey {
 	DAEMON_CANARY,
 	DAEMON_CANARY_WATCHDOG_SEC,
 	DAEMON_CANARY_REFUSE_SEC,
+	DAEMON_CANARY_DEMOTE_UNKNOWN,
 	_DAEMON_KEY_MAX,
 	_DAEMON_KEY_INVALID = -EINVAL,
 } DaemonKey;
@@ -89,6 +90,7 @@ static const char *const daemon_key_table[_DAEMON_KEY_MAX] = {
 	[DAEMON_CANARY] = "Canary",
 	[DAEMON_CANARY_WATCHDOG_SEC] = "CanaryWatchdogSec",
 	[DAEMON_CANARY_REFUSE_SEC] = "CanaryRefuseSec",
+	[DAEMON_CANARY_DEMOTE_UNKNOWN] = "CanaryDemoteUnknown",
 };
 
 /* A [Default], [Group X] or [User X] section, merged over all files. */
@@ -325,6 +327,7 @@ static int daemon_key_parse(DaemonKey k, const char *value, Assignment *a, const
 	case DAEMON_RTKIT_COMPAT:
 	case DAEMON_POLKIT:
 	case DAEMON_CANARY:
+	case DAEMON_CANARY_DEMOTE_UNKNOWN:
 		*ret_expect = "yes or no";
 		return parse_boolean(value, &a->v.b);
 	case DAEMON_USERS_MAX:
@@ -840,6 +843,9 @@ static void daemon_set(PolicyDaemon *d, DaemonKey k, const Assignment *a)
 	case DAEMON_CANARY_REFUSE_SEC:
 		d->canary_refuse_usec = a->v.u64;
 		break;
+	case DAEMON_CANARY_DEMOTE_UNKNOWN:
+		d->canary_demote_unknown = a->v.b;
+		break;
 	case _DAEMON_KEY_MAX:
 	case _DAEMON_KEY_INVALID:
 		break;
@@ -1047,6 +1053,7 @@ static int policy_new(Policy **ret)
 		.canary = true,
 		.canary_watchdog_usec = 2ULL * 1000000ULL,
 		.canary_refuse_usec = 60ULL * 1000000ULL,
+		.canary_demote_unknown = true,
 	};
 	r = policy_reserve_sections(p, 1);
 	if (r >= 0) {

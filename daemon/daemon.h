@@ -110,6 +110,9 @@ void daemon_grants_changed(GrantTable *t, void *userdata);
  * moment it turns realtime, starving this loop before the grant is
  * recorded, is still watched. */
 void daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
+/* The highest realtime priority that may be granted with the canary in
+ * force: 99, or lower when its watchdog cannot preempt 99 (realtimed(8)). */
+int daemon_canary_max_priority(Daemon *d);
 
 /* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
 /* Hands the rules to realtime.ko when loaded, else applies them itself. */

@@ -263,6 +263,13 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
 		return -EPERM;
 	}
+	if (r->value > daemon_canary_max_priority(r->d)) {
+		request_fail(r, ERR_POLICY_DENIED,
+			     "priority %d is above %d, the highest the canary watchdog can preempt "
+			     "here (see SAFETY in realtimed(8))",
+			     r->value, daemon_canary_max_priority(r->d));
+		return -EPERM;
+	}
 	return 0;
 }
 

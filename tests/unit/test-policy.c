@@ -1440,6 +1440,7 @@ START_TEST(test_daemon_defaults)
 	ck_assert(d->canary);
 	ck_assert_uint_eq(d->canary_watchdog_usec, 2000000);
 	ck_assert_uint_eq(d->canary_refuse_usec, 60000000);
+	ck_assert(d->canary_demote_unknown);
 }
 END_TEST
 
@@ -1459,7 +1460,8 @@ START_TEST(test_daemon_keys)
 				    "ActionsPerBurst=7\n"
 				    "Canary=off\n"
 				    "CanaryWatchdogSec=500ms\n"
-				    "CanaryRefuseSec=2s\n");
+				    "CanaryRefuseSec=2s\n"
+				    "CanaryDemoteUnknown=no\n");
 	/* A later file overrides single keys. */
 	f[1] = write_file("2.conf", "[Daemon]\nCanary=yes\nUsersMax=11\n");
 	p = load_files(f, 2);
@@ -1476,12 +1478,14 @@ START_TEST(test_daemon_keys)
 	ck_assert(d->canary);
 	ck_assert_uint_eq(d->canary_watchdog_usec, 500000);
 	ck_assert_uint_eq(d->canary_refuse_usec, 2000000);
+	ck_assert(!d->canary_demote_unknown);
 }
 END_TEST
 
 START_TEST(test_daemon_bad_values)
 {
 	assert_text_rejected("[Daemon]\nCanary=maybe\n", 2, "Canary");
+	assert_text_rejected("[Daemon]\nCanaryDemoteUnknown=some\n", 2, "CanaryDemoteUnknown");
 	assert_text_rejected("[Daemon]\nUsersMax=-1\n", 2, "UsersMax");
 	assert_text_rejected("[Daemon]\nUsersMax=0\n", 2, "UsersMax");
 	assert_text_rejected("[Daemon]\nThreadsPerUserMax=many\n", 2, "ThreadsPerUserMax");
