@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,14 @@
 #define SUSPEND_SLACK_USEC (100ULL * USEC_PER_MSEC)
 /* How long a start waits for the watchdog to report its class. */
 #define STARTUP_TIMEOUT_MS 5000
+/* When every CPU is busy, once per window the canary must use this much
+ * CPU time before its next cheep: more than the 50 ms per second the fair
+ * deadline server gives SCHED_OTHER threads on a CPU held by realtime work
+ * (6.12), which serves the canary's short cheeps at once however starved
+ * the rest is. */
+#define PROBE_USEC (60ULL * USEC_PER_MSEC)
+/* A CPU idle for less than 1/20 of a look is busy. */
+#define BUSY_IDLE_DIVISOR 20
 
 /* What the watchdog works on. The main thread allocates it with each update,
  * with room for what the watchdog may write when it fires, so that the
@@ -95,6 +104,15 @@ struct Canary {
 	int watchdog_timer;		  /* timerfd, every slot_usec */
 	int started_class, started_error; /* atomic: what the watchdog became */
 	pthread_t canary_thread, watchdog_thread;
+	/* written by the canary before it publishes its tid (atomic), then
+	 * read by the watchdog only */
+	cpu_set_t canary_cpus;
+	pid_t canary_tid;
+	uint64_t probe_usec; /* atomic: CPU time to use before the next cheep */
+	/* watchdog only: each CPU's idle and total time at the last look, in
+	 * USER_HZ ticks (/proc/stat), and when it last asked for a probe */
+	uint64_t cpu_idle[CPU_SETSIZE], cpu_total[CPU_SETSIZE];
+	uint64_t last_probe;
 };
 
 static const char *const class_names[_CANARY_CLASS_MAX] = {
@@ -185,6 +203,14 @@ static CanaryClass become_watchdog(int *ret_error)
 	return CANARY_CLASS_OTHER;
 }
 
+static void burn_cpu(uint64_t usec)
+{
+	uint64_t end = clock_usec(CLOCK_THREAD_CPUTIME_ID) + usec;
+
+	while (clock_usec(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
 static void *canary_main(void *data)
 {
 	Canary *c = data;
@@ -195,6 +221,8 @@ static void *canary_main(void *data)
 
 	block_signals();
 	(void)sched_apply(0, GRANT_NICE, CANARY_NICE);
+	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
+		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t expirations;
 
@@ -209,6 +237,7 @@ static void *canary_main(void *data)
 		 * kept from running must not make up for it in a burst. */
 		if (read(c->canary_timer, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 			break;
+		burn_cpu(__atomic_exchange_n(&c->probe_usec, 0, __ATOMIC_ACQ_REL));
 		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
 			break;
 	}
@@ -229,13 +258,6 @@ static void clamp_process(Canary *c, Watch *w, pid_t pid)
 	if (old.rlim_cur == 0 && old.rlim_max == 0)
 		return; /* nothing to give back later */
 	w->clamped[w->n_clamped++] = (CanaryClamp){ .pid = pid, .start_time = st, .old = old };
-}
-
-static bool target_find(const Watch *w, pid_t pid, pid_t tid)
-{
-	CanaryTarget key = { .pid = pid, .tid = tid };
-
-	return bsearch(&key, w->targets, w->n_targets, sizeof(CanaryTarget), target_compare);
 }
 
 static bool is_digits(const char *s)
@@ -279,8 +301,9 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
 	return false;
 }
 
-/* A SCHED_FIFO/RR thread whose real and effective uid are not root, and
- * that realtimed did not grant? */
+/* A SCHED_FIFO/RR thread whose real and effective uid are not root? Run
+ * after the granted threads were demoted: those that are realtime still
+ * are others that reuse a granted tid, or took realtime with CAP_SYS_NICE. */
 static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
 	char path[96], status[4096];
@@ -290,8 +313,6 @@ static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid
 
 	if (sched_get(tid, &policy, &prio) < 0 || (!streq(policy, "fifo") && !streq(policy, "rr")))
 		return false;
-	if (target_find(w, pid, tid))
-		return false; /* granted: demoted already, unless it is not the same thread */
 	snprintf(path, sizeof(path), "%s/%d/task/%d/status", c->proc, (int)pid, (int)tid);
 	if (proc_read_file(path, status, sizeof(status)) < 0 ||
 	    proc_parse_status_uid(status, &ruid, &euid) < 0)
@@ -337,6 +358,101 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 	}
 	if (demote_unknown)
 		(void)proc_foreach(c, w, 0, demote_unknown_process);
+}
+
+/* The CPU a thread is on, if it runs SCHED_FIFO/RR now (fields 3, state,
+ * 39, processor, and 41, policy, of its stat file); -1 otherwise. */
+static int realtime_thread_cpu(Canary *c, pid_t pid, pid_t tid)
+{
+	char path[96], line[1024];
+	const char *p;
+	int field = 2, cpu = -1;
+	char state = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", c->proc, (int)pid, (int)tid);
+	if (proc_read_file(path, line, sizeof(line)) < 0 || !(p = strrchr(line, ')')))
+		return -1;
+	for (p++; *p && field < 41;) {
+		while (*p == ' ')
+			p++;
+		field++;
+		if (field == 3)
+			state = *p;
+		else if (field == 39)
+			cpu = atoi(p);
+		else if (field == 41)
+			return state == 'R' && (atoi(p) == SCHED_FIFO || atoi(p) == SCHED_RR) ? cpu
+											      : -1;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return -1;
+}
+
+/* The fair scheduler places a waking thread blind to realtime load: the
+ * canary may wait on a CPU that a granted runaway holds while another CPU
+ * could run it, and a busy CPU does not pull it over (only an idle one
+ * does). That is not starvation: when the canary falls behind, the
+ * watchdog moves it off the CPUs where granted threads run realtime now,
+ * unless they hold every CPU it may use. */
+static void canary_rescue(Canary *c)
+{
+	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
+	cpu_set_t busy, cpus;
+
+	if (tid == 0)
+		return;
+	CPU_ZERO(&busy);
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->watch.n_targets; i++) {
+		int cpu = realtime_thread_cpu(c, c->watch.targets[i].pid, c->watch.targets[i].tid);
+
+		if (cpu >= 0 && cpu < CPU_SETSIZE)
+			CPU_SET(cpu, &busy);
+	}
+	pthread_mutex_unlock(&c->lock);
+	CPU_XOR(&cpus, &c->canary_cpus, &busy);
+	CPU_AND(&cpus, &cpus, &c->canary_cpus);
+	(void)sched_setaffinity(tid, sizeof(cpus), CPU_COUNT(&cpus) > 0 ? &cpus : &c->canary_cpus);
+}
+
+/* Were all the CPUs the canary may use busy (idle less than 1/20 of the
+ * time) since the last look? From /proc/stat's cpuN lines: user nice system
+ * idle iowait irq softirq steal, in USER_HZ ticks. */
+static bool cpus_busy(Canary *c)
+{
+	char buf[65536];
+	bool busy = true, any = false;
+	const char *p = buf;
+
+	if (__atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE) == 0 ||
+	    proc_read_file("/proc/stat", buf, sizeof(buf)) < 0)
+		return false;
+	while ((p = strstr(p, "\ncpu"))) {
+		unsigned long long f[8] = {};
+		uint64_t idle, total = 0;
+		int cpu;
+
+		p += 4;
+		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &f[0], &f[1],
+			   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) < 9 ||
+		    cpu < 0 || cpu >= CPU_SETSIZE)
+			continue;
+		for (unsigned i = 0; i < 8; i++)
+			total += f[i];
+		idle = f[3] + f[4];
+		if (CPU_ISSET(cpu, &c->canary_cpus)) {
+			uint64_t d_total = total - c->cpu_total[cpu];
+
+			any = true;
+			if (d_total == 0 ||
+			    (idle - c->cpu_idle[cpu]) * BUSY_IDLE_DIVISOR >= d_total)
+				busy = false;
+		}
+		c->cpu_idle[cpu] = idle;
+		c->cpu_total[cpu] = total;
+	}
+	return busy && any;
 }
 
 /* The watchdog's view of the last window: per slot, how long it was and how
@@ -420,7 +536,7 @@ static void *watchdog_main(void *data)
 
 	window_reset(&win, now, clock_usec(CLOCK_BOOTTIME) - now);
 	for (;;) {
-		uint64_t expirations, boot_offset, missing;
+		uint64_t expirations, boot_offset, missing, slot;
 		eventfd_t cheeps = 0;
 		unsigned percent;
 
@@ -440,23 +556,30 @@ static void *watchdog_main(void *data)
 			cheeps = 0;
 
 		/* Restart the count instead of judging: nothing to demote, or
-		 * the main thread has not collected the last report yet; the watchdog itself looks
-		 * half a slot late, so nobody ran (SIGSTOP, a paused VM; nothing that realtimed
-		 * grants delays it); or the machine was suspended. */
+		 * the main thread has not collected the last report yet; the
+		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
+		 * a paused VM; nothing that realtimed grants delays it); or the
+		 * machine was suspended. */
 		if (watch_idle(c) || now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
 			window_reset(&win, now, boot_offset);
 			continue;
 		}
-		win.elapsed[win.next] = now - win.last;
+		slot = now - win.last;
+		win.elapsed[win.next] = slot;
 		win.cheeps[win.next] = (unsigned)u64_min(cheeps, UINT32_MAX);
 		win.next = (win.next + 1) % SLOTS;
 		win.last = now;
 		missing = window_missing(&win, c->cheep_usec, &percent);
+		if (cpus_busy(c) && now - c->last_probe >= c->watchdog_usec) {
+			__atomic_store_n(&c->probe_usec, PROBE_USEC, __ATOMIC_RELEASE);
+			c->last_probe = now;
+		}
 		if (missing >= c->watchdog_usec / 2) {
 			watchdog_fire(c, percent);
 			window_reset(&win, clock_usec(CLOCK_MONOTONIC), boot_offset);
-		}
+		} else if ((cheeps + 2) * c->cheep_usec <= slot)
+			canary_rescue(c); /* two cheeps short since the last look */
 	}
 	return NULL;
 }

@@ -21,11 +21,30 @@
  * CanaryWatchdogSec / 2. Under throttling the canary cheeps about once a
  * second instead of 1 s / C times (10 of every 100 ms slots at the
  * default): it fires about 1.1 s after a runaway starts, plus up to a
- * quarter window until the watchdog's next look. A busy machine with only
+ * quarter window until the watchdog's next look.
+ *
+ * The fair server of 6.12 serves a short wakeup at once even on a CPU that
+ * realtime threads hold (it owes SCHED_OTHER 50 ms each second, and a cheep
+ * costs microseconds): a canary that only cheeps is never late there, even
+ * with runaways on every CPU. So when the watchdog sees every CPU the
+ * canary may use busy (idle under 1/20 of the time since its last look,
+ * from /proc/stat), it asks the canary, at most once per window, to use
+ * 60 ms of CPU time before its next cheep, more than the server owes. With
+ * fair load only, a nice -20 thread gets that within a few tens of
+ * milliseconds; behind realtime runaways it waits for the server's next
+ * period, most of a second, and misses cheeps as a throttled canary does.
+ * The probe costs 60 ms of CPU per window, and only while every CPU is busy.
+ *
+ * A busy machine with only
  * fair load, or realtime load that sleeps between bursts (JACK's DSP at 70%
  * of a CPU), delays the canary by milliseconds, not by a whole cheep
- * interval; a runaway on some CPUs but not all is not starvation either:
- * the canary moves to a CPU where it can run.
+ * interval. A runaway on some CPUs but not all is not starvation either,
+ * but the fair scheduler places a waking thread blind to realtime load and
+ * a busy CPU does not pull it over: the canary may wait behind a runaway
+ * while another CPU runs fair work. So when a look finds the canary two
+ * cheeps short, the watchdog restricts the canary's CPU affinity to the
+ * CPUs where no granted thread runs realtime at that moment (all of them,
+ * if granted threads hold every CPU).
  *
  * When it fires, the watchdog itself, with no help from the main thread
  * (which may be starving too):
