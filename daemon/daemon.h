@@ -108,8 +108,9 @@ void daemon_grants_changed(GrantTable *t, void *userdata);
 /* Hands the canary every supervised realtime thread, plus pending (may be
  * NULL): a thread about to be granted, so that a thread which spins the
  * moment it turns realtime, starving this loop before the grant is
- * recorded, is still watched. */
-void daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
+ * recorded, is still watched. < 0 (logged) when the canary could not take
+ * the list: then pending is not watched, and must not be granted. */
+int daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
 /* The highest realtime priority that may be granted with the canary in
  * force: 99, or lower when its watchdog cannot preempt 99 (realtimed(8)). */
 int daemon_canary_max_priority(Daemon *d);

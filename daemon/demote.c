@@ -17,7 +17,7 @@
 #include "polkit.h"
 #include "proc.h"
 
-void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
+int daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	CanarySettings settings = {
@@ -27,15 +27,14 @@ void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 	};
 	CanaryTarget *targets = NULL;
 	size_t n = 0;
+	int r;
 
 	if (!d->canary)
-		return;
+		return 0;
 	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
 		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets) {
-			log_error("Out of memory updating the canary watchdog");
-			return;
-		}
+		if (!targets)
+			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
 		GRANT_TABLE_FOREACH(p, g, d->grants)
 		{
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
@@ -48,10 +47,11 @@ void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 		if (pending)
 			targets[n++] = *pending;
 	}
-	if (canary_update(d->canary, targets, n, &settings) < 0)
-		log_error("Out of memory updating the canary watchdog: it watches the threads "
-			  "it watched before");
+	r = canary_update(d->canary, targets, n, &settings);
 	free(targets);
+	if (r < 0)
+		return log_error_errno(r, "Failed to update the canary watchdog: %m");
+	return 0;
 }
 
 int daemon_canary_max_priority(Daemon *d)
