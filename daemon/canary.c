@@ -48,11 +48,12 @@
 /* How long a start waits for the watchdog to report its class. */
 #define STARTUP_TIMEOUT_MS 5000
 /* When every CPU is busy, once per window the canary must use this much
- * CPU time before its next cheep: more than the 50 ms per second the fair
- * deadline server gives SCHED_OTHER threads on a CPU held by realtime work
- * (6.12), which serves the canary's short cheeps at once however starved
- * the rest is. */
-#define PROBE_USEC (60ULL * USEC_PER_MSEC)
+ * CPU time before its next cheep: more than twice the 50 ms per second the
+ * fair deadline server gives SCHED_OTHER threads on a CPU held by realtime
+ * work (6.12), which serves the canary's short cheeps at once however
+ * starved the rest is. Twice, because a probe that starts just before the
+ * server's period ends gets the new period's 50 ms right after the old. */
+#define PROBE_USEC (150ULL * USEC_PER_MSEC)
 /* A CPU idle for less than 1/20 of a look is busy. */
 #define BUSY_IDLE_DIVISOR 20
 
@@ -625,7 +626,7 @@ static void canary_restore_limits(Canary *c)
 					  (int)c->restore[i].pid);
 	}
 	if (restored > 0)
-		log_info("Gave %u processes their RLIMIT_RTPRIO back after CanaryRefuseSec",
+		log_info("Gave %u processes the RLIMIT_RTPRIO they had before the canary fired",
 			 restored);
 	c->restore = mfree(c->restore);
 	c->n_restore = 0;
@@ -648,8 +649,9 @@ static int clamp_compare(const void *a, const void *b)
 }
 
 /* Adds a report's clamps to the list given back after CanaryRefuseSec (kept
- * sorted). A process clamped twice keeps the limit it had before the first
- * time: the second clamp found the 0 of the first. */
+ * sorted), and restarts its timer. A process is listed once, with the limit
+ * it had before it was first clamped: clamping it again finds 0 and records
+ * nothing. */
 static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 {
 	CanaryClamp *list;

@@ -29,11 +29,12 @@
  * with runaways on every CPU. So when the watchdog sees every CPU the
  * canary may use busy (idle under 1/20 of the time since its last look,
  * from /proc/stat), it asks the canary, at most once per window, to use
- * 60 ms of CPU time before its next cheep, more than the server owes. With
- * fair load only, a nice -20 thread gets that within a few tens of
- * milliseconds; behind realtime runaways it waits for the server's next
- * period, most of a second, and misses cheeps as a throttled canary does.
- * The probe costs 60 ms of CPU per window, and only while every CPU is busy.
+ * 150 ms of CPU time before its next cheep, more than the server owes in
+ * two periods. With fair load only, a nice -20 thread gets that in a little
+ * more than 150 ms; behind realtime runaways it waits a second or more for
+ * the server's next periods, and misses cheeps as a throttled canary does.
+ * The probe costs 150 ms of CPU per window (7.5% of one CPU at the default),
+ * and only while every CPU is busy.
  *
  * A busy machine with only
  * fair load, or realtime load that sleeps between bursts (JACK's DSP at 70%
