@@ -47,15 +47,9 @@
 #define SUSPEND_SLACK_USEC (100ULL * USEC_PER_MSEC)
 /* How long a start waits for the watchdog to report its class. */
 #define STARTUP_TIMEOUT_MS 5000
-/* When every CPU is busy, once per window the canary must use this much
- * CPU time before its next cheep: more than twice the 50 ms per second the
- * fair deadline server gives SCHED_OTHER threads on a CPU held by realtime
- * work (6.12), which serves the canary's short cheeps at once however
- * starved the rest is. Twice, because a probe that starts just before the
- * server's period ends gets the new period's 50 ms right after the old. */
-#define PROBE_USEC (150ULL * USEC_PER_MSEC)
-/* A CPU idle for less than 1/20 of a look is busy. */
-#define BUSY_IDLE_DIVISOR 20
+/* A look in which granted threads used this share of every CPU the canary
+ * may use (in 1/100) counts as held by them. */
+#define HELD_PERCENT 90
 
 /* What the watchdog works on. The main thread allocates it with each update,
  * with room for what the watchdog may write when it fires, so that the
@@ -70,6 +64,8 @@ typedef struct Watch {
 	size_t n_clamped, max_clamped;
 	size_t n_unknown;
 	unsigned cheeps_percent;
+	uint64_t held_usec;
+	uint64_t *runtime; /* per target: CPU time (ns) at the last look, 0 before */
 } Watch;
 
 struct Canary {
@@ -109,11 +105,6 @@ struct Canary {
 	 * read by the watchdog only */
 	cpu_set_t canary_cpus;
 	pid_t canary_tid;
-	uint64_t probe_usec; /* atomic: CPU time to use before the next cheep */
-	/* watchdog only: each CPU's idle and total time at the last look, in
-	 * USER_HZ ticks (/proc/stat), and when it last asked for a probe */
-	uint64_t cpu_idle[CPU_SETSIZE], cpu_total[CPU_SETSIZE];
-	uint64_t last_probe;
 };
 
 static const char *const class_names[_CANARY_CLASS_MAX] = {
@@ -160,6 +151,7 @@ static void watch_done(Watch *w)
 	free(w->targets);
 	free(w->demoted);
 	free(w->clamped);
+	free(w->runtime);
 	*w = (Watch){};
 }
 
@@ -178,10 +170,11 @@ static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 		.targets = calloc(n, sizeof(CanaryTarget)),
 		.demoted = calloc(n, sizeof(CanaryTarget)),
 		.clamped = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryClamp)),
+		.runtime = calloc(n, sizeof(uint64_t)),
 		.n_targets = n,
 		.max_clamped = n + CANARY_UNKNOWN_CLAMP_MAX,
 	};
-	if (!w->targets || !w->demoted || !w->clamped) {
+	if (!w->targets || !w->demoted || !w->clamped || !w->runtime) {
 		watch_done(w);
 		return -ENOMEM;
 	}
@@ -202,14 +195,6 @@ static CanaryClass become_watchdog(int *ret_error)
 	if (sched_apply(0, GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
 		return CANARY_CLASS_FIFO;
 	return CANARY_CLASS_OTHER;
-}
-
-static void burn_cpu(uint64_t usec)
-{
-	uint64_t end = clock_usec(CLOCK_THREAD_CPUTIME_ID) + usec;
-
-	while (clock_usec(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
 }
 
 static void *canary_main(void *data)
@@ -238,7 +223,6 @@ static void *canary_main(void *data)
 		 * kept from running must not make up for it in a burst. */
 		if (read(c->canary_timer, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 			break;
-		burn_cpu(__atomic_exchange_n(&c->probe_usec, 0, __ATOMIC_ACQ_REL));
 		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
 			break;
 	}
@@ -417,49 +401,49 @@ static void canary_rescue(Canary *c)
 	(void)sched_setaffinity(tid, sizeof(cpus), CPU_COUNT(&cpus) > 0 ? &cpus : &c->canary_cpus);
 }
 
-/* Were all the CPUs the canary may use busy (idle less than 1/20 of the
- * time) since the last look? From /proc/stat's cpuN lines: user nice system
- * idle iowait irq softirq steal, in USER_HZ ticks. */
-static bool cpus_busy(Canary *c)
+/* CPU time (ns) a thread has used (the first field of its schedstat); 0
+ * when it cannot be read. */
+static uint64_t thread_runtime(Canary *c, pid_t pid, pid_t tid)
 {
-	char buf[65536];
-	bool busy = true, any = false;
-	const char *p = buf;
+	char path[96], line[128];
 
-	if (__atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE) == 0 ||
-	    proc_read_file("/proc/stat", buf, sizeof(buf)) < 0)
-		return false;
-	while ((p = strstr(p, "\ncpu"))) {
-		unsigned long long f[8] = {};
-		uint64_t idle, total = 0;
-		int cpu;
-
-		p += 4;
-		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &f[0], &f[1],
-			   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) < 9 ||
-		    cpu < 0 || cpu >= CPU_SETSIZE)
-			continue;
-		for (unsigned i = 0; i < 8; i++)
-			total += f[i];
-		idle = f[3] + f[4];
-		if (CPU_ISSET(cpu, &c->canary_cpus)) {
-			uint64_t d_total = total - c->cpu_total[cpu];
-
-			any = true;
-			if (d_total == 0 ||
-			    (idle - c->cpu_idle[cpu]) * BUSY_IDLE_DIVISOR >= d_total)
-				busy = false;
-		}
-		c->cpu_idle[cpu] = idle;
-		c->cpu_total[cpu] = total;
-	}
-	return busy && any;
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", c->proc, (int)pid, (int)tid);
+	if (proc_read_file(path, line, sizeof(line)) < 0)
+		return 0;
+	return strtoull(line, NULL, 10);
 }
 
-/* The watchdog's view of the last window: per slot, how long it was and how
- * many cheeps came. */
+/* Did the granted threads use HELD_PERCENT of every CPU the canary may use
+ * since the last look? Where a fair deadline server (6.12) serves the
+ * canary's short wakeups at once, this is what shows runaways: the canary
+ * alone cannot tell them from an idle machine. */
+static bool watch_held(Canary *c, uint64_t slot_usec)
+{
+	uint64_t used = 0;
+	int ncpus;
+
+	if (__atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	ncpus = CPU_COUNT(&c->canary_cpus);
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->watch.n_targets; i++) {
+		const CanaryTarget *t = &c->watch.targets[i];
+		uint64_t r = thread_runtime(c, t->pid, t->tid), *last = &c->watch.runtime[i];
+
+		/* none the first time, nor from a thread that reuses the tid */
+		if (*last != 0 && r > *last)
+			used += r - *last;
+		*last = r;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
+}
+
+/* The watchdog's view of the last window: per slot, how long it was, how
+ * many cheeps came, and how long granted threads held every CPU. */
 typedef struct Window {
 	uint64_t elapsed[SLOTS];
+	uint64_t held[SLOTS];
 	unsigned cheeps[SLOTS];
 	unsigned next;
 	uint64_t last;	      /* CLOCK_MONOTONIC of the previous look */
@@ -471,20 +455,28 @@ static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
 	*win = (Window){ .last = now, .boot_offset = boot_offset };
 }
 
-/* How long the window was not covered by cheeps, in microseconds. */
-static uint64_t window_missing(const Window *win, uint64_t cheep_usec, unsigned *ret_percent)
+/* How long in the window the canary was kept from running: per slot, the
+ * time its cheeps do not cover, or the whole slot where granted threads
+ * held every CPU. In microseconds. */
+static uint64_t window_missing(const Window *win, uint64_t cheep_usec, unsigned *ret_percent,
+			       uint64_t *ret_held)
 {
-	uint64_t elapsed = 0, covered = 0;
+	uint64_t elapsed = 0, covered = 0, missing = 0, held = 0;
 
 	for (unsigned i = 0; i < SLOTS; i++) {
+		uint64_t c = u64_min(win->cheeps[i] * cheep_usec, win->elapsed[i]);
+
 		elapsed += win->elapsed[i];
-		covered += win->cheeps[i] * cheep_usec;
+		covered += c;
+		held += win->held[i];
+		missing += u64_max(win->elapsed[i] - c, win->held[i]);
 	}
-	*ret_percent = elapsed ? (unsigned)(u64_min(covered, elapsed) * 100 / elapsed) : 100;
-	return covered < elapsed ? elapsed - covered : 0;
+	*ret_percent = elapsed ? (unsigned)(covered * 100 / elapsed) : 100;
+	*ret_held = held;
+	return missing;
 }
 
-static void watchdog_fire(Canary *c, unsigned percent)
+static void watchdog_fire(Canary *c, unsigned percent, uint64_t held)
 {
 	Watch w;
 	bool demote_unknown;
@@ -497,6 +489,7 @@ static void watchdog_fire(Canary *c, unsigned percent)
 
 	/* without the lock: the main thread may install new targets meanwhile */
 	w.cheeps_percent = percent;
+	w.held_usec = held;
 	watch_fire(c, &w, demote_unknown);
 
 	pthread_mutex_lock(&c->lock);
@@ -537,7 +530,7 @@ static void *watchdog_main(void *data)
 
 	window_reset(&win, now, clock_usec(CLOCK_BOOTTIME) - now);
 	for (;;) {
-		uint64_t expirations, boot_offset, missing, slot;
+		uint64_t expirations, boot_offset, missing, slot, held;
 		eventfd_t cheeps = 0;
 		unsigned percent;
 
@@ -568,16 +561,13 @@ static void *watchdog_main(void *data)
 		}
 		slot = now - win.last;
 		win.elapsed[win.next] = slot;
+		win.held[win.next] = watch_held(c, slot) ? slot : 0;
 		win.cheeps[win.next] = (unsigned)u64_min(cheeps, UINT32_MAX);
 		win.next = (win.next + 1) % SLOTS;
 		win.last = now;
-		missing = window_missing(&win, c->cheep_usec, &percent);
-		if (cpus_busy(c) && now - c->last_probe >= c->watchdog_usec) {
-			__atomic_store_n(&c->probe_usec, PROBE_USEC, __ATOMIC_RELEASE);
-			c->last_probe = now;
-		}
+		missing = window_missing(&win, c->cheep_usec, &percent, &held);
 		if (missing >= c->watchdog_usec / 2) {
-			watchdog_fire(c, percent);
+			watchdog_fire(c, percent, held);
 			window_reset(&win, clock_usec(CLOCK_MONOTONIC), boot_offset);
 		} else if ((cheeps + 2) * c->cheep_usec <= slot)
 			canary_rescue(c); /* two cheeps short since the last look */
@@ -701,6 +691,7 @@ static int on_fired(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		.n_unknown = w.n_unknown,
 		.n_clamped = w.n_clamped,
 		.cheeps_percent = w.cheeps_percent,
+		.held_usec = w.held_usec,
 		.window_usec = c->watchdog_usec,
 	};
 	c->fired(&report, c->userdata);
@@ -728,7 +719,7 @@ static void canary_set_class(Canary *c, CanaryClass k, int error)
 			    "every realtime grant is refused");
 }
 
-static void *probe_main(void *data)
+static void *class_probe_main(void *data)
 {
 	int *result = data;
 
@@ -737,12 +728,12 @@ static void *probe_main(void *data)
 }
 
 /* Which class a watchdog gets here, from a short-lived thread. */
-static void canary_probe(Canary *c)
+static void canary_probe_class(Canary *c)
 {
 	int result[2] = { CANARY_CLASS_OTHER, EPERM };
 	pthread_t t;
 
-	if (pthread_create(&t, NULL, probe_main, result) != 0) {
+	if (pthread_create(&t, NULL, class_probe_main, result) != 0) {
 		canary_set_class(c, CANARY_CLASS_OTHER, EAGAIN);
 		return;
 	}
@@ -781,7 +772,7 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 		canary_free(c);
 		return r;
 	}
-	canary_probe(c);
+	canary_probe_class(c);
 	*ret = c;
 	return 0;
 }

@@ -7,10 +7,11 @@
  * no timers):
  *   - the canary, SCHED_OTHER at nice -20 (so ordinary fair load does not
  *     delay it), wakes every cheep interval C = CanaryWatchdogSec / 20
- *     (10 ms at least, 250 ms at most) and cheeps (an eventfd count);
+ *     (50 ms at least, 250 ms at most) and cheeps (an eventfd count);
  *   - the watchdog, SCHED_DEADLINE (5 ms of CPU every 50 ms, above every
  *     SCHED_FIFO/RR priority), wakes four times per CanaryWatchdogSec and
- *     counts the cheeps of the last CanaryWatchdogSec.
+ *     judges the last CanaryWatchdogSec by the cheeps that came and the CPU
+ *     time the granted threads used.
  * A canary that cannot run never cheeps; but the kernel never lets realtime
  * threads take a CPU whole: RT throttling (sched_rt_runtime_us, 950 ms per
  * 1 s on 6.1) and, from 6.12 on, the deferred fair deadline server (50 ms
@@ -25,24 +26,22 @@
  *
  * The fair server of 6.12 serves a short wakeup at once even on a CPU that
  * realtime threads hold (it owes SCHED_OTHER 50 ms each second, and a cheep
- * costs microseconds): a canary that only cheeps is never late there, even
- * with runaways on every CPU. So when the watchdog sees every CPU the
- * canary may use busy (idle under 1/20 of the time since its last look,
- * from /proc/stat), it asks the canary, at most once per window, to use
- * 150 ms of CPU time before its next cheep, more than the server owes in
- * two periods. With fair load only, a nice -20 thread gets that in a little
- * more than 150 ms; behind realtime runaways it waits a second or more for
- * the server's next periods, and misses cheeps as a throttled canary does.
- * The probe costs 150 ms of CPU per window (7.5% of one CPU at the default),
- * and only while every CPU is busy.
+ * costs microseconds): a canary that only cheeps is late there only while
+ * the rest of the fair load uses up those 50 ms, which an otherwise idle
+ * machine does not. Making the canary use more CPU time to find out would
+ * cost as much on a machine busy with fair load, and fired under heavy fair
+ * load split into cgroups. So the watchdog also adds up, at each look, the
+ * CPU time the granted threads used (their schedstat): a look in which they
+ * used 90% of every CPU the canary may use counts as wholly missed. Realtime
+ * threads that realtimed did not grant are not counted (they would need a
+ * scan of every thread); they make the canary fire only by starving it.
  *
- * A busy machine with only
- * fair load, or realtime load that sleeps between bursts (JACK's DSP at 70%
- * of a CPU), delays the canary by milliseconds, not by a whole cheep
- * interval. A runaway on some CPUs but not all is not starvation either,
- * but the fair scheduler places a waking thread blind to realtime load and
- * a busy CPU does not pull it over: the canary may wait behind a runaway
- * while another CPU runs fair work. So when a look finds the canary two
+ * A busy machine with only fair load, or realtime load that sleeps between
+ * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,
+ * not by a whole cheep interval. A runaway on some CPUs but not all is not
+ * starvation either, but the fair scheduler places a waking thread blind to
+ * realtime load and a busy CPU does not pull it over: the canary may wait
+ * behind a runaway while another CPU runs fair work. So when a look finds the canary two
  * cheeps short, the watchdog restricts the canary's CPU affinity to the
  * CPUs where no granted thread runs realtime at that moment (all of them,
  * if granted threads hold every CPU).
@@ -115,6 +114,7 @@ typedef struct CanaryReport {
 	size_t n_unknown;	 /* threads realtimed never granted, demoted */
 	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
 	unsigned cheeps_percent; /* of the cheeps expected in the window */
+	uint64_t held_usec;	 /* how long granted threads held every CPU in it */
 	uint64_t window_usec;
 } CanaryReport;
 

@@ -121,12 +121,12 @@ void daemon_canary_fired(const CanaryReport *report, void *userdata)
 
 	d->refuse_until_usec = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
 	log_id(LOG_WARNING, LOG_ID_DEMOTION,
-	       "The canary thread got %u%% of its wakeups in %llu ms: demoted %zu granted and "
-	       "%zu other realtime threads, RLIMIT_RTPRIO 0 for %zu processes; refusing new "
-	       "grants for %llu s",
-	       report->cheeps_percent, (unsigned long long)(report->window_usec / 1000), n,
-	       report->n_unknown, report->n_clamped,
-	       (unsigned long long)(pd->canary_refuse_usec / 1000000));
+	       "The canary thread got %u%% of its wakeups, and granted threads held every CPU "
+	       "for %llu ms, in %llu ms: demoted %zu granted and %zu other realtime threads, "
+	       "RLIMIT_RTPRIO 0 for %zu processes; refusing new grants for %llu s",
+	       report->cheeps_percent, (unsigned long long)(report->held_usec / 1000),
+	       (unsigned long long)(report->window_usec / 1000), n, report->n_unknown,
+	       report->n_clamped, (unsigned long long)(pd->canary_refuse_usec / 1000000));
 	for (size_t i = 0; i < n; i++) {
 		const CanaryTarget *t = &report->demoted[i];
 		uint64_t st;
