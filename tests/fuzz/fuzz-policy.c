@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -161,6 +162,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fd = memfd_create("fuzz-policy.conf", MFD_CLOEXEC);
 	if (fd < 0)
+		abort();
+	/* A memfd is created 0777; a policy file group or others can write is
+	 * not trusted, and the input is meant to reach the parser. */
+	if (fchmod(fd, 0644) < 0)
 		abort();
 	while (done < size) {
 		ssize_t n = write(fd, data + done, size - done);
