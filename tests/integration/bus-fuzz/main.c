@@ -141,6 +141,23 @@ static bool listed(pid_t (*pairs)[2], size_t n, pid_t pid, pid_t tid)
 	return false;
 }
 
+/* The same thread in the same state as at the last check of this kind
+ * (0: policy, 1: supervision): reported then already. */
+static bool seen_before(int kind, const Target *t, const ThreadState *s)
+{
+	static struct {
+		pid_t tid;
+		ThreadState s;
+	} seen[2][TARGETS_MAX];
+	size_t h = (size_t)t->tid % TARGETS_MAX;
+	bool same = seen[kind][h].tid == t->tid && seen[kind][h].s.policy == s->policy &&
+		    seen[kind][h].s.prio == s->prio && seen[kind][h].s.nice == s->nice;
+
+	seen[kind][h].tid = t->tid;
+	seen[kind][h].s = *s;
+	return same;
+}
+
 /* Every realtime thread of the fuzzer must be one the daemon supervises: a
  * grant is either in the table or undone. A grant in flight (a client that
  * hung up, polkit) may land between the two reads, so a thread counts only
@@ -176,7 +193,7 @@ static bool check_supervised(DBusConnection *bus, const Target *rt, size_t n_rt)
 
 		if (listed(pairs, n, t->pid, t->tid) ||
 		    thread_start_time(t->pid, t->tid, &st) < 0 || st != t->start ||
-		    thread_state(t->tid, &s) < 0 || !is_rt(s.policy))
+		    thread_state(t->tid, &s) < 0 || !is_rt(s.policy) || seen_before(1, t, &s))
 			continue;
 		violation(NULL,
 			  "thread %d of process %d runs %s %d, but realtimed does not supervise it "
@@ -185,22 +202,6 @@ static bool check_supervised(DBusConnection *bus, const Target *rt, size_t n_rt)
 	}
 	free(pairs);
 	return true;
-}
-
-/* The same thread in the same state as at the last check: reported then. */
-static bool seen_before(const Target *t, const ThreadState *s)
-{
-	static struct {
-		pid_t tid;
-		ThreadState s;
-	} seen[TARGETS_MAX];
-	size_t h = (size_t)t->tid % TARGETS_MAX;
-	bool same = seen[h].tid == t->tid && seen[h].s.policy == s->policy &&
-		    seen[h].s.prio == s->prio && seen[h].s.nice == s->nice;
-
-	seen[h].tid = t->tid;
-	seen[h].s = *s;
-	return same;
 }
 
 /* Between batches: every thread of ours within policy (or no higher than it
@@ -227,7 +228,7 @@ static bool check_batch(DBusConnection *bus)
 		(void)process_limit(all[i].pid, "Max realtime timeout", &soft, &rttime);
 		if (state_violates(&limits, &s, all[i].base_policy, all[i].base_nice, rttime, why,
 				   sizeof(why)) &&
-		    !seen_before(&all[i], &s))
+		    !seen_before(0, &all[i], &s))
 			violation(&d, "thread %d of process %d runs %s", (int)all[i].tid,
 				  (int)all[i].pid, why);
 		if (is_rt(s.policy))
