@@ -163,7 +163,6 @@ int process_limit(pid_t pid, const char *name, uint64_t *ret_soft, uint64_t *ret
  * why says how. rttime_hard: the process's hard RLIMIT_RTTIME. */
 bool state_violates(const Limits *l, const ThreadState *s, int base_policy, int base_nice,
 		    uint64_t rttime_hard, char *why, size_t size);
-const char *policy_name(int policy);
 void self_drop_realtime(void);
 
 /* main.c: the run's counters */

@@ -291,6 +291,7 @@ int32_t gen_i32(Rng *r, int32_t lo, int32_t hi)
 static bool append_one(Rng *r, DBusMessageIter *it, Desc *d)
 {
 	static const char sigs[] = "ybnqiuxtdsog";
+	char sig;
 	DBusMessageIter sub, e, var;
 	uint64_t v = rng_next(r);
 	double dv = (double)(int64_t)v / 7.0;
@@ -344,51 +345,30 @@ static bool append_one(Rng *r, DBusMessageIter *it, Desc *d)
 		break;
 	}
 
-	switch (sigs[rng_below(r, sizeof(sigs) - 1)]) {
-	case 'y':
-		desc_add(d, "y,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_BYTE, &v);
+	sig = sigs[rng_below(r, sizeof(sigs) - 1)];
+	desc_add(d, "%c,", sig);
+	switch (sig) {
 	case 'b': {
 		dbus_bool_t b = v & 1;
 
-		desc_add(d, "b,");
 		return dbus_message_iter_append_basic(it, DBUS_TYPE_BOOLEAN, &b);
 	}
-	case 'n':
-		desc_add(d, "n,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_INT16, &v);
-	case 'q':
-		desc_add(d, "q,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_UINT16, &v);
-	case 'i':
-		desc_add(d, "i,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_INT32, &v);
-	case 'u':
-		desc_add(d, "u,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_UINT32, &v);
-	case 'x':
-		desc_add(d, "x,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_INT64, &v);
-	case 't':
-		desc_add(d, "t,");
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_UINT64, &v);
 	case 'd':
-		desc_add(d, "d,");
 		return dbus_message_iter_append_basic(it, DBUS_TYPE_DOUBLE, &dv);
 	case 'o':
 		s = rng_chance(r, 50) ? NATIVE_PATH : "/";
-		desc_add(d, "o,");
 		return dbus_message_iter_append_basic(it, DBUS_TYPE_OBJECT_PATH, &s);
 	case 'g':
 		s = rng_chance(r, 50) ? "ttsu" : "a{sv}";
-		desc_add(d, "g,");
 		return dbus_message_iter_append_basic(it, DBUS_TYPE_SIGNATURE, &s);
-	default:
+	case 's':
 		str = gen_string(r, d);
-		desc_add(d, ",");
 		ok = dbus_message_iter_append_basic(it, DBUS_TYPE_STRING, &str);
 		free(str);
 		return ok;
+	default:
+		/* the integers: libdbus reads as many bytes of v as the type has */
+		return dbus_message_iter_append_basic(it, sig, &v);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
+#include "irq-threads.h"
 
 #ifndef SCHED_FLAG_RESET_ON_FORK
 #define SCHED_FLAG_RESET_ON_FORK 0x01
@@ -129,26 +130,6 @@ int process_limit(pid_t pid, const char *name, uint64_t *ret_soft, uint64_t *ret
 	return 0;
 }
 
-const char *policy_name(int policy)
-{
-	switch (policy) {
-	case SCHED_OTHER:
-		return "other";
-	case SCHED_FIFO:
-		return "fifo";
-	case SCHED_RR:
-		return "rr";
-	case SCHED_BATCH:
-		return "batch";
-	case SCHED_IDLE:
-		return "idle";
-	case 6:
-		return "deadline";
-	default:
-		return "?";
-	}
-}
-
 static bool is_rt(int policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR;
@@ -175,34 +156,34 @@ static bool policy_allows(const Limits *l, const ThreadState *s, uint64_t rttime
 	if (s->policy == SCHED_OTHER || s->policy == SCHED_BATCH) {
 		if (l->nice_set && s->nice >= l->min_nice)
 			return true;
-		snprintf(why, size, "%s nice %d, below %s", policy_name(s->policy), s->nice,
-			 l->nice_set ? "Nice=" : "0 (Nice= is not set)");
+		snprintf(why, size, "%s nice %d, below %s", sched_policy_to_string(s->policy),
+			 s->nice, l->nice_set ? "Nice=" : "0 (Nice= is not set)");
 		return false;
 	}
 	if (!is_rt(s->policy)) {
-		snprintf(why, size, "policy %s (%d)", policy_name(s->policy), s->policy);
+		snprintf(why, size, "policy %s (%d)", sched_policy_to_string(s->policy), s->policy);
 		return false;
 	}
 	if (!(l->policies & (s->policy == SCHED_FIFO ? FUZZ_FIFO : FUZZ_RR))) {
 		snprintf(why, size, "%s %d, a policy Policies= does not allow",
-			 policy_name(s->policy), s->prio);
+			 sched_policy_to_string(s->policy), s->prio);
 		return false;
 	}
 	if (s->prio > l->max_prio) {
-		snprintf(why, size, "%s %d, above RealtimePriority=%d", policy_name(s->policy),
-			 s->prio, l->max_prio);
+		snprintf(why, size, "%s %d, above RealtimePriority=%d",
+			 sched_policy_to_string(s->policy), s->prio, l->max_prio);
 		return false;
 	}
 	if (!s->reset_on_fork) {
-		snprintf(why, size, "%s %d without SCHED_RESET_ON_FORK", policy_name(s->policy),
-			 s->prio);
+		snprintf(why, size, "%s %d without SCHED_RESET_ON_FORK",
+			 sched_policy_to_string(s->policy), s->prio);
 		return false;
 	}
 	if (l->rttime_usec != FUZZ_INFINITY && rttime_hard > l->rttime_usec) {
 		snprintf(why, size,
 			 "%s %d with a hard RLIMIT_RTTIME of %" PRIu64 " us, above RTTime=%" PRIu64
 			 " us",
-			 policy_name(s->policy), s->prio, rttime_hard, l->rttime_usec);
+			 sched_policy_to_string(s->policy), s->prio, rttime_hard, l->rttime_usec);
 		return false;
 	}
 	return true;
@@ -221,7 +202,7 @@ bool state_violates(const Limits *l, const ThreadState *s, int base_policy, int 
 	    !is_rt(s->policy))
 		return false;
 	snprintf(why, size, "%s (the thread started as %s nice %d)", reason,
-		 policy_name(base_policy), base_nice);
+		 sched_policy_to_string(base_policy), base_nice);
 	return true;
 }
 
