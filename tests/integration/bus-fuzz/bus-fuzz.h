@@ -85,9 +85,12 @@ void gen_interface(Rng *r, char *buf, size_t size);
 
 /* victims.c: the threads and processes the calls aim at. */
 uint64_t now_usec(void); /* CLOCK_MONOTONIC */
+/* The fuzzer's own threads that calls aim at: none of them works while it
+ * may be realtime (a realtime thread spinning on a lock that a preempted
+ * thread holds never gets it back). The workers and the controller are no
+ * targets. */
 typedef enum TargetKind {
-	TARGET_MAIN,	/* the fuzzer's main thread */
-	TARGET_WORKER,	/* a thread that sends calls */
+	TARGET_MAIN,	/* the fuzzer's main thread (pid 0, tid 0), which only waits */
 	TARGET_SLEEPER, /* a sleeping thread of the fuzzer that renames itself */
 	TARGET_CHILD,	/* a thread of a child process of the fuzzer */
 	_TARGET_KIND_MAX,
@@ -118,7 +121,7 @@ typedef struct SysProc {
 
 int victims_start(unsigned n_children, unsigned threads_per_child);
 void victims_stop(void);
-/* Registers the calling thread (main or worker) as a target. */
+/* Registers the calling thread as a target. */
 void victims_register_self(TargetKind kind);
 /* Kills one child and starts another; the dead one's pid and tids join
  * the dead pool. Also makes a short-lived thread for a dead tid. */

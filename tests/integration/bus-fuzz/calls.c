@@ -588,9 +588,10 @@ void check_target(const Desc *d, pid_t tid)
 	size_t n = victims_targets(all, ELEMENTSOF(all));
 
 	for (size_t i = 0; i < n; i++)
-		if (all[i].tid == tid)
+		if (all[i].tid == tid) {
 			check_thread(d, all[i].pid, tid, all[i].base_policy, all[i].base_nice);
-	stats.grants_checked++;
+			stats.grants_checked++;
+		}
 }
 
 /* After a grant or reset that succeeded: was it the caller's thread, and is

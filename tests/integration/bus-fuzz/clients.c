@@ -16,15 +16,16 @@
 #include "bus-fuzz.h"
 
 /* A valid grant for target thread tid of the fuzzer: realtime at priority
- * 1 or the weakest nice, so that ListGrants has the thread to show. */
-static void grant_for_listing(Worker *w, pid_t tid)
+ * 1 or the weakest nice, so that ListGrants has the thread to show. A
+ * worker asks for itself nice only: it works, it must never be realtime. */
+static void grant_for_listing(Worker *w, pid_t tid, bool may_be_realtime)
 {
 	uint64_t pid = 0, t = (uint64_t)tid;
 	const char *pol = allowed_policy();
 	DBusMessage *m, *reply;
 	Desc d = { .len = 0 };
 
-	if (limits.max_prio > 0 && rng_chance(&w->rng, 60)) {
+	if (may_be_realtime && limits.max_prio > 0 && rng_chance(&w->rng, 60)) {
 		uint32_t prio = 1;
 
 		m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
@@ -32,12 +33,13 @@ static void grant_for_listing(Worker *w, pid_t tid)
 			    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
 		desc_add(&d, "native.MakeThreadRealtime(t 0, t %d, s'%s', u 1)", (int)tid, pol);
 	} else {
-		int32_t nice = 19;
+		/* nice 0 where policy allows it, so that workers keep their pace */
+		int32_t nice = limits.nice_set && limits.min_nice > 0 ? limits.min_nice : 0;
 
 		m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority");
 		call_append(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32, &nice,
 			    DBUS_TYPE_INVALID);
-		desc_add(&d, "native.MakeThreadHighPriority(t 0, t %d, i 19)", (int)tid);
+		desc_add(&d, "native.MakeThreadHighPriority(t 0, t %d, i %d)", (int)tid, nice);
 	}
 	reply = call_send(w, w->bus, m, &d);
 	if (reply) {
@@ -60,12 +62,12 @@ void client_rename_and_list(Worker *w)
 		/* the worker itself */
 		tid = (pid_t)gettid();
 		if (rng_chance(&w->rng, 50))
-			grant_for_listing(w, tid);
+			grant_for_listing(w, tid, false);
 		(void)prctl(PR_SET_NAME, name);
 	} else {
 		tid = victims_pick_sleeper(&w->rng, &i);
 		if (rng_chance(&w->rng, 50))
-			grant_for_listing(w, tid);
+			grant_for_listing(w, tid, true);
 		victims_rename_sleeper(i, name);
 	}
 	stats.renames++;

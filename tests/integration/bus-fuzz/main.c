@@ -4,7 +4,7 @@
  * unprivileged user it runs as, and checks after every grant that the
  * thread holds no more than policy gives that user (see calls.c for the
  * calls, oracle.c for the checks). Worker threads send batches of calls;
- * between batches the main thread checks every thread of the fuzzer against
+ * between batches a controller thread checks every thread of the fuzzer against
  * policy, checks that each realtime one is supervised (listed by
  * ListGrants), and that the daemon still answers Peer.Ping.
  *
@@ -116,7 +116,6 @@ static void *worker_main(void *userdata)
 {
 	Worker *w = userdata;
 
-	victims_register_self(TARGET_WORKER);
 	while (!stop) {
 		for (unsigned i = 0; i < BATCH && !daemon_suspect; i++)
 			worker_call(w);
@@ -320,6 +319,54 @@ static void on_sigxcpu(int sig)
 	_exit(3);
 }
 
+typedef struct Run {
+	DBusConnection *bus;
+	unsigned seconds;
+	uint64_t start;
+	unsigned long batches;
+} Run;
+
+/* The batches: between two, the checks, and now and then new children,
+ * a new look at /proc, a flood. Not a target of the calls. */
+static void *controller_main(void *userdata)
+{
+	Run *run = userdata;
+	uint64_t last_churn, last_scan, last_flood;
+
+	last_churn = last_scan = last_flood = run->start;
+	while (!stop) {
+		uint64_t now;
+
+		pthread_barrier_wait(&batch_done);
+		run->batches++;
+		if (!check_batch(run->bus)) {
+			stats.crashes++;
+			printf("bus-fuzz[%s]: CRASH: realtimed stopped answering after %.1f s; the "
+			       "last calls sent:\n",
+			       label, (double)(now_usec() - run->start) / 1e6);
+			print_recent();
+			stop = true;
+		}
+		now = now_usec();
+		if (now - run->start >= run->seconds * 1000000ULL)
+			stop = true;
+		if (!stop && now - last_churn > 3000000) {
+			victims_churn();
+			last_churn = now;
+		}
+		if (!stop && now - last_scan > 5000000) {
+			victims_scan_system(self_uid);
+			last_scan = now;
+		}
+		if (!stop && now - last_flood > 10000000) {
+			workers[run->batches % n_workers].flood = true;
+			last_flood = now;
+		}
+		pthread_barrier_wait(&batch_go);
+	}
+	return NULL;
+}
+
 static int cmp_errors(const void *a, const void *b)
 {
 	const typeof(errors[0]) *x = a, *y = b;
@@ -456,8 +503,9 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed)
 int main(int argc, char **argv)
 {
 	unsigned seconds = 60;
-	unsigned long batches = 0;
-	uint64_t seed, start, last_churn, last_scan, last_flood;
+	uint64_t seed;
+	Run run = { 0 };
+	pthread_t controller;
 	DBusConnection *bus;
 	struct rlimit rl;
 	DBusError e;
@@ -542,39 +590,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	start = last_churn = last_scan = last_flood = now_usec();
-	while (!stop) {
-		uint64_t now;
-
-		pthread_barrier_wait(&batch_done);
-		batches++;
-		if (!check_batch(bus)) {
-			stats.crashes++;
-			printf("bus-fuzz[%s]: CRASH: realtimed stopped answering after %.1f s; the "
-			       "last calls sent:\n",
-			       label, (double)(now_usec() - start) / 1e6);
-			print_recent();
-			stop = true;
-		}
-		/* the main thread is a target too; never realtime while it works */
-		self_drop_realtime();
-		now = now_usec();
-		if (now - start >= seconds * 1000000ULL)
-			stop = true;
-		if (!stop && now - last_churn > 3000000) {
-			victims_churn();
-			last_churn = now;
-		}
-		if (!stop && now - last_scan > 5000000) {
-			victims_scan_system(self_uid);
-			last_scan = now;
-		}
-		if (!stop && now - last_flood > 10000000) {
-			workers[batches % n_workers].flood = true;
-			last_flood = now;
-		}
-		pthread_barrier_wait(&batch_go);
+	run.bus = bus;
+	run.seconds = seconds;
+	run.start = now_usec();
+	/* the main thread only waits: as pid 0, tid 0 it is a target, and it
+	 * must not work (allocate, lock) while a grant makes it realtime */
+	r = pthread_create(&controller, NULL, controller_main, &run);
+	if (r != 0) {
+		fprintf(stderr, "bus-fuzz: pthread_create: %s\n", strerror(r));
+		return 2;
 	}
+	pthread_join(controller, NULL);
+	self_drop_realtime();
 	for (unsigned i = 0; i < n_workers; i++) {
 		pthread_join(workers[i].thread, NULL);
 		bus_close_private(workers[i].bus);
@@ -586,6 +613,6 @@ int main(int argc, char **argv)
 		       error);
 	}
 	bus_close_private(bus);
-	print_report((double)(now_usec() - start) / 1e6, batches);
+	print_report((double)(now_usec() - run.start) / 1e6, run.batches);
 	return stats.violations || stats.crashes ? 1 : 0;
 }
