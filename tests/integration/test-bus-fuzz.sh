@@ -140,7 +140,7 @@ for f in $fuzzers; do
 	wait "${f#*:}"
 	rc=$?
 	integ_untrack "${f#*:}"
-	grep -v ': error \|: stat ' "$WORK/fuzz-$u.log" | sed 's/^/# /'
+	grep -v ': error \|: stat \|: violation ' "$WORK/fuzz-$u.log" | sed 's/^/# /'
 	calls=$(sed -n 's/.*: stat calls //p' "$WORK/fuzz-$u.log")
 	checked=$(sed -n 's/.*: stat grants_checked //p' "$WORK/fuzz-$u.log")
 	if [ $rc = 0 ]; then
@@ -159,6 +159,10 @@ note "calls sent: $(sum calls), answered without error: $(sum ok)"
 note "grants checked: $(sum grants_checked), GrantLimits checked: $(sum limits_checked), supervision checks: $(sum supervised_checks)"
 note "violations: $(sum violations), fuzzers that saw realtimed stop answering: $(sum crashes), timeouts: $(sum timeouts)"
 note "clients hung up mid-call: $(sum disconnects), extra connections: $(sum connections), floods: $(sum floods) ($(sum flood_rate_limited) rate-limited), renames: $(sum renames), read-back races: $(sum races)"
+note "violations by kind (the first few of each are shown above):"
+cat "$WORK"/fuzz-*.log | sed -n 's/.*: violation \([0-9]*\) x /\1 /p' |
+	awk '{ n = $1; $1 = ""; v[$0] += n } END { for (k in v) printf "%9d%s\n", v[k], k }' |
+	sort -rn | sed 's/^/#   /'
 note "errors by name:"
 cat "$WORK"/fuzz-*.log | sed -n 's/.*: error //p' |
 	awk '{ n[$1] += $2 } END { for (e in n) printf "%9d %s\n", n[e], e }' | sort -rn | sed 's/^/#   /'

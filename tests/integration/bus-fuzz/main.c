@@ -44,7 +44,7 @@
 
 #define WORKERS_MAX 16
 #define BATCH 24
-#define VIOLATIONS_SHOWN 30
+#define VIOLATIONS_SHOWN 5 /* of each kind */
 
 Stats stats;
 Limits limits = { .max_prio = 0, .rttime_usec = FUZZ_INFINITY, .memlock = FUZZ_INFINITY };
@@ -59,6 +59,11 @@ static struct {
 	unsigned long n;
 } errors[128];
 static size_t n_errors;
+static struct {
+	const char *format;
+	unsigned long n;
+} kinds[64];
+static size_t n_kinds;
 
 static Worker workers[WORKERS_MAX];
 static unsigned n_workers = 4;
@@ -84,17 +89,25 @@ void violation(const Desc *call, const char *format, ...)
 {
 	char text[600];
 	va_list ap;
+	size_t i;
 
 	va_start(ap, format);
 	vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
-	if (++stats.violations > VIOLATIONS_SHOWN)
-		return;
+	stats.violations++;
 	pthread_mutex_lock(&report_lock);
-	printf("bus-fuzz[%s]: VIOLATION: %s\n", label, text);
-	if (call)
-		printf("bus-fuzz[%s]:   after %s\n", label, call->text);
-	fflush(stdout);
+	/* a kind is the format string: the first few of each are shown, so
+	 * that one finding repeated at every call does not hide another */
+	for (i = 0; i < n_kinds && kinds[i].format != format; i++)
+		;
+	if (i == n_kinds && n_kinds < ELEMENTSOF(kinds))
+		kinds[n_kinds++].format = format;
+	if (i < n_kinds && ++kinds[i].n <= VIOLATIONS_SHOWN) {
+		printf("bus-fuzz[%s]: VIOLATION: %s\n", label, text);
+		if (call)
+			printf("bus-fuzz[%s]:   after %s\n", label, call->text);
+		fflush(stdout);
+	}
 	pthread_mutex_unlock(&report_lock);
 }
 
@@ -394,6 +407,9 @@ static void print_report(double secs, unsigned long batches)
 	STAT(renames);
 	STAT(races);
 #undef STAT
+	for (size_t i = 0; i < n_kinds; i++)
+		printf("bus-fuzz[%s]: violation %lu x \"%.100s\"\n", label, kinds[i].n,
+		       kinds[i].format);
 	qsort(errors, n_errors, sizeof(errors[0]), cmp_errors);
 	for (size_t i = 0; i < n_errors; i++)
 		printf("bus-fuzz[%s]: error %s %lu\n", label, errors[i].name, errors[i].n);
