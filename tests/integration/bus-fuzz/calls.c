@@ -303,6 +303,15 @@ static void read_limits(pid_t pid, uint64_t v[_LIM_MAX], bool *ok)
 	}
 }
 
+/* A native method that acts on a thread or process, at a random target. */
+static void native_aimed(Worker *w, Call *c, const char *member, const char *signature)
+{
+	c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, member);
+	c->signature = signature;
+	aim_pick(w, &c->aim);
+	c->has_aim = true;
+}
+
 /* Builds a call of kind k (one of the single calls) into c. */
 void call_build(Worker *w, CallKind k, Call *c)
 {
@@ -319,10 +328,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 	switch (k) {
 	case CALL_MAKE_RT:
 	case CALL_LONG_STRING:
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
-		c->signature = "ttsu";
-		aim_pick(w, a);
-		c->has_aim = true;
+		native_aimed(w, c, "MakeThreadRealtime", "ttsu");
 		u = pick_prio(r);
 		desc_add(&c->d, "native.MakeThreadRealtime(t %" PRIu64 ", t %" PRIu64 ", ",
 			 a->pid_arg, a->tid_arg);
@@ -335,10 +341,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 			    DBUS_TYPE_STRING, &str1, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID);
 		break;
 	case CALL_MAKE_HIGH:
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority");
-		c->signature = "tti";
-		aim_pick(w, a);
-		c->has_aim = true;
+		native_aimed(w, c, "MakeThreadHighPriority", "tti");
 		i = pick_nice(r);
 		desc_add(&c->d, "native.MakeThreadHighPriority(t %" PRIu64 ", t %" PRIu64 ", i %d)",
 			 a->pid_arg, a->tid_arg, i);
@@ -346,10 +349,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 			    DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID);
 		break;
 	case CALL_RESET_THREAD:
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ResetThread");
-		c->signature = "tt";
-		aim_pick(w, a);
-		c->has_aim = true;
+		native_aimed(w, c, "ResetThread", "tt");
 		desc_add(&c->d, "native.ResetThread(t %" PRIu64 ", t %" PRIu64 ")", a->pid_arg,
 			 a->tid_arg);
 		call_append(c->m, DBUS_TYPE_UINT64, &a->pid_arg, DBUS_TYPE_UINT64, &a->tid_arg,
@@ -357,14 +357,10 @@ void call_build(Worker *w, CallKind k, Call *c)
 		break;
 	case CALL_RESET_PROCESS:
 	case CALL_GRANT_LIMITS:
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
-				k == CALL_GRANT_LIMITS ? "GrantLimits" : "ResetProcess");
-		c->signature = "t";
-		aim_pick(w, a);
-		c->has_aim = true;
+		native_aimed(w, c, k == CALL_GRANT_LIMITS ? "GrantLimits" : "ResetProcess", "t");
 		a->tid_arg = 0;
-		desc_add(&c->d, "native.%s(t %" PRIu64 ")",
-			 k == CALL_GRANT_LIMITS ? "GrantLimits" : "ResetProcess", a->pid_arg);
+		desc_add(&c->d, "native.%s(t %" PRIu64 ")", dbus_message_get_member(c->m),
+			 a->pid_arg);
 		call_append(c->m, DBUS_TYPE_UINT64, &a->pid_arg, DBUS_TYPE_INVALID);
 		break;
 	case CALL_EXPLAIN: {

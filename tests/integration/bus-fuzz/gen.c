@@ -236,56 +236,43 @@ void gen_comm(Rng *r, char name[16])
 	}
 }
 
-uint32_t gen_u32(Rng *r, uint32_t lo, uint32_t hi)
+/* Around a range: its ends and their neighbours, values special to the
+ * type (its extremes, 0, 99 and 100), or one inside. */
+static int64_t gen_integer(Rng *r, int64_t lo, int64_t hi, const int64_t *special, size_t n)
 {
 	switch (rng_below(r, 12)) {
 	case 0:
-		return 0;
-	case 1:
 		return lo - 1;
-	case 2:
+	case 1:
 		return lo;
-	case 3:
+	case 2:
 		return hi;
-	case 4:
+	case 3:
 		return hi + 1;
+	case 4:
 	case 5:
-		return 99 + (uint32_t)rng_below(r, 2);
 	case 6:
-		return INT32_MAX + (uint32_t)rng_below(r, 2);
 	case 7:
-		return UINT32_MAX;
-	case 8:
-		return (uint32_t)rng_next(r);
+		return special[rng_below(r, n)];
 	default:
-		return hi >= lo ? lo + (uint32_t)rng_below(r, (uint64_t)hi - lo + 1) : lo;
+		return hi >= lo ? lo + (int64_t)rng_below(r, (uint64_t)(hi - lo) + 1) : lo;
 	}
+}
+
+uint32_t gen_u32(Rng *r, uint32_t lo, uint32_t hi)
+{
+	const int64_t special[] = {
+		0, 99, 100, INT32_MAX, (int64_t)INT32_MAX + 1, UINT32_MAX, (uint32_t)rng_next(r)
+	};
+
+	return (uint32_t)gen_integer(r, lo, hi, special, ELEMENTSOF(special));
 }
 
 int32_t gen_i32(Rng *r, int32_t lo, int32_t hi)
 {
-	switch (rng_below(r, 12)) {
-	case 0:
-		return INT32_MIN;
-	case 1:
-		return lo - 1;
-	case 2:
-		return lo;
-	case 3:
-		return hi;
-	case 4:
-		return hi + 1;
-	case 5:
-		return -21 + (int32_t)rng_below(r, 2) * 41; /* -21 or 20 */
-	case 6:
-		return INT32_MAX;
-	case 7:
-		return 0;
-	case 8:
-		return (int32_t)rng_next(r);
-	default:
-		return hi >= lo ? lo + (int32_t)rng_below(r, (uint64_t)((int64_t)hi - lo + 1)) : lo;
-	}
+	const int64_t special[] = { INT32_MIN, -21, 0, 20, INT32_MAX, (int32_t)rng_next(r) };
+
+	return (int32_t)gen_integer(r, lo, hi, special, ELEMENTSOF(special));
 }
 
 static bool append_one(Rng *r, DBusMessageIter *it, Desc *d)
