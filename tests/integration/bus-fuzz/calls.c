@@ -112,8 +112,6 @@ void call_record(Worker *w, const Desc *d)
 void call_note_error(const char *name)
 {
 	count_error(name);
-	if (streq(name, DBUS_ERROR_NO_REPLY) || streq(name, DBUS_ERROR_TIMEOUT))
-		stats.timeouts++;
 	if (streq(name, DBUS_ERROR_NO_REPLY) || streq(name, DBUS_ERROR_SERVICE_UNKNOWN) ||
 	    streq(name, DBUS_ERROR_NAME_HAS_NO_OWNER) || streq(name, DBUS_ERROR_DISCONNECTED))
 		daemon_suspect = true;
@@ -133,8 +131,12 @@ DBusMessage *call_send(Worker *w, DBusConnection *bus, DBusMessage *m, const Des
 		stats.ok++;
 	else {
 		call_note_error(e.name ? e.name : "(no error name)");
-		if (streq_ptr(e.name, DBUS_ERROR_NO_REPLY))
-			note("no answer within %d s: %s", CALL_TIMEOUT_MS / 1000, d->text);
+		/* NoReply: the timeout, or the daemon gone before it answered */
+		if (streq_ptr(e.name, DBUS_ERROR_NO_REPLY)) {
+			if (!strstr(e.message, "disconnected"))
+				stats.timeouts++;
+			note("no reply (%.80s): %s", e.message, d->text);
+		}
 		dbus_error_free(&e);
 	}
 	/* a fuzzer thread that was made realtime never stays so: the host's safety */
