@@ -134,18 +134,9 @@ static void demote_disallowed(Daemon *d)
 	{
 		const PolicyGrant *pg;
 		const char *user;
-		bool ok;
 
-		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0)
-			ok = false;
-		else if (g->kind == GRANT_NICE)
-			ok = pg->set[POLICY_KEY_NICE] && g->value >= pg->nice;
-		else
-			ok = pg->set[POLICY_KEY_REALTIME_PRIORITY] &&
-			     pg->set[POLICY_KEY_POLICIES] && g->value <= pg->realtime_priority &&
-			     (pg->policies &
-			      (g->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR));
-		if (ok)
+		if (daemon_policy_eval(d, p->uid, &pg, &user) >= 0 &&
+		    policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, NULL) >= 0)
 			continue;
 		(void)sched_reset(g->tid);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,

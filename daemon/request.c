@@ -84,15 +84,6 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	request_free(r);
 }
 
-static const char *source_of(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
-{
-	if (!g->set[k] || !g->source[k].file)
-		snprintf(buf, size, "no policy file sets %s=", policy_key_to_string(k));
-	else
-		snprintf(buf, size, "%s:%u", g->source[k].file, g->source[k].line);
-	return buf;
-}
-
 /* The target exists, belongs to the caller, tid is its thread, and both are pinned. */
 static int request_pin(Request *r)
 {
@@ -188,7 +179,8 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 {
 	const PolicyGrant *g;
 	const char *user;
-	char src[300];
+	PolicyRefusal why;
+	char text[512];
 	int k;
 
 	k = daemon_policy_eval(r->d, r->owner, &g, &user);
@@ -207,28 +199,6 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 	if (r->type == REQUEST_LIMITS)
 		return 0;
 
-	if (r->kind == GRANT_NICE) {
-		if (r->value < -20 || r->value > 19) {
-			request_fail(r, ERR_INVALID_ARGS, "nice level %d is out of range -20..19",
-				     r->value);
-			return -EINVAL;
-		}
-		if (!g->set[POLICY_KEY_NICE]) {
-			request_fail(r, ERR_POLICY_DENIED,
-				     "nice level %d is not allowed for user %s (%s)", r->value,
-				     user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
-			return -EPERM;
-		}
-		if (r->value < g->nice) {
-			request_fail(r, ERR_POLICY_DENIED,
-				     "nice level %d is below the limit %d for user %s (%s)",
-				     r->value, g->nice, user,
-				     source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
-			return -EPERM;
-		}
-		return 0;
-	}
-
 	if (r->compat_rt) {
 		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
 
@@ -239,29 +209,11 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		else
 			r->kind = GRANT_FIFO;
 	}
-	if (r->value < 1 || r->value > 99) {
-		request_fail(r, ERR_INVALID_ARGS, "priority %d is out of range 1..99", r->value);
-		return -EINVAL;
-	}
-	if (!g->set[POLICY_KEY_REALTIME_PRIORITY] || g->realtime_priority <= 0) {
-		request_fail(r, ERR_POLICY_DENIED,
-			     "realtime scheduling is not allowed for user %s (%s)", user,
-			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
-		return -EPERM;
-	}
-	if (!g->set[POLICY_KEY_POLICIES] ||
-	    !(g->policies & (r->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR))) {
-		request_fail(r, ERR_POLICY_DENIED, "policy %s is not allowed for user %s (%s)",
-			     grant_kind_to_string(r->kind), user,
-			     source_of(g, POLICY_KEY_POLICIES, src, sizeof(src)));
-		return -EPERM;
-	}
-	if (r->value > g->realtime_priority) {
-		request_fail(r, ERR_POLICY_DENIED,
-			     "priority %d exceeds the limit %d for user %s (%s)", r->value,
-			     g->realtime_priority, user,
-			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
-		return -EPERM;
+	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
+	if (k < 0) {
+		(void)policy_refusal_format(&why, user, text, sizeof(text));
+		request_fail(r, k == -EINVAL ? ERR_INVALID_ARGS : ERR_POLICY_DENIED, "%s", text);
+		return k;
 	}
 	return 0;
 }
@@ -366,19 +318,18 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
 		return 0;
 	k = -errno;
+	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
 	if (hard == UINT64_MAX)
 		request_fail(r, ERR_POLICY_DENIED,
 			     "RLIMIT_RTTIME of process %d is unlimited, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, max, user,
-			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, max, user, src);
 	else
 		request_fail(r, ERR_POLICY_DENIED,
 			     "RLIMIT_RTTIME of process %d is %" PRIu64
 			     " us, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, hard, max, user,
-			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, hard, max, user, src);
 	return k;
 }
 
@@ -594,7 +545,7 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 		return;
 
 	/* root callers and root-owned targets need no polkit */
-	if (r->uid != 0 && r->owner != 0 && !g->covered && pd->polkit) {
+	if (r->uid != 0 && r->owner != 0 && policy_grant_needs_polkit(g, pd)) {
 		k = polkit_check(d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
 				 on_polkit, r, request_free_void);
 		if (k == 0)

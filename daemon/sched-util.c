@@ -28,25 +28,14 @@ struct sched_attr {
 	uint64_t sched_period;
 };
 
-static const char *const kind_names[_GRANT_KIND_MAX] = {
-	[GRANT_FIFO] = "fifo",
-	[GRANT_RR] = "rr",
-	[GRANT_NICE] = "nice",
-};
-
 const char *grant_kind_to_string(GrantKind k)
 {
-	if (k < 0 || k >= _GRANT_KIND_MAX)
-		return NULL;
-	return kind_names[k];
+	return policy_grant_kind_to_string((PolicyGrantKind)k);
 }
 
 GrantKind grant_kind_from_string(const char *s)
 {
-	for (int k = 0; k < _GRANT_KIND_MAX; k++)
-		if (streq_ptr(s, kind_names[k]))
-			return k;
-	return _GRANT_KIND_INVALID;
+	return (GrantKind)policy_grant_kind_from_string(s);
 }
 
 static int sys_sched_setattr(pid_t tid, struct sched_attr *attr)

@@ -10,11 +10,15 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "policy-allow.h"
+
+/* The kinds of grant are policy's (common/policy-allow.h), so that a Grant
+ * can be put to policy_grant_allows() as it is. */
 typedef enum GrantKind {
-	GRANT_FIFO,
-	GRANT_RR,
-	GRANT_NICE,
-	_GRANT_KIND_MAX,
+	GRANT_FIFO = POLICY_GRANT_FIFO,
+	GRANT_RR = POLICY_GRANT_RR,
+	GRANT_NICE = POLICY_GRANT_NICE,
+	_GRANT_KIND_MAX = _POLICY_GRANT_KIND_MAX,
 	_GRANT_KIND_INVALID = -EINVAL,
 } GrantKind;
 
