@@ -83,11 +83,24 @@ static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thre
 					(int)pid);
 			return;
 		}
-		/* A thread that holds no grant is reset too: lowering is always allowed. */
-		if (daemon_reset_grants(d, pid, tid) == 0)
-			(void)sched_reset(tid);
-	} else
-		daemon_reset_grants(d, pid, 0);
+	}
+	/* Only what realtimed granted is undone: a thread it never granted
+	 * runs as its owner chose, and root's "reset" could raise it (nice 0
+	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */
+	if (daemon_reset_grants(d, pid, tid) == 0) {
+		if (thread)
+			bus_reply_error(
+				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+				"thread %d of process %d holds no grant of realtimed; it is "
+				"left as it is",
+				(int)tid, (int)pid);
+		else
+			bus_reply_error(
+				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+				"process %d holds no grant of realtimed; it is left as it is",
+				(int)pid);
+		return;
+	}
 	bus_reply_empty(c, m);
 }
 

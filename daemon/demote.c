@@ -88,7 +88,7 @@ unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid)
 			continue;
 		if (proc_get_start_time(d->grants->proc, p->pid, g->tid, &st) >= 0 &&
 		    st == g->start_time)
-			(void)sched_reset(g->tid);
+			(void)sched_restore(g->tid, g->kind, &g->before);
 		list[n][0] = p->pid;
 		list[n][1] = g->tid;
 		n++;
@@ -138,7 +138,7 @@ static void demote_disallowed(Daemon *d)
 		if (daemon_policy_eval(d, p->uid, &pg, &user) >= 0 &&
 		    policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, NULL) >= 0)
 			continue;
-		(void)sched_reset(g->tid);
+		(void)sched_restore(g->tid, g->kind, &g->before);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): the reloaded policy no longer "
 		       "allows it",

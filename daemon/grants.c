@@ -178,7 +178,8 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 }
 
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec, Grant **ret)
+		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t since_usec, Grant **ret)
 {
 	_cleanup_close_ int fd = pidfd;
 	GrantProcess *p;
@@ -221,6 +222,7 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		/* A reused tid in the same process: the stale grant is replaced in place. */
 		if (g && g->start_time != tid_start) {
 			g->start_time = tid_start;
+			g->before = before ? *before : SCHED_STATE_UNKNOWN;
 			g->exit_source = sd_event_source_disable_unref(g->exit_source);
 			g->pidfd = safe_close(g->pidfd);
 			grant_watch_thread(t, g);
@@ -241,6 +243,7 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		g->process = p;
 		g->tid = tid;
 		g->start_time = tid_start;
+		g->before = before ? *before : SCHED_STATE_UNKNOWN;
 		g->pidfd = -EBADF;
 		grant_watch_thread(t, g);
 		g->next = p->grants;

@@ -26,6 +26,7 @@ static const char *const native_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
 	[ERR_POLICY_DENIED] = NATIVE_ERROR "PolicyDenied",
 	[ERR_NO_SUCH_PROCESS] = NATIVE_ERROR "NoSuchProcess",
+	[ERR_NO_SUCH_GRANT] = NATIVE_ERROR "NoSuchGrant",
 	[ERR_INVALID_ARGS] = NATIVE_ERROR "InvalidArgs",
 	[ERR_LIMITS_EXCEEDED] = NATIVE_ERROR "LimitsExceeded",
 	[ERR_RATE_LIMITED] = NATIVE_ERROR "RateLimited",
@@ -40,6 +41,7 @@ static const char *const rtkit_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_POLICY_DENIED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_NO_SUCH_PROCESS] = DBUS_ERROR_FAILED,
+	[ERR_NO_SUCH_GRANT] = DBUS_ERROR_FAILED,
 	[ERR_INVALID_ARGS] = DBUS_ERROR_INVALID_ARGS,
 	[ERR_LIMITS_EXCEEDED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_RATE_LIMITED] = DBUS_ERROR_ACCESS_DENIED,
@@ -335,12 +337,21 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 
 static void request_finish_sched(Request *r, const PolicyGrant *g, const char *user)
 {
+	SchedState before;
 	Grant *grant;
 	uint64_t st;
 	int k;
 
 	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
 		return;
+
+	/* What a reset puts back (the table keeps this only for a first grant). */
+	k = sched_get_state(r->tid, &before);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
+			     (int)r->pid);
+		return;
+	}
 
 	if (r->kind != GRANT_NICE) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
@@ -374,9 +385,10 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	}
 
 	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
-			    r->tid_start, r->kind, r->value, now_usec(CLOCK_REALTIME), &grant);
+			    r->tid_start, r->kind, r->value, &before, now_usec(CLOCK_REALTIME),
+			    &grant);
 	if (k < 0) {
-		sched_reset(r->tid);
+		(void)sched_restore(r->tid, r->kind, &before);
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;

@@ -37,6 +37,7 @@ typedef enum RequestError {
 	ERR_PERMISSION_DENIED,
 	ERR_POLICY_DENIED,
 	ERR_NO_SUCH_PROCESS,
+	ERR_NO_SUCH_GRANT, /* a reset of a thread realtimed did not grant */
 	ERR_INVALID_ARGS,
 	ERR_LIMITS_EXCEEDED,
 	ERR_RATE_LIMITED,

@@ -2,8 +2,11 @@
 /*
  * The grant table on disk (STATE_DIR/grants), so that a restarted daemon
  * adopts the grants that are still alive instead of losing track of them.
- * One line per thread: pid pid-start uid tid tid-start kind value since.
- * Written atomically (temporary file + rename) once per event-loop
+ * One line per thread: pid pid-start uid tid tid-start kind value since,
+ * then (since v2) what the thread ran with before the grant: policy
+ * priority nice reset-on-fork, which a reset puts back. A v1 line (without
+ * them) is still read; its thread goes back to SCHED_OTHER at its own nice
+ * level on a reset. Written atomically (temporary file + rename) once per event-loop
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still runs
@@ -19,13 +22,15 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "irq-threads.h"
 #include "log.h"
 #include "pidfd.h"
 #include "proc.h"
 
 #define STATE_FILE "grants"
-#define STATE_HEADER \
-	"# realtimed grant table v1: pid pid-start uid tid tid-start kind value since-usec\n"
+#define STATE_HEADER                                                                         \
+	"# realtimed grant table v2: pid pid-start uid tid tid-start kind value since-usec " \
+	"before-policy before-priority before-nice before-reset-on-fork\n"
 
 static int on_save(sd_event_source *s, void *userdata)
 {
@@ -72,9 +77,12 @@ int daemon_state_save(Daemon *d)
 	}
 	fputs(STATE_HEADER, f);
 	GRANT_TABLE_FOREACH(p, g, d->grants)
-	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 "\n", (int)p->pid,
+	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", (int)p->pid,
 		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-		grant_kind_to_string(g->kind), g->value, g->since_usec);
+		grant_kind_to_string(g->kind), g->value, g->since_usec,
+		sched_state_known(&g->before) ? sched_policy_to_string(g->before.policy)
+					      : "unknown",
+		g->before.priority, g->before.nice, g->before.reset_on_fork);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
 	if (r < 0) {
 		unlink(tmp);
@@ -93,17 +101,26 @@ static int adopt_line(Daemon *d, const char *line)
 	int pid, tid, value;
 	unsigned uid;
 	uint64_t pid_start, tid_start, since, st;
-	char kind_s[16];
+	char kind_s[16], policy_s[16];
+	SchedState before = SCHED_STATE_UNKNOWN;
+	int n, priority, nice, reset_on_fork;
 	uid_t ruid, euid;
 	GrantKind kind;
 	int fd, r;
 
-	if (sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64, &pid, &pid_start,
-		   &uid, &tid, &tid_start, kind_s, &value, &since) != 8)
+	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d", &pid,
+		   &pid_start, &uid, &tid, &tid_start, kind_s, &value, &since, policy_s, &priority,
+		   &nice, &reset_on_fork);
+	if (n != 8 && n != 12)
 		return -EINVAL;
 	kind = grant_kind_from_string(kind_s);
 	if (kind < 0 || pid <= 0 || tid <= 0)
 		return -EINVAL;
+	if (n == 12 && sched_policy_from_string(policy_s) >= 0)
+		before = (SchedState){ .policy = sched_policy_from_string(policy_s),
+				       .priority = priority,
+				       .nice = nice,
+				       .reset_on_fork = reset_on_fork };
 
 	fd = pidfd_open_cloexec(pid);
 	if (fd < 0)
@@ -115,8 +132,8 @@ static int adopt_line(Daemon *d, const char *line)
 		safe_close(fd);
 		return -ESRCH;
 	}
-	r = grant_table_add(d->grants, pid, pid_start, uid, fd, tid, tid_start, kind, value, since,
-			    NULL);
+	r = grant_table_add(d->grants, pid, pid_start, uid, fd, tid, tid_start, kind, value,
+			    &before, since, NULL);
 	return r;
 }
 
