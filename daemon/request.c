@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "irq-threads.h"
 #include "log.h"
 #include "pidfd.h"
 #include "polkit.h"
@@ -335,18 +337,78 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 	return k;
 }
 
+/* What the thread ran with before realtimed's first grant to it: what an
+ * undo or a reset puts back. */
+static int request_before(Request *r, SchedState *ret)
+{
+	Grant *existing = grant_table_find(r->d->grants, r->pid, r->tid);
+
+	if (existing && existing->process->start_time == r->pid_start &&
+	    existing->start_time == r->tid_start) {
+		*ret = existing->before;
+		return 0;
+	}
+	return sched_get_state(r->tid, ret);
+}
+
+/* After sched_apply() the thread may have changed its own scheduling
+ * before the read-back: lowered its priority (any thread may), or raised it
+ * within its own RLIMIT_RTPRIO. What it holds is supervised if it is a
+ * grant of the same sort that policy allows; otherwise the grant is undone.
+ * Either way it never stays realtime outside the table, where no canary,
+ * per-user cap or reload would see it. Returns 0 with what to record. */
+static int request_read_back(Request *r, const PolicyGrant *g, const SchedState *before,
+			     GrantKind *ret_kind, int *ret_value)
+{
+	GrantKind kind;
+	SchedState now;
+	int value, k;
+
+	k = sched_get_state(r->tid, &now);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS,
+			     "thread %d of process %d exited during the grant", (int)r->tid,
+			     (int)r->pid);
+		return k;
+	}
+	if (sched_state_as_grant(&now, &kind, &value) >= 0 &&
+	    (kind == GRANT_NICE) == (r->kind == GRANT_NICE) &&
+	    policy_grant_allows(g, (PolicyGrantKind)kind, value, NULL) >= 0) {
+		if (kind != r->kind || value != r->value)
+			log_id(LOG_DEBUG, LOG_ID_GRANT,
+			       "Thread %d changed itself to %s %d right after its grant of %s %d; "
+			       "supervising that",
+			       (int)r->tid, grant_kind_to_string(kind), value,
+			       grant_kind_to_string(r->kind), r->value);
+		*ret_kind = kind;
+		*ret_value = value;
+		return 0;
+	}
+	k = sched_restore(r->tid, r->kind, before);
+	if (k < 0 && k != -ESRCH)
+		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
+				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+	request_fail(r, ERR_FAILED,
+		     "thread %d does not hold %s %d after it was set (it runs %s %d, not a grant "
+		     "its policy allows); the grant is undone",
+		     (int)r->tid, grant_kind_to_string(r->kind), r->value,
+		     sched_policy_to_string(now.policy),
+		     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority : now.nice);
+	return -EPERM;
+}
+
 static void request_finish_sched(Request *r, const PolicyGrant *g, const char *user)
 {
 	SchedState before;
+	GrantKind kind;
 	Grant *grant;
 	uint64_t st;
-	int k;
+	int value, k;
 
 	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
 		return;
 
-	/* What a reset puts back (the table keeps this only for a first grant). */
-	k = sched_get_state(r->tid, &before);
+	k = request_before(r, &before);
 	if (k < 0) {
 		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
 			     (int)r->pid);
@@ -366,7 +428,8 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 		return;
 	}
 	/* Verify again: the thread we set is still the one that was pinned,
-	 * and the kernel holds what we set. */
+	 * and it holds a grant we can supervise. Only then does the canary let
+	 * go of the pending target: the table (or nothing) takes over. */
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
 	    st != r->tid_start) {
@@ -377,24 +440,23 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 			     (int)r->pid);
 		return;
 	}
-	if (sched_matches(r->tid, r->kind, r->value) <= 0) {
+	if (request_read_back(r, g, &before, &kind, &value) < 0) {
 		daemon_canary_sync(r->d, NULL);
-		request_fail(r, ERR_FAILED, "thread %d does not hold %s %d after it was set",
-			     (int)r->tid, grant_kind_to_string(r->kind), r->value);
 		return;
 	}
 
 	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
-			    r->tid_start, r->kind, r->value, &before, now_usec(CLOCK_REALTIME),
-			    &grant);
+			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;
 	}
+	/* An update to what the table holds already changes nothing there. */
+	daemon_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
-	       grant_kind_to_string(r->kind), r->value, (int)r->tid, (int)r->pid, user);
+	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	bus_reply_empty(r->d->bus, r->msg);
 	request_free(r);
 }

@@ -210,6 +210,24 @@ int sched_reset(pid_t tid)
 	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
 }
 
+int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value)
+{
+	switch (s->policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		*ret_kind = s->policy == SCHED_FIFO ? GRANT_FIFO : GRANT_RR;
+		*ret_value = s->priority;
+		return 0;
+	case SCHED_OTHER:
+	case SCHED_BATCH:
+		*ret_kind = GRANT_NICE;
+		*ret_value = s->nice;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int sched_matches(pid_t tid, GrantKind kind, int value)
 {
 	struct sched_attr attr = {};

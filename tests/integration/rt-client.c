@@ -4,12 +4,19 @@
  * and scripts/demo.
  *
  *   rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]
+ *                 [--lower N]
  *	Behaves like a JACK client: starts an "audio" thread, asks the daemon
  *	(native interface, or the RealtimeKit one with --rtkit) to make that
  *	thread realtime (or nice N), then the thread reports the scheduling the
  *	kernel gives it. Like PipeWire, it first lowers its own RLIMIT_RTTIME to
  *	the RTTimeUSecMax the daemon announces. Exit 0: granted and verified,
- *	1: refused (the D-Bus error is printed), 2: anything else.
+ *	1: refused (the D-Bus error is printed), 2: anything else. --hold keeps
+ *	the process (and its audio thread) alive SEC seconds after the answer,
+ *	a refusal included. --lower N: the audio thread watches itself
+ *	(busy, as SCHED_OTHER) from the moment it exists, and the instant it
+ *	turns realtime it lowers itself to priority N of the same policy (as
+ *	any thread may) and sleeps: the daemon's read-back then finds priority
+ *	N, not what it set. --lower 0 drops to SCHED_OTHER instead.
  *
  *   rt-client spin SECS [DELAY_MS]
  *	Prints "pid P", sleeps DELAY_MS, then busy-loops: the runaway that the VM tier makes
@@ -74,6 +81,7 @@ static const char *policy_name(int p)
 struct audio {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	int lower; /* --lower; -1: not given */
 	pid_t tid;
 	bool decided;
 	int policy;
@@ -89,6 +97,27 @@ static void *audio_thread(void *userdata)
 	pthread_mutex_lock(&a->lock);
 	a->tid = gettid_();
 	pthread_cond_broadcast(&a->cond);
+	if (a->lower >= 0) {
+		/* Busy only while SCHED_OTHER, and for at most 30 s: realtime,
+		 * it lowers itself at once and goes to sleep below. */
+		uint64_t end = (uint64_t)time(NULL) + 30;
+		int p;
+
+		pthread_mutex_unlock(&a->lock);
+		do
+			p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		while (p != SCHED_FIFO && p != SCHED_RR && (uint64_t)time(NULL) < end);
+		if (p == SCHED_FIFO || p == SCHED_RR) {
+			sp.sched_priority = a->lower;
+			/* the daemon set SCHED_RESET_ON_FORK, which a thread may not clear */
+			if (sched_setscheduler(
+				    0, (a->lower > 0 ? p : SCHED_OTHER) | SCHED_RESET_ON_FORK,
+				    &sp) < 0)
+				fprintf(stderr, "rt-client: cannot lower myself to %d: %m\n",
+					a->lower);
+		}
+		pthread_mutex_lock(&a->lock);
+	}
 	while (!a->decided)
 		pthread_cond_wait(&a->cond, &a->lock);
 	a->policy = sched_getscheduler(0);
@@ -164,7 +193,9 @@ static int cmd_ask(int argc, char **argv)
 	const char *policy = "fifo";
 	unsigned prio = 70;
 	int nice_level = 0, hold = 0;
-	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER,
+			   .lower = -1 };
 	pthread_t t;
 	DBusConnection *bus;
 	DBusMessage *m, *reply;
@@ -185,6 +216,8 @@ static int cmd_ask(int argc, char **argv)
 			want_nice = true;
 		} else if (streq(argv[i], "--hold") && i + 1 < argc)
 			hold = atoi(argv[++i]);
+		else if (streq(argv[i], "--lower") && i + 1 < argc)
+			a.lower = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "rt-client: unknown argument %s\n", argv[i]);
 			return 2;
@@ -277,6 +310,8 @@ static int cmd_ask(int argc, char **argv)
 		printf("refused: %s: %s\n", err.name, err.message);
 		fflush(stdout);
 		dbus_error_free(&err);
+		if (hold > 0)
+			sleep((unsigned)hold);
 		return 1;
 	}
 	dbus_message_unref(reply);
@@ -298,7 +333,7 @@ static int cmd_ask(int argc, char **argv)
 	r = 0;
 	if (want_nice ? a.nice != nice_level
 		      : ((a.policy & ~SCHED_RESET_ON_FORK) == SCHED_OTHER ||
-			 a.priority != (int)prio)) {
+			 a.priority != (a.lower >= 0 ? a.lower : (int)prio))) {
 		printf("mismatch: the daemon said yes but the kernel shows otherwise\n");
 		r = 2;
 	}
@@ -431,7 +466,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && streq(argv[1], "spin"))
 		return cmd_spin(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
-			"[--hold SEC]\n"
+			"[--hold SEC] [--lower N]\n"
 			"       rt-client hold NTHREADS\n"
 			"       rt-client spin SECS [DELAY_MS]\n");
 	return 2;
