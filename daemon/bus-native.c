@@ -409,6 +409,8 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 	_cleanup_msg_ DBusMessage *s = NULL;
 	DBusMessageIter it, arr;
 
+	if (!d->bus)
+		return; /* not connected yet (or a unit test) */
 	s = dbus_message_new_signal(NATIVE_PATH, NATIVE_IFACE, "Demoted");
 	if (!s)
 		return;

@@ -13,6 +13,7 @@
 
 #include "grants.h"
 #include "macro.h"
+#include "pidfd.h"
 #include "proc.h"
 
 int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
@@ -261,17 +262,26 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 	return 0;
 }
 
+int grant_table_check(GrantTable *t, const Grant *g)
+{
+	uint64_t st;
+
+	if (pidfd_alive(g->process->pidfd) < 0 || (g->pidfd >= 0 && pidfd_alive(g->pidfd) < 0))
+		return -ESRCH;
+	if (proc_get_start_time(t->proc, g->process->pid, g->tid, &st) < 0 || st != g->start_time)
+		return -ESRCH;
+	return 0;
+}
+
 unsigned grant_table_prune(GrantTable *t, uid_t uid)
 {
 	unsigned n = 0;
 
 	GRANT_TABLE_FOREACH(p, g, t)
 	{
-		uint64_t st;
-
 		if (uid != (uid_t)-1 && p->uid != uid)
 			break;
-		if (proc_get_start_time(t->proc, p->pid, g->tid, &st) >= 0 && st == g->start_time)
+		if (grant_table_check(t, g) >= 0)
 			continue;
 		unlink_grant(t, g);
 		n++;

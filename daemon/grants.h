@@ -79,7 +79,14 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 void grant_table_remove(GrantTable *t, Grant *g);
 void grant_table_remove_process(GrantTable *t, GrantProcess *p);
 
-/* Drops grants whose thread is gone or was reused (start time differs).
+/* 0 while g's tid is still the thread that was granted: its process's
+ * pidfd (and the thread's own, where the kernel gives one) is not readable,
+ * and its start time in /proc is the one recorded. -ESRCH otherwise: the tid
+ * may be another thread's now, which nothing must touch. Every path that
+ * changes a thread by tid asks this first. */
+int grant_table_check(GrantTable *t, const Grant *g);
+
+/* Drops grants whose thread is gone or was reused (grant_table_check()).
  * uid == (uid_t)-1: all users. Returns how many were dropped. */
 unsigned grant_table_prune(GrantTable *t, uid_t uid);
 

@@ -408,6 +408,10 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
 		return;
 
+	/* The tid is still the pinned thread right before it is changed (the
+	 * checks above took time), and right after. */
+	if (request_recheck(r) < 0)
+		return;
 	k = request_before(r, &before);
 	if (k < 0) {
 		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
@@ -429,11 +433,12 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	}
 	/* Verify again: the thread we set is still the one that was pinned,
 	 * and it holds a grant we can supervise. Only then does the canary let
-	 * go of the pending target: the table (or nothing) takes over. */
+	 * go of the pending target: the table (or nothing) takes over. A thread
+	 * that exited meanwhile took its grant along; its tid may be another
+	 * thread's already, which is left alone. */
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
 	    st != r->tid_start) {
-		sched_reset(r->tid);
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_SUCH_PROCESS,
 			     "thread %d of process %d exited during the grant", (int)r->tid,
