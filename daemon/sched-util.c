@@ -155,6 +155,11 @@ static int sched_to_fair(pid_t tid, int policy, int nice, bool reset_on_fork)
 	return 0;
 }
 
+bool sched_state_above(const SchedState *a, const SchedState *b)
+{
+	return sched_rank(a) > sched_rank(b);
+}
+
 int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
 {
 	SchedState now, to;
@@ -171,7 +176,7 @@ int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
 				   .reset_on_fork = now.reset_on_fork };
 
 	/* A thread that lowered itself below what it had before stays there. */
-	if (sched_rank(&to) > sched_rank(&now))
+	if (sched_state_above(&to, &now))
 		return 0;
 	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
 	    to.reset_on_fork == now.reset_on_fork)
@@ -226,28 +231,6 @@ int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_valu
 	default:
 		return -EINVAL;
 	}
-}
-
-int sched_matches(pid_t tid, GrantKind kind, int value)
-{
-	struct sched_attr attr = {};
-	int r;
-
-	r = sys_sched_getattr(tid, &attr);
-	if (r < 0)
-		return r;
-	switch (kind) {
-	case GRANT_FIFO:
-		return attr.sched_policy == SCHED_FIFO && (int)attr.sched_priority == value;
-	case GRANT_RR:
-		return attr.sched_policy == SCHED_RR && (int)attr.sched_priority == value;
-	case GRANT_NICE:
-		return attr.sched_policy == SCHED_OTHER && attr.sched_nice == value;
-	case _GRANT_KIND_MAX:
-	case _GRANT_KIND_INVALID:
-		break;
-	}
-	return -EINVAL;
 }
 
 int sched_get(pid_t tid, const char **ret_policy, int *ret_priority)

@@ -60,11 +60,12 @@ int sched_restore(pid_t tid, GrantKind kind, const SchedState *before);
  * is, so this never raises a thread (never nice 0 for a nice-19 thread,
  * never SCHED_OTHER for a SCHED_IDLE one). */
 int sched_reset(pid_t tid);
+/* Does a claim more of the CPU than b? (SCHED_DEADLINE above SCHED_FIFO/RR
+ * by priority, above the fair policies by nice level, above SCHED_IDLE.) */
+bool sched_state_above(const SchedState *a, const SchedState *b);
 /* A state as the grant it is: SCHED_FIFO/RR as fifo/rr and the priority,
  * SCHED_OTHER/BATCH as a nice level. -EINVAL for SCHED_IDLE or
  * SCHED_DEADLINE, which realtimed never grants. */
 int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value);
-/* Does the thread still run as granted? 1 yes, 0 no, -errno. */
-int sched_matches(pid_t tid, GrantKind kind, int value);
 /* "fifo"/"rr"/"other"... and priority (or nice for other). */
 int sched_get(pid_t tid, const char **ret_policy, int *ret_priority);

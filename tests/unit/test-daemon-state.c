@@ -35,16 +35,28 @@ static void teardown(void)
 
 static void daemon_init(Daemon *d)
 {
+	char conf[256];
+	const char *files[] = { conf };
+	FILE *f;
+
 	memset(d, 0, sizeof(*d));
 	d->args.state_dir = dir;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(grant_table_new(d->event, "/proc", NULL, NULL, &d->grants), 0);
+	/* the policy adoption decides by: whoever runs the test may hold nice 0 */
+	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[Default]\nNice=0\n", f);
+	fclose(f);
+	ck_assert_int_eq(policy_load_files(files, 1, &d->policy), 0);
 }
 
 static void daemon_fini(Daemon *d)
 {
 	d->save_source = sd_event_source_disable_unref(d->save_source);
 	d->grants = grant_table_free(d->grants);
+	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }
 
