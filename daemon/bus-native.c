@@ -58,8 +58,7 @@ static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage 
 static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thread)
 {
 	uint64_t pid_arg, tid_arg = 0;
-	pid_t pid, tid = 0;
-	uid_t uid;
+	pid_t pid, tid;
 
 	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
 		return;
@@ -68,22 +67,9 @@ static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thre
 				      &tid_arg, DBUS_TYPE_INVALID);
 	else
 		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
-	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, &pid, &uid) < 0)
+	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, thread ? &tid_arg : NULL, &pid,
+				  &tid) < 0)
 		return;
-	if (thread) {
-		if (tid_arg > INT_MAX) {
-			bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
-					"tid %" PRIu64 " out of range", tid_arg);
-			return;
-		}
-		tid = tid_arg ? (pid_t)tid_arg : pid;
-		if (proc_thread_of(d->grants->proc, pid, tid) < 0) {
-			bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
-					"thread %d is not a thread of process %d", (int)tid,
-					(int)pid);
-			return;
-		}
-	}
 	/* Only what realtimed granted is undone: a thread it never granted
 	 * runs as its owner chose, and root's "reset" could raise it (nice 0
 	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */

@@ -88,11 +88,63 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	request_free(r);
 }
 
+/* The kernel's rule for one task acting on another (and prlimit()'s): the
+ * target's real, effective and saved uid are all the caller's. Credentials
+ * are per thread, so this is asked of the process (its main thread) and of
+ * the thread itself. Root may act on anyone. 0, or -EPERM with the
+ * refusal written into buf. */
+static int owned_by(const ProcUids *u, uid_t caller, const char *what, char *buf, size_t size)
+{
+	if (caller == 0 || (u->ruid == caller && u->euid == caller && u->suid == caller))
+		return 0;
+	if (u->ruid != caller)
+		snprintf(buf, size, "%s belongs to uid %u, not to the caller (uid %u)", what,
+			 (unsigned)u->ruid, (unsigned)caller);
+	else
+		snprintf(buf, size,
+			 "%s runs with effective uid %u and saved uid %u, not only as the caller "
+			 "(uid %u)",
+			 what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)caller);
+	return -EPERM;
+}
+
+/* Whether the caller may act on thread tid of process pid: the process's
+ * and the thread's uids are both owned_by() the caller. Returns
+ * _ERR_INVALID (no error) and the process's real uid (whose policy
+ * applies) in *ret_owner, or the error to answer with its text in buf. */
+static RequestError check_owner(const char *proc, pid_t pid, pid_t tid, uid_t caller,
+				uid_t *ret_owner, char *buf, size_t size)
+{
+	char what[64];
+	ProcUids u;
+
+	if (proc_get_uids(proc, pid, 0, &u) < 0) {
+		snprintf(buf, size, "process %d does not exist", (int)pid);
+		return ERR_NO_SUCH_PROCESS;
+	}
+	snprintf(what, sizeof(what), "process %d", (int)pid);
+	if (owned_by(&u, caller, what, buf, size) < 0)
+		return ERR_PERMISSION_DENIED;
+	*ret_owner = u.ruid;
+	if (tid == pid)
+		return _ERR_INVALID; /* the main thread: its uids were those */
+	/* /proc/PID/task/TID exists only for a thread of PID */
+	if (proc_get_uids(proc, pid, tid, &u) < 0) {
+		snprintf(buf, size, "thread %d is not a thread of process %d", (int)tid, (int)pid);
+		return ERR_NO_SUCH_PROCESS;
+	}
+	snprintf(what, sizeof(what), "thread %d of process %d", (int)tid, (int)pid);
+	if (owned_by(&u, caller, what, buf, size) < 0)
+		return ERR_PERMISSION_DENIED;
+	return _ERR_INVALID;
+}
+
 /* The target exists, belongs to the caller, tid is its thread, and both are pinned. */
 static int request_pin(Request *r)
 {
 	GrantProcess *p;
-	uid_t ruid, euid;
+	RequestError e;
+	char text[256];
 	int k;
 
 	if (r->pid_arg > INT_MAX || r->tid_arg > INT_MAX) {
@@ -137,18 +189,11 @@ static int request_pin(Request *r)
 		}
 	}
 
-	k = proc_get_uid(r->d->grants->proc, r->pid, &ruid, &euid);
-	if (k < 0) {
-		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
-		return k;
-	}
-	if (r->uid != 0 && (ruid != r->uid || euid != r->uid)) {
-		request_fail(r, ERR_PERMISSION_DENIED,
-			     "process %d belongs to uid %u, not to the caller (uid %u)",
-			     (int)r->pid, (unsigned)ruid, (unsigned)r->uid);
+	e = check_owner(r->d->grants->proc, r->pid, r->tid, r->uid, &r->owner, text, sizeof(text));
+	if (e >= 0) {
+		request_fail(r, e, "%s", text);
 		return -EPERM;
 	}
-	r->owner = ruid;
 
 	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
 	k = proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start);
@@ -164,10 +209,13 @@ static int request_pin(Request *r)
 	return 0;
 }
 
-/* Still the same process and thread as when pinned? */
+/* Still the same process and thread as when pinned, and still the caller's? */
 static int request_recheck(Request *r)
 {
+	RequestError e;
+	char text[256];
 	uint64_t st;
+	uid_t owner;
 
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
@@ -175,6 +223,14 @@ static int request_recheck(Request *r)
 		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
 			     (int)r->pid);
 		return -ESRCH;
+	}
+	/* and still the caller's: a thread may change its uids (or exec a
+	 * setuid program) while polkit thinks */
+	e = check_owner(r->d->grants->proc, r->pid, r->tid, r->uid, &owner, text, sizeof(text));
+	if (e >= 0 || owner != r->owner) {
+		request_fail(r, e >= 0 ? e : ERR_PERMISSION_DENIED, "%s",
+			     e >= 0 ? text : "the process changed its owner");
+		return -EPERM;
 	}
 	return 0;
 }
@@ -642,11 +698,13 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 	request_finish(r, false);
 }
 
-int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg, pid_t *ret_pid,
-			  uid_t *ret_uid)
+int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg,
+			  const uint64_t *tid_arg, pid_t *ret_pid, pid_t *ret_tid)
 {
-	uid_t uid, ruid, euid;
-	pid_t caller, pid;
+	pid_t caller, pid, tid;
+	RequestError e;
+	char text[256];
+	uid_t uid, owner;
 	int k;
 
 	k = bus_get_creds(d, m, &uid, &caller);
@@ -656,25 +714,20 @@ int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_
 				strerror(-k));
 		return k;
 	}
-	if (pid_arg > INT_MAX) {
+	if (pid_arg > INT_MAX || (tid_arg && *tid_arg > INT_MAX)) {
 		bus_reply_error(d->bus, m, request_error_name(ERR_INVALID_ARGS, f),
-				"pid %" PRIu64 " out of range", pid_arg);
+				"pid %" PRIu64 " / tid %" PRIu64 " out of range", pid_arg,
+				tid_arg ? *tid_arg : 0);
 		return -EINVAL;
 	}
 	pid = pid_arg ? (pid_t)pid_arg : caller;
-	k = proc_get_uid(d->grants->proc, pid, &ruid, &euid);
-	if (k < 0) {
-		bus_reply_error(d->bus, m, request_error_name(ERR_NO_SUCH_PROCESS, f),
-				"process %d does not exist", (int)pid);
-		return k;
-	}
-	if (uid != 0 && (ruid != uid || euid != uid)) {
-		bus_reply_error(d->bus, m, request_error_name(ERR_PERMISSION_DENIED, f),
-				"process %d belongs to uid %u, not to the caller (uid %u)",
-				(int)pid, (unsigned)ruid, (unsigned)uid);
+	tid = !tid_arg ? 0 : *tid_arg ? (pid_t)*tid_arg : pid;
+	e = check_owner(d->grants->proc, pid, tid ? tid : pid, uid, &owner, text, sizeof(text));
+	if (e >= 0) {
+		bus_reply_error(d->bus, m, request_error_name(e, f), "%s", text);
 		return -EPERM;
 	}
 	*ret_pid = pid;
-	*ret_uid = uid;
+	*ret_tid = tid;
 	return 0;
 }

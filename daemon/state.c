@@ -114,7 +114,7 @@ static int adopt_line(Daemon *d, const char *line)
 	SchedState before = SCHED_STATE_UNKNOWN, now;
 	int n, priority, nice, reset_on_fork;
 	_cleanup_close_ int fd = -EBADF;
-	uid_t ruid, euid;
+	ProcUids uids;
 	GrantKind kind, held;
 
 	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d", &pid,
@@ -138,7 +138,7 @@ static int adopt_line(Daemon *d, const char *line)
 	    proc_get_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
 	    pidfd_alive(fd) < 0)
 		return -ESRCH;
-	if (proc_get_uid(d->grants->proc, pid, &ruid, &euid) < 0 || ruid != uid) {
+	if (proc_get_uids(d->grants->proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
 		/* The same thread, but it belongs to someone else now: no policy
 		 * ever allowed that owner this grant. */
 		(void)sched_restore(tid, kind, &before);
