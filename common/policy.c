@@ -34,6 +34,7 @@
 #include "config.h"
 #include "macro.h"
 #include "parse.h"
+#include "policy-allow.h"
 #include "policy.h"
 
 #define POLICY_FILE_SIZE_MAX (4U * 1024U * 1024U)
@@ -1671,8 +1672,12 @@ int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret)
 
 	switch (resource) {
 	case RLIMIT_RTPRIO:
+		/* It opens SCHED_FIFO (and SCHED_RR) up to its value: the same
+		 * decision as a grant of fifo at RealtimePriority=, or none. */
 		k = POLICY_KEY_REALTIME_PRIORITY;
-		v = (uint64_t)g->realtime_priority;
+		v = policy_grant_allows(g, POLICY_GRANT_FIFO, g->realtime_priority, NULL) >= 0
+			    ? (uint64_t)g->realtime_priority
+			    : 0;
 		break;
 	case RLIMIT_NICE:
 		k = POLICY_KEY_NICE;

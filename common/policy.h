@@ -168,6 +168,9 @@ PolicyKey policy_key_from_string(const char *s);
 int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size);
 
 /* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
- * RLIMIT_NICE uses the kernel's 20 - nice encoding. -ENODATA when the grant
- * does not set the key behind it; -EINVAL for another resource. */
+ * RLIMIT_NICE uses the kernel's 20 - nice encoding. RLIMIT_RTPRIO lets a
+ * process take SCHED_FIFO as well as SCHED_RR, so it is RealtimePriority=
+ * only where Policies= allows fifo, and 0 otherwise: such a user gets
+ * realtime per thread, from realtimed. -ENODATA when the grant does not set
+ * the key behind it; -EINVAL for another resource. */
 int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret);

@@ -522,15 +522,22 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	request_free(r);
 }
 
+/* GrantLimits raises a limit that is a right (a limit already above policy
+ * stays), and sets RLIMIT_RTTIME, a safety ceiling on realtime, to exactly
+ * what policy says, lowering it too. RLIMIT_RTTIME goes first: a process
+ * never holds a raised RLIMIT_RTPRIO without the ceiling. (A user whose
+ * Policies= lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no
+ * raise.) */
 static const struct {
 	int resource;
 	const char *key;
 	const char *proc_name;
+	bool ceiling;
 } limit_table[] = {
-	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority" },
-	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory" },
-	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout" },
-	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority" },
+	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout", true },
+	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority", false },
+	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory", false },
+	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority", false },
 };
 
 static void request_finish_limits(Request *r, const PolicyGrant *g, const char *user)
@@ -562,9 +569,12 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 				     strerror(-k));
 			return;
 		}
-		/* Only ever raise: a limit already above policy stays. */
-		rl.rlim_cur = soft > want ? soft : want;
-		rl.rlim_max = hard > want ? hard : want;
+		if (limit_table[i].ceiling)
+			rl.rlim_cur = rl.rlim_max = want;
+		else {
+			rl.rlim_cur = soft > want ? soft : want;
+			rl.rlim_max = hard > want ? hard : want;
+		}
 		if ((rl.rlim_cur != soft || rl.rlim_max != hard) &&
 		    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
 			k = -errno;

@@ -26,6 +26,7 @@ Polkit=yes
 
 [Default]
 RealtimePriority=20
+Policies=rr
 Nice=-15
 MemLock=64M
 RTTime=200ms
@@ -198,10 +199,16 @@ check "rtplain: debug says why nothing was granted" \
 	logged debug "No \[User\] or \[Group\] rule covers rtplain and Polkit=yes"
 
 # --- Polkit=no: [Default] is for everyone, at login too ---
+# [Default] says Policies=rr: RLIMIT_RTPRIO would open SCHED_FIFO too, so
+# the session gets RLIMIT_RTPRIO 0 and realtime only per thread from realtimed.
 run plain-nopolkit rt-nopolkit rtplain
-want=$(expected_open "$OUT" RLIMIT_RTPRIO 20 RLIMIT_MEMLOCK 67108864 RLIMIT_RTTIME 200000 RLIMIT_NICE 35)
+want=$(expected_open "$OUT" RLIMIT_RTPRIO 0 RLIMIT_MEMLOCK 67108864 RLIMIT_RTTIME 200000 RLIMIT_NICE 35)
 check "rtplain, Polkit=no: open_session answers $want" [ "$(open_result "$OUT")" = "$want" ]
-expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_RTPRIO 20
+expect_limit "rtplain, Polkit=no, Policies=rr" "$OUT" "$LOG" rtplain RLIMIT_RTPRIO 0
+check "rtplain, Polkit=no: debug names Policies=rr as what decided RLIMIT_RTPRIO 0" \
+	logged debug "Set RLIMIT_RTPRIO of rtplain to 0 (was soft .*, hard .*): Policies=rr from $POLICY_NOPOLKIT:$(line_of "$POLICY_NOPOLKIT" Default Policies) \[Default\]$"
+check "rtplain, Polkit=no: RLIMIT_RTPRIO is never tried above 0" \
+	sh -c "! grep -q 'RLIMIT_RTPRIO of rtplain from .* to [1-9]' '$LOG'"
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_MEMLOCK 67108864
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_RTTIME 200000
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_NICE 35

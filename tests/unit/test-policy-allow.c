@@ -199,6 +199,37 @@ START_TEST(test_format_truncates)
 }
 END_TEST
 
+/* RLIMIT_RTPRIO opens SCHED_FIFO and SCHED_RR alike: only a user whose
+ * Policies= allows fifo gets RealtimePriority= as the rlimit; anyone else
+ * gets 0 (per-thread grants through realtimed only). */
+START_TEST(test_rlimit_rtprio)
+{
+	PolicyGrant g = grant(POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	uint64_t v = 4242;
+
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 50);
+	g = grant(POLICY_SCHED_FIFO);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 50);
+	g = grant(POLICY_SCHED_RR);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	g = grant(0); /* Policies= unset: no realtime policy at all */
+	v = 4242;
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	/* RealtimePriority= unset: the limit is left alone */
+	g.set[POLICY_KEY_REALTIME_PRIORITY] = false;
+	v = 4242;
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), -ENODATA);
+	ck_assert_uint_eq(v, 4242);
+	/* the other limits do not depend on Policies= */
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
+	ck_assert_uint_eq(v, 30);
+}
+END_TEST
+
 START_TEST(test_kind_names)
 {
 	ck_assert_str_eq(policy_grant_kind_to_string(POLICY_GRANT_FIFO), "fifo");
@@ -237,6 +268,7 @@ static Suite *policy_allow_suite(void)
 	tcase_add_test(tc, test_no_nice);
 	tcase_add_test(tc, test_reason_values);
 	tcase_add_test(tc, test_format_truncates);
+	tcase_add_test(tc, test_rlimit_rtprio);
 	tcase_add_test(tc, test_kind_names);
 	tcase_add_test(tc, test_needs_polkit);
 	suite_add_tcase(s, tc);

@@ -1755,8 +1755,9 @@ START_TEST(test_grant_rlimit)
 
 	p = load_text(full_default, NULL);
 	eval(p, "x", 1, NULL, 0, &g);
+	/* Policies=rr: RLIMIT_RTPRIO would open SCHED_FIFO too, so none */
 	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
-	ck_assert_uint_eq(v, 20);
+	ck_assert_uint_eq(v, 0);
 	/* The kernel's encoding: RLIMIT_NICE = 20 - nice. */
 	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
 	ck_assert_uint_eq(v, 35);
@@ -1768,6 +1769,8 @@ START_TEST(test_grant_rlimit)
 
 	p = load_text(full_audio, NULL);
 	eval(p, "x", 1, audio, 1, &g);
+	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
+	ck_assert_uint_eq(v, 95);
 	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
 	ck_assert_uint_eq(v, 39);
 	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), 0);
