@@ -80,6 +80,21 @@ int sched_apply(pid_t tid, GrantKind kind, int value)
 	return sys_sched_setattr(tid, &attr);
 }
 
+/* The thread's nice level, which the kernel keeps under every policy;
+ * sched_getattr() tells it only under the fair ones. (A tid is a
+ * PRIO_PROCESS id on Linux.) */
+static int get_nice(pid_t tid, int *ret)
+{
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (nice == -1 && errno != 0)
+		return -errno;
+	*ret = nice;
+	return 0;
+}
+
 static bool policy_is_realtime(int policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
@@ -93,13 +108,9 @@ int sched_get_state(pid_t tid, SchedState *ret)
 	r = sys_sched_getattr(tid, &attr);
 	if (r < 0)
 		return r;
-	/* sched_getattr() tells the nice level only under the fair policies;
-	 * the kernel keeps it under SCHED_FIFO/RR too, and getpriority() reads
-	 * it for one thread (a tid is a PRIO_PROCESS id on Linux). */
-	errno = 0;
-	nice = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (nice == -1 && errno != 0)
-		return -errno;
+	r = get_nice(tid, &nice);
+	if (r < 0)
+		return r;
 	*ret = (SchedState){
 		.policy = (int)attr.sched_policy,
 		.priority =
@@ -146,10 +157,9 @@ static int sched_to_fair(pid_t tid, int policy, int nice, bool reset_on_fork)
 		sched_setscheduler(tid, policy | (reset_on_fork ? SCHED_RESET_ON_FORK : 0), &sp));
 	if (r < 0)
 		return r;
-	errno = 0;
-	now = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (now == -1 && errno != 0)
-		return -errno;
+	r = get_nice(tid, &now);
+	if (r < 0)
+		return r;
 	if (nice > now)
 		return RET_NERRNO(setpriority(PRIO_PROCESS, (id_t)tid, nice));
 	return 0;

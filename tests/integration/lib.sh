@@ -480,6 +480,33 @@ expect_sched()
 	fi
 }
 
+# grant_of TID: the grant ListGrants lists for TID as "KIND VALUE"
+# ("fifo 40", "nice -10"), or nothing
+grant_of()
+{
+	native ListGrants | awk -v t="$1" '
+		$1 == "uint64" && $2 == t && prev ~ /uint64/ { found = 1; n = 0; next }
+		{ prev = $0 }
+		found && $1 == "string" { n++; if (n == 3) kind = $2 }
+		found && $1 == "int32" { gsub(/"/, "", kind); print kind, $2; exit }'
+}
+
+# expect_demoted DESC FILE REASON TID...: dbus-monitor's output in FILE
+# shows a Demoted signal with REASON (within 3 s) naming every TID.
+expect_demoted()
+{
+	_d=$1 _f=$2 _r=$3
+	shift 3
+	if wait_for 3 grep -q "\"$_r\"" "$_f"; then
+		for _t in "$@"; do
+			grep -q "uint64 $_t\$" "$_f" || { fail "$_d: Demoted($_r) lacks thread $_t: $(cat "$_f")"; return; }
+		done
+		ok "$_d"
+	else
+		fail "$_d: no Demoted($_r) signal: $(cat "$_f")"
+	fi
+}
+
 # holder_start USER NTHREADS: start rt-client hold as USER with NTHREADS
 # sleeping threads; sets HOLDER_PID, HOLDER_TIDS, and HOLDER_IN (fd 8 writes
 # commands: "exit N" ends thread N (1-based), "quit" ends the process).

@@ -19,16 +19,6 @@ integ_require_cmd chrt dbus-monitor
 integ_setup
 integ_start_daemon
 
-# grant_of TID: "fifo 40" as ListGrants has it, or nothing
-grant_of()
-{
-	native ListGrants | awk -v t="$1" '
-		$1 == "uint64" && $2 == t && prev ~ /uint64/ { found = 1; n = 0; next }
-		{ prev = $0 }
-		found && $1 == "string" { n++; if (n == 3) kind = $2 }
-		found && $1 == "int32" { gsub(/"/, "", kind); print kind, $2; exit }'
-}
-
 holder_start rtaudio 4 || integ_finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
@@ -63,12 +53,7 @@ expect_sched "the thread that lowered itself to fifo 8 still runs it" "$T3" "fif
 expect_sched "the thread that lowered itself to fifo 30 (above 10) was demoted" "$T4" "other 0"
 [ -z "$(grant_of "$T4")" ] && ok "thread $T4 is not listed" || fail "thread $T4 is listed: $(grant_of "$T4")"
 
-if wait_for 3 grep -q '"policy"' "$WORK/monitor.out" && grep -q "uint64 $T1\$" "$WORK/monitor.out" &&
-	grep -q "uint64 $T4\$" "$WORK/monitor.out"; then
-	ok "Demoted(..., \"policy\") names threads $T1 and $T4"
-else
-	fail "no Demoted(policy) for $T1 and $T4: $(cat "$WORK/monitor.out")"
-fi
+expect_demoted "Demoted(..., \"policy\") names threads $T1 and $T4" "$WORK/monitor.out" policy "$T1" "$T4"
 grep -q "uint64 $T2\$" "$WORK/monitor.out" && fail "Demoted names the adopted thread $T2" ||
 	ok "Demoted does not name the adopted thread $T2"
 line=$(grep "Demoted thread $T1 " "$WORK/realtimed.log")

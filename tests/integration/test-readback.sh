@@ -22,16 +22,6 @@ integ_setup
 integ_start_daemon
 taskset -a -p -c 0 "$DAEMON_PID" >/dev/null || skip "cannot pin realtimed to CPU 0"
 
-# grant_of TID: "fifo 40" as ListGrants has it, or nothing
-grant_of()
-{
-	native ListGrants | awk -v t="$1" '
-		$1 == "uint64" && $2 == t && prev ~ /uint64/ { found = 1; n = 0; next }
-		{ prev = $0 }
-		found && $1 == "string" { n++; if (n == 3) kind = $2 }
-		found && $1 == "int32" { gsub(/"/, "", kind); print kind, $2; exit }'
-}
-
 i=1
 while [ $i -le 5 ]; do
 	as_bg rtaudio taskset -c 0 "$RT_CLIENT" ask --policy fifo --prio 50 --lower 40 --hold 30 >"$WORK/ask.$i" 2>&1

@@ -19,11 +19,6 @@ integ_admin_conf <<-EOF
 EOF
 integ_start_daemon
 
-listed()
-{
-	native ListGrants | grep -q "uint64 $1\$"
-}
-
 # expect_nice DESC TID NICE
 expect_nice()
 {
@@ -75,7 +70,7 @@ out=$(native --as rtalice ResetThread uint64:$HOLDER_PID uint64:$T3)
 expect_success "ResetThread of the granted thread $T3" "$out"
 expect_sched "thread $T3 is SCHED_OTHER again" "$T3" "other 0"
 expect_nice "thread $T3 is back at its own nice 19, not 0" "$T3" 19
-listed "$T3" && fail "thread $T3 is still listed after its reset" || ok "thread $T3 left ListGrants"
+[ -z "$(grant_of "$T3")" ] && ok "thread $T3 left ListGrants" || fail "thread $T3 is still listed after its reset"
 
 out=$(native --as rtalice MakeThreadRealtime uint64:$HOLDER_PID uint64:$T4 string:rr uint32:10)
 expect_success "rr 10 on the SCHED_IDLE thread $T4" "$out"
@@ -93,12 +88,8 @@ expect_sched "thread $T4 is SCHED_IDLE again, as before its first grant" "$T4" "
 expect_nice "thread $T5 keeps nice 19: a reset never raises a thread" "$T5" 19
 expect_sched "thread $T6 is SCHED_BATCH again" "$T6" "batch 0"
 expect_nice "thread $T6 is back at nice 7" "$T6" 7
-if wait_for 3 grep -q '"reset"' "$WORK/monitor.out" && grep -q "uint64 $T4" "$WORK/monitor.out" &&
-	grep -q "uint64 $T6" "$WORK/monitor.out"; then
-	ok "Demoted signals with reason \"reset\" name the reset threads"
-else
-	fail "no Demoted(reset) for $T4 and $T6: $(cat "$WORK/monitor.out")"
-fi
+expect_demoted "Demoted signals with reason \"reset\" name the reset threads" "$WORK/monitor.out" reset \
+	"$T4" "$T6"
 grep -q "uint64 $T1\$" "$WORK/monitor.out" && fail "Demoted names thread $T1, which held no grant" ||
 	ok "Demoted names no thread that held no grant"
 

@@ -68,6 +68,22 @@ static void set(pid_t tid, int policy, int nice)
 	ck_assert_int_eq(setpriority(PRIO_PROCESS, (id_t)tid, nice), 0);
 }
 
+/* A sleeping thread at nice, then SCHED_FIFO prio, as a grant would make it.
+ * false (and no thread) without CAP_SYS_NICE: the caller skips that part. */
+static bool fifo_sleeper_start(Sleeper *s, int nice, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	sleeper_start(s);
+	set(s->tid, SCHED_OTHER, nice);
+	if (sched_setscheduler(s->tid, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
+		printf("SKIP part: no CAP_SYS_NICE to make a thread SCHED_FIFO (%m)\n");
+		sleeper_stop(s);
+		return false;
+	}
+	return true;
+}
+
 static void assert_state(pid_t tid, int policy, int priority, int nice)
 {
 	SchedState s;
@@ -122,16 +138,10 @@ END_TEST
 
 START_TEST(test_reset_realtime_keeps_nice)
 {
-	struct sched_param sp = { .sched_priority = 1 };
 	Sleeper s;
 
-	sleeper_start(&s);
-	set(s.tid, SCHED_OTHER, 12);
-	if (sched_setscheduler(s.tid, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
-		printf("SKIP part: no CAP_SYS_NICE to make a thread SCHED_FIFO (%m)\n");
-		sleeper_stop(&s);
+	if (!fifo_sleeper_start(&s, 12, 1))
 		return;
-	}
 	assert_state(s.tid, SCHED_FIFO, 1, 12);
 	ck_assert_int_eq(sched_reset(s.tid), 0);
 	/* SCHED_OTHER at the nice level it had under SCHED_FIFO, not nice 0 */
@@ -183,17 +193,11 @@ END_TEST
 
 START_TEST(test_restore_realtime)
 {
-	struct sched_param sp = { .sched_priority = 20 };
-	SchedState before = { .policy = SCHED_OTHER, .nice = 8 };
+	SchedState before;
 	Sleeper s;
 
-	sleeper_start(&s);
-	set(s.tid, SCHED_OTHER, 8);
-	if (sched_setscheduler(s.tid, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
-		printf("SKIP part: no CAP_SYS_NICE to make a thread SCHED_FIFO (%m)\n");
-		sleeper_stop(&s);
+	if (!fifo_sleeper_start(&s, 8, 20))
 		return;
-	}
 	/* realtime before the grant, by its own right: it goes back there */
 	before = (SchedState){ .policy = SCHED_RR, .priority = 5, .nice = 8 };
 	ck_assert_int_eq(sched_restore(s.tid, GRANT_FIFO, &before), 0);
