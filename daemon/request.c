@@ -445,8 +445,8 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
 				grant_kind_to_string(r->kind), r->value, (int)r->tid);
 	request_fail(r, ERR_FAILED,
-		     "thread %d does not hold %s %d after it was set (it runs %s %d, not a grant "
-		     "its policy allows); the grant is undone",
+		     "thread %d does not hold %s %d after it was set (it runs %s %d now, not "
+		     "a grant its policy allows); the grant is undone",
 		     (int)r->tid, grant_kind_to_string(r->kind), r->value,
 		     sched_policy_to_string(now.policy),
 		     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority : now.nice);
@@ -458,6 +458,7 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	SchedState before;
 	GrantKind kind;
 	Grant *grant;
+	bool unchanged;
 	uint64_t st;
 	int value, k;
 
@@ -506,6 +507,10 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 		return;
 	}
 
+	grant = grant_table_find(r->d->grants, r->pid, r->tid);
+	unchanged = grant && grant->process->start_time == r->pid_start &&
+		    grant->start_time == r->tid_start && grant->kind == kind &&
+		    grant->value == value;
 	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
 			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
@@ -514,8 +519,10 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;
 	}
-	/* An update to what the table holds already changes nothing there. */
-	daemon_canary_sync(r->d, NULL);
+	/* A change of the table hands the canary the table; a repeated grant
+	 * changes nothing there, so the pending target goes here. */
+	if (unchanged && r->kind != GRANT_NICE)
+		daemon_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
 	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	bus_reply_empty(r->d->bus, r->msg);
