@@ -5,7 +5,7 @@
 # realtime.ko is checked by checkpatch instead (kmod-checkpatch).
 cd "${TOP_SRCDIR:?}" || exit 1
 command -v clang-format >/dev/null || { echo "SKIP: clang-format is not installed"; exit 77; }
-command -v git >/dev/null && [ -d .git ] || { echo "SKIP: not a git checkout: no file list"; exit 77; }
+command -v git >/dev/null && [ -e .git ] || { echo "SKIP: not a git checkout: no file list"; exit 77; }
 bad=0
 for f in $(git ls-files '*.c' '*.h' | grep -v '^kmod/'); do
 	if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
