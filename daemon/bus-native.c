@@ -18,6 +18,7 @@
 #include "pidfd.h"
 #include "polkit.h"
 #include "proc.h"
+#include "utf8.h"
 
 extern const char realtimed_introspection_xml[];
 
@@ -128,21 +129,20 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 		goto oom;
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
 		char value[256] = "", where[300] = "";
-		const char *key = policy_key_to_string(k), *v = value, *w = where;
+		const char *key = policy_key_to_string(k);
 		DBusMessageIter e, st;
 
 		if (g.set[k]) {
 			if (policy_grant_format(&g, k, value, sizeof(value)) < 0)
 				value[0] = 0;
 			if (g.source[k].file)
-				snprintf(where, sizeof(where), "%s:%u", g.source[k].file,
-					 g.source[k].line);
+				utf8_snprintf(where, sizeof(where), "%s:%u", g.source[k].file,
+					      g.source[k].line);
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
+		    !bus_append_string(&e, key) ||
 		    !dbus_message_iter_open_container(&e, DBUS_TYPE_STRUCT, NULL, &st) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &v) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &w) ||
+		    !bus_append_string(&st, value) || !bus_append_string(&st, where) ||
 		    !dbus_message_iter_close_container(&e, &st) ||
 		    !dbus_message_iter_close_container(&dict, &e))
 			goto oom;
@@ -175,7 +175,7 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
 		char comm[64] = "", user_buf[64];
-		const char *cm = comm, *kind = grant_kind_to_string(g->kind), *user = user_buf;
+		const char *kind = grant_kind_to_string(g->kind), *user = user_buf;
 		const PolicyGrant *pg;
 		DBusMessageIter st;
 
@@ -188,9 +188,8 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &user) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &cm) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind) ||
+		    !bus_append_string(&st, user) || !bus_append_string(&st, comm) ||
+		    !bus_append_string(&st, kind) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &value) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since) ||
 		    !dbus_message_iter_close_container(&arr, &st))
@@ -234,15 +233,14 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		/* the interface's values: fifo or rr and the priority, or
 		 * other and the nice level */
 		int32_t prio = rt ? t->priority : t->nice;
-		const char *name = t->action,
-			   *pol = rt ? sched_policy_to_string(t->policy) : "other";
+		const char *pol = rt ? sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &irq) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &name) ||
+		    !bus_append_string(&st, t->action) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &pol) ||
+		    !bus_append_string(&st, pol) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio) ||
 		    !dbus_message_iter_close_container(&arr, &st))
 			goto oom;
@@ -368,10 +366,12 @@ static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void 
 		return bus_properties_handle(d, c, m, NATIVE_IFACE, FLAVOUR_NATIVE);
 	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
 		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
-		const char *xml = realtimed_introspection_xml;
+		DBusMessageIter it;
 
-		if (!reply ||
-		    !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+		if (!reply)
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		dbus_message_iter_init_append(reply, &it);
+		if (!bus_append_text(&it, realtimed_introspection_xml))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
 		bus_send(c, reply);
 	} else if (!dbus_message_get_interface(m) || dbus_message_has_interface(m, NATIVE_IFACE))
@@ -414,8 +414,7 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 			return;
 		}
 	}
-	if (!dbus_message_iter_close_container(&it, &arr) ||
-	    !dbus_message_append_args(s, DBUS_TYPE_STRING, &reason, DBUS_TYPE_INVALID))
+	if (!dbus_message_iter_close_container(&it, &arr) || !bus_append_string(&it, reason))
 		return;
 	dbus_connection_send(d->bus, s, NULL);
 }

@@ -155,7 +155,7 @@ static bool append_subject(DBusMessageIter *it, pid_t pid, uint64_t start_time, 
 	uint32_t p = (uint32_t)pid, u = (uint32_t)uid;
 
 	return dbus_message_iter_open_container(it, DBUS_TYPE_STRUCT, NULL, &st) &&
-	       dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind) &&
+	       bus_append_string(&st, kind) &&
 	       dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{sv}", &dict) &&
 	       bus_append_dict_variant(&dict, "pid", DBUS_TYPE_UINT32, &p) &&
 	       bus_append_dict_variant(&dict, "start-time", DBUS_TYPE_UINT64, &start_time) &&
@@ -186,12 +186,11 @@ int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time,
 	if (!m)
 		return -ENOMEM;
 	dbus_message_iter_init_append(m, &it);
-	if (!append_subject(&it, pid, start_time, uid) ||
-	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &action) ||
+	if (!append_subject(&it, pid, start_time, uid) || !bus_append_string(&it, action) ||
 	    !dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{ss}", &details) ||
 	    !dbus_message_iter_close_container(&it, &details) ||
 	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &flags) ||
-	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &cancel))
+	    !bus_append_string(&it, cancel))
 		return -ENOMEM;
 
 	q = calloc(1, sizeof(*q));

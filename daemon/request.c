@@ -21,6 +21,7 @@
 #include "polkit.h"
 #include "proc.h"
 #include "request.h"
+#include "utf8.h"
 
 static const char *const native_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
@@ -76,7 +77,7 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	utf8_vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
 	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s",
 	       (unsigned)r->uid, (int)r->caller_pid, text);
@@ -89,7 +90,7 @@ static const char *source_of(const PolicyGrant *g, PolicyKey k, char *buf, size_
 	if (!g->set[k] || !g->source[k].file)
 		snprintf(buf, size, "no policy file sets %s=", policy_key_to_string(k));
 	else
-		snprintf(buf, size, "%s:%u", g->source[k].file, g->source[k].line);
+		utf8_snprintf(buf, size, "%s:%u", g->source[k].file, g->source[k].line);
 	return buf;
 }
 
@@ -491,7 +492,7 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 			return;
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &limit_table[i].key) ||
+		    !bus_append_string(&e, limit_table[i].key) ||
 		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
 		    !dbus_message_iter_close_container(&dict, &e)) {
 			dbus_message_iter_abandon_container(&it, &dict);
