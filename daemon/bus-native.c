@@ -16,7 +16,6 @@
 #include "irq.h"
 #include "log.h"
 #include "pidfd.h"
-#include "polkit.h"
 #include "proc.h"
 #include "utf8.h"
 
@@ -255,19 +254,6 @@ oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 
-typedef struct ReloadCall {
-	Daemon *d;
-	DBusMessage *m;
-} ReloadCall;
-
-static void reload_call_free(void *p)
-{
-	ReloadCall *rc = p;
-
-	dbus_message_unref(rc->m);
-	free(rc);
-}
-
 static void reload_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_free_ char *error = NULL;
@@ -280,61 +266,10 @@ static void reload_now(Daemon *d, DBusMessage *m)
 		bus_reply_empty(d->bus, m);
 }
 
-static void on_reload_polkit(int r, void *userdata)
-{
-	ReloadCall *rc = userdata;
-
-	if (r > 0)
-		reload_now(rc->d, rc->m);
-	else
-		bus_reply_error(rc->d->bus, rc->m, NATIVE_ERROR "PermissionDenied",
-				"polkit did not authorize org.realtimed.manage%s",
-				r < 0 ? " (polkit unavailable)" : "");
-	reload_call_free(rc);
-}
-
 static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
 {
-	ReloadCall *rc;
-	uint64_t start;
-	uid_t uid;
-	pid_t pid;
-	int r;
-
-	if (!bus_check_signature(c, m, ""))
-		return;
-	r = bus_get_creds(d, m, &uid, &pid);
-	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed",
-				"Could not get the caller's credentials: %s", strerror(-r));
-		return;
-	}
-	if (uid == 0) {
-		reload_now(d, m);
-		return;
-	}
-	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
-				"The calling process %d is gone", (int)pid);
-		return;
-	}
-	rc = calloc(1, sizeof(*rc));
-	if (!rc) {
-		bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
-		return;
-	}
-	rc->d = d;
-	rc->m = dbus_message_ref(m);
-	r = polkit_check(d->polkit, "org.realtimed.manage", pid, start, uid, on_reload_polkit, rc,
-			 reload_call_free);
-	if (r == 0)
-		return;
-	if (r > 0)
-		reload_now(d, m);
-	else
-		bus_reply_error(c, m, NATIVE_ERROR "PermissionDenied", "Could not ask polkit: %s",
-				strerror(-r));
-	reload_call_free(rc);
+	if (bus_check_signature(c, m, ""))
+		bus_authorize_manage(d, m, "Reloading the policy", reload_now);
 }
 
 static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void *userdata)

@@ -130,6 +130,30 @@ if holder_start rtplain 3; then
 	holder_stop 2>/dev/null || kill "$HOLDER_PID" 2>/dev/null
 fi
 
+# realtimectl allows interactive authorization (polkit may ask for a
+# password through an agent): the daemon passes that on to polkit, and
+# keeps at most one such check per user waiting
+n=$(wc -l <"$WORK/pk-calls.out")
+run_as rtalice "$REALTIMECTL" reload </dev/null >/dev/null 2>&1
+sleep 0.3
+flags=$(tail -n +$((n + 1)) "$WORK/pk-calls.out" | grep -A20 '"org.realtimed.manage"' | grep -m1 '^ *uint32' | awk '{ print $2 }')
+[ "$flags" = 1 ] && ok "realtimectl reload: polkit is asked with AllowUserInteraction (flags 1)" ||
+	fail "realtimectl reload: CheckAuthorization flags '$flags', want 1"
+kill -STOP "$POLKITD_PID"
+as_bg rtaudio "$REALTIMECTL" reload </dev/null >"$WORK/ia1.out" 2>&1
+IA1=$!
+integ_track $IA1
+sleep 0.5
+out=$(run_as rtaudio "$REALTIMECTL" reload </dev/null 2>&1)
+printf '%s\n' "$out" | grep -q "too many checks are pending" &&
+	ok "a second interactive check of the same user while one waits is refused at once" ||
+	fail "second interactive check of rtaudio: $out"
+kill -CONT "$POLKITD_PID"
+wait $IA1
+integ_untrack $IA1
+grep -q "did not grant" "$WORK/ia1.out" && ok "the waiting one is answered once polkitd continues" ||
+	fail "the first interactive reload of rtaudio: $(cat "$WORK/ia1.out")"
+
 # Without Debian's rtkit package its action ids do not exist and polkitd
 # refuses them: the compat interface then asks with realtimed's own ids.
 # A rule now refuses rtkit's id, so only that fallback can grant this.
