@@ -3,6 +3,10 @@
  * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
  * see org.realtimed.Realtime1.xml and realtimed(8). Grants go through
  * request.c; listings, Explain, Reload and the Demoted signal live here.
+ *
+ * What a caller may see: their own grants and their own policy; every
+ * user's (which would show other users' pids and commands, defeating
+ * hidepid) takes root or org.realtimed.manage (bus-manage.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -101,16 +105,15 @@ static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
 	request_start(d, m, REQUEST_LIMITS, FLAVOUR_NATIVE, GRANT_NICE, false, 0, pid, 0);
 }
 
-static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
+static void explain_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusConnection *c = d->bus;
 	DBusMessageIter it, dict;
 	PolicyGrant g;
 	uint32_t uid;
 	int r;
 
-	if (!bus_check_signature(c, m, "u"))
-		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
 	r = policy_eval_uid(d->policy, uid, &g);
 	if (r < 0) {
@@ -154,14 +157,30 @@ oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 
-static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
+static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uint32_t uid;
+	uid_t caller;
+	pid_t pid;
+
+	if (!bus_check_signature(c, m, "u"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
+	/* one's own policy is no secret; another user's is an admin's business */
+	if (bus_get_creds(d, m, &caller, &pid) >= 0 && caller == uid)
+		explain_now(d, m);
+	else
+		bus_authorize_manage(d, m, "Explaining another user's policy", explain_now);
+}
+
+/* Replies with the grants whose owner is only, or every grant for (uid_t)-1. */
+static void reply_grants(Daemon *d, DBusMessage *m, uid_t only)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusConnection *c = d->bus;
 	DBusMessageIter it, arr;
 
-	if (!bus_check_signature(c, m, ""))
-		return;
-	grant_table_prune(d->grants, (uid_t)-1);
+	grant_table_prune(d->grants, only);
 	reply = dbus_message_new_method_return(m);
 	if (!reply)
 		goto oom;
@@ -178,6 +197,8 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 		const PolicyGrant *pg;
 		DBusMessageIter st;
 
+		if (only != (uid_t)-1 && p->uid != only)
+			continue;
 		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0) {
 			snprintf(user_buf, sizeof(user_buf), "#%u", uid);
 			user = user_buf;
@@ -200,6 +221,33 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 	return;
 oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+}
+
+static void list_all_grants_now(Daemon *d, DBusMessage *m)
+{
+	reply_grants(d, m, (uid_t)-1);
+}
+
+static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, bool all)
+{
+	uid_t uid;
+	pid_t pid;
+	int r;
+
+	if (!bus_check_signature(c, m, ""))
+		return;
+	if (all) {
+		bus_authorize_manage(d, m, "Listing every user's grants", list_all_grants_now);
+		return;
+	}
+	r = bus_get_creds(d, m, &uid, &pid);
+	if (r < 0) {
+		bus_reply_error(c, m, NATIVE_ERROR "Failed",
+				"Could not get the caller's credentials: %s", strerror(-r));
+		return;
+	}
+	/* root sees everything anyway: ListGrants is all it needs */
+	reply_grants(d, m, uid == 0 ? (uid_t)-1 : uid);
 }
 
 static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -292,7 +340,9 @@ static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void 
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Explain"))
 		method_explain(d, c, m);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListGrants"))
-		method_list_grants(d, c, m);
+		method_list_grants(d, c, m, false);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListAllGrants"))
+		method_list_grants(d, c, m, true);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListIrqThreads"))
 		method_list_irq_threads(d, c, m);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Reload"))

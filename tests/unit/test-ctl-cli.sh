@@ -207,6 +207,7 @@ run 2 "grant: --nice out of range" -- grant --nice -21 1
 run 2 "reset without a target" -- reset
 run 2 "--fifo on status" -- --fifo status
 run 2 "--offline on status" -- status --offline
+run 2 "--all on grant" -- grant --all 5 1234
 run 2 "run without a command" -- run --limits
 run 2 "run: a bad priority" -- run --fifo 0 -- true
 run 2 "run: --fifo before the verb has no priority" -- --fifo run -- true
