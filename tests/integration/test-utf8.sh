@@ -126,8 +126,11 @@ else
 fi
 out=$(native --as rtaudio ListGrants)
 alive "ListGrants by the thread's owner after the rename"
-out=$(run_as rtplain "$REALTIMECTL" status 2>&1)
-alive "realtimectl status by another user after the rename"
+out=$(run_as rtalice "$REALTIMECTL" status --all </dev/null 2>&1)
+printf '%s\n' "$out" | grep -qF '\xff\xfe\xc3(\x1b[31m' &&
+	ok "realtimectl status --all by another user (org.realtimed.manage) shows the escaped name" ||
+	fail "realtimectl status --all by rtalice: $out"
+alive "realtimectl status --all by another user after the rename"
 out=$("$REALTIMECTL" status 2>&1)
 printf '%s\n' "$out" | grep -qF '\xff\xfe\xc3(\x1b[31m' &&
 	ok "realtimectl status shows the escaped name" || fail "realtimectl status: $out"
