@@ -12,7 +12,7 @@ integ_enter "$@"
 integ_require_daemon
 integ_setup
 
-VENDOR=$TOP_SRCDIR/policy/realtime.conf
+VENDOR=$VENDOR_CONF
 # the line of KEY= inside [SECTION] of the vendor file
 line_of()
 {

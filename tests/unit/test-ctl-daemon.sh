@@ -18,7 +18,7 @@ integ_setup
 integ_start_daemon
 
 C=$REALTIMECTL
-POLICY=$TOP_SRCDIR/policy/realtime.conf
+POLICY=$VENDOR_CONF
 
 # ctl USER WANT DESC ARGS...: realtimectl ARGS as USER; checks the exit
 # status; $out and $err hold what it printed.
