@@ -23,6 +23,7 @@
 #include "polkit.h"
 #include "proc.h"
 #include "request.h"
+#include "utf8.h"
 
 static const char *const native_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
@@ -80,7 +81,7 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	utf8_vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
 	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s",
 	       (unsigned)r->uid, (int)r->caller_pid, text);
@@ -594,7 +595,7 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 			return;
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &limit_table[i].key) ||
+		    !bus_append_string(&e, limit_table[i].key) ||
 		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
 		    !dbus_message_iter_close_container(&dict, &e)) {
 			dbus_message_iter_abandon_container(&it, &dict);

@@ -14,7 +14,9 @@
 #   - a real polkitd on that bus, with our actions and the test's rules
 #     bind-mounted over /usr/share/polkit-1/{actions,rules.d} and /etc/polkit-1/rules.d;
 # and integ_start_daemon starts realtimed from the build dir with the shipped
-# vendor policy plus a test admin policy. Everything runs under a tmpfs in a
+# vendor policy (a root-owned copy, $VENDOR_CONF: realtimed trusts only policy
+# files that root owns and only root can write, and the source tree may be
+# anyone's) plus a test admin policy. Everything runs under a tmpfs in a
 # mktemp dir, so tests of several engineers can run at the same time.
 #
 # Test scripts print one line per check ("ok"/"FAIL") and end with
@@ -286,12 +288,16 @@ name_has_owner()
 # integ_setup: the private world (users, bus, polkitd) in the namespace.
 integ_setup()
 {
+	# policy files written here must be writable by root alone
+	umask 022
 	WORK=$(mktemp -d /tmp/realtimed-integ.XXXXXX) || skip "mktemp failed"
 	mount -t tmpfs -o mode=0755 tmpfs "$WORK" || skip "cannot mount a tmpfs on $WORK"
 	trap integ_cleanup EXIT
 	trap 'exit 1' INT TERM
-	mkdir -p "$WORK/etc" "$WORK/state" "$WORK/conf.d" "$WORK/vendor.d" "$WORK/tmp"
+	mkdir -p "$WORK/etc" "$WORK/state" "$WORK/conf.d" "$WORK/vendor.d" "$WORK/tmp" "$WORK/vendor"
 	chmod 1777 "$WORK/tmp"
+	VENDOR_CONF=$WORK/vendor/realtime.conf
+	install -m 644 "$TOP_SRCDIR/policy/realtime.conf" "$VENDOR_CONF" || skip "cannot copy the shipped policy"
 	integ_add_users
 	integ_start_bus
 	integ_start_polkitd
@@ -310,7 +316,7 @@ integ_admin_conf()
 integ_start_daemon()
 {
 	"$REALTIMED" --debug \
-		--vendor-conf="$TOP_SRCDIR/policy/realtime.conf" \
+		--vendor-conf="$VENDOR_CONF" \
 		--admin-conf="$WORK/admin.conf" \
 		--vendor-conf-dir="$WORK/vendor.d" \
 		--admin-conf-dir="$WORK/conf.d" \

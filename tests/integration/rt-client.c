@@ -4,7 +4,7 @@
  * and scripts/demo.
  *
  *   rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]
- *                 [--lower N]
+ *                 [--lower N] [--name HEX]
  *	Behaves like a JACK client: starts an "audio" thread, asks the daemon
  *	(native interface, or the RealtimeKit one with --rtkit) to make that
  *	thread realtime (or nice N), then the thread reports the scheduling the
@@ -16,7 +16,9 @@
  *	(busy, as SCHED_OTHER) from the moment it exists, and the instant it
  *	turns realtime it lowers itself to priority N of the same policy (as
  *	any thread may) and sleeps: the daemon's read-back then finds priority
- *	N, not what it set. --lower 0 drops to SCHED_OTHER instead.
+ *	N, not what it set. --lower 0 drops to SCHED_OTHER instead. With
+ *	--name, the granted thread then renames itself (prctl PR_SET_NAME) to
+ *	the bytes given in hex, any bytes at all, as a hostile client may.
  *
  *   rt-client spin SECS [DELAY_MS]
  *	Prints "pid P", sleeps DELAY_MS, then busy-loops: the runaway that the VM tier makes
@@ -45,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -91,6 +94,7 @@ struct audio {
 	int policy;
 	int priority;
 	int nice;
+	const char *name; /* renames itself to this after the verdict, or NULL */
 };
 
 static void *audio_thread(void *userdata)
@@ -129,6 +133,8 @@ static void *audio_thread(void *userdata)
 		a->priority = sp.sched_priority;
 	errno = 0;
 	a->nice = getpriority(PRIO_PROCESS, 0);
+	if (a->name)
+		(void)prctl(PR_SET_NAME, (unsigned long)a->name, 0, 0, 0);
 	a->decided = false;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
@@ -191,12 +197,31 @@ static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop,
 	return r;
 }
 
+/* "ff41" -> "\xffA"; at most size - 1 bytes (a thread name has 15). */
+static int parse_hex(const char *hex, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; hex[0] && hex[1]; hex += 2) {
+		unsigned v;
+
+		if (n + 1 >= size || sscanf(hex, "%2x", &v) != 1 || v == 0)
+			return -EINVAL;
+		buf[n++] = (char)v;
+	}
+	if (hex[0] || n == 0)
+		return -EINVAL;
+	buf[n] = 0;
+	return 0;
+}
+
 static int cmd_ask(int argc, char **argv)
 {
 	bool rtkit = false, want_nice = false;
 	const char *policy = "fifo";
 	unsigned prio = 70;
 	int nice_level = 0, hold = 0;
+	char name[16];
 	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			   .cond = PTHREAD_COND_INITIALIZER,
 			   .lower = -1 };
@@ -222,7 +247,14 @@ static int cmd_ask(int argc, char **argv)
 			hold = atoi(argv[++i]);
 		else if (streq(argv[i], "--lower") && i + 1 < argc)
 			a.lower = atoi(argv[++i]);
-		else {
+		else if (streq(argv[i], "--name") && i + 1 < argc) {
+			if (parse_hex(argv[++i], name, sizeof(name)) < 0) {
+				fprintf(stderr,
+					"rt-client: --name wants 1..15 non-zero hex bytes\n");
+				return 2;
+			}
+			a.name = name;
+		} else {
 			fprintf(stderr, "rt-client: unknown argument %s\n", argv[i]);
 			return 2;
 		}
@@ -514,7 +546,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && streq(argv[1], "spin"))
 		return cmd_spin(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
-			"[--hold SEC] [--lower N]\n"
+			"[--hold SEC] [--lower N] [--name HEX]\n"
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"
 			"       rt-client spin SECS [DELAY_MS]\n");
 	return 2;

@@ -54,6 +54,11 @@ sed 's/^Polkit=yes/Polkit=no/' "$POLICY" >"$POLICY_NOPOLKIT"
 BROKEN=$WORK/broken.conf
 printf '[Group audio]\nRealtimePriorty=95\nMemLock=infinity\n' >"$BROKEN"
 
+# The same good policy, but anyone may write it: not trusted, the login goes on.
+SHARED=$WORK/shared.conf
+cp "$POLICY" "$SHARED"
+chmod 666 "$SHARED"
+
 mkdir "$WORK/pam.d"
 # libpam wants an "other" service in the directory; deny everything there.
 for t in auth account password session; do
@@ -78,6 +83,7 @@ service rt-nopolkit "debug conf=$POLICY_NOPOLKIT"
 service rt-broken "debug conf=$BROKEN"
 service rt-mixed "debug conf=$POLICY conf=$BROKEN"
 service rt-missing "debug conf=$WORK/does-not-exist.conf"
+service rt-shared "debug conf=$SHARED"
 service rt-badargs "bogus conf=relative.conf debug conf=$POLICY"
 service rt-nocaps "debug nocaps conf=$POLICY"
 service rt-quiet "conf=$POLICY"
@@ -243,6 +249,15 @@ run missing rt-missing rtaudio
 check "missing conf= file: open_session answers PAM_IGNORE" [ "$(open_result "$OUT")" = PAM_IGNORE ]
 expect_limit "missing conf= file" "$OUT" "$LOG" rtaudio RLIMIT_RTPRIO unchanged
 check "missing conf= file: logged with its path" logged err "Ignoring policy file $WORK/does-not-exist.conf: .*No such file"
+
+# --- a policy file anyone may write ---
+run shared rt-shared rtaudio
+check "policy file mode 0666: open_session answers PAM_IGNORE (the login goes on)" [ "$(open_result "$OUT")" = PAM_IGNORE ]
+for r in RLIMIT_RTPRIO RLIMIT_MEMLOCK RLIMIT_RTTIME RLIMIT_NICE; do
+	expect_limit "policy file mode 0666" "$OUT" "$LOG" rtaudio $r unchanged
+done
+check "policy file mode 0666: the log names the file and the fix" \
+	logged err "Ignoring policy file $SHARED: writable by group and others (mode 0666);.*: chmod go-w $SHARED\. Nothing in that file is applied"
 
 # --- bad module arguments are logged and skipped ---
 run badargs rt-badargs rtalice
