@@ -30,10 +30,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "config.h"
 #include "macro.h"
 #include "parse.h"
+#include "policy-allow.h"
 #include "policy.h"
 
 #define POLICY_FILE_SIZE_MAX (4U * 1024U * 1024U)
@@ -116,6 +118,9 @@ struct Policy {
 	size_t n_accepted;
 	PolicyError *errors;
 	size_t n_errors;
+	PolicyError *warnings; /* files read only because the caller owns them */
+	size_t n_warnings;
+	uid_t euid;	    /* the caller's effective uid, trusted besides root */
 	Section **sections; /* sections[0] is [Default] */
 	size_t n_sections, n_sections_allocated;
 	Section **index; /* open addressing over sections[1..]; n_index is 0 or a power of 2 */
@@ -611,31 +616,51 @@ static int policy_add_path(Policy *p, const char *path, const char **ret)
 	return 0;
 }
 
-_printf_(4, 5) static int policy_add_error(Policy *p, const char *path, unsigned line,
-					   const char *fmt, ...)
+/* Adds "path:line: message" to *list (the errors or the warnings). */
+static int policy_add_note(Policy *p, PolicyError **list, size_t *n_list, const char *path,
+			   unsigned line, const char *fmt, va_list ap)
 {
 	PolicyError *n;
 	const char *file;
 	char *msg;
-	va_list ap;
 	int r;
 
 	r = policy_add_path(p, path, &file);
 	if (r < 0)
 		return r;
-	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (r < 0)
+	if (vasprintf(&msg, fmt, ap) < 0)
 		return -ENOMEM;
-	n = reallocarray(p->errors, p->n_errors + 1, sizeof(PolicyError));
+	n = reallocarray(*list, *n_list + 1, sizeof(PolicyError));
 	if (!n) {
 		free(msg);
 		return -ENOMEM;
 	}
-	p->errors = n;
-	n[p->n_errors++] = (PolicyError){ .file = file, .line = line, .message = msg };
+	*list = n;
+	n[(*n_list)++] = (PolicyError){ .file = file, .line = line, .message = msg };
 	return 0;
+}
+
+_printf_(4, 5) static int policy_add_error(Policy *p, const char *path, unsigned line,
+					   const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = policy_add_note(p, &p->errors, &p->n_errors, path, line, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+_printf_(3, 4) static int policy_add_warning(Policy *p, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = policy_add_note(p, &p->warnings, &p->n_warnings, path, 0, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 static uint64_t section_hash(SectionKind kind, bool numeric, uint32_t id, const char *name)
@@ -927,14 +952,77 @@ static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 	return 0;
 }
 
-static int read_file(const char *path, char **ret, size_t *ret_size)
+/* Who may have written what st describes: see "Trust" in policy.h. */
+typedef enum Trust {
+	TRUST_ROOT,   /* root's, and only root can write it (or the null device) */
+	TRUST_CALLER, /* the calling process's own, not root's: read, with a warning */
+	TRUST_NONE,   /* another user's, or the group or others can write it */
+} Trust;
+
+static Trust stat_trust(const struct stat *st, uid_t euid)
+{
+	/* 1:3 is the null device on every Linux system: always empty */
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3))
+		return TRUST_ROOT;
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return TRUST_NONE;
+	if (st->st_uid == 0)
+		return TRUST_ROOT;
+	return st->st_uid == euid ? TRUST_CALLER : TRUST_NONE;
+}
+
+/* Records why path, which st describes, is not root's alone, and the
+ * commands that make it so: an error when t is TRUST_NONE, a warning when
+ * it is TRUST_CALLER. unread: for a drop-in directory, what is not read
+ * because of it; NULL for a file. */
+static int policy_add_untrusted(Policy *p, const char *path, const struct stat *st, Trust t,
+				const char *unread)
+{
+	static const char *const writers[] = { "", "group", "others", "group and others" };
+	unsigned w = (st->st_mode & S_IWGRP ? 1 : 0) | (st->st_mode & S_IWOTH ? 2 : 0);
+	bool owner = st->st_uid != 0;
+	const char *what = unread ? "drop-in directory " : "";
+	const char *things = unread ? "drop-in directories" : "policy files";
+	char problem[128];
+
+	if (t == TRUST_CALLER)
+		return policy_add_warning(
+			p, path,
+			"%sowned by uid %u, not root: read because it is yours, but realtimed and "
+			"pam_realtime (running as root) trust only %s that root owns and only root "
+			"can write: chown root:root %s",
+			what, (unsigned)st->st_uid, things, path);
+
+	if (owner && w)
+		snprintf(problem, sizeof(problem),
+			 "owned by uid %u, not root, and writable by %s (mode %04o)",
+			 (unsigned)st->st_uid, writers[w], (unsigned)(st->st_mode & 07777));
+	else if (owner)
+		snprintf(problem, sizeof(problem), "owned by uid %u, not root",
+			 (unsigned)st->st_uid);
+	else
+		snprintf(problem, sizeof(problem), "writable by %s (mode %04o)", writers[w],
+			 (unsigned)(st->st_mode & 07777));
+	return policy_add_error(
+		p, path, 0,
+		"%s%s%s%s; %s are trusted only when root owns them and only root can write "
+		"them: %s%s%s%s%s",
+		what, problem, unread ? ", so " : "", unread ?: "", things,
+		owner ? "chown root:root " : "", owner ? path : "", owner && w ? " && " : "",
+		w ? "chmod go-w " : "", w ? path : "");
+}
+
+/* Opens a policy file: the fd, and its fstat() in ret_st. -EISDIR for a
+ * directory, -EBADFD for what is neither a regular file nor a character
+ * device. */
+static int file_open(const char *path, struct stat *ret_st)
 {
 	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t size = 0, allocated;
 
-	/* O_NONBLOCK: a FIFO named like a drop-in must not hang a login. */
+	/* O_NONBLOCK: a FIFO named like a drop-in must not hang a login.
+	 * No O_NOFOLLOW: a symlink to a root-owned file, or to /dev/null, is
+	 * fine; fstat() of this fd is what the trust check looks at. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
@@ -944,11 +1032,20 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
 		return -EBADFD;
+	*ret_st = st;
+	return TAKE_FD(fd);
+}
+
+static int fd_read_all(int fd, const struct stat *st, char **ret, size_t *ret_size)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, allocated;
+
 	/* Sized by fstat() for a regular file (one byte more, to see the end
 	 * or a file that grew); grown as needed for anything else. */
-	if (S_ISREG(st.st_mode) && st.st_size > POLICY_FILE_SIZE_MAX)
+	if (S_ISREG(st->st_mode) && st->st_size > POLICY_FILE_SIZE_MAX)
 		return -EFBIG;
-	allocated = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+	allocated = S_ISREG(st->st_mode) ? (size_t)st->st_size + 1 : 4096;
 	buf = malloc(allocated);
 	if (!buf)
 		return -ENOMEM;
@@ -987,16 +1084,40 @@ static int read_file(const char *path, char **ret, size_t *ret_size)
 	return 0;
 }
 
+/* Marks the last path added as accepted. */
+static int policy_accept_last(Policy *p)
+{
+	size_t *n;
+
+	n = reallocarray(p->accepted, p->n_accepted + 1, sizeof(size_t));
+	if (!n)
+		return -ENOMEM;
+	p->accepted = n;
+	n[p->n_accepted++] = p->n_paths - 1;
+	return 0;
+}
+
 /* Loads one file. missing_ok: ENOENT is silently skipped. */
 static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 {
+	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *data = NULL;
 	FileParse fp = { .kind = _SECTION_KIND_INVALID, .only = p->only };
 	const char *file;
-	size_t size = 0, *n;
+	struct stat st;
+	Trust trust = TRUST_NONE;
+	size_t size = 0;
 	int r;
 
-	r = read_file(path, &data, &size);
+	r = file_open(path, &st);
+	if (r >= 0) {
+		fd = r;
+		/* checked before a byte is read: what is not trusted is not parsed */
+		trust = stat_trust(&st, p->euid);
+		if (trust == TRUST_NONE)
+			return policy_add_untrusted(p, path, &st, trust, NULL);
+		r = fd_read_all(fd, &st, &data, &size);
+	}
 	if (r == -ENOENT && missing_ok)
 		return 0;
 	if (r == -ENOMEM)
@@ -1020,15 +1141,11 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 		r = policy_add_path(p, path, &file);
 		if (r >= 0)
 			r = policy_apply(p, file, &fp);
-		if (r >= 0) {
-			n = reallocarray(p->accepted, p->n_accepted + 1, sizeof(size_t));
-			if (!n)
-				r = -ENOMEM;
-			else {
-				p->accepted = n;
-				n[p->n_accepted++] = p->n_paths - 1;
-			}
-		}
+		if (r >= 0)
+			r = policy_accept_last(p);
+		/* only for a file that is in force: a rejected one has its error */
+		if (r >= 0 && trust == TRUST_CALLER)
+			r = policy_add_untrusted(p, path, &st, trust, NULL);
 	}
 	file_parse_done(&fp);
 	return r < 0 ? r : 0;
@@ -1042,6 +1159,7 @@ static int policy_new(Policy **ret)
 	p = calloc(1, sizeof(Policy));
 	if (!p)
 		return -ENOMEM;
+	p->euid = geteuid();
 	p->daemon = (PolicyDaemon){
 		.rtkit_compat = true,
 		.polkit = true,
@@ -1081,6 +1199,9 @@ Policy *policy_free(Policy *p)
 	for (size_t i = 0; i < p->n_errors; i++)
 		free((char *)p->errors[i].message);
 	free(p->errors);
+	for (size_t i = 0; i < p->n_warnings; i++)
+		free((char *)p->warnings[i].message);
+	free(p->warnings);
 	for (size_t i = 0; i < p->n_blocks; i++)
 		free(p->blocks[i]);
 	free(p->blocks);
@@ -1098,19 +1219,35 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds the *.conf names of dir to names (deduplicated later). */
-static int dropins_collect(const char *dir, char ***names, size_t *n)
+/* Adds the *.conf names of dir to names (deduplicated later). A missing or
+ * unreadable directory holds no policy. One that breaks the trust rule is
+ * recorded as an error (unread: what is not read because of it) and
+ * returns 1, adding nothing. */
+static int dropins_collect(Policy *p, const char *dir, const char *unread, char ***names, size_t *n)
 {
 	DIR *d;
 	struct dirent *de;
+	struct stat st;
+	Trust trust;
 	int r = 0;
 
 	if (isempty(dir))
 		return 0;
 	d = opendir(dir);
 	if (!d)
-		return 0; /* a missing or unreadable drop-in directory holds no policy */
-	while ((de = readdir(d))) {
+		return 0;
+	/* the directory that was opened, not the path, whatever it is by now */
+	if (fstat(dirfd(d), &st) < 0) {
+		closedir(d);
+		return 0;
+	}
+	trust = stat_trust(&st, p->euid);
+	if (trust != TRUST_ROOT) {
+		r = policy_add_untrusted(p, dir, &st, trust, unread);
+		if (r >= 0 && trust == TRUST_NONE)
+			r = 1;
+	}
+	while (r == 0 && (de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		char **nn;
 
@@ -1139,9 +1276,15 @@ static int policy_load_dropins(Policy *p, const char *vendor_dir, const char *ad
 	size_t n = 0;
 	int r;
 
-	r = dropins_collect(vendor_dir, &names, &n);
-	if (r >= 0)
-		r = dropins_collect(admin_dir, &names, &n);
+	/* The admin directory first: if it cannot be trusted, neither can the
+	 * masks in it (anyone could have removed one), so no drop-in is read. */
+	r = dropins_collect(p, admin_dir,
+			    "none of its files are read, nor the vendor drop-ins it may mask",
+			    &names, &n);
+	if (r == 0)
+		r = dropins_collect(p, vendor_dir, "none of its files are read", &names, &n);
+	if (r > 0)
+		r = 0; /* a rejected directory added no names; the other's are read */
 	if (r >= 0 && n > 0)
 		qsort(names, n, sizeof(char *), cmp_strp);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -1246,6 +1389,16 @@ size_t policy_n_errors(const Policy *p)
 const PolicyError *policy_error(const Policy *p, size_t i)
 {
 	return i < p->n_errors ? &p->errors[i] : NULL;
+}
+
+size_t policy_n_warnings(const Policy *p)
+{
+	return p->n_warnings;
+}
+
+const PolicyError *policy_warning(const Policy *p, size_t i)
+{
+	return i < p->n_warnings ? &p->warnings[i] : NULL;
 }
 
 size_t policy_n_files(const Policy *p)
@@ -1678,8 +1831,12 @@ int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret)
 
 	switch (resource) {
 	case RLIMIT_RTPRIO:
+		/* It opens SCHED_FIFO (and SCHED_RR) up to its value: the same
+		 * decision as a grant of fifo at RealtimePriority=, or none. */
 		k = POLICY_KEY_REALTIME_PRIORITY;
-		v = (uint64_t)g->realtime_priority;
+		v = policy_grant_allows(g, POLICY_GRANT_FIFO, g->realtime_priority, NULL) >= 0
+			    ? (uint64_t)g->realtime_priority
+			    : 0;
 		break;
 	case RLIMIT_NICE:
 		k = POLICY_KEY_NICE;

@@ -98,11 +98,38 @@ typedef struct PolicyPaths {
 
 typedef struct Policy Policy;
 
+/* Trust. Policy decides who may take realtime scheduling, so a file that
+ * anyone but root can change is no policy at all. A policy file, and a
+ * drop-in directory, is read only when
+ *   - root owns it, or the effective uid of the calling process does, and
+ *   - neither its group nor others may write it (whatever the group is),
+ * as sshd and sudo check their files. The check is fstat() of the opened
+ * file or directory: a symlink is followed and its target is what counts
+ * (a symlink to a root-owned file is fine), and nothing can be swapped in
+ * between the check and the read. The null device, whatever its mode,
+ * reads as an empty file (a symlink to /dev/null masks a vendor drop-in):
+ * nothing can be written into it, and only root makes device nodes.
+ *
+ * Why the caller's own uid: every process that acts on policy (realtimed,
+ * pam_realtime in a login, realtimectl run as root) has effective uid 0,
+ * where the rule is "root alone". A process of another user can grant
+ * nothing with what it reads, but it can check and explain a file of its
+ * own (realtimectl policy check ./mine.conf, the unit tests); such a file
+ * is read with a warning (policy_warning()) that realtimed would not.
+ * An explicit trusted-uid argument would have made every caller choose,
+ * and a wrong choice in a root process would have been a hole.
+ *
+ * A file that breaks the rule is rejected like a file with a syntax error.
+ * A drop-in directory that breaks it is recorded as an error of its own
+ * and none of its files are read; when it is the admin drop-in directory,
+ * the vendor drop-ins are not read either, since which of them its files
+ * masked cannot be trusted. */
+
 /* Loads vendor file, admin file, then drop-ins (C-locale order, an admin
  * drop-in masks the vendor drop-in of the same name). Missing files are not
- * errors; a file with any error is skipped whole and recorded in
- * policy_errors(). Returns 0 and a Policy even when files were rejected;
- * -ENOMEM only on allocation failure. */
+ * errors; a file with any error, or that breaks the trust rule above, is
+ * skipped whole and recorded in policy_errors(). Returns 0 and a Policy
+ * even when files were rejected; -ENOMEM only on allocation failure. */
 int policy_load(const PolicyPaths *paths, Policy **ret);
 
 /* Loads exactly the given files, in order (for "policy check FILES" and
@@ -114,6 +141,12 @@ Policy *policy_free(Policy *p);
 /* Errors of files that were rejected; the others are in force. */
 size_t policy_n_errors(const Policy *p);
 const PolicyError *policy_error(const Policy *p, size_t i);
+
+/* Files and drop-in directories that were read only because the calling
+ * process owns them, not root: realtimed and pam_realtime would reject
+ * them. Never any for a process running as root. */
+size_t policy_n_warnings(const Policy *p);
+const PolicyError *policy_warning(const Policy *p, size_t i);
 
 /* Files that were read and accepted, in load order. */
 size_t policy_n_files(const Policy *p);
@@ -169,6 +202,9 @@ PolicyKey policy_key_from_string(const char *s);
 int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size);
 
 /* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
- * RLIMIT_NICE uses the kernel's 20 - nice encoding. -ENODATA when the grant
- * does not set the key behind it; -EINVAL for another resource. */
+ * RLIMIT_NICE uses the kernel's 20 - nice encoding. RLIMIT_RTPRIO lets a
+ * process take SCHED_FIFO as well as SCHED_RR, so it is RealtimePriority=
+ * only where Policies= allows fifo, and 0 otherwise: such a user gets
+ * realtime per thread, from realtimed. -ENODATA when the grant does not set
+ * the key behind it; -EINVAL for another resource. */
 int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret);

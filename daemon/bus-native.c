@@ -3,6 +3,10 @@
  * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
  * see org.realtimed.Realtime1.xml and realtimed(8). Grants go through
  * request.c; listings, Explain, Reload and the Demoted signal live here.
+ *
+ * What a caller may see: their own grants and their own policy; every
+ * user's (which would show other users' pids and commands, defeating
+ * hidepid) takes root or org.realtimed.manage (bus-manage.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +20,8 @@
 #include "irq.h"
 #include "log.h"
 #include "pidfd.h"
-#include "polkit.h"
 #include "proc.h"
+#include "utf8.h"
 
 extern const char realtimed_introspection_xml[];
 
@@ -58,8 +62,7 @@ static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage 
 static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thread)
 {
 	uint64_t pid_arg, tid_arg = 0;
-	pid_t pid, tid = 0;
-	uid_t uid;
+	pid_t pid, tid;
 
 	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
 		return;
@@ -68,26 +71,26 @@ static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thre
 				      &tid_arg, DBUS_TYPE_INVALID);
 	else
 		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
-	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, &pid, &uid) < 0)
+	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, thread ? &tid_arg : NULL, &pid,
+				  &tid) < 0)
 		return;
-	if (thread) {
-		if (tid_arg > INT_MAX) {
-			bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
-					"tid %" PRIu64 " out of range", tid_arg);
-			return;
-		}
-		tid = tid_arg ? (pid_t)tid_arg : pid;
-		if (proc_thread_of(d->grants->proc, pid, tid) < 0) {
-			bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
-					"thread %d is not a thread of process %d", (int)tid,
-					(int)pid);
-			return;
-		}
-		/* A thread that holds no grant is reset too: lowering is always allowed. */
-		if (daemon_reset_grants(d, pid, tid) == 0)
-			(void)sched_reset(tid);
-	} else
-		daemon_reset_grants(d, pid, 0);
+	/* Only what realtimed granted is undone: a thread it never granted
+	 * runs as its owner chose, and root's "reset" could raise it (nice 0
+	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */
+	if (daemon_reset_grants(d, pid, tid) == 0) {
+		if (thread)
+			bus_reply_error(
+				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+				"thread %d of process %d holds no grant of realtimed; it is "
+				"left as it is",
+				(int)tid, (int)pid);
+		else
+			bus_reply_error(
+				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+				"process %d holds no grant of realtimed; it is left as it is",
+				(int)pid);
+		return;
+	}
 	bus_reply_empty(c, m);
 }
 
@@ -101,16 +104,15 @@ static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
 	request_start(d, m, REQUEST_LIMITS, FLAVOUR_NATIVE, GRANT_NICE, false, 0, pid, 0);
 }
 
-static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
+static void explain_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusConnection *c = d->bus;
 	DBusMessageIter it, dict;
 	PolicyGrant g;
 	uint32_t uid;
 	int r;
 
-	if (!bus_check_signature(c, m, "u"))
-		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
 	r = policy_eval_uid(d->policy, uid, &g);
 	if (r < 0) {
@@ -128,21 +130,20 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 		goto oom;
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
 		char value[256] = "", where[300] = "";
-		const char *key = policy_key_to_string(k), *v = value, *w = where;
+		const char *key = policy_key_to_string(k);
 		DBusMessageIter e, st;
 
 		if (g.set[k]) {
 			if (policy_grant_format(&g, k, value, sizeof(value)) < 0)
 				value[0] = 0;
 			if (g.source[k].file)
-				snprintf(where, sizeof(where), "%s:%u", g.source[k].file,
-					 g.source[k].line);
+				utf8_snprintf(where, sizeof(where), "%s:%u", g.source[k].file,
+					      g.source[k].line);
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
+		    !bus_append_string(&e, key) ||
 		    !dbus_message_iter_open_container(&e, DBUS_TYPE_STRUCT, NULL, &st) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &v) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &w) ||
+		    !bus_append_string(&st, value) || !bus_append_string(&st, where) ||
 		    !dbus_message_iter_close_container(&e, &st) ||
 		    !dbus_message_iter_close_container(&dict, &e))
 			goto oom;
@@ -155,14 +156,30 @@ oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 
-static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
+static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
+{
+	uint32_t uid;
+	uid_t caller;
+	pid_t pid;
+
+	if (!bus_check_signature(c, m, "u"))
+		return;
+	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
+	/* one's own policy is no secret; another user's is an admin's business */
+	if (bus_get_creds(d, m, &caller, &pid) >= 0 && caller == uid)
+		explain_now(d, m);
+	else
+		bus_authorize_manage(d, m, "Explaining another user's policy", explain_now);
+}
+
+/* Replies with the grants whose owner is only, or every grant for (uid_t)-1. */
+static void reply_grants(Daemon *d, DBusMessage *m, uid_t only)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
+	DBusConnection *c = d->bus;
 	DBusMessageIter it, arr;
 
-	if (!bus_check_signature(c, m, ""))
-		return;
-	grant_table_prune(d->grants, (uid_t)-1);
+	grant_table_prune(d->grants, only);
 	reply = dbus_message_new_method_return(m);
 	if (!reply)
 		goto oom;
@@ -175,10 +192,12 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
 		char comm[64] = "", user_buf[64];
-		const char *cm = comm, *kind = grant_kind_to_string(g->kind), *user = user_buf;
+		const char *kind = grant_kind_to_string(g->kind), *user = user_buf;
 		const PolicyGrant *pg;
 		DBusMessageIter st;
 
+		if (only != (uid_t)-1 && p->uid != only)
+			continue;
 		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0) {
 			snprintf(user_buf, sizeof(user_buf), "#%u", uid);
 			user = user_buf;
@@ -188,9 +207,8 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &user) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &cm) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind) ||
+		    !bus_append_string(&st, user) || !bus_append_string(&st, comm) ||
+		    !bus_append_string(&st, kind) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &value) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since) ||
 		    !dbus_message_iter_close_container(&arr, &st))
@@ -202,6 +220,33 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m)
 	return;
 oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+}
+
+static void list_all_grants_now(Daemon *d, DBusMessage *m)
+{
+	reply_grants(d, m, (uid_t)-1);
+}
+
+static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, bool all)
+{
+	uid_t uid;
+	pid_t pid;
+	int r;
+
+	if (!bus_check_signature(c, m, ""))
+		return;
+	if (all) {
+		bus_authorize_manage(d, m, "Listing every user's grants", list_all_grants_now);
+		return;
+	}
+	r = bus_get_creds(d, m, &uid, &pid);
+	if (r < 0) {
+		bus_reply_error(c, m, NATIVE_ERROR "Failed",
+				"Could not get the caller's credentials: %s", strerror(-r));
+		return;
+	}
+	/* root sees everything anyway: ListGrants is all it needs */
+	reply_grants(d, m, uid == 0 ? (uid_t)-1 : uid);
 }
 
 static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -234,15 +279,14 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		/* the interface's values: fifo or rr and the priority, or
 		 * other and the nice level */
 		int32_t prio = rt ? t->priority : t->nice;
-		const char *name = t->action,
-			   *pol = rt ? sched_policy_to_string(t->policy) : "other";
+		const char *pol = rt ? sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &irq) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &name) ||
+		    !bus_append_string(&st, t->action) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
-		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &pol) ||
+		    !bus_append_string(&st, pol) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio) ||
 		    !dbus_message_iter_close_container(&arr, &st))
 			goto oom;
@@ -257,19 +301,6 @@ oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 
-typedef struct ReloadCall {
-	Daemon *d;
-	DBusMessage *m;
-} ReloadCall;
-
-static void reload_call_free(void *p)
-{
-	ReloadCall *rc = p;
-
-	dbus_message_unref(rc->m);
-	free(rc);
-}
-
 static void reload_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_free_ char *error = NULL;
@@ -282,61 +313,10 @@ static void reload_now(Daemon *d, DBusMessage *m)
 		bus_reply_empty(d->bus, m);
 }
 
-static void on_reload_polkit(int r, void *userdata)
-{
-	ReloadCall *rc = userdata;
-
-	if (r > 0)
-		reload_now(rc->d, rc->m);
-	else
-		bus_reply_error(rc->d->bus, rc->m, NATIVE_ERROR "PermissionDenied",
-				"polkit did not authorize org.realtimed.manage%s",
-				r < 0 ? " (polkit unavailable)" : "");
-	reload_call_free(rc);
-}
-
 static void method_reload(Daemon *d, DBusConnection *c, DBusMessage *m)
 {
-	ReloadCall *rc;
-	uint64_t start;
-	uid_t uid;
-	pid_t pid;
-	int r;
-
-	if (!bus_check_signature(c, m, ""))
-		return;
-	r = bus_get_creds(d, m, &uid, &pid);
-	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed",
-				"Could not get the caller's credentials: %s", strerror(-r));
-		return;
-	}
-	if (uid == 0) {
-		reload_now(d, m);
-		return;
-	}
-	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "NoSuchProcess",
-				"The calling process %d is gone", (int)pid);
-		return;
-	}
-	rc = calloc(1, sizeof(*rc));
-	if (!rc) {
-		bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
-		return;
-	}
-	rc->d = d;
-	rc->m = dbus_message_ref(m);
-	r = polkit_check(d->polkit, "org.realtimed.manage", pid, start, uid, on_reload_polkit, rc,
-			 reload_call_free);
-	if (r == 0)
-		return;
-	if (r > 0)
-		reload_now(d, m);
-	else
-		bus_reply_error(c, m, NATIVE_ERROR "PermissionDenied", "Could not ask polkit: %s",
-				strerror(-r));
-	reload_call_free(rc);
+	if (bus_check_signature(c, m, ""))
+		bus_authorize_manage(d, m, "Reloading the policy", reload_now);
 }
 
 static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void *userdata)
@@ -359,7 +339,9 @@ static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void 
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Explain"))
 		method_explain(d, c, m);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListGrants"))
-		method_list_grants(d, c, m);
+		method_list_grants(d, c, m, false);
+	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListAllGrants"))
+		method_list_grants(d, c, m, true);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "ListIrqThreads"))
 		method_list_irq_threads(d, c, m);
 	else if (dbus_message_is_method_call(m, NATIVE_IFACE, "Reload"))
@@ -368,10 +350,12 @@ static DBusHandlerResult native_message(DBusConnection *c, DBusMessage *m, void 
 		return bus_properties_handle(d, c, m, NATIVE_IFACE, FLAVOUR_NATIVE);
 	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
 		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
-		const char *xml = realtimed_introspection_xml;
+		DBusMessageIter it;
 
-		if (!reply ||
-		    !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+		if (!reply)
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		dbus_message_iter_init_append(reply, &it);
+		if (!bus_append_text(&it, realtimed_introspection_xml))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
 		bus_send(c, reply);
 	} else if (!dbus_message_get_interface(m) || dbus_message_has_interface(m, NATIVE_IFACE))
@@ -396,6 +380,8 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 	_cleanup_msg_ DBusMessage *s = NULL;
 	DBusMessageIter it, arr;
 
+	if (!d->bus)
+		return; /* not connected yet (or a unit test) */
 	s = dbus_message_new_signal(NATIVE_PATH, NATIVE_IFACE, "Demoted");
 	if (!s)
 		return;
@@ -414,8 +400,7 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 			return;
 		}
 	}
-	if (!dbus_message_iter_close_container(&it, &arr) ||
-	    !dbus_message_append_args(s, DBUS_TYPE_STRING, &reason, DBUS_TYPE_INVALID))
+	if (!dbus_message_iter_close_container(&it, &arr) || !bus_append_string(&it, reason))
 		return;
 	dbus_connection_send(d->bus, s, NULL);
 }

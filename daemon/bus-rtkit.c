@@ -141,10 +141,12 @@ static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *
 		return bus_properties_handle(d, c, m, RTKIT_IFACE, FLAVOUR_RTKIT);
 	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
 		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
-		const char *xml = rtkit_introspection_xml;
+		DBusMessageIter it;
 
-		if (!reply ||
-		    !dbus_message_append_args(reply, DBUS_TYPE_STRING, &xml, DBUS_TYPE_INVALID))
+		if (!reply)
+			return DBUS_HANDLER_RESULT_NEED_MEMORY;
+		dbus_message_iter_init_append(reply, &it);
+		if (!bus_append_text(&it, rtkit_introspection_xml))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
 		bus_send(c, reply);
 	} else

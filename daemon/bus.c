@@ -5,6 +5,11 @@
  * sd-event source whose handler gives control back to libdbus. Incoming
  * messages are dispatched from a defer source that is on only while libdbus
  * says data remains, so an idle daemon sleeps in epoll.
+ *
+ * Every string the daemon sends goes through bus_append_string() or
+ * bus_reply_error() here, which make it valid UTF-8 (utf8.h): libdbus aborts
+ * the process on a string that is not, and a thread's name, a file name or
+ * a caller's argument cut to fit a buffer may be anything.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +19,7 @@
 
 #include "bus.h"
 #include "log.h"
+#include "utf8.h"
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -212,6 +218,7 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *sender = dbus_message_get_sender(m);
 	CredsEntry *victim = &d->creds[0];
+	DBusMessageIter it;
 	DBusError error;
 	uid_t uid;
 	pid_t pid;
@@ -234,7 +241,10 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 
 	call = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
 					    "GetConnectionCredentials");
-	if (!call || !dbus_message_append_args(call, DBUS_TYPE_STRING, &sender, DBUS_TYPE_INVALID))
+	if (!call)
+		return -ENOMEM;
+	dbus_message_iter_init_append(call, &it);
+	if (!bus_append_string(&it, sender))
 		return -ENOMEM;
 	dbus_error_init(&error);
 	/* The bus daemon answers at once; it is trusted like the kernel. */
@@ -274,18 +284,45 @@ void bus_send(DBusConnection *c, DBusMessage *reply)
 		dbus_connection_send(c, reply, NULL);
 }
 
+static bool append_escaped(DBusMessageIter *it, const char *s, Utf8EscapeFlags flags)
+{
+	_cleanup_free_ char *escaped = NULL;
+	size_t n = utf8_escape(s, flags, NULL, 0);
+
+	/* the common case: nothing to escape, nothing to copy */
+	if (n == strlen(s))
+		return dbus_message_iter_append_basic(it, DBUS_TYPE_STRING, &s);
+	escaped = malloc(n + 1);
+	if (!escaped)
+		return false;
+	utf8_escape(s, flags, escaped, n + 1);
+	return dbus_message_iter_append_basic(it, DBUS_TYPE_STRING, &escaped);
+}
+
+bool bus_append_string(DBusMessageIter *it, const char *s)
+{
+	return append_escaped(it, s, 0);
+}
+
+bool bus_append_text(DBusMessageIter *it, const char *s)
+{
+	return append_escaped(it, s, UTF8_ESCAPE_KEEP_NEWLINE);
+}
+
 void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
-	char text[512];
+	/* Escaping makes at most four bytes of one: the escaped text always fits. */
+	char text[512], escaped[sizeof(text) * 4];
 	va_list ap;
 
 	if (dbus_message_get_no_reply(m))
 		return;
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	utf8_vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
-	reply = dbus_message_new_error(m, name, text);
+	utf8_escape(text, 0, escaped, sizeof(escaped));
+	reply = dbus_message_new_error(m, name, escaped);
 	if (reply)
 		dbus_connection_send(c, reply, NULL);
 }
@@ -321,8 +358,7 @@ bool bus_append_dict_variant(DBusMessageIter *dict, const char *key, int type, c
 
 	if (!dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &e))
 		return false;
-	if (!dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &key) ||
-	    !bus_append_variant(&e, type, value)) {
+	if (!bus_append_string(&e, key) || !bus_append_variant(&e, type, value)) {
 		dbus_message_iter_abandon_container(dict, &e);
 		return false;
 	}

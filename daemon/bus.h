@@ -21,7 +21,15 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);
 void bus_forget_creds(Daemon *d, const char *name);
 
-/* Sends an error reply; never fails (out of memory drops the reply). */
+/* Appends s as a D-Bus string made valid UTF-8: bytes that are not, and
+ * control characters, are written as "\xNN" (utf8_escape()). Every string
+ * the daemon sends goes through here or bus_reply_error(). False: no memory. */
+bool bus_append_string(DBusMessageIter *it, const char *s);
+/* The same for multi-line text: newline and tab are kept. */
+bool bus_append_text(DBusMessageIter *it, const char *s);
+
+/* Sends an error reply; never fails (out of memory drops the reply). The
+ * text is cut to 511 bytes between characters, then escaped as above. */
 void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
 	_printf_(4, 5);
 /* Sends an empty method return. */

@@ -291,18 +291,15 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
  * are others that reuse a granted tid, or took realtime with CAP_SYS_NICE. */
 static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
-	char path[96], status[4096];
 	const char *policy;
-	uid_t ruid, euid;
+	ProcUids u;
 	int prio;
 
 	if (sched_get(tid, &policy, &prio) < 0 || (!streq(policy, "fifo") && !streq(policy, "rr")))
 		return false;
-	snprintf(path, sizeof(path), "%s/%d/task/%d/status", c->proc, (int)pid, (int)tid);
-	if (proc_read_file(path, status, sizeof(status)) < 0 ||
-	    proc_parse_status_uid(status, &ruid, &euid) < 0)
+	if (proc_get_uids(c->proc, pid, tid, &u) < 0)
 		return false;
-	return ruid != 0 && euid != 0;
+	return u.ruid != 0 && u.euid != 0;
 }
 
 static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)

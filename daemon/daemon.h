@@ -103,6 +103,10 @@ int daemon_state_adopt(Daemon *d);
 
 /* demote.c: reload, demotions, and what follows a change of the table. */
 int daemon_reload(Daemon *d, char **ret_error);
+/* Demotes the grants that the policy in force no longer allows, as a reset
+ * would, with Demoted(reason "policy") and a journal line saying that
+ * which ("the reloaded policy") no longer allows them. */
+void daemon_demote_disallowed(Daemon *d, const char *which);
 void daemon_apply_settings(Daemon *d);
 void daemon_grants_changed(GrantTable *t, void *userdata);
 /* Hands the canary every supervised realtime thread, plus pending (may be

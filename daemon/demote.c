@@ -7,6 +7,7 @@
  * and the state file in step with the grant table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
 
@@ -71,7 +72,8 @@ void daemon_grants_changed(GrantTable *t, void *userdata)
 		   t->n_processes);
 }
 
-/* Removes the grants listed in (pid, tid) pairs, emits Demoted(reason). */
+/* Removes the grants listed in (pid, tid) pairs, emits Demoted(reason)
+ * (reason NULL: no signal, for grants whose thread is gone). */
 static void demote_list(Daemon *d, pid_t (*list)[2], size_t n, const char *reason)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -80,36 +82,76 @@ static void demote_list(Daemon *d, pid_t (*list)[2], size_t n, const char *reaso
 		if (g)
 			grant_table_remove(d->grants, g);
 	}
-	if (n > 0)
+	if (n > 0 && reason)
 		bus_native_emit_demoted(d, (const pid_t(*)[2])list, n, reason);
+}
+
+/* The (pid, tid) lists of a demotion pass: the threads it demotes, and the
+ * grants it finds stale (the thread gone, or its tid another thread's now),
+ * which are dropped without touching anything. */
+typedef struct DemotePass {
+	pid_t (*demoted)[2], (*stale)[2];
+	size_t n_demoted, n_stale;
+} DemotePass;
+
+static int demote_pass_begin(Daemon *d, DemotePass *ret)
+{
+	size_t n = d->grants->n_grants;
+
+	*ret = (DemotePass){};
+	if (n == 0)
+		return 0;
+	ret->demoted = calloc(n, sizeof(*ret->demoted));
+	ret->stale = calloc(n, sizeof(*ret->stale));
+	if (!ret->demoted || !ret->stale) {
+		free(ret->demoted);
+		free(ret->stale);
+		*ret = (DemotePass){};
+		return log_error_errno(ENOMEM, "Out of memory demoting grants");
+	}
+	return 1;
+}
+
+/* Demotes g (back to what it had before the grant) if its tid is still the
+ * granted thread, else notes it stale. */
+static bool demote_pass_one(Daemon *d, DemotePass *dp, GrantProcess *p, Grant *g)
+{
+	if (grant_table_check(d->grants, g) < 0) {
+		dp->stale[dp->n_stale][0] = p->pid;
+		dp->stale[dp->n_stale++][1] = g->tid;
+		return false;
+	}
+	(void)sched_restore(g->tid, g->kind, &g->before);
+	dp->demoted[dp->n_demoted][0] = p->pid;
+	dp->demoted[dp->n_demoted++][1] = g->tid;
+	return true;
+}
+
+static size_t demote_pass_end(Daemon *d, DemotePass *dp, const char *reason)
+{
+	size_t n = dp->n_demoted;
+
+	demote_list(d, dp->stale, dp->n_stale, NULL);
+	demote_list(d, dp->demoted, dp->n_demoted, reason);
+	free(dp->demoted);
+	free(dp->stale);
+	*dp = (DemotePass){};
+	return n;
 }
 
 unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid)
 {
-	pid_t(*list)[2] = NULL;
-	size_t n = 0;
+	DemotePass dp;
 
-	if (d->grants->n_grants == 0)
-		return 0;
-	list = calloc(d->grants->n_grants, sizeof(*list));
-	if (!list)
+	if (demote_pass_begin(d, &dp) <= 0)
 		return 0;
 	GRANT_TABLE_FOREACH(p, g, d->grants)
 	{
-		uint64_t st;
-
 		if ((pid && p->pid != pid) || (tid && g->tid != tid))
 			continue;
-		if (proc_get_start_time(d->grants->proc, p->pid, g->tid, &st) >= 0 &&
-		    st == g->start_time)
-			(void)sched_reset(g->tid);
-		list[n][0] = p->pid;
-		list[n][1] = g->tid;
-		n++;
+		demote_pass_one(d, &dp, p, g);
 	}
-	demote_list(d, list, n, "reset");
-	free(list);
-	return (unsigned)n;
+	return (unsigned)demote_pass_end(d, &dp, "reset");
 }
 
 void daemon_canary_fired(const CanaryReport *report, void *userdata)
@@ -149,45 +191,37 @@ void daemon_canary_fired(const CanaryReport *report, void *userdata)
 	free(list);
 }
 
-/* After a reload: grants the new policy no longer allows are demoted. */
-static void demote_disallowed(Daemon *d)
+void daemon_demote_disallowed(Daemon *d, const char *which)
 {
-	pid_t(*list)[2] = NULL;
-	size_t n = 0;
+	DemotePass dp;
 
-	if (d->grants->n_grants == 0)
-		return;
-	list = calloc(d->grants->n_grants, sizeof(*list));
-	if (!list)
+	if (demote_pass_begin(d, &dp) <= 0)
 		return;
 	GRANT_TABLE_FOREACH(p, g, d->grants)
 	{
 		const PolicyGrant *pg;
 		const char *user;
-		bool ok;
+		PolicyRefusal why;
+		char text[512];
+		int k;
 
-		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0)
-			ok = false;
-		else if (g->kind == GRANT_NICE)
-			ok = pg->set[POLICY_KEY_NICE] && g->value >= pg->nice;
-		else
-			ok = pg->set[POLICY_KEY_REALTIME_PRIORITY] &&
-			     pg->set[POLICY_KEY_POLICIES] && g->value <= pg->realtime_priority &&
-			     (pg->policies &
-			      (g->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR));
-		if (ok)
-			continue;
-		(void)sched_reset(g->tid);
-		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
-		       "Demoted thread %d of process %d (%s %d): the reloaded policy no longer "
-		       "allows it",
-		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value);
-		list[n][0] = p->pid;
-		list[n][1] = g->tid;
-		n++;
+		k = daemon_policy_eval(d, p->uid, &pg, &user);
+		if (k >= 0) {
+			k = policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, &why);
+			if (k >= 0)
+				continue;
+			(void)policy_refusal_format(&why, user, text, sizeof(text));
+		} else
+			snprintf(text, sizeof(text), "uid %u is not a known user",
+				 (unsigned)p->uid);
+		if (demote_pass_one(d, &dp, p, g))
+			log_id(LOG_NOTICE, LOG_ID_DEMOTION,
+			       "Demoted thread %d of process %d (%s %d): %s no longer allows it: "
+			       "%s",
+			       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value,
+			       which, text);
 	}
-	demote_list(d, list, n, "policy");
-	free(list);
+	demote_pass_end(d, &dp, "policy");
 }
 
 void daemon_apply_settings(Daemon *d)
@@ -210,7 +244,7 @@ int daemon_reload(Daemon *d, char **ret_error)
 	r = daemon_policy_load(d, false, ret_error);
 	if (r >= 0) {
 		polkit_flush(d->polkit);
-		demote_disallowed(d);
+		daemon_demote_disallowed(d, "the reloaded policy");
 		daemon_apply_settings(d);
 		log_id(LOG_INFO, LOG_ID_RELOAD, "Policy reloaded from %zu files",
 		       policy_n_files(d->policy));

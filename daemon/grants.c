@@ -13,6 +13,7 @@
 
 #include "grants.h"
 #include "macro.h"
+#include "pidfd.h"
 #include "proc.h"
 
 int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
@@ -178,7 +179,8 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 }
 
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec, Grant **ret)
+		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t since_usec, Grant **ret)
 {
 	_cleanup_close_ int fd = pidfd;
 	GrantProcess *p;
@@ -221,6 +223,7 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		/* A reused tid in the same process: the stale grant is replaced in place. */
 		if (g && g->start_time != tid_start) {
 			g->start_time = tid_start;
+			g->before = before ? *before : SCHED_STATE_UNKNOWN;
 			g->exit_source = sd_event_source_disable_unref(g->exit_source);
 			g->pidfd = safe_close(g->pidfd);
 			grant_watch_thread(t, g);
@@ -241,6 +244,7 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		g->process = p;
 		g->tid = tid;
 		g->start_time = tid_start;
+		g->before = before ? *before : SCHED_STATE_UNKNOWN;
 		g->pidfd = -EBADF;
 		grant_watch_thread(t, g);
 		g->next = p->grants;
@@ -258,17 +262,26 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 	return 0;
 }
 
+int grant_table_check(GrantTable *t, const Grant *g)
+{
+	uint64_t st;
+
+	if (pidfd_alive(g->process->pidfd) < 0 || (g->pidfd >= 0 && pidfd_alive(g->pidfd) < 0))
+		return -ESRCH;
+	if (proc_get_start_time(t->proc, g->process->pid, g->tid, &st) < 0 || st != g->start_time)
+		return -ESRCH;
+	return 0;
+}
+
 unsigned grant_table_prune(GrantTable *t, uid_t uid)
 {
 	unsigned n = 0;
 
 	GRANT_TABLE_FOREACH(p, g, t)
 	{
-		uint64_t st;
-
 		if (uid != (uid_t)-1 && p->uid != uid)
 			break;
-		if (proc_get_start_time(t->proc, p->pid, g->tid, &st) >= 0 && st == g->start_time)
+		if (grant_table_check(t, g) >= 0)
 			continue;
 		unlink_grant(t, g);
 		n++;

@@ -28,6 +28,7 @@ struct Grant {
 	uint64_t start_time;
 	GrantKind kind;
 	int value;	     /* priority, or nice level */
+	SchedState before;   /* what the thread ran with before its first grant */
 	uint64_t since_usec; /* CLOCK_REALTIME */
 	int pidfd;	     /* PIDFD_THREAD pidfd of a non-leader thread, or -EBADF */
 	sd_event_source *exit_source;
@@ -69,15 +70,23 @@ Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
 /* Adds or updates the grant of (pid, tid). An update to the same kind and
  * value is no change (no callback), so repeated identical requests are cheap. pidfd is taken over
  * (closed on failure too) if the process is new to the table, else closed. A process or thread of
- * the same id but another start time is replaced. */
+ * the same id but another start time is replaced. before (NULL: not known) is what the thread ran
+ * with before the grant; an update keeps the one recorded at the first grant. */
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, uint64_t since_usec,
-		    Grant **ret);
+		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
 void grant_table_remove_process(GrantTable *t, GrantProcess *p);
 
-/* Drops grants whose thread is gone or was reused (start time differs).
+/* 0 while g's tid is still the thread that was granted: its process's
+ * pidfd (and the thread's own, where the kernel gives one) is not readable,
+ * and its start time in /proc is the one recorded. -ESRCH otherwise: the tid
+ * may be another thread's now, which nothing must touch. Every path that
+ * changes a thread by tid asks this first. */
+int grant_table_check(GrantTable *t, const Grant *g);
+
+/* Drops grants whose thread is gone or was reused (grant_table_check()).
  * uid == (uid_t)-1: all users. Returns how many were dropped. */
 unsigned grant_table_prune(GrantTable *t, uid_t uid);
 

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit on
- * everything above debug level so that no client can make the daemon flood
- * the journal (at most LOG_BURST lines per LOG_INTERVAL).
+ * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit per
+ * call site; see log.h. The rate-limit state of every site is shared by the
+ * threads that log (the main loop and the canary's watchdog), so it is
+ * changed only under log_lock, which is held for a few instructions and
+ * never across I/O. The lock inherits priority: a watchdog at SCHED_FIFO
+ * that waits for it lends its priority to the holder, which a starving
+ * SCHED_OTHER main thread could not otherwise get back to releasing.
  */
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,25 +17,88 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
-#include "ratelimit.h"
+#include "utf8.h"
 
-#define LOG_INTERVAL_USEC (10ULL * 1000000ULL)
-#define LOG_BURST 50
+/* sites whose suppressed lines were reported at once, at most, per line */
+#define LOG_REPORTS_MAX 8
 
 static bool log_debug_on;
 static bool log_stderr;
-static RateLimit log_ratelimit = { .interval_usec = LOG_INTERVAL_USEC, .burst = LOG_BURST };
-static unsigned log_suppressed;
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t log_lock;
+static LogSite log_shared_site = LOG_SITE_INIT; /* for log_internal() */
+static LogSite *log_pending;			/* sites with suppressed > 0 */
+
+typedef struct LogReport {
+	const char *file;
+	int line;
+	unsigned n, burst;
+	uint64_t interval_usec;
+} LogReport;
+
+static void log_lock_init(void)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&log_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+}
 
 void log_setup(bool debug, bool to_stderr)
 {
+	pthread_once(&log_once, log_lock_init);
 	log_debug_on = debug;
 	log_stderr = to_stderr;
 }
 
-bool log_debug_enabled(void)
+static uint64_t log_now_usec(void)
 {
-	return log_debug_on;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+/* Under log_lock: takes the counts of sites whose window has passed (the
+ * lines they dropped are all counted), at most max of them. */
+static size_t log_take_reports(uint64_t now, LogReport *reports, size_t max)
+{
+	size_t n = 0;
+
+	for (LogSite **p = &log_pending; *p && n < max;) {
+		LogSite *s = *p;
+
+		if (!ratelimit_idle(&s->rl, now)) {
+			p = &s->next;
+			continue;
+		}
+		reports[n++] = (LogReport){ .file = s->file,
+					    .line = s->line,
+					    .n = s->suppressed,
+					    .burst = s->rl.burst,
+					    .interval_usec = s->rl.interval_usec };
+		s->suppressed = 0;
+		s->listed = false;
+		*p = s->next;
+	}
+	return n;
+}
+
+/* Under log_lock: counts one line of site; false when it is dropped. */
+static bool log_site_allow(LogSite *site, uint64_t now)
+{
+	if (ratelimit_below(&site->rl, now))
+		return true;
+	site->suppressed++;
+	if (!site->listed) {
+		site->next = log_pending;
+		log_pending = site;
+		site->listed = true;
+	}
+	return false;
 }
 
 static void log_to_stderr(int priority, const char *msg)
@@ -40,49 +109,64 @@ static void log_to_stderr(int priority, const char *msg)
 	fprintf(stderr, "realtimed[%s]: %s\n", names[priority & 7], msg);
 }
 
-int log_internal(int priority, int error, const char *message_id, const char *format, ...)
+static void log_write(int priority, const char *message_id, const char *file, int line,
+		      const char *msg)
 {
-	char msg[1024];
+	/* CODE_FILE/CODE_LINE before MESSAGE_ID: a NULL id ends the list */
+	if (log_stderr ||
+	    sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", priority,
+			    "SYSLOG_IDENTIFIER=realtimed", "CODE_FILE=%s", file ?: "?",
+			    "CODE_LINE=%i", line, message_id ? "MESSAGE_ID=%s" : NULL, message_id,
+			    NULL) < 0)
+		log_to_stderr(priority, msg);
+}
+
+int log_internal_site(LogSite *site, int priority, int error, const char *message_id,
+		      const char *format, ...)
+{
+	LogReport reports[LOG_REPORTS_MAX];
+	char msg[1024], escaped[sizeof(msg) * 4];
+	size_t n_reports;
+	bool allow = true;
+	uint64_t now;
 	va_list ap;
 	int saved = errno;
 
 	if (priority == LOG_DEBUG && !log_debug_on)
 		return error ? -abs(error) : 0;
+	if (!site)
+		site = &log_shared_site;
 
-	if (priority != LOG_DEBUG && !log_debug_on) {
-		struct timespec ts;
+	pthread_once(&log_once, log_lock_init);
+	now = log_now_usec();
+	pthread_mutex_lock(&log_lock);
+	n_reports = log_take_reports(now, reports, ELEMENTSOF(reports));
+	/* errors and demotions always; everything in debug mode */
+	if (priority > LOG_ERR && !log_debug_on &&
+	    !(message_id && streq(message_id, LOG_ID_DEMOTION)))
+		allow = log_site_allow(site, now);
+	pthread_mutex_unlock(&log_lock);
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (!ratelimit_below(&log_ratelimit,
-				     (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000)) {
-			log_suppressed++;
-			return error ? -abs(error) : 0;
-		}
+	for (size_t i = 0; i < n_reports; i++) {
+		char s[256];
+
+		utf8_snprintf(s, sizeof(s),
+			      "Suppressed %u messages from %s:%d (more than %u in %" PRIu64 " ms)",
+			      reports[i].n, reports[i].file, reports[i].line, reports[i].burst,
+			      reports[i].interval_usec / 1000);
+		log_write(LOG_NOTICE, NULL, reports[i].file, reports[i].line, s);
 	}
+	if (!allow)
+		return error ? -abs(error) : 0;
 
 	errno = error ? abs(error) : saved;
 	va_start(ap, format);
-	vsnprintf(msg, sizeof(msg), format, ap);
+	utf8_vsnprintf(msg, sizeof(msg), format, ap);
 	va_end(ap);
-
-	if (log_suppressed > 0 && priority != LOG_DEBUG) {
-		unsigned n = log_suppressed;
-
-		log_suppressed = 0;
-		if (log_stderr || sd_journal_send("MESSAGE=Suppressed %u log messages", n,
-						  "PRIORITY=%i", LOG_NOTICE, NULL) < 0) {
-			char s[64];
-
-			snprintf(s, sizeof(s), "Suppressed %u log messages", n);
-			log_to_stderr(LOG_NOTICE, s);
-		}
-	}
-
-	if (log_stderr ||
-	    sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", priority,
-			    "SYSLOG_IDENTIFIER=realtimed", message_id ? "MESSAGE_ID=%s" : NULL,
-			    message_id, NULL) < 0)
-		log_to_stderr(priority, msg);
+	/* The journal keeps a message that is not UTF-8 as a blob that
+	 * journalctl does not show; a thread or file name must not hide a line. */
+	utf8_escape(msg, UTF8_ESCAPE_KEEP_NEWLINE, escaped, sizeof(escaped));
+	log_write(priority, message_id, site->file, site->line, escaped);
 
 	errno = saved;
 	return error ? -abs(error) : 0;

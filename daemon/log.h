@@ -4,7 +4,14 @@
  * a MESSAGE_ID for the events an admin looks for (grant, refusal, demotion),
  * falling back to stderr when there is no journal (tests, a container) or
  * with --debug. Refusals and grants are logged at debug level only, so a busy
- * system does not flood the journal; warnings pass a rate limit.
+ * system does not flood the journal.
+ *
+ * Rate limits are per call site: each log macro below keeps its own LogSite,
+ * so a warning that a client can trigger at will is limited on its own and
+ * never hides another line. Errors (LOG_ERR and more urgent) and demotions
+ * (LOG_ID_DEMOTION) are never limited. How many lines of a site were
+ * dropped is logged once its window has passed, with the next line that is
+ * logged. Logging is safe from any thread (the canary's watchdog logs too).
  */
 #pragma once
 
@@ -13,6 +20,7 @@
 #include <syslog.h>
 
 #include "macro.h"
+#include "ratelimit.h"
 
 /* 128-bit ids, as journalctl MESSAGE_ID= filters for them. */
 #define LOG_ID_STARTED "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a01"
@@ -22,19 +30,50 @@
 #define LOG_ID_RELOAD "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a05"
 #define LOG_ID_IRQ "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a06"
 
+/* Each call site: at most LOG_BURST lines per LOG_INTERVAL_USEC. */
+#define LOG_INTERVAL_USEC (10ULL * 1000000ULL)
+#define LOG_BURST 20
+
+/* The state of one call site, a static in each log macro's expansion.
+ * Owned by log.c, under its lock. */
+typedef struct LogSite {
+	RateLimit rl;
+	const char *file;
+	int line;
+	unsigned suppressed;  /* lines dropped in rl's current window */
+	bool listed;	      /* on log.c's list of sites to report */
+	struct LogSite *next; /* in that list */
+} LogSite;
+
+#define LOG_SITE_INIT                                                             \
+	{                                                                         \
+		.rl = { .interval_usec = LOG_INTERVAL_USEC, .burst = LOG_BURST }, \
+		.file = __FILE__, .line = __LINE__                                \
+	}
+
 void log_setup(bool debug, bool to_stderr);
-bool log_debug_enabled(void);
 
-/* Logs at priority; message_id may be NULL. Returns -abs(error) when error
- * is non-zero (for "return log_error_errno(r, ...)"), else 0. %m works. */
-int log_internal(int priority, int error, const char *message_id, const char *format, ...)
-	_printf_(4, 5);
+/* Logs at priority through site's rate limit (site NULL: a limit shared by
+ * all such calls); message_id may be NULL. Text that is not valid UTF-8,
+ * and control characters but newline and tab, are logged as \xNN. Returns
+ * -abs(error) when error is non-zero (for "return log_error_errno(r, ...)"),
+ * else 0. %m works. Thread-safe. */
+int log_internal_site(LogSite *site, int priority, int error, const char *message_id,
+		      const char *format, ...) _printf_(5, 6);
+#define log_internal(priority, error, message_id, ...) \
+	log_internal_site(NULL, (priority), (error), (message_id), __VA_ARGS__)
 
-#define log_debug(...) log_internal(LOG_DEBUG, 0, NULL, __VA_ARGS__)
-#define log_info(...) log_internal(LOG_INFO, 0, NULL, __VA_ARGS__)
-#define log_notice(...) log_internal(LOG_NOTICE, 0, NULL, __VA_ARGS__)
-#define log_warning(...) log_internal(LOG_WARNING, 0, NULL, __VA_ARGS__)
-#define log_error(...) log_internal(LOG_ERR, 0, NULL, __VA_ARGS__)
-#define log_warning_errno(e, ...) log_internal(LOG_WARNING, (e), NULL, __VA_ARGS__)
-#define log_error_errno(e, ...) log_internal(LOG_ERR, (e), NULL, __VA_ARGS__)
-#define log_id(prio, id, ...) log_internal((prio), 0, (id), __VA_ARGS__)
+#define log_full(priority, error, message_id, ...)                                              \
+	({                                                                                      \
+		static LogSite _log_site_ = LOG_SITE_INIT;                                      \
+		log_internal_site(&_log_site_, (priority), (error), (message_id), __VA_ARGS__); \
+	})
+
+#define log_debug(...) log_full(LOG_DEBUG, 0, NULL, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, 0, NULL, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, 0, NULL, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, 0, NULL, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, 0, NULL, __VA_ARGS__)
+#define log_warning_errno(e, ...) log_full(LOG_WARNING, (e), NULL, __VA_ARGS__)
+#define log_error_errno(e, ...) log_full(LOG_ERR, (e), NULL, __VA_ARGS__)
+#define log_id(prio, id, ...) log_full((prio), 0, (id), __VA_ARGS__)

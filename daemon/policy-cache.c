@@ -15,6 +15,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
 {
@@ -94,7 +95,8 @@ int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, cons
 		char buf[1024];
 
 		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-			snprintf(slot->user, sizeof(slot->user), "%s", pw.pw_name);
+			/* a long name is cut between characters, not inside one */
+			utf8_snprintf(slot->user, sizeof(slot->user), "%s", pw.pw_name);
 		else
 			snprintf(slot->user, sizeof(slot->user), "#%u", (unsigned)uid);
 	}

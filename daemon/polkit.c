@@ -28,6 +28,8 @@ struct Polkit {
 	DBusConnection *bus;
 	PolkitCacheEntry cache[POLKIT_CACHE_SIZE];
 	unsigned n_pending;
+	/* uids waiting for an interactive check; (uid_t)-1: a free slot */
+	uid_t interactive[POLKIT_INTERACTIVE_MAX];
 };
 
 typedef struct PolkitQuery {
@@ -36,6 +38,7 @@ typedef struct PolkitQuery {
 	polkit_callback_t cb;
 	void *userdata;
 	void (*free_userdata)(void *);
+	uid_t *interactive_slot; /* in Polkit.interactive, or NULL */
 	bool done;
 } PolkitQuery;
 
@@ -46,6 +49,8 @@ int polkit_new(DBusConnection *bus, Polkit **ret)
 	if (!pk)
 		return -ENOMEM;
 	pk->bus = bus;
+	for (size_t i = 0; i < POLKIT_INTERACTIVE_MAX; i++)
+		pk->interactive[i] = (uid_t)-1;
 	/* Without the match we would only miss early cache expiry. */
 	dbus_bus_add_match(bus, POLKIT_MATCH, NULL);
 	*ret = pk;
@@ -133,6 +138,8 @@ static void on_reply(DBusPendingCall *call, void *data)
 		cache_add(q->pk, &q->key);
 	q->done = true;
 	q->pk->n_pending--;
+	if (q->interactive_slot)
+		*q->interactive_slot = (uid_t)-1;
 	q->cb(r, q->userdata);
 }
 
@@ -142,10 +149,27 @@ static void query_free(void *data)
 
 	if (!q->done) {
 		q->pk->n_pending--;
+		if (q->interactive_slot)
+			*q->interactive_slot = (uid_t)-1;
 		if (q->free_userdata)
 			q->free_userdata(q->userdata);
 	}
 	free(q);
+}
+
+/* A free slot for uid's interactive check, or NULL: uid has one pending,
+ * or all are taken. */
+static uid_t *interactive_slot(Polkit *pk, uid_t uid)
+{
+	uid_t *slot = NULL;
+
+	for (size_t i = 0; i < POLKIT_INTERACTIVE_MAX; i++) {
+		if (pk->interactive[i] == uid)
+			return NULL;
+		if (!slot && pk->interactive[i] == (uid_t)-1)
+			slot = &pk->interactive[i];
+	}
+	return slot;
 }
 
 static bool append_subject(DBusMessageIter *it, pid_t pid, uint64_t start_time, uid_t uid)
@@ -155,7 +179,7 @@ static bool append_subject(DBusMessageIter *it, pid_t pid, uint64_t start_time, 
 	uint32_t p = (uint32_t)pid, u = (uint32_t)uid;
 
 	return dbus_message_iter_open_container(it, DBUS_TYPE_STRUCT, NULL, &st) &&
-	       dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind) &&
+	       bus_append_string(&st, kind) &&
 	       dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{sv}", &dict) &&
 	       bus_append_dict_variant(&dict, "pid", DBUS_TYPE_UINT32, &p) &&
 	       bus_append_dict_variant(&dict, "start-time", DBUS_TYPE_UINT64, &start_time) &&
@@ -167,12 +191,22 @@ static bool append_subject(DBusMessageIter *it, pid_t pid, uint64_t start_time, 
 int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,
 		 polkit_callback_t cb, void *userdata, void (*free_userdata)(void *))
 {
+	return polkit_check_full(pk, action, pid, start_time, uid, false, cb, userdata,
+				 free_userdata);
+}
+
+int polkit_check_full(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,
+		      bool interactive, polkit_callback_t cb, void *userdata,
+		      void (*free_userdata)(void *))
+{
 	_cleanup_msg_ DBusMessage *m = NULL;
 	DBusPendingCall *call = NULL;
 	DBusMessageIter it, details;
 	PolkitCacheEntry key = { .pid = pid, .start_time = start_time, .uid = uid };
 	const char *cancel = "";
-	uint32_t flags = 0;
+	/* CheckAuthorizationFlags: 1 is AllowUserInteraction */
+	uint32_t flags = interactive ? 1 : 0;
+	uid_t *slot = NULL;
 	PolkitQuery *q;
 
 	snprintf(key.action, sizeof(key.action), "%s", action);
@@ -180,35 +214,48 @@ int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time,
 		return 1;
 	if (pk->n_pending >= POLKIT_PENDING_MAX)
 		return -EBUSY;
+	if (interactive) {
+		slot = interactive_slot(pk, uid);
+		if (!slot)
+			return -EBUSY;
+	}
 
 	m = dbus_message_new_method_call(POLKIT_NAME, POLKIT_PATH, POLKIT_IFACE,
 					 "CheckAuthorization");
 	if (!m)
 		return -ENOMEM;
 	dbus_message_iter_init_append(m, &it);
-	if (!append_subject(&it, pid, start_time, uid) ||
-	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &action) ||
+	if (!append_subject(&it, pid, start_time, uid) || !bus_append_string(&it, action) ||
 	    !dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{ss}", &details) ||
 	    !dbus_message_iter_close_container(&it, &details) ||
 	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &flags) ||
-	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &cancel))
+	    !bus_append_string(&it, cancel))
 		return -ENOMEM;
 
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	*q = (PolkitQuery){
-		.pk = pk, .key = key, .cb = cb, .userdata = userdata, .free_userdata = free_userdata
-	};
+	*q = (PolkitQuery){ .pk = pk,
+			    .key = key,
+			    .cb = cb,
+			    .userdata = userdata,
+			    .free_userdata = free_userdata,
+			    .interactive_slot = slot };
 
-	if (!dbus_connection_send_with_reply(pk->bus, m, &call, DBUS_TIMEOUT_USE_DEFAULT) ||
+	if (!dbus_connection_send_with_reply(pk->bus, m, &call,
+					     interactive ? POLKIT_INTERACTIVE_TIMEOUT_MS
+							 : DBUS_TIMEOUT_USE_DEFAULT) ||
 	    !call) {
 		free(q);
 		return -ENOMEM;
 	}
 	pk->n_pending++;
+	if (slot)
+		*slot = uid;
 	if (!dbus_pending_call_set_notify(call, on_reply, q, query_free)) {
 		pk->n_pending--;
+		if (slot)
+			*slot = (uid_t)-1;
 		free(q);
 		dbus_pending_call_cancel(call);
 		dbus_pending_call_unref(call);

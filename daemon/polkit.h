@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Asynchronous polkit checks (org.freedesktop.PolicyKit1.Authority.
- * CheckAuthorization, subject unix-process pid + start time + uid, no user
- * interaction). The request waits; other clients are served meanwhile.
+ * CheckAuthorization, subject unix-process pid + start time + uid). The
+ * request waits; other clients are served meanwhile. A check is without user
+ * interaction unless the caller asks for it (polkit_check_full()): then
+ * polkit may ask for a password through the caller's agent, so the check
+ * may wait minutes. Such checks are few (one per uid, at most
+ * POLKIT_INTERACTIVE_MAX), so that no user can fill the pending slots with
+ * password prompts nobody answers.
  *
  * Caching: a "yes" is reused for the same process (pid and start time), uid
  * and action for POLKIT_CACHE_USEC; a "no" is never cached, so a user whose
@@ -14,12 +19,16 @@
 #pragma once
 
 #include <dbus/dbus.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define POLKIT_CACHE_USEC (10ULL * 1000000ULL)
 #define POLKIT_CACHE_SIZE 128
 #define POLKIT_PENDING_MAX 256
+#define POLKIT_INTERACTIVE_MAX 16
+/* below realtimectl's own two minutes, so that it gets the daemon's answer */
+#define POLKIT_INTERACTIVE_TIMEOUT_MS (110 * 1000)
 
 typedef struct Polkit Polkit;
 
@@ -38,3 +47,9 @@ DBusHandlerResult polkit_filter(Polkit *pk, DBusMessage *m);
  * (-EBUSY: too many pending). */
 int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,
 		 polkit_callback_t cb, void *userdata, void (*free_userdata)(void *));
+/* The same; interactive: polkit may ask the user (the caller set
+ * ALLOW_INTERACTIVE_AUTHORIZATION on its message). -EBUSY also when uid
+ * already waits for an interactive check, or POLKIT_INTERACTIVE_MAX do. */
+int polkit_check_full(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,
+		      bool interactive, polkit_callback_t cb, void *userdata,
+		      void (*free_userdata)(void *));

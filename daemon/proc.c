@@ -57,30 +57,26 @@ int proc_parse_stat_start_time(const char *line, uint64_t *ret)
 	return 0;
 }
 
-int proc_parse_status_uid(const char *text, uid_t *ret_ruid, uid_t *ret_euid)
+int proc_parse_status_uids(const char *text, ProcUids *ret)
 {
 	const char *p = text;
-	uint64_t ruid = 0, euid = 0;
+	uint64_t ids[3];
 	int r;
 
 	for (;;) {
 		const char *v = startswith(p, "Uid:");
 
 		if (v) {
-			while (*v == '\t' || *v == ' ')
-				v++;
-			r = parse_u64(v, &v, &ruid);
-			if (r < 0)
-				return r;
-			while (*v == '\t' || *v == ' ')
-				v++;
-			r = parse_u64(v, NULL, &euid);
-			if (r < 0)
-				return r;
-			if (ruid > UINT32_MAX || euid > UINT32_MAX)
-				return -ERANGE;
-			*ret_ruid = (uid_t)ruid;
-			*ret_euid = (uid_t)euid;
+			for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
+				while (*v == '\t' || *v == ' ')
+					v++;
+				r = parse_u64(v, &v, &ids[i]);
+				if (r < 0)
+					return r;
+				if (ids[i] > UINT32_MAX)
+					return -ERANGE;
+			}
+			*ret = (ProcUids){ (uid_t)ids[0], (uid_t)ids[1], (uid_t)ids[2] };
 			return 0;
 		}
 		p = strchr(p, '\n');
@@ -184,16 +180,16 @@ int proc_get_start_time(const char *proc, pid_t pid, pid_t tid, uint64_t *ret)
 	return proc_parse_stat_start_time(buf, ret);
 }
 
-int proc_get_uid(const char *proc, pid_t pid, uid_t *ret_ruid, uid_t *ret_euid)
+int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret)
 {
 	char path[128], buf[4096];
 	int r;
 
-	proc_path(path, sizeof(path), proc, pid, 0, "status");
+	proc_path(path, sizeof(path), proc, pid, tid, "status");
 	r = proc_read_file(path, buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	return proc_parse_status_uid(buf, ret_ruid, ret_euid);
+	return proc_parse_status_uids(buf, ret);
 }
 
 int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size)

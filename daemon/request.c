@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +17,19 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "irq-threads.h"
 #include "log.h"
 #include "pidfd.h"
 #include "polkit.h"
 #include "proc.h"
 #include "request.h"
+#include "utf8.h"
 
 static const char *const native_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
 	[ERR_POLICY_DENIED] = NATIVE_ERROR "PolicyDenied",
 	[ERR_NO_SUCH_PROCESS] = NATIVE_ERROR "NoSuchProcess",
+	[ERR_NO_SUCH_GRANT] = NATIVE_ERROR "NoSuchGrant",
 	[ERR_INVALID_ARGS] = NATIVE_ERROR "InvalidArgs",
 	[ERR_LIMITS_EXCEEDED] = NATIVE_ERROR "LimitsExceeded",
 	[ERR_RATE_LIMITED] = NATIVE_ERROR "RateLimited",
@@ -40,6 +44,7 @@ static const char *const rtkit_errors[_ERR_MAX] = {
 	[ERR_PERMISSION_DENIED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_POLICY_DENIED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_NO_SUCH_PROCESS] = DBUS_ERROR_FAILED,
+	[ERR_NO_SUCH_GRANT] = DBUS_ERROR_FAILED,
 	[ERR_INVALID_ARGS] = DBUS_ERROR_INVALID_ARGS,
 	[ERR_LIMITS_EXCEEDED] = DBUS_ERROR_ACCESS_DENIED,
 	[ERR_RATE_LIMITED] = DBUS_ERROR_ACCESS_DENIED,
@@ -76,7 +81,7 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	utf8_vsnprintf(text, sizeof(text), format, ap);
 	va_end(ap);
 	log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused request of uid %u (pid %d): %s",
 	       (unsigned)r->uid, (int)r->caller_pid, text);
@@ -84,20 +89,63 @@ _printf_(3, 4) static void request_fail(Request *r, RequestError e, const char *
 	request_free(r);
 }
 
-static const char *source_of(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
+/* The kernel's rule for one task acting on another (and prlimit()'s): the
+ * target's real, effective and saved uid are all the caller's. Credentials
+ * are per thread, so this is asked of the process (its main thread) and of
+ * the thread itself. Root may act on anyone. 0, or -EPERM with the
+ * refusal written into buf. */
+static int owned_by(const ProcUids *u, uid_t caller, const char *what, char *buf, size_t size)
 {
-	if (!g->set[k] || !g->source[k].file)
-		snprintf(buf, size, "no policy file sets %s=", policy_key_to_string(k));
+	if (caller == 0 || (u->ruid == caller && u->euid == caller && u->suid == caller))
+		return 0;
+	if (u->ruid != caller)
+		snprintf(buf, size, "%s belongs to uid %u, not to the caller (uid %u)", what,
+			 (unsigned)u->ruid, (unsigned)caller);
 	else
-		snprintf(buf, size, "%s:%u", g->source[k].file, g->source[k].line);
-	return buf;
+		snprintf(buf, size,
+			 "%s runs with effective uid %u and saved uid %u, not only as the caller "
+			 "(uid %u)",
+			 what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)caller);
+	return -EPERM;
+}
+
+/* Whether the caller may act on thread tid of process pid: the process's
+ * and the thread's uids are both owned_by() the caller. Returns
+ * _ERR_INVALID (no error) and the process's real uid (whose policy
+ * applies) in *ret_owner, or the error to answer with its text in buf. */
+static RequestError check_owner(const char *proc, pid_t pid, pid_t tid, uid_t caller,
+				uid_t *ret_owner, char *buf, size_t size)
+{
+	char what[64];
+	ProcUids u;
+
+	if (proc_get_uids(proc, pid, 0, &u) < 0) {
+		snprintf(buf, size, "process %d does not exist", (int)pid);
+		return ERR_NO_SUCH_PROCESS;
+	}
+	snprintf(what, sizeof(what), "process %d", (int)pid);
+	if (owned_by(&u, caller, what, buf, size) < 0)
+		return ERR_PERMISSION_DENIED;
+	*ret_owner = u.ruid;
+	if (tid == pid)
+		return _ERR_INVALID; /* the main thread: its uids were those */
+	/* /proc/PID/task/TID exists only for a thread of PID */
+	if (proc_get_uids(proc, pid, tid, &u) < 0) {
+		snprintf(buf, size, "thread %d is not a thread of process %d", (int)tid, (int)pid);
+		return ERR_NO_SUCH_PROCESS;
+	}
+	snprintf(what, sizeof(what), "thread %d of process %d", (int)tid, (int)pid);
+	if (owned_by(&u, caller, what, buf, size) < 0)
+		return ERR_PERMISSION_DENIED;
+	return _ERR_INVALID;
 }
 
 /* The target exists, belongs to the caller, tid is its thread, and both are pinned. */
 static int request_pin(Request *r)
 {
 	GrantProcess *p;
-	uid_t ruid, euid;
+	RequestError e;
+	char text[256];
 	int k;
 
 	if (r->pid_arg > INT_MAX || r->tid_arg > INT_MAX) {
@@ -142,18 +190,11 @@ static int request_pin(Request *r)
 		}
 	}
 
-	k = proc_get_uid(r->d->grants->proc, r->pid, &ruid, &euid);
-	if (k < 0) {
-		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d does not exist", (int)r->pid);
-		return k;
-	}
-	if (r->uid != 0 && (ruid != r->uid || euid != r->uid)) {
-		request_fail(r, ERR_PERMISSION_DENIED,
-			     "process %d belongs to uid %u, not to the caller (uid %u)",
-			     (int)r->pid, (unsigned)ruid, (unsigned)r->uid);
+	e = check_owner(r->d->grants->proc, r->pid, r->tid, r->uid, &r->owner, text, sizeof(text));
+	if (e >= 0) {
+		request_fail(r, e, "%s", text);
 		return -EPERM;
 	}
-	r->owner = ruid;
 
 	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
 	k = proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start);
@@ -169,10 +210,13 @@ static int request_pin(Request *r)
 	return 0;
 }
 
-/* Still the same process and thread as when pinned? */
+/* Still the same process and thread as when pinned, and still the caller's? */
 static int request_recheck(Request *r)
 {
+	RequestError e;
+	char text[256];
 	uint64_t st;
+	uid_t owner;
 
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
@@ -181,6 +225,14 @@ static int request_recheck(Request *r)
 			     (int)r->pid);
 		return -ESRCH;
 	}
+	/* and still the caller's: a thread may change its uids (or exec a
+	 * setuid program) while polkit thinks */
+	e = check_owner(r->d->grants->proc, r->pid, r->tid, r->uid, &owner, text, sizeof(text));
+	if (e >= 0 || owner != r->owner) {
+		request_fail(r, e >= 0 ? e : ERR_PERMISSION_DENIED, "%s",
+			     e >= 0 ? text : "the process changed its owner");
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -188,7 +240,8 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 {
 	const PolicyGrant *g;
 	const char *user;
-	char src[300];
+	PolicyRefusal why;
+	char text[512];
 	int k;
 
 	k = daemon_policy_eval(r->d, r->owner, &g, &user);
@@ -207,28 +260,6 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 	if (r->type == REQUEST_LIMITS)
 		return 0;
 
-	if (r->kind == GRANT_NICE) {
-		if (r->value < -20 || r->value > 19) {
-			request_fail(r, ERR_INVALID_ARGS, "nice level %d is out of range -20..19",
-				     r->value);
-			return -EINVAL;
-		}
-		if (!g->set[POLICY_KEY_NICE]) {
-			request_fail(r, ERR_POLICY_DENIED,
-				     "nice level %d is not allowed for user %s (%s)", r->value,
-				     user, source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
-			return -EPERM;
-		}
-		if (r->value < g->nice) {
-			request_fail(r, ERR_POLICY_DENIED,
-				     "nice level %d is below the limit %d for user %s (%s)",
-				     r->value, g->nice, user,
-				     source_of(g, POLICY_KEY_NICE, src, sizeof(src)));
-			return -EPERM;
-		}
-		return 0;
-	}
-
 	if (r->compat_rt) {
 		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
 
@@ -239,29 +270,11 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		else
 			r->kind = GRANT_FIFO;
 	}
-	if (r->value < 1 || r->value > 99) {
-		request_fail(r, ERR_INVALID_ARGS, "priority %d is out of range 1..99", r->value);
-		return -EINVAL;
-	}
-	if (!g->set[POLICY_KEY_REALTIME_PRIORITY] || g->realtime_priority <= 0) {
-		request_fail(r, ERR_POLICY_DENIED,
-			     "realtime scheduling is not allowed for user %s (%s)", user,
-			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
-		return -EPERM;
-	}
-	if (!g->set[POLICY_KEY_POLICIES] ||
-	    !(g->policies & (r->kind == GRANT_FIFO ? POLICY_SCHED_FIFO : POLICY_SCHED_RR))) {
-		request_fail(r, ERR_POLICY_DENIED, "policy %s is not allowed for user %s (%s)",
-			     grant_kind_to_string(r->kind), user,
-			     source_of(g, POLICY_KEY_POLICIES, src, sizeof(src)));
-		return -EPERM;
-	}
-	if (r->value > g->realtime_priority) {
-		request_fail(r, ERR_POLICY_DENIED,
-			     "priority %d exceeds the limit %d for user %s (%s)", r->value,
-			     g->realtime_priority, user,
-			     source_of(g, POLICY_KEY_REALTIME_PRIORITY, src, sizeof(src)));
-		return -EPERM;
+	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
+	if (k < 0) {
+		(void)policy_refusal_format(&why, user, text, sizeof(text));
+		request_fail(r, k == -EINVAL ? ERR_INVALID_ARGS : ERR_POLICY_DENIED, "%s", text);
+		return k;
 	}
 	if (r->value > daemon_canary_max_priority(r->d)) {
 		request_fail(r, ERR_POLICY_DENIED,
@@ -373,30 +386,103 @@ static int request_check_rttime(Request *r, const PolicyGrant *g, const char *us
 	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
 		return 0;
 	k = -errno;
+	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
 	if (hard == UINT64_MAX)
 		request_fail(r, ERR_POLICY_DENIED,
 			     "RLIMIT_RTTIME of process %d is unlimited, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, max, user,
-			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, max, user, src);
 	else
 		request_fail(r, ERR_POLICY_DENIED,
 			     "RLIMIT_RTTIME of process %d is %" PRIu64
 			     " us, above the limit %" PRIu64
 			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, hard, max, user,
-			     source_of(g, POLICY_KEY_RTTIME, src, sizeof(src)));
+			     (int)r->pid, hard, max, user, src);
 	return k;
+}
+
+/* What the thread ran with before realtimed's first grant to it: what an
+ * undo or a reset puts back. */
+static int request_before(Request *r, SchedState *ret)
+{
+	Grant *existing = grant_table_find(r->d->grants, r->pid, r->tid);
+
+	if (existing && existing->process->start_time == r->pid_start &&
+	    existing->start_time == r->tid_start) {
+		*ret = existing->before;
+		return 0;
+	}
+	return sched_get_state(r->tid, ret);
+}
+
+/* After sched_apply() the thread may have changed its own scheduling
+ * before the read-back: lowered its priority (any thread may), or raised it
+ * within its own RLIMIT_RTPRIO. What it holds is supervised if it is a
+ * grant of the same sort that policy allows; otherwise the grant is undone.
+ * Either way it never stays realtime outside the table, where no canary,
+ * per-user cap or reload would see it. Returns 0 with what to record. */
+static int request_read_back(Request *r, const PolicyGrant *g, const SchedState *before,
+			     GrantKind *ret_kind, int *ret_value)
+{
+	GrantKind kind;
+	SchedState now;
+	int value, k;
+
+	k = sched_get_state(r->tid, &now);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS,
+			     "thread %d of process %d exited during the grant", (int)r->tid,
+			     (int)r->pid);
+		return k;
+	}
+	if (sched_state_as_grant(&now, &kind, &value) >= 0 &&
+	    (kind == GRANT_NICE) == (r->kind == GRANT_NICE) &&
+	    policy_grant_allows(g, (PolicyGrantKind)kind, value, NULL) >= 0) {
+		if (kind != r->kind || value != r->value)
+			log_id(LOG_DEBUG, LOG_ID_GRANT,
+			       "Thread %d changed itself to %s %d right after its grant of %s %d; "
+			       "supervising that",
+			       (int)r->tid, grant_kind_to_string(kind), value,
+			       grant_kind_to_string(r->kind), r->value);
+		*ret_kind = kind;
+		*ret_value = value;
+		return 0;
+	}
+	k = sched_restore(r->tid, r->kind, before);
+	if (k < 0 && k != -ESRCH)
+		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
+				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+	request_fail(r, ERR_FAILED,
+		     "thread %d does not hold %s %d after it was set (it runs %s %d now, not "
+		     "a grant its policy allows); the grant is undone",
+		     (int)r->tid, grant_kind_to_string(r->kind), r->value,
+		     sched_policy_to_string(now.policy),
+		     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority : now.nice);
+	return -EPERM;
 }
 
 static void request_finish_sched(Request *r, const PolicyGrant *g, const char *user)
 {
+	SchedState before;
+	GrantKind kind;
 	Grant *grant;
+	bool unchanged;
 	uint64_t st;
-	int k;
+	int value, k;
 
 	if (r->kind != GRANT_NICE && request_check_rttime(r, g, user) < 0)
 		return;
+
+	/* The tid is still the pinned thread right before it is changed (the
+	 * checks above took time), and right after. */
+	if (request_recheck(r) < 0)
+		return;
+	k = request_before(r, &before);
+	if (k < 0) {
+		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
+			     (int)r->pid);
+		return;
+	}
 
 	if (r->kind != GRANT_NICE) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
@@ -411,47 +497,62 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 		return;
 	}
 	/* Verify again: the thread we set is still the one that was pinned,
-	 * and the kernel holds what we set. */
+	 * and it holds a grant we can supervise. Only then does the canary let
+	 * go of the pending target: the table (or nothing) takes over. A thread
+	 * that exited meanwhile took its grant along; its tid may be another
+	 * thread's already, which is left alone. */
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
 	    st != r->tid_start) {
-		sched_reset(r->tid);
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_SUCH_PROCESS,
 			     "thread %d of process %d exited during the grant", (int)r->tid,
 			     (int)r->pid);
 		return;
 	}
-	if (sched_matches(r->tid, r->kind, r->value) <= 0) {
+	if (request_read_back(r, g, &before, &kind, &value) < 0) {
 		daemon_canary_sync(r->d, NULL);
-		request_fail(r, ERR_FAILED, "thread %d does not hold %s %d after it was set",
-			     (int)r->tid, grant_kind_to_string(r->kind), r->value);
 		return;
 	}
 
+	grant = grant_table_find(r->d->grants, r->pid, r->tid);
+	unchanged = grant && grant->process->start_time == r->pid_start &&
+		    grant->start_time == r->tid_start && grant->kind == kind &&
+		    grant->value == value;
 	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
-			    r->tid_start, r->kind, r->value, now_usec(CLOCK_REALTIME), &grant);
+			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
-		sched_reset(r->tid);
+		(void)sched_restore(r->tid, r->kind, &before);
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;
 	}
+	/* A change of the table hands the canary the table; a repeated grant
+	 * changes nothing there, so the pending target goes here. */
+	if (unchanged && r->kind != GRANT_NICE)
+		daemon_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
-	       grant_kind_to_string(r->kind), r->value, (int)r->tid, (int)r->pid, user);
+	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	bus_reply_empty(r->d->bus, r->msg);
 	request_free(r);
 }
 
+/* GrantLimits raises a limit that is a right (a limit already above policy
+ * stays), and sets RLIMIT_RTTIME, a safety ceiling on realtime, to exactly
+ * what policy says, lowering it too. RLIMIT_RTTIME goes first: a process
+ * never holds a raised RLIMIT_RTPRIO without the ceiling. (A user whose
+ * Policies= lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no
+ * raise.) */
 static const struct {
 	int resource;
 	const char *key;
 	const char *proc_name;
+	bool ceiling;
 } limit_table[] = {
-	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority" },
-	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory" },
-	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout" },
-	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority" },
+	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout", true },
+	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority", false },
+	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory", false },
+	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority", false },
 };
 
 static void request_finish_limits(Request *r, const PolicyGrant *g, const char *user)
@@ -483,9 +584,12 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 				     strerror(-k));
 			return;
 		}
-		/* Only ever raise: a limit already above policy stays. */
-		rl.rlim_cur = soft > want ? soft : want;
-		rl.rlim_max = hard > want ? hard : want;
+		if (limit_table[i].ceiling)
+			rl.rlim_cur = rl.rlim_max = want;
+		else {
+			rl.rlim_cur = soft > want ? soft : want;
+			rl.rlim_max = hard > want ? hard : want;
+		}
 		if ((rl.rlim_cur != soft || rl.rlim_max != hard) &&
 		    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
 			k = -errno;
@@ -498,7 +602,7 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 			return;
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_STRING, &limit_table[i].key) ||
+		    !bus_append_string(&e, limit_table[i].key) ||
 		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
 		    !dbus_message_iter_close_container(&dict, &e)) {
 			dbus_message_iter_abandon_container(&it, &dict);
@@ -601,7 +705,7 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 		return;
 
 	/* root callers and root-owned targets need no polkit */
-	if (r->uid != 0 && r->owner != 0 && !g->covered && pd->polkit) {
+	if (r->uid != 0 && r->owner != 0 && policy_grant_needs_polkit(g, pd)) {
 		k = polkit_check(d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
 				 on_polkit, r, request_free_void);
 		if (k == 0)
@@ -619,11 +723,13 @@ void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavo
 	request_finish(r, false);
 }
 
-int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg, pid_t *ret_pid,
-			  uid_t *ret_uid)
+int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg,
+			  const uint64_t *tid_arg, pid_t *ret_pid, pid_t *ret_tid)
 {
-	uid_t uid, ruid, euid;
-	pid_t caller, pid;
+	pid_t caller, pid, tid;
+	RequestError e;
+	char text[256];
+	uid_t uid, owner;
 	int k;
 
 	k = bus_get_creds(d, m, &uid, &caller);
@@ -633,25 +739,20 @@ int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_
 				strerror(-k));
 		return k;
 	}
-	if (pid_arg > INT_MAX) {
+	if (pid_arg > INT_MAX || (tid_arg && *tid_arg > INT_MAX)) {
 		bus_reply_error(d->bus, m, request_error_name(ERR_INVALID_ARGS, f),
-				"pid %" PRIu64 " out of range", pid_arg);
+				"pid %" PRIu64 " / tid %" PRIu64 " out of range", pid_arg,
+				tid_arg ? *tid_arg : 0);
 		return -EINVAL;
 	}
 	pid = pid_arg ? (pid_t)pid_arg : caller;
-	k = proc_get_uid(d->grants->proc, pid, &ruid, &euid);
-	if (k < 0) {
-		bus_reply_error(d->bus, m, request_error_name(ERR_NO_SUCH_PROCESS, f),
-				"process %d does not exist", (int)pid);
-		return k;
-	}
-	if (uid != 0 && (ruid != uid || euid != uid)) {
-		bus_reply_error(d->bus, m, request_error_name(ERR_PERMISSION_DENIED, f),
-				"process %d belongs to uid %u, not to the caller (uid %u)",
-				(int)pid, (unsigned)ruid, (unsigned)uid);
+	tid = !tid_arg ? 0 : *tid_arg ? (pid_t)*tid_arg : pid;
+	e = check_owner(d->grants->proc, pid, tid ? tid : pid, uid, &owner, text, sizeof(text));
+	if (e >= 0) {
+		bus_reply_error(d->bus, m, request_error_name(e, f), "%s", text);
 		return -EPERM;
 	}
 	*ret_pid = pid;
-	*ret_uid = uid;
+	*ret_tid = tid;
 	return 0;
 }

@@ -37,6 +37,7 @@ typedef enum RequestError {
 	ERR_PERMISSION_DENIED,
 	ERR_POLICY_DENIED,
 	ERR_NO_SUCH_PROCESS,
+	ERR_NO_SUCH_GRANT, /* a reset of a thread realtimed did not grant */
 	ERR_INVALID_ARGS,
 	ERR_LIMITS_EXCEEDED,
 	ERR_RATE_LIMITED,
@@ -72,7 +73,10 @@ typedef struct Request {
 void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavour, GrantKind kind,
 		   bool compat_rt, int value, uint64_t pid_arg, uint64_t tid_arg);
 
-/* The shared front half of Reset*: resolves pid 0 / tid 0 and checks that the
- * caller owns the target. Replies the error itself and returns < 0 on refusal. */
-int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg, pid_t *ret_pid,
-			  uid_t *ret_uid);
+/* The shared front half of Reset*: resolves pid 0 (the caller) and, when
+ * tid_arg is given, tid 0 (the main thread), and checks that the caller owns
+ * the target as a grant's checks do (the process's and the thread's own
+ * real, effective and saved uid). *ret_tid is 0 without tid_arg. Replies
+ * the error itself and returns < 0 on refusal. */
+int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg,
+			  const uint64_t *tid_arg, pid_t *ret_pid, pid_t *ret_tid);

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,6 +14,9 @@
 
 #ifndef SCHED_FLAG_RESET_ON_FORK
 #define SCHED_FLAG_RESET_ON_FORK 0x01
+#endif
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
 #endif
 
 /* The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER0); the uapi header
@@ -28,25 +32,14 @@ struct sched_attr {
 	uint64_t sched_period;
 };
 
-static const char *const kind_names[_GRANT_KIND_MAX] = {
-	[GRANT_FIFO] = "fifo",
-	[GRANT_RR] = "rr",
-	[GRANT_NICE] = "nice",
-};
-
 const char *grant_kind_to_string(GrantKind k)
 {
-	if (k < 0 || k >= _GRANT_KIND_MAX)
-		return NULL;
-	return kind_names[k];
+	return policy_grant_kind_to_string((PolicyGrantKind)k);
 }
 
 GrantKind grant_kind_from_string(const char *s)
 {
-	for (int k = 0; k < _GRANT_KIND_MAX; k++)
-		if (streq_ptr(s, kind_names[k]))
-			return k;
-	return _GRANT_KIND_INVALID;
+	return (GrantKind)policy_grant_kind_from_string(s);
 }
 
 static int sys_sched_setattr(pid_t tid, struct sched_attr *attr)
@@ -87,36 +80,167 @@ int sched_apply(pid_t tid, GrantKind kind, int value)
 	return sys_sched_setattr(tid, &attr);
 }
 
-int sched_reset(pid_t tid)
+/* The thread's nice level, which the kernel keeps under every policy;
+ * sched_getattr() tells it only under the fair ones. (A tid is a
+ * PRIO_PROCESS id on Linux.) */
+static int get_nice(pid_t tid, int *ret)
 {
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_OTHER,
-	};
+	int nice;
 
-	return sys_sched_setattr(tid, &attr);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (nice == -1 && errno != 0)
+		return -errno;
+	*ret = nice;
+	return 0;
 }
 
-int sched_matches(pid_t tid, GrantKind kind, int value)
+static bool policy_is_realtime(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
+}
+
+int sched_get_state(pid_t tid, SchedState *ret)
 {
 	struct sched_attr attr = {};
-	int r;
+	int r, nice;
 
 	r = sys_sched_getattr(tid, &attr);
 	if (r < 0)
 		return r;
-	switch (kind) {
-	case GRANT_FIFO:
-		return attr.sched_policy == SCHED_FIFO && (int)attr.sched_priority == value;
-	case GRANT_RR:
-		return attr.sched_policy == SCHED_RR && (int)attr.sched_priority == value;
-	case GRANT_NICE:
-		return attr.sched_policy == SCHED_OTHER && attr.sched_nice == value;
-	case _GRANT_KIND_MAX:
-	case _GRANT_KIND_INVALID:
-		break;
+	r = get_nice(tid, &nice);
+	if (r < 0)
+		return r;
+	*ret = (SchedState){
+		.policy = (int)attr.sched_policy,
+		.priority =
+			policy_is_realtime((int)attr.sched_policy) ? (int)attr.sched_priority : 0,
+		.nice = nice,
+		.reset_on_fork = attr.sched_flags & SCHED_FLAG_RESET_ON_FORK,
+	};
+	return 0;
+}
+
+/* How much of the CPU a state claims, to compare two: SCHED_DEADLINE above
+ * SCHED_FIFO/RR (by priority) above the fair policies (by nice level; at
+ * the same level SCHED_BATCH, which preempts less, below SCHED_OTHER) above
+ * SCHED_IDLE. */
+static int sched_rank(const SchedState *s)
+{
+	switch (s->policy) {
+	case SCHED_DEADLINE:
+		return 1000;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return 100 + s->priority;
+	case SCHED_IDLE:
+		return 0;
+	case SCHED_BATCH:
+		return 2 * (20 - s->nice); /* 2 (nice 19) .. 80 (nice -20) */
+	default:
+		return 2 * (20 - s->nice) + 1;
 	}
-	return -EINVAL;
+}
+
+/* Down to a fair policy (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE), never up.
+ * The policy goes through the legacy sched_setscheduler(), which keeps the
+ * nice level the kernel holds for the thread at that moment; sched_setattr()
+ * would need a nice level read earlier, and a thread that weakened its nice
+ * level in between would get the better one back. Then the nice level, only
+ * ever weakened. */
+static int sched_to_fair(pid_t tid, int policy, int nice, bool reset_on_fork)
+{
+	struct sched_param sp = {};
+	int r, now;
+
+	r = RET_NERRNO(
+		sched_setscheduler(tid, policy | (reset_on_fork ? SCHED_RESET_ON_FORK : 0), &sp));
+	if (r < 0)
+		return r;
+	r = get_nice(tid, &now);
+	if (r < 0)
+		return r;
+	if (nice > now)
+		return RET_NERRNO(setpriority(PRIO_PROCESS, (id_t)tid, nice));
+	return 0;
+}
+
+bool sched_state_above(const SchedState *a, const SchedState *b)
+{
+	return sched_rank(a) > sched_rank(b);
+}
+
+int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
+{
+	SchedState now, to;
+	int r;
+
+	r = sched_get_state(tid, &now);
+	if (r < 0)
+		return r;
+	if (sched_state_known(before))
+		to = *before;
+	else
+		to = (SchedState){ .policy = SCHED_OTHER,
+				   .nice = kind == GRANT_NICE ? 0 : now.nice,
+				   .reset_on_fork = now.reset_on_fork };
+
+	/* A thread that lowered itself below what it had before stays there. */
+	if (sched_state_above(&to, &now))
+		return 0;
+	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
+	    to.reset_on_fork == now.reset_on_fork)
+		return 0;
+	if (policy_is_realtime(to.policy)) {
+		/* It ran realtime before the grant, by its own right (RLIMIT_RTPRIO)
+		 * or someone else's: that is where it goes back to. */
+		struct sched_attr attr = {
+			.size = sizeof(attr),
+			.sched_policy = (uint32_t)to.policy,
+			.sched_flags = to.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
+			.sched_priority = (uint32_t)to.priority,
+		};
+
+		if (to.policy == SCHED_DEADLINE)
+			return sched_reset(tid); /* its parameters are not kept */
+		return sys_sched_setattr(tid, &attr);
+	}
+	return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
+}
+
+int sched_reset(pid_t tid)
+{
+	SchedState now;
+	int r;
+
+	r = sched_get_state(tid, &now);
+	if (r < 0)
+		return r;
+	/* Between the read and the change the thread may have lowered itself
+	 * to SCHED_IDLE; it may go back to SCHED_OTHER at its own nice level
+	 * by itself too (RLIMIT_NICE permitting), so that window gives it
+	 * nothing it could not take. */
+	if (!policy_is_realtime(now.policy))
+		return 0;
+	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
+}
+
+int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value)
+{
+	switch (s->policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		*ret_kind = s->policy == SCHED_FIFO ? GRANT_FIFO : GRANT_RR;
+		*ret_value = s->priority;
+		return 0;
+	case SCHED_OTHER:
+	case SCHED_BATCH:
+		*ret_kind = GRANT_NICE;
+		*ret_value = s->nice;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 int sched_get(pid_t tid, const char **ret_policy, int *ret_priority)

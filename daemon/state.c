@@ -2,12 +2,16 @@
 /*
  * The grant table on disk (STATE_DIR/grants), so that a restarted daemon
  * adopts the grants that are still alive instead of losing track of them.
- * One line per thread: pid pid-start uid tid tid-start kind value since.
- * Written atomically (temporary file + rename) once per event-loop
+ * One line per thread: pid pid-start uid tid tid-start kind value since,
+ * then (since v2) what the thread ran with before the grant: policy
+ * priority nice reset-on-fork, which a reset puts back. A v1 line (without
+ * them) is still read; its thread goes back to SCHED_OTHER at its own nice
+ * level on a reset. Written atomically (temporary file + rename) once per event-loop
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
- * times, the process still belongs to the uid, and the thread still runs
- * as granted; everything else is forgotten.
+ * times, the process still belongs to the uid, and the thread still holds
+ * the grant (or less of it: what it holds is adopted); then the policy in
+ * force decides, as after a reload, and demotes what it no longer allows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,13 +23,16 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "irq-threads.h"
 #include "log.h"
+#include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
 
 #define STATE_FILE "grants"
-#define STATE_HEADER \
-	"# realtimed grant table v1: pid pid-start uid tid tid-start kind value since-usec\n"
+#define STATE_HEADER                                                                         \
+	"# realtimed grant table v2: pid pid-start uid tid tid-start kind value since-usec " \
+	"before-policy before-priority before-nice before-reset-on-fork\n"
 
 static int on_save(sd_event_source *s, void *userdata)
 {
@@ -72,9 +79,12 @@ int daemon_state_save(Daemon *d)
 	}
 	fputs(STATE_HEADER, f);
 	GRANT_TABLE_FOREACH(p, g, d->grants)
-	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 "\n", (int)p->pid,
+	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", (int)p->pid,
 		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-		grant_kind_to_string(g->kind), g->value, g->since_usec);
+		grant_kind_to_string(g->kind), g->value, g->since_usec,
+		sched_state_known(&g->before) ? sched_policy_to_string(g->before.policy)
+					      : "unknown",
+		g->before.priority, g->before.nice, g->before.reset_on_fork);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
 	if (r < 0) {
 		unlink(tmp);
@@ -88,36 +98,61 @@ int daemon_state_save(Daemon *d)
 	return 0;
 }
 
+/* One line. The process and thread must still be the ones granted (same
+ * start times, the process pinned by a pidfd), else nothing is touched: the
+ * ids may be someone else's now. What the thread runs with now is what is
+ * adopted, when it is still the same sort of grant and above what it had
+ * before (it may have lowered itself meanwhile); a thread that gave its
+ * grant up has nothing left to supervise. Whether policy still allows what
+ * is adopted is decided afterwards, for every line at once, as on a reload. */
 static int adopt_line(Daemon *d, const char *line)
 {
 	int pid, tid, value;
 	unsigned uid;
 	uint64_t pid_start, tid_start, since, st;
-	char kind_s[16];
-	uid_t ruid, euid;
-	GrantKind kind;
-	int fd, r;
+	char kind_s[16], policy_s[16];
+	SchedState before = SCHED_STATE_UNKNOWN, now;
+	int n, priority, nice, reset_on_fork;
+	_cleanup_close_ int fd = -EBADF;
+	ProcUids uids;
+	GrantKind kind, held;
 
-	if (sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64, &pid, &pid_start,
-		   &uid, &tid, &tid_start, kind_s, &value, &since) != 8)
+	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d", &pid,
+		   &pid_start, &uid, &tid, &tid_start, kind_s, &value, &since, policy_s, &priority,
+		   &nice, &reset_on_fork);
+	if (n != 8 && n != 12)
 		return -EINVAL;
 	kind = grant_kind_from_string(kind_s);
 	if (kind < 0 || pid <= 0 || tid <= 0)
 		return -EINVAL;
+	if (n == 12 && sched_policy_from_string(policy_s) >= 0)
+		before = (SchedState){ .policy = sched_policy_from_string(policy_s),
+				       .priority = priority,
+				       .nice = nice,
+				       .reset_on_fork = reset_on_fork };
 
 	fd = pidfd_open_cloexec(pid);
 	if (fd < 0)
 		return fd;
 	if (proc_get_start_time(d->grants->proc, pid, 0, &st) < 0 || st != pid_start ||
 	    proc_get_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
-	    proc_get_uid(d->grants->proc, pid, &ruid, &euid) < 0 || ruid != uid ||
-	    sched_matches(tid, kind, value) <= 0 || pidfd_alive(fd) < 0) {
-		safe_close(fd);
+	    pidfd_alive(fd) < 0)
 		return -ESRCH;
+	if (proc_get_uids(d->grants->proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
+		/* The same thread, but it belongs to someone else now: no policy
+		 * ever allowed that owner this grant. */
+		(void)sched_restore(tid, kind, &before);
+		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
+		       "Demoted thread %d of process %d (%s %d): it no longer belongs to uid %u",
+		       tid, pid, grant_kind_to_string(kind), value, uid);
+		return -EPERM;
 	}
-	r = grant_table_add(d->grants, pid, pid_start, uid, fd, tid, tid_start, kind, value, since,
-			    NULL);
-	return r;
+	if (sched_get_state(tid, &now) < 0 || sched_state_as_grant(&now, &held, &value) < 0 ||
+	    (held == GRANT_NICE) != (kind == GRANT_NICE) ||
+	    (sched_state_known(&before) && !sched_state_above(&now, &before)))
+		return -ESRCH;
+	return grant_table_add(d->grants, pid, pid_start, uid, TAKE_FD(fd), tid, tid_start, held,
+			       value, &before, since, NULL);
 }
 
 int daemon_state_adopt(Daemon *d)
@@ -144,6 +179,9 @@ int daemon_state_adopt(Daemon *d)
 	}
 	if (adopted || dropped)
 		log_info("Adopted %u grants from %s, %u were gone", adopted, path, dropped);
+	/* The same decision as a reload: an adopted grant is one the policy in
+	 * force allows, or it is demoted now. */
+	daemon_demote_disallowed(d, "the policy loaded at start");
 	daemon_state_schedule_save(d);
-	return (int)adopted;
+	return (int)d->grants->n_grants; /* what is adopted and still allowed */
 }

@@ -5,7 +5,8 @@
  * LSM) computed the new credentials of an exec, before they are committed.
  * For a task in the configured group (or every task with any=1) it adds
  * CAP_SYS_NICE, and with mlock=1 CAP_IPC_LOCK and CAP_SYS_RESOURCE, to the
- * new permitted and effective sets, as the 2004 realtime LSM did.
+ * new permitted and effective sets, as the 2004 realtime LSM did; mlock=2
+ * adds CAP_IPC_LOCK without CAP_SYS_RESOURCE.
  *
  * The kernel's own exec rules stay in force: nothing is granted to an exec
  * that the kernel marked unsafe (ptraced, no_new_privs, shared fs state),
@@ -112,9 +113,13 @@ static int rt_exec_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 
 	cap_raise(want, CAP_SYS_NICE);
-	if (READ_ONCE(rt_mlock)) {
-		cap_raise(want, CAP_IPC_LOCK);
+	switch (READ_ONCE(rt_mlock)) {
+	case RT_MLOCK_RESOURCE:
 		cap_raise(want, CAP_SYS_RESOURCE);
+		fallthrough;
+	case RT_MLOCK_IPC_ONLY:
+		cap_raise(want, CAP_IPC_LOCK);
+		break;
 	}
 	/* Never beyond the bounding set, as for file capabilities. */
 	want = cap_intersect(want, new->cap_bset);

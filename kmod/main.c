@@ -14,12 +14,14 @@
 
 int rt_any;
 int rt_gid = RT_GID_NONE;
-int rt_mlock = 1;
+int rt_mlock = RT_MLOCK_RESOURCE;
 
 int rt_bool_min;
 int rt_bool_max = 1;
 int rt_gid_min = RT_GID_NONE;
 int rt_gid_max = INT_MAX;
+int rt_mlock_min = RT_MLOCK_NONE;
+int rt_mlock_max = RT_MLOCK_IPC_ONLY;
 
 /* A parameter write out of range is refused and changes nothing. */
 static int rt_param_set_range(const char *val, int *var, int min, int max)
@@ -45,6 +47,11 @@ static int rt_param_set_gid(const char *val, const struct kernel_param *kp)
 	return rt_param_set_range(val, kp->arg, rt_gid_min, rt_gid_max);
 }
 
+static int rt_param_set_mlock(const char *val, const struct kernel_param *kp)
+{
+	return rt_param_set_range(val, kp->arg, rt_mlock_min, rt_mlock_max);
+}
+
 static const struct kernel_param_ops rt_bool_ops = {
 	.set = rt_param_set_bool,
 	.get = param_get_int,
@@ -55,12 +62,17 @@ static const struct kernel_param_ops rt_gid_ops = {
 	.get = param_get_int,
 };
 
+static const struct kernel_param_ops rt_mlock_ops = {
+	.set = rt_param_set_mlock,
+	.get = param_get_int,
+};
+
 module_param_cb(any, &rt_bool_ops, &rt_any, 0644);
 MODULE_PARM_DESC(any, "1: every exec gets the realtime capabilities (default 0)");
 module_param_cb(gid, &rt_gid_ops, &rt_gid, 0644);
 MODULE_PARM_DESC(gid, "group whose members get the realtime capabilities at exec, -1 for none (default -1)");
-module_param_cb(mlock, &rt_bool_ops, &rt_mlock, 0644);
-MODULE_PARM_DESC(mlock, "1: also grant CAP_IPC_LOCK and CAP_SYS_RESOURCE (default 1)");
+module_param_cb(mlock, &rt_mlock_ops, &rt_mlock, 0644);
+MODULE_PARM_DESC(mlock, "1: also grant CAP_IPC_LOCK and CAP_SYS_RESOURCE, 2: CAP_IPC_LOCK alone, 0: neither (default 1)");
 
 static int __init realtime_init(void)
 {

@@ -60,8 +60,8 @@ static struct ctl_table rt_sysctl_table[] = {
 		.maxlen = sizeof(int),
 		.mode = 0644,
 		.proc_handler = proc_dointvec_minmax,
-		.extra1 = &rt_bool_min,
-		.extra2 = &rt_bool_max,
+		.extra1 = &rt_mlock_min,
+		.extra2 = &rt_mlock_max,
 	},
 	{
 		.procname = "grants",

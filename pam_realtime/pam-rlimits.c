@@ -43,6 +43,7 @@ int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
 	RlimitPlan plan = {};
 
 	for (size_t i = 0; i < ELEMENTSOF(rlimit_table); i++) {
+		PolicyKey key;
 		uint64_t v;
 		int r;
 
@@ -52,13 +53,19 @@ int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
 		if (r < 0)
 			return r;
 
+		/* A RLIMIT_RTPRIO of 0 where RealtimePriority= is higher was
+		 * decided by Policies= (no fifo): say that one in the log. */
+		if (rlimit_table[i].resource == RLIMIT_RTPRIO && v == 0 && g->realtime_priority > 0)
+			key = POLICY_KEY_POLICIES;
+		else
+			key = rlimit_table[i].key;
 		plan.items[plan.n_items++] = (RlimitItem){
 			.resource = rlimit_table[i].resource,
-			.key = rlimit_table[i].key,
+			.key = key,
 			/* rlim_t is 64 bits wide on every ABI meson builds us for
 			 * (_FILE_OFFSET_BITS=64); clamp rather than wrap anyway. */
 			.value = v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v,
-			.source = &g->source[rlimit_table[i].key],
+			.source = &g->source[key],
 		};
 	}
 

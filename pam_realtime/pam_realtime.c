@@ -29,6 +29,7 @@
 #include "pam-ambient.h"
 #include "pam-args.h"
 #include "pam-rlimits.h"
+#include "policy-allow.h"
 #include "policy.h"
 
 #define AMBIENT_DATA_NAME "pam_realtime_ambient"
@@ -371,7 +372,7 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	/* [Default] describes what the daemon may grant on request, with
 	 * polkit's consent when Polkit=yes. Handing it out at login would skip
 	 * that consent, so at login only a [User] or [Group] rule counts. */
-	if (!g.covered && policy_daemon(p)->polkit) {
+	if (policy_grant_needs_polkit(&g, policy_daemon(p))) {
 		if (args.debug)
 			pam_syslog(pamh, LOG_DEBUG,
 				   "No [User] or [Group] rule covers %s and Polkit=yes: [Default] "

@@ -22,6 +22,8 @@ static const BusErrorInfo bus_errors[] = {
 	{ BUS_ERROR_PREFIX "PolicyDenied", CTL_EXIT_REFUSED,
 	  "See what the policy allows you with 'realtimectl explain'." },
 	{ BUS_ERROR_PREFIX "NoSuchProcess", CTL_EXIT_NO_SUCH, NULL },
+	{ BUS_ERROR_PREFIX "NoSuchGrant", CTL_EXIT_NO_SUCH,
+	  "realtimed undoes only its own grants; 'realtimectl status' lists them." },
 	{ BUS_ERROR_PREFIX "InvalidArgs", CTL_EXIT_USAGE, NULL },
 	{ BUS_ERROR_PREFIX "LimitsExceeded", CTL_EXIT_REFUSED,
 	  "Reset grants you no longer need ('realtimectl status', 'realtimectl reset'), or raise "

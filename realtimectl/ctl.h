@@ -41,6 +41,9 @@ typedef struct Ctl {
 	bool have_nice;
 	int nice;
 	bool limits;
+
+	/* status --all: every user's grants, not only the caller's */
+	bool all;
 } Ctl;
 
 int verb_policy(Ctl *ctl, int argc, char **argv);

@@ -3,7 +3,10 @@
  * realtimectl explain [--offline] [USER]: what policy grants a user, key by
  * key, with the file:line (and section) that decided each value. --offline
  * evaluates the policy files here through the policy library; otherwise
- * realtimed answers (Explain), from the policy it has in force.
+ * realtimed answers (Explain), from the policy it has in force. realtimed
+ * explains another user's policy only to root or with polkit's
+ * org.realtimed.manage, which may ask for a password: a text agent runs
+ * meanwhile on a terminal.
  */
 #include <grp.h>
 #include <pwd.h>
@@ -18,6 +21,7 @@
 #include "output.h"
 #ifdef HAVE_DBUS
 #include "bus.h"
+#include "polkit-agent.h"
 #endif
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
@@ -194,7 +198,10 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	_cleanup_free_ char *what = NULL;
 	DBusMessageIter iter, array;
 	dbus_uint32_t u = uid;
+	/* the daemon knows the caller by the uid its bus connection has */
+	bool other = uid != geteuid();
 	size_t n = 0, allocated = 0;
+	pid_t agent = 0;
 	int r;
 
 	r = bus_open(&c);
@@ -202,7 +209,11 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 		goto unreachable;
 	if (asprintf(&what, "ask realtimed to explain the policy for uid %u", (unsigned)uid) < 0)
 		return ctl_oom();
-	r = bus_call(c, "Explain", what, false, &reply, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID);
+	/* another user's policy: polkit may ask for an administrator's password */
+	if (other && polkit_agent_open(&agent) < 0)
+		agent = 0; /* the refusal, if any, says what to do */
+	r = bus_call(c, "Explain", what, other, &reply, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID);
+	polkit_agent_close(agent);
 	if (r > 0)
 		goto unreachable;
 	r = bus_check_signature(reply, "a{s(ss)}");
@@ -257,7 +268,7 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	return r < 0 ? CTL_EXIT_FAILED : CTL_EXIT_OK;
 
 unreachable:
-	if (r == CTL_EXIT_UNREACHABLE)
+	if (r == CTL_EXIT_UNREACHABLE || (r == CTL_EXIT_REFUSED && other))
 		fprintf(stderr,
 			"To evaluate the policy files without realtimed: realtimectl explain "
 			"--offline%s%s\n",

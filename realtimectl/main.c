@@ -32,6 +32,7 @@ enum {
 	ARG_RR,
 	ARG_NICE,
 	ARG_LIMITS,
+	ARG_ALL,
 };
 
 /* clang-format off */
@@ -47,7 +48,8 @@ enum {
 	{ "admin-conf-dir", required_argument, NULL, ARG_ADMIN_CONF_DIR }, \
 	{ "conf", required_argument, NULL, ARG_CONF },			\
 	{ "nice", required_argument, NULL, ARG_NICE },			\
-	{ "limits", no_argument, NULL, ARG_LIMITS }
+	{ "limits", no_argument, NULL, ARG_LIMITS },			\
+	{ "all", no_argument, NULL, ARG_ALL }
 /* clang-format on */
 
 /* grant: "--fifo PRIO PID" reads PRIO as the first positional argument. */
@@ -98,7 +100,8 @@ static void help(void)
 	       "                              key, and which file:line decided it\n"
 	       "\n"
 	       "Grants (through realtimed):\n"
-	       "  status                      List the supervised grants\n"
+	       "  status [--all]              List your supervised grants (--all: every\n"
+	       "                              user's; needs root or org.realtimed.manage)\n"
 	       "  grant [--fifo|--rr] PRIO PID[/TID]\n"
 	       "                              Make a thread SCHED_FIFO/SCHED_RR (default rr)\n"
 	       "  grant --nice N PID[/TID]    Give a thread nice level N\n"
@@ -278,6 +281,9 @@ static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *o
 		case ARG_LIMITS:
 			ctl->limits = true;
 			break;
+		case ARG_ALL:
+			ctl->all = true;
+			break;
 		case '?':
 			/* getopt printed what was wrong */
 			fputs("Try 'realtimectl --help' for more information.\n", stderr);
@@ -302,6 +308,8 @@ static int check_verb_options(const Ctl *ctl, const char *verb)
 		return ctl_usage_error("--fifo, --rr and --nice go with grant and run only.");
 	if (ctl->limits && !streq(verb, "run"))
 		return ctl_usage_error("--limits goes with run only.");
+	if (ctl->all && !streq(verb, "status"))
+		return ctl_usage_error("--all goes with status only.");
 	if (ctl->offline && !streq(verb, "explain") && !streq(verb, "irq"))
 		return ctl_usage_error("--offline goes with explain and irq only.");
 	if ((ctl->have_paths || ctl->n_conf_files > 0) && !policy)

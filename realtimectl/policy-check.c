@@ -4,6 +4,9 @@
  * policy library, the same code the daemon and the PAM module use, so what
  * passes here is what they accept. Every rejected file's first error is
  * printed as "file:line: message"; exit status 1 if any file was rejected.
+ * Run by a user other than root, the library also reads that user's own
+ * files (so a draft can be checked before it is installed); each comes
+ * with a warning that realtimed, running as root, would reject it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,23 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
+/* ,"name":[{"file":...,"line":...,"message":...},...] */
+static void print_json_notes(const char *name, const Policy *p, size_t n,
+			     const PolicyError *(*get)(const Policy *, size_t))
+{
+	printf(",\"%s\":[", name);
+	for (size_t i = 0; i < n; i++) {
+		const PolicyError *e = get(p, i);
+
+		fputs(i ? ",{\"file\":" : "{\"file\":", stdout);
+		json_print_string(stdout, e->file);
+		printf(",\"line\":%u,\"message\":", e->line);
+		json_print_string(stdout, e->message);
+		fputc('}', stdout);
+	}
+	fputc(']', stdout);
+}
+
 static void print_json(const Policy *p)
 {
 	fputs("{\"files\":[", stdout);
@@ -24,17 +44,10 @@ static void print_json(const Policy *p)
 			fputc(',', stdout);
 		json_print_string(stdout, policy_file(p, i));
 	}
-	fputs("],\"errors\":[", stdout);
-	for (size_t i = 0; i < policy_n_errors(p); i++) {
-		const PolicyError *e = policy_error(p, i);
-
-		fputs(i ? ",{\"file\":" : "{\"file\":", stdout);
-		json_print_string(stdout, e->file);
-		printf(",\"line\":%u,\"message\":", e->line);
-		json_print_string(stdout, e->message);
-		fputc('}', stdout);
-	}
-	fputs("]}\n", stdout);
+	fputc(']', stdout);
+	print_json_notes("errors", p, policy_n_errors(p), policy_error);
+	print_json_notes("warnings", p, policy_n_warnings(p), policy_warning);
+	fputs("}\n", stdout);
 }
 
 static int policy_check(Ctl *ctl, int argc, char **argv)
@@ -66,6 +79,11 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 
 	for (size_t i = 0; i < policy_n_errors(p); i++)
 		ctl_print_policy_error(policy_error(p, i));
+	/* a warning does not change the exit status: the file is fine for
+	 * this user to check; only root's copy of it will count */
+	for (size_t i = 0; i < policy_n_warnings(p); i++)
+		fprintf(stderr, "%s: warning: %s\n", policy_warning(p, i)->file,
+			policy_warning(p, i)->message);
 
 	if (ctl->json)
 		print_json(p);
@@ -82,8 +100,8 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 	if (policy_n_errors(p) > 0) {
 		if (!ctl->json)
 			fprintf(stderr,
-				"%zu file(s) rejected: realtimed and pam_realtime ignore a "
-				"rejected file whole.\n",
+				"%zu rejected: realtimed and pam_realtime ignore a rejected "
+				"file whole, and read no file of a rejected directory.\n",
 				policy_n_errors(p));
 		return CTL_EXIT_REFUSED;
 	}

@@ -2,7 +2,8 @@
 /*
  * A polkit text agent for the duration of one call: when realtimectl runs
  * on a terminal as a user other than root, and the call may need an
- * administrator's password (Reload: org.realtimed.manage, auth_admin_keep),
+ * administrator's password (org.realtimed.manage, auth_admin_keep: reload,
+ * status --all, explain of another user),
  * pkttyagent is started for this process so polkit can ask on the
  * terminal. Without a terminal or pkttyagent nothing happens, and the
  * daemon's refusal says what to do.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * realtimectl reset PID[/TID]: back to SCHED_OTHER, nice 0, and the grant
- * dropped (ResetThread for one thread, ResetProcess for every granted
- * thread of a process).
+ * realtimectl reset PID[/TID]: realtimed's grant undone, the thread back to
+ * what it ran with before it (ResetThread for one thread, ResetProcess for
+ * every granted thread of a process). A thread realtimed did not grant is
+ * left alone: the daemon answers NoSuchGrant.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * realtimectl status: the grants realtimed supervises (ListGrants), one row
- * per thread: pid, tid, command, user, policy, priority (or nice), since.
+ * realtimectl status [--all]: the grants realtimed supervises, one row per
+ * thread: pid, tid, command, user, policy, priority (or nice), since. The
+ * caller's own grants (ListGrants; root's are every grant), or with --all
+ * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
+ * may ask for an administrator's password, so a text agent runs meanwhile
+ * on a terminal).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bus.h"
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
+#include "polkit-agent.h"
 
 static const TableColumn columns[] = {
 	{ "PID", "pid" }, { "TID", "tid" },	  { "COMMAND", "command" },   { "USER", "user" },
@@ -42,7 +48,17 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 	r = bus_open(&c);
 	if (r > 0)
 		return r;
-	r = bus_call(c, "ListGrants", "list realtimed's grants", false, &reply, DBUS_TYPE_INVALID);
+	if (ctl->all) {
+		pid_t agent;
+
+		if (polkit_agent_open(&agent) < 0)
+			agent = 0; /* the refusal, if any, says what to do */
+		r = bus_call(c, "ListAllGrants", "list every user's grants", true, &reply,
+			     DBUS_TYPE_INVALID);
+		polkit_agent_close(agent);
+	} else
+		r = bus_call(c, "ListGrants", "list realtimed's grants", false, &reply,
+			     DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
 	r = bus_check_signature(reply, "a(ttusssit)");
@@ -94,10 +110,15 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 	if (!ctl->json && ctl->legend) {
 		size_t n = table_n_rows(t);
 
+		/* root's ListGrants is every grant already */
+		bool own = !ctl->all && geteuid() != 0;
+
 		if (n == 0)
-			printf("No grants: realtimed supervises no thread.\n");
+			printf("No grants: realtimed supervises no thread%s.\n",
+			       own ? " of yours ('status --all' lists every user's)" : "");
 		else
-			printf("\n%zu thread%s supervised.\n", n, n == 1 ? "" : "s");
+			printf("\n%zu thread%s%s supervised.\n", n, n == 1 ? "" : "s",
+			       own ? " of yours" : "");
 	}
 	return CTL_EXIT_OK;
 }

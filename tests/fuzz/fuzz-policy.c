@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
@@ -162,6 +163,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = memfd_create("fuzz-policy.conf", MFD_CLOEXEC);
 	if (fd < 0)
 		abort();
+	/* A memfd is created mode 0777, and the library reads no file that
+	 * others may write: make it an ordinary policy file of ours. */
+	if (fchmod(fd, 0644) < 0)
+		abort();
 	while (done < size) {
 		ssize_t n = write(fd, data + done, size - done);
 
@@ -181,11 +186,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const PolicyError *e = policy_error(p, 0);
 
 		fuzz_assert(streq(e->file, path));
-		fuzz_assert(e->line <= n_lines);
+		/* a parse error, never the file refused whole (line 0): that
+		 * would leave the parser unfuzzed */
+		fuzz_assert(e->line >= 1 && e->line <= n_lines);
 		fuzz_assert(!isempty(e->message));
 		fuzz_assert(policy_n_irq_rules(p) == 0);
 	} else
 		fuzz_assert(streq(policy_file(p, 0), path));
+	/* the memfd is ours: a warning that realtimed would want root's,
+	 * unless we are root */
+	fuzz_assert(policy_n_warnings(p) == (policy_n_files(p) == 1 && geteuid() != 0 ? 1 : 0));
 
 	for (size_t i = 0; i < policy_n_irq_rules(p); i++) {
 		const PolicyIrqRule *r = policy_irq_rule(p, i);

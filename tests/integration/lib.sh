@@ -14,7 +14,9 @@
 #   - a real polkitd on that bus, with our actions and the test's rules
 #     bind-mounted over /usr/share/polkit-1/{actions,rules.d} and /etc/polkit-1/rules.d;
 # and integ_start_daemon starts realtimed from the build dir with the shipped
-# vendor policy plus a test admin policy. Everything runs under a tmpfs in a
+# vendor policy (a root-owned copy, $VENDOR_CONF: realtimed trusts only policy
+# files that root owns and only root can write, and the source tree may be
+# anyone's) plus a test admin policy. Everything runs under a tmpfs in a
 # mktemp dir, so tests of several engineers can run at the same time.
 #
 # Test scripts print one line per check ("ok"/"FAIL") and end with
@@ -286,12 +288,16 @@ name_has_owner()
 # integ_setup: the private world (users, bus, polkitd) in the namespace.
 integ_setup()
 {
+	# policy files written here must be writable by root alone
+	umask 022
 	WORK=$(mktemp -d /tmp/realtimed-integ.XXXXXX) || skip "mktemp failed"
 	mount -t tmpfs -o mode=0755 tmpfs "$WORK" || skip "cannot mount a tmpfs on $WORK"
 	trap integ_cleanup EXIT
 	trap 'exit 1' INT TERM
-	mkdir -p "$WORK/etc" "$WORK/state" "$WORK/conf.d" "$WORK/vendor.d" "$WORK/tmp"
+	mkdir -p "$WORK/etc" "$WORK/state" "$WORK/conf.d" "$WORK/vendor.d" "$WORK/tmp" "$WORK/vendor"
 	chmod 1777 "$WORK/tmp"
+	VENDOR_CONF=$WORK/vendor/realtime.conf
+	install -m 644 "$TOP_SRCDIR/policy/realtime.conf" "$VENDOR_CONF" || skip "cannot copy the shipped policy"
 	integ_add_users
 	integ_start_bus
 	integ_start_polkitd
@@ -310,7 +316,7 @@ integ_admin_conf()
 integ_start_daemon()
 {
 	"$REALTIMED" --debug \
-		--vendor-conf="$TOP_SRCDIR/policy/realtime.conf" \
+		--vendor-conf="$VENDOR_CONF" \
 		--admin-conf="$WORK/admin.conf" \
 		--vendor-conf-dir="$WORK/vendor.d" \
 		--admin-conf-dir="$WORK/conf.d" \
@@ -477,6 +483,33 @@ expect_sched()
 		ok "$1 (thread $2 runs $_s)"
 	else
 		fail "$1: thread $2 runs '$_s', expected '$3'"
+	fi
+}
+
+# grant_of TID: the grant ListGrants lists for TID as "KIND VALUE"
+# ("fifo 40", "nice -10"), or nothing
+grant_of()
+{
+	native ListGrants | awk -v t="$1" '
+		$1 == "uint64" && $2 == t && prev ~ /uint64/ { found = 1; n = 0; next }
+		{ prev = $0 }
+		found && $1 == "string" { n++; if (n == 3) kind = $2 }
+		found && $1 == "int32" { gsub(/"/, "", kind); print kind, $2; exit }'
+}
+
+# expect_demoted DESC FILE REASON TID...: dbus-monitor's output in FILE
+# shows a Demoted signal with REASON (within 3 s) naming every TID.
+expect_demoted()
+{
+	_d=$1 _f=$2 _r=$3
+	shift 3
+	if wait_for 3 grep -q "\"$_r\"" "$_f"; then
+		for _t in "$@"; do
+			grep -q "uint64 $_t\$" "$_f" || { fail "$_d: Demoted($_r) lacks thread $_t: $(cat "$_f")"; return; }
+		done
+		ok "$_d"
+	else
+		fail "$_d: no Demoted($_r) signal: $(cat "$_f")"
 	fi
 }
 

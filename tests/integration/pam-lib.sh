@@ -128,6 +128,8 @@ pam_add_users()
 
 pam_setup()
 {
+	# policy files written here must be writable by root alone
+	umask 022
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/pam-test.XXXXXX") || skip "mktemp failed"
 	chmod 755 "$WORK"
 	trap pam_cleanup EXIT

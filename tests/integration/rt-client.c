@@ -4,12 +4,21 @@
  * and scripts/demo.
  *
  *   rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] [--hold SEC]
+ *                 [--lower N] [--name HEX]
  *	Behaves like a JACK client: starts an "audio" thread, asks the daemon
  *	(native interface, or the RealtimeKit one with --rtkit) to make that
  *	thread realtime (or nice N), then the thread reports the scheduling the
  *	kernel gives it. Like PipeWire, it first lowers its own RLIMIT_RTTIME to
  *	the RTTimeUSecMax the daemon announces. Exit 0: granted and verified,
- *	1: refused (the D-Bus error is printed), 2: anything else.
+ *	1: refused (the D-Bus error is printed), 2: anything else. --hold keeps
+ *	the process (and its audio thread) alive SEC seconds after the answer,
+ *	a refusal included. --lower N: the audio thread watches itself
+ *	(busy, as SCHED_OTHER) from the moment it exists, and the instant it
+ *	turns realtime it lowers itself to priority N of the same policy (as
+ *	any thread may) and sleeps: the daemon's read-back then finds priority
+ *	N, not what it set. --lower 0 drops to SCHED_OTHER instead. With
+ *	--name, the granted thread then renames itself (prctl PR_SET_NAME) to
+ *	the bytes given in hex, any bytes at all, as a hostile client may.
  *
  *   rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] [--repromote MS]
  *	Prints "pid P", sleeps DELAY_MS (or, with --go, until FILE exists, so
@@ -28,10 +37,14 @@
  *	let it, or "repromote: took SCHED_FIFO again after N ms", demotes
  *	itself at once (so that the VM lives on) and exits 1.
  *
- *   rt-client hold N
+ *   rt-client hold N [--uids R:E:S] [--main-uids R:E:S]
  *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
  *	reads commands on stdin: "exit K" ends thread K (1-based) and prints
- *	"exited K"; "quit" or end of input exits.
+ *	"exited K"; "quit" or end of input exits. Started as root, each of the
+ *	N threads can switch its own real, effective and saved uid (--uids),
+ *	and the main thread its own (--main-uids), with the raw setresuid
+ *	system call, which changes only the calling thread (glibc's wrapper
+ *	changes every thread): a process whose threads run as different users.
  */
 #include <dbus/dbus.h>
 #include <errno.h>
@@ -44,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -84,11 +98,13 @@ static const char *policy_name(int p)
 struct audio {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	int lower; /* --lower; -1: not given */
 	pid_t tid;
 	bool decided;
 	int policy;
 	int priority;
 	int nice;
+	const char *name; /* renames itself to this after the verdict, or NULL */
 };
 
 static void *audio_thread(void *userdata)
@@ -99,6 +115,27 @@ static void *audio_thread(void *userdata)
 	pthread_mutex_lock(&a->lock);
 	a->tid = gettid_();
 	pthread_cond_broadcast(&a->cond);
+	if (a->lower >= 0) {
+		/* Busy only while SCHED_OTHER, and for at most 30 s: realtime,
+		 * it lowers itself at once and goes to sleep below. */
+		uint64_t end = (uint64_t)time(NULL) + 30;
+		int p;
+
+		pthread_mutex_unlock(&a->lock);
+		do
+			p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+		while (p != SCHED_FIFO && p != SCHED_RR && (uint64_t)time(NULL) < end);
+		if (p == SCHED_FIFO || p == SCHED_RR) {
+			sp.sched_priority = a->lower;
+			/* the daemon set SCHED_RESET_ON_FORK, which a thread may not clear */
+			if (sched_setscheduler(
+				    0, (a->lower > 0 ? p : SCHED_OTHER) | SCHED_RESET_ON_FORK,
+				    &sp) < 0)
+				fprintf(stderr, "rt-client: cannot lower myself to %d: %m\n",
+					a->lower);
+		}
+		pthread_mutex_lock(&a->lock);
+	}
 	while (!a->decided)
 		pthread_cond_wait(&a->cond, &a->lock);
 	a->policy = sched_getscheduler(0);
@@ -106,6 +143,8 @@ static void *audio_thread(void *userdata)
 		a->priority = sp.sched_priority;
 	errno = 0;
 	a->nice = getpriority(PRIO_PROCESS, 0);
+	if (a->name)
+		(void)prctl(PR_SET_NAME, (unsigned long)a->name, 0, 0, 0);
 	a->decided = false;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
@@ -168,13 +207,34 @@ static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop,
 	return r;
 }
 
+/* "ff41" -> "\xffA"; at most size - 1 bytes (a thread name has 15). */
+static int parse_hex(const char *hex, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; hex[0] && hex[1]; hex += 2) {
+		unsigned v;
+
+		if (n + 1 >= size || sscanf(hex, "%2x", &v) != 1 || v == 0)
+			return -EINVAL;
+		buf[n++] = (char)v;
+	}
+	if (hex[0] || n == 0)
+		return -EINVAL;
+	buf[n] = 0;
+	return 0;
+}
+
 static int cmd_ask(int argc, char **argv)
 {
 	bool rtkit = false, want_nice = false;
 	const char *policy = "fifo";
 	unsigned prio = 70;
 	int nice_level = 0, hold = 0;
-	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	char name[16];
+	struct audio a = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER,
+			   .lower = -1 };
 	pthread_t t;
 	DBusConnection *bus;
 	DBusMessage *m, *reply;
@@ -195,7 +255,16 @@ static int cmd_ask(int argc, char **argv)
 			want_nice = true;
 		} else if (streq(argv[i], "--hold") && i + 1 < argc)
 			hold = atoi(argv[++i]);
-		else {
+		else if (streq(argv[i], "--lower") && i + 1 < argc)
+			a.lower = atoi(argv[++i]);
+		else if (streq(argv[i], "--name") && i + 1 < argc) {
+			if (parse_hex(argv[++i], name, sizeof(name)) < 0) {
+				fprintf(stderr,
+					"rt-client: --name wants 1..15 non-zero hex bytes\n");
+				return 2;
+			}
+			a.name = name;
+		} else {
 			fprintf(stderr, "rt-client: unknown argument %s\n", argv[i]);
 			return 2;
 		}
@@ -287,6 +356,8 @@ static int cmd_ask(int argc, char **argv)
 		printf("refused: %s: %s\n", err.name, err.message);
 		fflush(stdout);
 		dbus_error_free(&err);
+		if (hold > 0)
+			sleep((unsigned)hold);
 		return 1;
 	}
 	dbus_message_unref(reply);
@@ -308,7 +379,7 @@ static int cmd_ask(int argc, char **argv)
 	r = 0;
 	if (want_nice ? a.nice != nice_level
 		      : ((a.policy & ~SCHED_RESET_ON_FORK) == SCHED_OTHER ||
-			 a.priority != (int)prio)) {
+			 a.priority != (a.lower >= 0 ? a.lower : (int)prio))) {
 		printf("mismatch: the daemon said yes but the kernel shows otherwise\n");
 		r = 2;
 	}
@@ -325,13 +396,38 @@ struct holder {
 	pthread_t thread;
 	pid_t tid;
 	int pipe[2];
+	const uid_t *uids; /* NULL: keep */
 };
+
+/* "R:E:S" */
+static int parse_uids(const char *s, uid_t ret[3])
+{
+	unsigned r, e, u;
+	char end;
+
+	if (sscanf(s, "%u:%u:%u%c", &r, &e, &u, &end) != 3)
+		return -EINVAL;
+	ret[0] = r;
+	ret[1] = e;
+	ret[2] = u;
+	return 0;
+}
+
+/* This thread only: the raw system call, not glibc's setxid broadcast. */
+static int setresuid_thread(const uid_t uids[3])
+{
+	return (int)syscall(SYS_setresuid, uids[0], uids[1], uids[2]);
+}
 
 static void *hold_thread(void *userdata)
 {
 	struct holder *h = userdata;
 	char c;
 
+	if (h->uids && setresuid_thread(h->uids) < 0) {
+		fprintf(stderr, "rt-client hold: setresuid in a thread: %m\n");
+		exit(2);
+	}
 	__atomic_store_n(&h->tid, gettid_(), __ATOMIC_SEQ_CST);
 	while (read(h->pipe[0], &c, 1) < 0 && errno == EINTR)
 		;
@@ -341,6 +437,8 @@ static void *hold_thread(void *userdata)
 static int cmd_hold(int argc, char **argv)
 {
 	_cleanup_free_ struct holder *h = NULL;
+	uid_t uids[3], main_uids[3];
+	bool set_uids = false, set_main_uids = false;
 	char line[64];
 	int n;
 
@@ -348,22 +446,39 @@ static int cmd_hold(int argc, char **argv)
 		fprintf(stderr, "rt-client hold: need a thread count 1..1000\n");
 		return 2;
 	}
+	for (int i = 3; i < argc; i++) {
+		if (streq(argv[i], "--uids") && i + 1 < argc && parse_uids(argv[i + 1], uids) == 0)
+			set_uids = true;
+		else if (streq(argv[i], "--main-uids") && i + 1 < argc &&
+			 parse_uids(argv[i + 1], main_uids) == 0)
+			set_main_uids = true;
+		else {
+			fprintf(stderr, "rt-client hold: bad argument %s\n", argv[i]);
+			return 2;
+		}
+		i++;
+	}
 	h = calloc((size_t)n, sizeof(*h));
 	if (!h)
 		return 2;
 	for (int i = 0; i < n; i++) {
+		h[i].uids = set_uids ? uids : NULL;
 		if (pipe2(h[i].pipe, O_CLOEXEC) < 0 ||
 		    pthread_create(&h[i].thread, NULL, hold_thread, &h[i]) != 0) {
 			fprintf(stderr, "rt-client hold: cannot start thread %d: %m\n", i + 1);
 			return 2;
 		}
 	}
-	printf("pid %d\nthreads", getpid());
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		while (__atomic_load_n(&h[i].tid, __ATOMIC_SEQ_CST) == 0)
 			usleep(1000);
-		printf(" %d", h[i].tid);
+	if (set_main_uids && setresuid_thread(main_uids) < 0) {
+		fprintf(stderr, "rt-client hold: setresuid in the main thread: %m\n");
+		return 2;
 	}
+	printf("pid %d\nthreads", getpid());
+	for (int i = 0; i < n; i++)
+		printf(" %d", h[i].tid);
 	printf("\n");
 	fflush(stdout);
 
@@ -507,8 +622,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && streq(argv[1], "spin"))
 		return cmd_spin(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
-			"[--hold SEC]\n"
-			"       rt-client hold NTHREADS\n"
+			"[--hold SEC] [--lower N] [--name HEX]\n"
+			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"
 			"       rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] "
 			"[--repromote MS]\n");
 	return 2;

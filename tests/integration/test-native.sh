@@ -12,7 +12,7 @@ integ_enter "$@"
 integ_require_daemon
 integ_setup
 
-VENDOR=$TOP_SRCDIR/policy/realtime.conf
+VENDOR=$VENDOR_CONF
 # the line of KEY= inside [SECTION] of the vendor file
 line_of()
 {
@@ -107,7 +107,7 @@ out=$(native --as rtaudio MakeThreadHighPriority uint64:$HOLDER_PID uint64:$T2 i
 expect_success "rtaudio sets nice -10 on thread $T2" "$out"
 [ "$(nice_of "$T2")" = -10 ] && ok "the kernel shows nice -10" || fail "thread $T2 has nice $(nice_of "$T2")"
 
-out=$(native --as rtplain ListGrants)
+out=$(native --as rtaudio ListGrants)
 if echo "$out" | grep -A8 "uint64 $T1\$" | grep -q '"fifo"' && echo "$out" | grep -q '"rtaudio"'; then
 	ok "ListGrants shows thread $T1 (rtaudio, fifo)"
 else
@@ -147,14 +147,14 @@ prop()
 	fail "RTTimeUSecMax for rtplain: $(prop rtplain RTTimeUSecMax)"
 
 # --- Explain ----------------------------------------------------------------
-out=$(native --as rtplain Explain uint32:$UID_AUDIO)
+out=$(native --as rtaudio Explain uint32:$UID_AUDIO)
 if echo "$out" | grep -A4 '"RealtimePriority"' | grep -q '"95"' &&
 	echo "$out" | grep -A4 '"RealtimePriority"' | grep -q "realtime.conf:$L_AUD_PRIO\""; then
 	ok "Explain($UID_AUDIO): RealtimePriority 95 from realtime.conf:$L_AUD_PRIO"
 else
 	fail "Explain($UID_AUDIO): $out"
 fi
-out=$(native --as rtplain Explain uint32:$UID_ALICE)
+out=$(native --as rtalice Explain uint32:$UID_ALICE)
 echo "$out" | grep -A4 '"RealtimePriority"' | grep -q "admin.conf:2\"" &&
 	ok "Explain($UID_ALICE): RealtimePriority from admin.conf:2" || fail "Explain($UID_ALICE): $out"
 

@@ -26,6 +26,7 @@ Polkit=yes
 
 [Default]
 RealtimePriority=20
+Policies=rr
 Nice=-15
 MemLock=64M
 RTTime=200ms
@@ -53,6 +54,11 @@ sed 's/^Polkit=yes/Polkit=no/' "$POLICY" >"$POLICY_NOPOLKIT"
 BROKEN=$WORK/broken.conf
 printf '[Group audio]\nRealtimePriorty=95\nMemLock=infinity\n' >"$BROKEN"
 
+# The same good policy, but anyone may write it: not trusted, the login goes on.
+SHARED=$WORK/shared.conf
+cp "$POLICY" "$SHARED"
+chmod 666 "$SHARED"
+
 mkdir "$WORK/pam.d"
 # libpam wants an "other" service in the directory; deny everything there.
 for t in auth account password session; do
@@ -77,6 +83,7 @@ service rt-nopolkit "debug conf=$POLICY_NOPOLKIT"
 service rt-broken "debug conf=$BROKEN"
 service rt-mixed "debug conf=$POLICY conf=$BROKEN"
 service rt-missing "debug conf=$WORK/does-not-exist.conf"
+service rt-shared "debug conf=$SHARED"
 service rt-badargs "bogus conf=relative.conf debug conf=$POLICY"
 service rt-nocaps "debug nocaps conf=$POLICY"
 service rt-quiet "conf=$POLICY"
@@ -198,10 +205,16 @@ check "rtplain: debug says why nothing was granted" \
 	logged debug "No \[User\] or \[Group\] rule covers rtplain and Polkit=yes"
 
 # --- Polkit=no: [Default] is for everyone, at login too ---
+# [Default] says Policies=rr: RLIMIT_RTPRIO would open SCHED_FIFO too, so
+# the session gets RLIMIT_RTPRIO 0 and realtime only per thread from realtimed.
 run plain-nopolkit rt-nopolkit rtplain
-want=$(expected_open "$OUT" RLIMIT_RTPRIO 20 RLIMIT_MEMLOCK 67108864 RLIMIT_RTTIME 200000 RLIMIT_NICE 35)
+want=$(expected_open "$OUT" RLIMIT_RTPRIO 0 RLIMIT_MEMLOCK 67108864 RLIMIT_RTTIME 200000 RLIMIT_NICE 35)
 check "rtplain, Polkit=no: open_session answers $want" [ "$(open_result "$OUT")" = "$want" ]
-expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_RTPRIO 20
+expect_limit "rtplain, Polkit=no, Policies=rr" "$OUT" "$LOG" rtplain RLIMIT_RTPRIO 0
+check "rtplain, Polkit=no: debug names Policies=rr as what decided RLIMIT_RTPRIO 0" \
+	logged debug "Set RLIMIT_RTPRIO of rtplain to 0 (was soft .*, hard .*): Policies=rr from $POLICY_NOPOLKIT:$(line_of "$POLICY_NOPOLKIT" Default Policies) \[Default\]$"
+check "rtplain, Polkit=no: RLIMIT_RTPRIO is never tried above 0" \
+	sh -c "! grep -q 'RLIMIT_RTPRIO of rtplain from .* to [1-9]' '$LOG'"
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_MEMLOCK 67108864
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_RTTIME 200000
 expect_limit "rtplain, Polkit=no" "$OUT" "$LOG" rtplain RLIMIT_NICE 35
@@ -236,6 +249,15 @@ run missing rt-missing rtaudio
 check "missing conf= file: open_session answers PAM_IGNORE" [ "$(open_result "$OUT")" = PAM_IGNORE ]
 expect_limit "missing conf= file" "$OUT" "$LOG" rtaudio RLIMIT_RTPRIO unchanged
 check "missing conf= file: logged with its path" logged err "Ignoring policy file $WORK/does-not-exist.conf: .*No such file"
+
+# --- a policy file anyone may write ---
+run shared rt-shared rtaudio
+check "policy file mode 0666: open_session answers PAM_IGNORE (the login goes on)" [ "$(open_result "$OUT")" = PAM_IGNORE ]
+for r in RLIMIT_RTPRIO RLIMIT_MEMLOCK RLIMIT_RTTIME RLIMIT_NICE; do
+	expect_limit "policy file mode 0666" "$OUT" "$LOG" rtaudio $r unchanged
+done
+check "policy file mode 0666: the log names the file and the fix" \
+	logged err "Ignoring policy file $SHARED: writable by group and others (mode 0666);.*: chmod go-w $SHARED\. Nothing in that file is applied"
 
 # --- bad module arguments are logged and skipped ---
 run badargs rt-badargs rtalice

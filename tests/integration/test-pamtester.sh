@@ -27,6 +27,7 @@ Polkit=yes
 
 [Group audio]
 RealtimePriority=95
+Policies=fifo rr
 Nice=-19
 MemLock=infinity
 RTTime=infinity

@@ -6,7 +6,10 @@
 # not high priority. Covered users are decided by policy alone: rtaudio gets
 # fifo 70 although polkit would refuse it (no session here). A stopped polkitd
 # does not stall the daemon for other clients. Reload() asks polkit
-# org.realtimed.manage; with Polkit=no, [Default] alone decides.
+# org.realtimed.manage; with Polkit=no, [Default] alone decides. Who sees
+# what: ListGrants and 'realtimectl status' show callers their own grants;
+# every user's (ListAllGrants, 'status --all') and Explain of another user
+# take root or org.realtimed.manage (test rules: rtalice yes, rtaudio no).
 
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
@@ -75,6 +78,73 @@ expect_success "Reload by rtalice: polkit says yes" "$out"
 out=$(native Reload)
 expect_success "Reload by root" "$out"
 
+# --- who sees what --------------------------------------------------------
+# one grant each for rtaudio and rtalice, held while the checks run
+as_bg rtaudio "$RT_CLIENT" ask --policy fifo --prio 12 --hold 60 >"$WORK/vis-audio.out" 2>&1
+VIS_AUDIO=$!
+integ_track $VIS_AUDIO
+as_bg rtalice "$RT_CLIENT" ask --policy fifo --prio 13 --hold 60 >"$WORK/vis-alice.out" 2>&1
+VIS_ALICE=$!
+integ_track $VIS_ALICE
+wait_for 10 grep -q '^granted' "$WORK/vis-audio.out" && wait_for 10 grep -q '^granted' "$WORK/vis-alice.out" ||
+	fail "no grants to list: $(cat "$WORK/vis-audio.out" "$WORK/vis-alice.out")"
+# lists PID OUTPUT: a grant of process PID is in the listing
+lists()
+{
+	printf '%s\n' "$2" | grep -q "uint64 $1\$"
+}
+out=$(native --as rtaudio ListGrants)
+lists $VIS_AUDIO "$out" && ! lists $VIS_ALICE "$out" &&
+	ok "ListGrants by rtaudio: its own grant, not rtalice's" || fail "ListGrants by rtaudio: $out"
+out=$(native --as rtplain ListGrants)
+expect_success "ListGrants by rtplain, who holds no grant, is no error" "$out"
+! lists $VIS_AUDIO "$out" && ! lists $VIS_ALICE "$out" &&
+	ok "ListGrants by rtplain shows no one else's grants" || fail "ListGrants by rtplain: $out"
+out=$(native ListGrants)
+lists $VIS_AUDIO "$out" && lists $VIS_ALICE "$out" && ok "ListGrants by root: every grant" ||
+	fail "ListGrants by root: $out"
+out=$(native --as rtaudio ListAllGrants)
+expect_error "ListAllGrants by rtaudio: polkit says no" "$NATIVE_ERR.PermissionDenied" "org.realtimed.manage" "$out"
+out=$(native --as rtalice ListAllGrants)
+lists $VIS_AUDIO "$out" && lists $VIS_ALICE "$out" &&
+	ok "ListAllGrants by rtalice (org.realtimed.manage): every grant" || fail "ListAllGrants by rtalice: $out"
+out=$(native ListAllGrants)
+lists $VIS_AUDIO "$out" && lists $VIS_ALICE "$out" && ok "ListAllGrants by root: every grant" ||
+	fail "ListAllGrants by root: $out"
+
+out=$(run_as rtaudio "$REALTIMECTL" status --no-legend 2>&1)
+printf '%s\n' "$out" | grep -q "^$VIS_AUDIO " && ! printf '%s\n' "$out" | grep -q "^$VIS_ALICE " &&
+	ok "realtimectl status as rtaudio: its own grant only" || fail "realtimectl status as rtaudio: $out"
+out=$(run_as rtplain "$REALTIMECTL" status 2>&1)
+printf '%s\n' "$out" | grep -q "no thread of yours" && ! printf '%s\n' "$out" | grep -q "^$VIS_AUDIO " &&
+	ok "realtimectl status as rtplain: no grants of its own, none of others" || fail "realtimectl status as rtplain: $out"
+out=$(run_as rtaudio "$REALTIMECTL" status --all </dev/null 2>&1)
+rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "org.realtimed.manage" &&
+	ok "realtimectl status --all as rtaudio: refused, exit 1" || fail "status --all as rtaudio: rc $rc: $out"
+out=$(run_as rtalice "$REALTIMECTL" status --all --no-legend </dev/null 2>&1)
+printf '%s\n' "$out" | grep -q "^$VIS_AUDIO " && printf '%s\n' "$out" | grep -q "^$VIS_ALICE " &&
+	ok "realtimectl status --all as rtalice: every grant" || fail "status --all as rtalice: $out"
+
+out=$(native --as rtaudio Explain uint32:$UID_AUDIO)
+expect_success "Explain of one's own uid needs nothing" "$out"
+out=$(native --as rtaudio Explain uint32:$UID_ALICE)
+expect_error "Explain of rtalice by rtaudio: polkit says no" "$NATIVE_ERR.PermissionDenied" "org.realtimed.manage" "$out"
+out=$(native --as rtplain Explain uint32:0)
+expect_error "Explain of root by rtplain: refused" "$NATIVE_ERR.PermissionDenied" "org.realtimed.manage" "$out"
+out=$(native --as rtplain Explain uint32:4294967294)
+expect_error "Explain of a uid that does not exist, by rtplain: refused before the lookup" \
+	"$NATIVE_ERR.PermissionDenied" "org.realtimed.manage" "$out"
+out=$(native --as rtalice Explain uint32:$UID_AUDIO)
+printf '%s\n' "$out" | grep -q RealtimePriority && ok "Explain of rtaudio by rtalice (org.realtimed.manage)" ||
+	fail "Explain of rtaudio by rtalice: $out"
+out=$(run_as rtaudio "$REALTIMECTL" explain rtalice </dev/null 2>&1)
+rc=$?
+[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "explain --offline rtalice" &&
+	ok "realtimectl explain rtalice as rtaudio: refused, exit 1, points to --offline" ||
+	fail "realtimectl explain rtalice as rtaudio: rc $rc: $out"
+kill $VIS_AUDIO $VIS_ALICE 2>/dev/null
+
 # a broken admin file: Reload says why, the last good policy stays
 printf '[Group audio]\nRealtimePriority=95\nNoSuchKey=1\n' >"$WORK/admin.conf"
 out=$(native Reload)
@@ -129,6 +199,30 @@ if holder_start rtplain 3; then
 	rm -f "$WORK/polkit-rules/30-deny-rtplain.rules"
 	holder_stop 2>/dev/null || kill "$HOLDER_PID" 2>/dev/null
 fi
+
+# realtimectl allows interactive authorization (polkit may ask for a
+# password through an agent): the daemon passes that on to polkit, and
+# keeps at most one such check per user waiting
+n=$(wc -l <"$WORK/pk-calls.out")
+run_as rtalice "$REALTIMECTL" reload </dev/null >/dev/null 2>&1
+sleep 0.3
+flags=$(tail -n +$((n + 1)) "$WORK/pk-calls.out" | grep -A20 '"org.realtimed.manage"' | grep -m1 '^ *uint32' | awk '{ print $2 }')
+[ "$flags" = 1 ] && ok "realtimectl reload: polkit is asked with AllowUserInteraction (flags 1)" ||
+	fail "realtimectl reload: CheckAuthorization flags '$flags', want 1"
+kill -STOP "$POLKITD_PID"
+as_bg rtaudio "$REALTIMECTL" reload </dev/null >"$WORK/ia1.out" 2>&1
+IA1=$!
+integ_track $IA1
+sleep 0.5
+out=$(run_as rtaudio "$REALTIMECTL" reload </dev/null 2>&1)
+printf '%s\n' "$out" | grep -q "too many checks are pending" &&
+	ok "a second interactive check of the same user while one waits is refused at once" ||
+	fail "second interactive check of rtaudio: $out"
+kill -CONT "$POLKITD_PID"
+wait $IA1
+integ_untrack $IA1
+grep -q "did not grant" "$WORK/ia1.out" && ok "the waiting one is answered once polkitd continues" ||
+	fail "the first interactive reload of rtaudio: $(cat "$WORK/ia1.out")"
 
 # Without Debian's rtkit package its action ids do not exist and polkitd
 # refuses them: the compat interface then asks with realtimed's own ids.

@@ -22,6 +22,7 @@ START_TEST(test_exit_status)
 	ck_assert_int_eq(bus_error_exit_status(E("RateLimited")), CTL_EXIT_REFUSED);
 	ck_assert_int_eq(bus_error_exit_status(E("Refusing")), CTL_EXIT_REFUSED);
 	ck_assert_int_eq(bus_error_exit_status(E("NoSuchProcess")), CTL_EXIT_NO_SUCH);
+	ck_assert_int_eq(bus_error_exit_status(E("NoSuchGrant")), CTL_EXIT_NO_SUCH);
 	ck_assert_int_eq(bus_error_exit_status(E("InvalidArgs")), CTL_EXIT_USAGE);
 	ck_assert_int_eq(bus_error_exit_status(E("Failed")), CTL_EXIT_FAILED);
 
@@ -56,6 +57,7 @@ START_TEST(test_hints)
 	ck_assert_ptr_nonnull(h);
 	ck_assert_ptr_nonnull(strstr(h, "systemctl start realtimed"));
 	ck_assert_ptr_nonnull(strstr(bus_error_hint(E("PolicyDenied")), "realtimectl explain"));
+	ck_assert_ptr_nonnull(strstr(bus_error_hint(E("NoSuchGrant")), "realtimectl status"));
 	/* The daemon's own message names the process; nothing to add. */
 	ck_assert_ptr_null(bus_error_hint(E("NoSuchProcess")));
 	ck_assert_ptr_null(bus_error_hint("org.example.Whatever"));

@@ -54,7 +54,15 @@ else
 	fail "no row for 1234/1235: $out"
 fi
 expect out "PID" "a header"
-expect out "4 threads supervised." "a count"
+logged "ListGrants" "ListGrants sent"
+if [ "$(id -u)" = 0 ]; then
+	expect out "4 threads supervised." "a count"
+else
+	expect out "4 threads of yours supervised." "a count of the caller's own"
+fi
+run 0 "status --all" -- status --all
+logged "ListAllGrants interactive=1" "ListAllGrants sent, allowing interactive authorization"
+expect out "4 threads supervised." "a count of every user's"
 run 0 "status --json" -- status --json
 json_ok "status --json output parses"
 checks=$((checks + 1))

@@ -17,8 +17,13 @@ set -u
 ctl=$1
 src=$2
 mockd=${3:-}
-policy=$src/policy/realtime.conf
+# Policy files must be root's or ours and writable by no one else: work on a
+# copy of the shipped policy, whoever owns the source tree and whatever the
+# caller's umask.
+umask 022
 work=$(mktemp -d "${TMPDIR:-/tmp}/test-ctl-cli.XXXXXX") || { echo "mktemp failed"; exit 1; }
+chmod 755 "$work"
+policy=$work/realtime.conf
 bus_pid=
 mock_pid=
 cleanup() {
@@ -91,7 +96,7 @@ json_ok() {
 }
 
 [ -x "$ctl" ] || { echo "realtimectl not built at $ctl"; exit 1; }
-[ -f "$policy" ] || { echo "no shipped policy at $policy"; exit 1; }
+cp "$src/policy/realtime.conf" "$policy" || { echo "no shipped policy in $src/policy"; exit 1; }
 
 echo "# policy check"
 run 0 "shipped policy passes" -- policy check "$policy"
@@ -121,6 +126,53 @@ expect err "$work/missing.conf" "the error names the missing file"
 run 1 "--json reports errors as JSON" -- --json policy check "$policy" "$work/typo.conf"
 json_ok "policy check --json output parses"
 expect out "\"line\":3" "the JSON carries the line"
+
+# Trust: a file the group or others can write is rejected whole, whoever
+# runs the check, naming the file and the command that fixes it.
+printf '[Default]\nRealtimePriority=20\n' >"$work/shared.conf"
+chmod 666 "$work/shared.conf"
+run 1 "a file others can write is rejected" -- policy check "$policy" "$work/shared.conf"
+expect err "$work/shared.conf: " "the error names the file"
+expect err "writable by group and others (mode 0666)" "and why"
+expect err "chmod go-w $work/shared.conf" "the error gives the fix"
+expect out "$policy: ok" "the other file is still read"
+run 1 "--json: the rejection is among the errors" -- --json policy check "$work/shared.conf"
+json_ok "policy check --json output with a rejected file parses"
+expect out '"warnings":[]' "no warnings beside the error"
+rm "$work/shared.conf"
+# Another user's file: rejected (root can make one).
+if [ "$(id -u)" = 0 ]; then
+	printf '[Default]\nRealtimePriority=20\n' >"$work/theirs.conf"
+	chown 4242:4242 "$work/theirs.conf"
+	run 1 "another user's file is rejected" -- policy check "$work/theirs.conf"
+	expect err "$work/theirs.conf: owned by uid 4242, not root" "the error names the owner"
+	expect err "chown root:root $work/theirs.conf" "the error gives the fix"
+	rm "$work/theirs.conf"
+fi
+# A user's own draft: read, with a warning that realtimed would not, exit 0.
+# As root, that user is nobody.
+printf '[Default]\nRealtimePriority=20\n' >"$work/draft.conf"
+as_user=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chown 65534:65534 "$work/draft.conf"
+	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+	checks=$((checks + 1))
+	"${as_user[@]}" "$ctl" policy check "$work/draft.conf" >"$work/out" 2>"$work/err"
+	status=$?
+	out=$(cat "$work/out")
+	err=$(cat "$work/err")
+	if [ $status = 0 ]; then
+		pass "a user's own file passes their check (exit 0)"
+	else
+		fail "a user's own file: exit $status: $err"
+	fi
+	expect out "$work/draft.conf: ok" "it is read"
+	expect err "$work/draft.conf: warning: owned by uid $("${as_user[@]}" id -u), not root" "with a warning naming the owner"
+	expect err "chown root:root $work/draft.conf" "and the fix"
+fi
+rm "$work/draft.conf"
 
 # The installed set (vendor, admin, drop-ins), here pointed at the work dir.
 mkdir -p "$work/vendor.d" "$work/admin.d"
@@ -207,6 +259,7 @@ run 2 "grant: --nice out of range" -- grant --nice -21 1
 run 2 "reset without a target" -- reset
 run 2 "--fifo on status" -- --fifo status
 run 2 "--offline on status" -- status --offline
+run 2 "--all on grant" -- grant --all 5 1234
 run 2 "run without a command" -- run --limits
 run 2 "run: a bad priority" -- run --fifo 0 -- true
 run 2 "run: --fifo before the verb has no priority" -- --fifo run -- true

@@ -18,7 +18,7 @@ integ_setup
 integ_start_daemon
 
 C=$REALTIMECTL
-POLICY=$TOP_SRCDIR/policy/realtime.conf
+POLICY=$VENDOR_CONF
 
 # ctl USER WANT DESC ARGS...: realtimectl ARGS as USER; checks the exit
 # status; $out and $err hold what it printed.
@@ -76,7 +76,7 @@ assert any(r["tid"] == int(sys.argv[1]) and r["policy"] == "fifo" and r["priorit
 # The daemon's answer and the offline evaluation of the same files agree,
 # key, value and file:line (--offline adds the section, which is dropped).
 for u in rtaudio rtplain; do
-	ctl rtaudio 0 "explain $u (realtimed)" explain --no-legend "$u"
+	ctl "$u" 0 "explain $u as $u (realtimed)" explain --no-legend "$u"
 	online=$(printf '%s\n' "$out" | tr -s ' ')
 	ctl rtaudio 0 "explain --offline $u" explain --offline --no-legend --vendor-conf="$POLICY" \
 		--admin-conf="$WORK/admin.conf" --vendor-conf-dir="$WORK/vendor.d" --admin-conf-dir="$WORK/conf.d" "$u"

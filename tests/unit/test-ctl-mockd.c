@@ -208,8 +208,12 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 		dbus_message_iter_close_container(&it, &arr);
 		return reply;
 	}
-	if (strcmp(member, "ListGrants") == 0) {
-		fprintf(log_file, "ListGrants caller=%u\n", caller);
+	if (strcmp(member, "ListGrants") == 0 || strcmp(member, "ListAllGrants") == 0) {
+		if (strcmp(member, "ListGrants") == 0)
+			fprintf(log_file, "ListGrants caller=%u\n", caller);
+		else
+			fprintf(log_file, "ListAllGrants caller=%u interactive=%d\n", caller,
+				dbus_message_get_allow_interactive_authorization(m) ? 1 : 0);
 		reply = dbus_message_new_method_return(m);
 		dbus_message_iter_init_append(reply, &it);
 		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr);

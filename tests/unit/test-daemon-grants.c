@@ -58,7 +58,7 @@ START_TEST(test_add_find_update)
 	unsigned np, nt;
 
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_FIFO, 70, 1, &g),
+					 GRANT_FIFO, 70, NULL, 1, &g),
 			 0);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_eq(grant_table_find(t, self, self), g);
@@ -68,7 +68,7 @@ START_TEST(test_add_find_update)
 
 	/* the same thread again updates in place; the extra pidfd is closed */
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_RR, 40, 2, &g),
+					 GRANT_RR, 40, NULL, 2, &g),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_int_eq(g->kind, GRANT_RR);
@@ -95,8 +95,9 @@ START_TEST(test_new_process_needs_pidfd)
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
-	ck_assert_int_eq(grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, 0, NULL),
-			 -EBADF);
+	ck_assert_int_eq(
+		grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, NULL, 0, NULL),
+		-EBADF);
 	ck_assert_uint_eq(t->n_grants, 0);
 	grant_table_free(t);
 }
@@ -109,11 +110,11 @@ START_TEST(test_pid_reuse_replaces)
 	uint64_t st = start_of(self, 0);
 
 	ck_assert_int_eq(grant_table_add(t, self, st - 1, 4101, pidfd_open_cloexec(self), self,
-					 st - 1, GRANT_FIFO, 50, 0, NULL),
+					 st - 1, GRANT_FIFO, 50, NULL, 0, NULL),
 			 0);
 	/* the same pid with another start time is another process: the old grant is stale */
 	ck_assert_int_eq(grant_table_add(t, self, st, 4103, pidfd_open_cloexec(self), self, st,
-					 GRANT_RR, 10, 0, NULL),
+					 GRANT_RR, 10, NULL, 0, NULL),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_uint_eq(grant_table_find_process(t, self)->uid, 4103);
@@ -143,10 +144,11 @@ START_TEST(test_prune_dead_thread)
 		usleep(1000);
 	tst = start_of(self, tid);
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_FIFO, 10, 0, NULL),
+					 GRANT_FIFO, 10, NULL, 0, NULL),
 			 0);
 	ck_assert_int_eq(
-		grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, 0, NULL), 0);
+		grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, NULL, 0, NULL),
+		0);
 	ck_assert_uint_eq(t->n_grants, 2);
 	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
 	pthread_join(th, NULL);
@@ -171,10 +173,10 @@ START_TEST(test_users_counted_once)
 	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
 
 	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
-					 GRANT_NICE, -5, 0, NULL),
+					 GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
 	ck_assert_int_eq(grant_table_add(t, parent, pst, 7, pidfd_open_cloexec(parent), parent, pst,
-					 GRANT_NICE, -5, 0, NULL),
+					 GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
 	ck_assert_uint_eq(grant_table_n_users(t), 1);
 	ck_assert_uint_eq(t->n_processes, 2);

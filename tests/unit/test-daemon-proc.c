@@ -47,17 +47,20 @@ END_TEST
 
 START_TEST(test_status_uid)
 {
-	uid_t r = 1, e = 1;
+	ProcUids u = { 1, 1, 1 };
 
 	ck_assert_int_eq(
-		proc_parse_status_uid(
-			"Name:\tx\nUmask:\t0022\nUid:\t4101\t4102\t4101\t4101\nGid:\t29\n", &r, &e),
+		proc_parse_status_uids(
+			"Name:\tx\nUmask:\t0022\nUid:\t4101\t4102\t0\t4101\nGid:\t29\n", &u),
 		0);
-	ck_assert_uint_eq(r, 4101);
-	ck_assert_uint_eq(e, 4102);
-	ck_assert_int_eq(proc_parse_status_uid("Name:\tx\nGid:\t1\n", &r, &e), -EINVAL);
-	ck_assert_int_eq(proc_parse_status_uid("Uid:\tabc\n", &r, &e), -EINVAL);
-	ck_assert_int_eq(proc_parse_status_uid("Uid:\t99999999999\t1\n", &r, &e), -ERANGE);
+	ck_assert_uint_eq(u.ruid, 4101);
+	ck_assert_uint_eq(u.euid, 4102);
+	ck_assert_uint_eq(u.suid, 0);
+	ck_assert_int_eq(proc_parse_status_uids("Name:\tx\nGid:\t1\n", &u), -EINVAL);
+	ck_assert_int_eq(proc_parse_status_uids("Uid:\tabc\n", &u), -EINVAL);
+	ck_assert_int_eq(proc_parse_status_uids("Uid:\t1\t2\n", &u), -EINVAL);
+	ck_assert_int_eq(proc_parse_status_uids("Uid:\t99999999999\t1\t1\n", &u), -ERANGE);
+	ck_assert_int_eq(proc_parse_status_uids("Uid:\t1\t1\t99999999999\n", &u), -ERANGE);
 }
 END_TEST
 
@@ -95,16 +98,19 @@ START_TEST(test_real_proc)
 {
 	pid_t self = getpid(), tid = 0;
 	uint64_t st1 = 0, st2 = 0;
-	uid_t r, e;
+	ProcUids u;
+	uid_t r, e, s;
 	char comm[32];
 	pthread_t t;
 
 	ck_assert_int_eq(proc_get_start_time("/proc", self, 0, &st1), 0);
 	ck_assert_int_eq(proc_get_start_time("/proc", self, self, &st2), 0);
 	ck_assert_uint_eq(st1, st2);
-	ck_assert_int_eq(proc_get_uid("/proc", self, &r, &e), 0);
-	ck_assert_uint_eq(r, getuid());
-	ck_assert_uint_eq(e, geteuid());
+	ck_assert_int_eq(getresuid(&r, &e, &s), 0);
+	ck_assert_int_eq(proc_get_uids("/proc", self, 0, &u), 0);
+	ck_assert_uint_eq(u.ruid, r);
+	ck_assert_uint_eq(u.euid, e);
+	ck_assert_uint_eq(u.suid, s);
 	ck_assert_int_eq(proc_get_comm("/proc", self, 0, comm, sizeof(comm)), 0);
 	ck_assert_str_eq(comm, "test-daemon-pro"); /* the kernel cuts comm at 15 */
 
@@ -115,17 +121,21 @@ START_TEST(test_real_proc)
 	ck_assert_int_eq(proc_thread_of("/proc", 1, tid), -ESRCH);
 	ck_assert_int_eq(proc_get_start_time("/proc", self, tid, &st2), 0);
 	ck_assert_uint_ge(st2, st1);
+	/* a thread's own credentials */
+	ck_assert_int_eq(proc_get_uids("/proc", self, tid, &u), 0);
+	ck_assert_uint_eq(u.ruid, r);
+	ck_assert_int_eq(proc_get_uids("/proc", 1, tid, &u), -ESRCH);
 }
 END_TEST
 
 START_TEST(test_gone)
 {
 	uint64_t st;
-	uid_t r, e;
+	ProcUids u;
 
 	/* pid_max is at most 2^22: this pid never exists */
 	ck_assert_int_eq(proc_get_start_time("/proc", 99999999, 0, &st), -ESRCH);
-	ck_assert_int_eq(proc_get_uid("/proc", 99999999, &r, &e), -ESRCH);
+	ck_assert_int_eq(proc_get_uids("/proc", 99999999, 0, &u), -ESRCH);
 	ck_assert_int_eq(proc_thread_of("/proc", getpid(), 99999999), -ESRCH);
 	ck_assert_int_eq(proc_thread_of("/proc", 0, 0), -ESRCH);
 }

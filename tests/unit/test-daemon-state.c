@@ -7,6 +7,7 @@
  * time or owner differs, or that are garbage, are not adopted.
  */
 #include <check.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,28 @@ static void teardown(void)
 
 static void daemon_init(Daemon *d)
 {
+	char conf[256];
+	const char *files[] = { conf };
+	FILE *f;
+
 	memset(d, 0, sizeof(*d));
 	d->args.state_dir = dir;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(grant_table_new(d->event, "/proc", NULL, NULL, &d->grants), 0);
+	/* the policy adoption decides by: whoever runs the test may hold nice 0 */
+	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[Default]\nNice=0\n", f);
+	fclose(f);
+	ck_assert_int_eq(policy_load_files(files, 1, &d->policy), 0);
 }
 
 static void daemon_fini(Daemon *d)
 {
 	d->save_source = sd_event_source_disable_unref(d->save_source);
 	d->grants = grant_table_free(d->grants);
+	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }
 
@@ -59,13 +72,14 @@ START_TEST(test_save_and_adopt)
 {
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
+	const SchedState before = { .policy = SCHED_BATCH, .nice = 3, .reset_on_fork = true };
 	char path[256], line[256];
 	Daemon d;
 	FILE *f;
 
 	daemon_init(&d);
 	ck_assert_int_eq(grant_table_add(d.grants, self, st, getuid(), pidfd_open_cloexec(self),
-					 self, st, GRANT_NICE, 0, 1234, NULL),
+					 self, st, GRANT_NICE, 0, &before, 1234, NULL),
 			 0);
 	ck_assert_int_eq(daemon_state_save(&d), 0);
 	daemon_fini(&d);
@@ -96,6 +110,10 @@ START_TEST(test_save_and_adopt)
 		ck_assert_int_eq(g->kind, GRANT_NICE);
 		ck_assert_uint_eq(g->since_usec, 1234); /* "since" survives the restart */
 		ck_assert_uint_eq(g->start_time, st);
+		/* and so does what a reset puts back */
+		ck_assert_int_eq(g->before.policy, SCHED_BATCH);
+		ck_assert_int_eq(g->before.nice, 3);
+		ck_assert(g->before.reset_on_fork);
 	}
 	/* the adoption rewrote the file with only what was adopted */
 	ck_assert_int_ge(sd_event_run(d.event, 0), 0);
@@ -110,6 +128,45 @@ START_TEST(test_save_and_adopt)
 		ck_assert_int_eq(n, 1);
 	}
 	fclose(f);
+	daemon_fini(&d);
+}
+END_TEST
+
+/* A v1 line (written before the state before the grant was kept) is still
+ * adopted; that state is unknown then, and written so. */
+START_TEST(test_v1_line)
+{
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+	char path[256], line[256];
+	bool found = false;
+	Daemon d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/grants", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"# realtimed grant table v1: pid pid-start uid tid tid-start kind value since\n");
+	fprintf(f, "%d %llu %u %d %llu nice 0 77\n", (int)self, (unsigned long long)st,
+		(unsigned)getuid(), (int)self, (unsigned long long)st);
+	fclose(f);
+
+	daemon_init(&d);
+	ck_assert_int_eq(daemon_state_adopt(&d), 1);
+	ck_assert(!sched_state_known(&grant_table_find(d.grants, self, self)->before));
+	ck_assert_int_ge(sd_event_run(d.event, 0), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_ptr_nonnull(strstr(line, "v2"));
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#') {
+			ck_assert_ptr_nonnull(strstr(line, " nice 0 77 unknown "));
+			found = true;
+		}
+	fclose(f);
+	ck_assert(found);
 	daemon_fini(&d);
 }
 END_TEST
@@ -144,6 +201,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_save_and_adopt);
+	tcase_add_test(tc, test_v1_line);
 	tcase_add_test(tc, test_empty_table_removes_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

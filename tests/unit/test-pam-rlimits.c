@@ -129,7 +129,7 @@ static const char policy_text[] = "[Default]\n"		  /* 1 */
 				  "Nice=-19\n"		  /* 9 */
 				  "MemLock=infinity\n"	  /* 10 */
 				  "RTTime=infinity\n"	  /* 11 */
-				  "\n"			  /* 12 */
+				  "Policies=fifo rr\n"	  /* 12 */
 				  "[User #4103]\n"	  /* 13 */
 				  "RealtimePriority=99\n" /* 14 */
 				  "RTTime=500000\n";	  /* 15: bare number = microseconds */
@@ -171,11 +171,14 @@ START_TEST(test_plan_from_policy_files)
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_RTTIME)->source->line, 15);
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_NICE)->source->line, 9);
 
-	/* Anyone else: [Default], and not covered (the module checks that). */
+	/* Anyone else: [Default], and not covered (the module checks that).
+	 * [Default] allows no fifo (no Policies= at all): RLIMIT_RTPRIO 0, and
+	 * the key that decided that is Policies=. */
 	ck_assert_int_eq(policy_eval(p, "rtplain", 4102, plain, 1, &g), 0);
 	ck_assert(!g.covered);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 4);
-	ck_assert_uint_eq(plan_find(&plan, RLIMIT_RTPRIO)->value, 20);
+	ck_assert_uint_eq(plan_find(&plan, RLIMIT_RTPRIO)->value, 0);
+	ck_assert_int_eq(plan_find(&plan, RLIMIT_RTPRIO)->key, POLICY_KEY_POLICIES);
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_MEMLOCK)->value, 64ULL << 20);
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_RTTIME)->value, 200000);
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_NICE)->value, 35);
@@ -189,7 +192,7 @@ END_TEST
 
 START_TEST(test_plan_only_what_is_set)
 {
-	char *path = policy_file_new("[Group #29]\nRealtimePriority=50\n");
+	char *path = policy_file_new("[Group #29]\nRealtimePriority=50\nPolicies=fifo\n");
 	const char *files[] = { path };
 	const gid_t audio[] = { 29 }, plain[] = { 4102 };
 	Policy *p = NULL;

@@ -4,9 +4,11 @@
 # realtime.ko's exec-time grant, in a real kernel as real root: a member of
 # the configured group gets CAP_SYS_NICE (+ CAP_IPC_LOCK, CAP_SYS_RESOURCE
 # with mlock=1) at exec and can run `chrt -f 50 true`; a non-member can't;
-# mlock=0 withholds the memory caps; any=1 covers everyone; a ptraced or
+# mlock=0 withholds the memory caps, mlock=2 gives CAP_IPC_LOCK without
+# CAP_SYS_RESOURCE; any=1 covers everyone; a ptraced or
 # no_new_privs exec gets nothing; a granted exec is AT_SECURE; bad sysctl
-# and parameter writes are refused; unload leaves no trace.
+# and parameter writes are refused; unload leaves no trace. What those
+# capabilities let a member do to other processes is kmod-security.sh.
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=$TOP_BUILDDIR/kmod/realtime.ko
@@ -16,7 +18,8 @@ add_test_users
 
 sysdir=/proc/sys/security/realtime
 NICE=0000000000800000		# CAP_SYS_NICE (23)
-ALL=0000000001804000		# + CAP_IPC_LOCK (14), CAP_SYS_RESOURCE (24)
+NICE_IPC=0000000000804000	# + CAP_IPC_LOCK (14)
+ALL=0000000001804000		# + CAP_SYS_RESOURCE (24)
 NONE=0000000000000000
 
 # traced COMMAND...: run COMMAND under ptrace (PTRACE_TRACEME, then just
@@ -53,6 +56,7 @@ check_eq "audio member has no capabilities" "$NONE" "$(capeff_of_exec as rtaudio
 echo "# bad module parameters are refused"
 check "insmod any=2 fails" sh -c "! insmod '$ko' any=2 2>/dev/null"
 check "insmod gid=-2 fails" sh -c "! insmod '$ko' gid=-2 2>/dev/null"
+check "insmod mlock=3 fails" sh -c "! insmod '$ko' mlock=3 2>/dev/null"
 check "module not left loaded" sh -c '! grep -q "^realtime " /proc/modules'
 
 echo "# loaded with gid=29 (audio)"
@@ -100,6 +104,12 @@ echo "# mlock=0"
 check "write mlock=0" sh -c "echo 0 >$sysdir/mlock"
 check_eq "audio member gets CAP_SYS_NICE only" "$NICE" "$(capeff_of_exec as rtaudio)"
 check "audio member still runs chrt -f 50 true" as rtaudio chrt -f 50 true
+
+echo "# mlock=2"
+check "write mlock=2" sh -c "echo 2 >$sysdir/mlock"
+check_eq "audio member gets CAP_SYS_NICE and CAP_IPC_LOCK, not CAP_SYS_RESOURCE" "$NICE_IPC" \
+	"$(capeff_of_exec as rtaudio)"
+check_eq "module parameter mlock follows the sysctl" 2 "$(cat /sys/module/realtime/parameters/mlock)"
 echo 1 >$sysdir/mlock
 
 echo "# any=1"
@@ -112,7 +122,7 @@ check_eq "nobody gets caps with any=0 gid=-1" "$NONE" "$(capeff_of_exec as rtaud
 echo 29 >$sysdir/gid
 
 echo "# bad sysctl writes are refused and change nothing"
-for bad in "any 2" "any -1" "any x" "mlock 5" "gid -2" "gid 2147483648" "gid abc"; do
+for bad in "any 2" "any -1" "any x" "mlock 3" "mlock -1" "mlock 5" "gid -2" "gid 2147483648" "gid abc"; do
 	set -- $bad
 	before=$(cat $sysdir/$1)
 	check "write $2 to $1 is refused" sh -c "! echo '$2' >$sysdir/$1 2>/dev/null"
@@ -122,6 +132,8 @@ check "grants is read-only" sh -c "! echo 0 >$sysdir/grants 2>/dev/null"
 check "missed is read-only" sh -c "! echo 0 >$sysdir/missed 2>/dev/null"
 check "parameter write out of range refused" \
 	sh -c '! echo 7 >/sys/module/realtime/parameters/any 2>/dev/null'
+check "mlock parameter write out of range refused" \
+	sh -c '! echo 3 >/sys/module/realtime/parameters/mlock 2>/dev/null'
 check_eq "no probe hit was missed" 0 "$(cat $sysdir/missed)"
 
 echo "# many concurrent execs"
@@ -148,6 +160,9 @@ check "audio member is refused again after unload" sh -c '! as rtaudio chrt -f 5
 check "reload works" insmod "$ko"
 check_eq "defaults after reload: any gid mlock" "0 -1 1" \
 	"$(cat $sysdir/any) $(cat $sysdir/gid) $(cat $sysdir/mlock)"
+check "rmmod again" rmmod realtime
+check "insmod gid=29 mlock=2" insmod "$ko" gid=29 mlock=2
+check_eq "mlock=2 given at load" "$NICE_IPC" "$(capeff_of_exec as rtaudio)"
 check "rmmod again" rmmod realtime
 dmesg | grep -i 'realtime:' | tail -n 5
 finish

@@ -92,6 +92,7 @@ policy=$(mktemp "${TMPDIR:-/tmp}/pam-vm-policy.XXXXXX") || fail mktemp
 cat >"$policy" <<'EOF'
 [Group audio]
 RealtimePriority=95
+Policies=fifo rr
 Nice=-19
 MemLock=infinity
 RTTime=infinity
@@ -130,7 +131,7 @@ grep -q '^rtcaps:' /etc/passwd || {
 	echo "rtcaps:x:4104:" >>/etc/group
 	echo "rtcaps:*:19000:0:99999:7:::" >>/etc/shadow
 }
-printf '\n[User rtcaps]\nRealtimePriority=10\nCapabilities=sys_nice\n' >>"$policy"
+printf '\n[User rtcaps]\nRealtimePriority=10\nPolicies=fifo\nCapabilities=sys_nice\n' >>"$policy"
 echo "check: su's session for a user with Capabilities= holds no capability of root's"
 out=$($start su -s /bin/sh rtcaps -c 'grep "^Cap\(Prm\|Eff\|Amb\)" /proc/self/status; ulimit -r' 2>&1)
 printf '%s\n' "$out" | sed 's/^/    /'
