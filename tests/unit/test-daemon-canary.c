@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "canary.h"
+#include "check-main.h"
 #include "proc.h"
 
 #define PERIOD_USEC 400000ULL
@@ -227,10 +228,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-canary");
-	TCase *tc = tcase_create("canary");
-	SRunner *sr;
+	TCase *tc;
 	pid_t probe;
-	int failed, status;
+	int status;
 
 	/* Can we ptrace a child here (Yama, containers)? */
 	probe = fork();
@@ -248,14 +248,10 @@ int main(void)
 	kill(probe, SIGKILL);
 	waitpid(probe, &status, 0);
 
+	tc = check_add_case(s, "canary",
+			    CHECK_TESTS(test_threads_only_while_supervising,
+					test_stopped_daemon_is_not_starvation,
+					test_starving_canary_fires_once));
 	tcase_set_timeout(tc, 20);
-	tcase_add_test(tc, test_threads_only_while_supervising);
-	tcase_add_test(tc, test_stopped_daemon_is_not_starvation);
-	tcase_add_test(tc, test_starving_canary_fires_once);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }
