@@ -212,7 +212,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-sched");
+	Suite *s = suite_create("daemon-sched-util");
 
 	check_add_case(s, "sched",
 		       CHECK_TESTS(test_get_state, test_reset_leaves_other_threads,

@@ -301,13 +301,13 @@ int main(int argc, char **argv)
 	dbus_error_init(&e);
 	c = dbus_bus_get(DBUS_BUS_SYSTEM, &e);
 	if (!c) {
-		fprintf(stderr, "test-ctl-mockd: cannot connect to the bus: %s\n", e.message);
+		fprintf(stderr, "mock-realtimed: cannot connect to the bus: %s\n", e.message);
 		return 1;
 	}
 	if (!dbus_connection_register_object_path(c, PATH, &vtable, NULL) ||
 	    dbus_bus_request_name(c, NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) !=
 		    DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
-		fprintf(stderr, "test-ctl-mockd: cannot own %s: %s\n", NAME,
+		fprintf(stderr, "mock-realtimed: cannot own %s: %s\n", NAME,
 			e.message ? e.message : "taken");
 		return 1;
 	}
