@@ -12,6 +12,8 @@
 #include "check-main.h"
 #include "ctl.h"
 
+/* Spelled out rather than NATIVE_ERROR: the names on the wire are the
+ * contract (realtimed(8)), whatever common/bus-names.h says. */
 #define E(x) "org.realtimed.Realtime1.Error." x
 #define D(x) "org.freedesktop.DBus.Error." x
 
