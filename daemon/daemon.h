@@ -13,18 +13,11 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
+#include "bus-names.h"
 #include "canary.h"
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
-
-#define NATIVE_NAME "org.realtimed.Realtime1"
-#define NATIVE_PATH "/org/realtimed/Realtime1"
-#define NATIVE_IFACE "org.realtimed.Realtime1"
-#define NATIVE_ERROR "org.realtimed.Realtime1.Error."
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
-#define RTKIT_IFACE "org.freedesktop.RealtimeKit1"
 
 #define CREDS_CACHE_SIZE 256
 #define POLICY_CACHE_SIZE 64

@@ -63,12 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "macro.h"
-
-#define NATIVE_NAME "org.realtimed.Realtime1"
-#define NATIVE_PATH "/org/realtimed/Realtime1"
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
 
 static pid_t gettid_(void)
 {
@@ -156,7 +152,7 @@ static void *audio_thread(void *userdata)
 
 static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop, int64_t *ret)
 {
-	const char *iface = rtkit ? RTKIT_NAME : NATIVE_NAME;
+	const char *iface = rtkit ? RTKIT_IFACE : NATIVE_IFACE;
 	DBusMessage *m, *reply;
 	DBusMessageIter it, sub;
 	DBusError err;
@@ -308,7 +304,7 @@ static int cmd_ask(int argc, char **argv)
 	if (rtkit && want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 "MakeThreadHighPriorityWithPID");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -316,7 +312,7 @@ static int cmd_ask(int argc, char **argv)
 	} else if (rtkit) {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 "MakeThreadRealtimeWithPID");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -324,7 +320,7 @@ static int cmd_ask(int argc, char **argv)
 	} else if (want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 "MakeThreadHighPriority");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -332,7 +328,7 @@ static int cmd_ask(int argc, char **argv)
 	} else {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 "MakeThreadRealtime");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "canary.h"
+#include "check-main.h"
 #include "proc.h"
 
 #define MSEC 1000ULL
@@ -445,10 +446,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-canary");
-	TCase *tc = tcase_create("canary");
-	SRunner *sr;
+	TCase *tc;
 	pid_t probe;
-	int failed, status;
+	int status;
 
 	/* Can we ptrace a child here (Yama, containers)? */
 	probe = fork();
@@ -466,18 +466,12 @@ int main(void)
 	kill(probe, SIGKILL);
 	waitpid(probe, &status, 0);
 
+	tc = check_add_case(
+		s, "canary",
+		CHECK_TESTS(test_threads_only_while_supervising,
+			    test_stopped_daemon_is_not_starvation, test_starving_canary_fires_once,
+			    test_throttled_canary_fires, test_late_canary_is_not_starving,
+			    test_fifo_fallback_caps_grants, test_memory_bounded_by_targets));
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_threads_only_while_supervising);
-	tcase_add_test(tc, test_stopped_daemon_is_not_starvation);
-	tcase_add_test(tc, test_starving_canary_fires_once);
-	tcase_add_test(tc, test_throttled_canary_fires);
-	tcase_add_test(tc, test_late_canary_is_not_starving);
-	tcase_add_test(tc, test_fifo_fallback_caps_grants);
-	tcase_add_test(tc, test_memory_bounded_by_targets);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "macro.h"
 #include "parse.h"
 #include "policy.h"
@@ -2431,14 +2432,8 @@ static Suite *policy_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(policy_suite());
-	int failed;
-
 	/* The files the tests write must pass the trust rule whatever umask
 	 * the caller has (002 is common for users with a group of their own). */
 	umask(022);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(policy_suite());
 }
