@@ -343,6 +343,28 @@ void victims_churn(void)
 	make_dead();
 }
 
+/* Is pid in the fuzzer's session (the test run that started it)? Field 6
+ * of /proc/PID/stat, after the comm's last ')'. */
+static bool same_session(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int sid = -1;
+	FILE *f;
+	size_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	k = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[k] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %d", &sid) != 1)
+		return false;
+	return sid == (int)getsid(0);
+}
+
 void victims_scan_system(uid_t self)
 {
 	DIR *d = opendir("/proc");
@@ -381,6 +403,12 @@ void victims_scan_system(uid_t self)
 		/* the fuzzer's own children are targets already */
 		if ((pid_t)ppid == self_pid)
 			continue;
+		/* Another run's processes of this user (a test run beside this
+		 * one, with its own realtimed) are left alone: a grant from this
+		 * realtimed there is one that the other realtimed does not
+		 * supervise, which the other run's oracle reports, rightly. */
+		if (uid == (unsigned)self && !same_session(pid))
+			continue;
 		sys[n++] = (SysProc){
 			.pid = pid, .tid = pid, .uid = uid, .kthread = pid == 2 || ppid == 2
 		};
@@ -403,7 +431,6 @@ void victims_scan_system(uid_t self)
 		}
 	}
 	closedir(d);
-	(void)self;
 	pthread_mutex_lock(&v.lock);
 	memcpy(v.sys, sys, n * sizeof(*sys));
 	v.n_sys = n;
