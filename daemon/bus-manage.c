@@ -76,7 +76,7 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 		run(d, m);
 		return;
 	}
-	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
+	if (procfs_start_time(d->grants->proc, pid, 0, &start) < 0) {
 		bus_reply_error(d->bus, m, NATIVE_ERROR "NoSuchProcess",
 				"The calling process %d is gone", (int)pid);
 		return;

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "procfs-stat.h"
 #include "utf8.h"
 
 extern const char realtimed_introspection_xml[];
@@ -259,7 +260,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 
 	if (!bus_check_signature(c, m, ""))
 		return;
-	r = proc_irq_threads(d->grants->proc, &threads, &n);
+	r = procfs_irq_threads(d->grants->proc, &threads, &n);
 	if (r < 0) {
 		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s",
 				strerror(-r));
@@ -279,7 +280,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		/* the interface's values: fifo or rr and the priority, or
 		 * other and the nice level */
 		int32_t prio = rt ? t->priority : t->nice;
-		const char *pol = rt ? sched_policy_to_string(t->policy) : "other";
+		const char *pol = rt ? procfs_sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
@@ -294,10 +295,10 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 	if (!dbus_message_iter_close_container(&it, &arr))
 		goto oom;
 	bus_send(c, reply);
-	irq_threads_free(threads, n);
+	procfs_irq_threads_free(threads, n);
 	return;
 oom:
-	irq_threads_free(threads, n);
+	procfs_irq_threads_free(threads, n);
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 

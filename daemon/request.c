@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bus.h"
-#include "irq-threads.h"
+#include "procfs-stat.h"
 #include "log.h"
 #include "pidfd.h"
 #include "polkit.h"
@@ -184,7 +184,7 @@ static int request_pin(Request *r)
 					     (int)r->pid, strerror(-k));
 			return k;
 		}
-		if (proc_get_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0) {
+		if (procfs_start_time(r->d->grants->proc, r->pid, 0, &r->pid_start) < 0) {
 			request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
 			return -ESRCH;
 		}
@@ -197,7 +197,7 @@ static int request_pin(Request *r)
 	}
 
 	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
-	k = proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start);
+	k = procfs_start_time(r->d->grants->proc, r->pid, r->tid, &r->tid_start);
 	if (pidfd_alive(r->pidfd) < 0) {
 		request_fail(r, ERR_NO_SUCH_PROCESS, "process %d exited", (int)r->pid);
 		return -ESRCH;
@@ -219,8 +219,7 @@ static int request_recheck(Request *r)
 	uid_t owner;
 
 	if (pidfd_alive(r->pidfd) < 0 ||
-	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
-	    st != r->tid_start) {
+	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
 		request_fail(r, ERR_NO_SUCH_PROCESS, "thread %d of process %d exited", (int)r->tid,
 			     (int)r->pid);
 		return -ESRCH;
@@ -456,7 +455,7 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 		     "thread %d does not hold %s %d after it was set (it runs %s %d now, not "
 		     "a grant its policy allows); the grant is undone",
 		     (int)r->tid, grant_kind_to_string(r->kind), r->value,
-		     sched_policy_to_string(now.policy),
+		     procfs_sched_policy_to_string(now.policy),
 		     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority : now.nice);
 	return -EPERM;
 }
@@ -502,8 +501,7 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	 * that exited meanwhile took its grant along; its tid may be another
 	 * thread's already, which is left alone. */
 	if (pidfd_alive(r->pidfd) < 0 ||
-	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
-	    st != r->tid_start) {
+	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start) {
 		daemon_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_SUCH_PROCESS,
 			     "thread %d of process %d exited during the grant", (int)r->tid,

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
-#include "irq-threads.h"
+#include "procfs-stat.h"
 
 #define WORKERS_MAX 16
 #define BATCH 24
@@ -211,7 +211,8 @@ static bool check_supervised(DBusConnection *bus, const Target *rt, size_t n_rt)
 		violation(NULL,
 			  "thread %d of process %d runs %s %d, but realtimed does not supervise it "
 			  "(not in ListGrants twice, 300 ms apart)",
-			  (int)t->tid, (int)t->pid, sched_policy_to_string(s.policy), s.prio);
+			  (int)t->tid, (int)t->pid, procfs_sched_policy_to_string(s.policy),
+			  s.prio);
 	}
 	free(pairs);
 	return true;
