@@ -40,12 +40,16 @@ static void method_make_realtime(Daemon *d, DBusConnection *c, DBusMessage *m)
 			      DBUS_TYPE_INVALID);
 	k = grant_kind_from_string(policy);
 	if (k != GRANT_FIFO && k != GRANT_RR) {
-		bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
+		bus_reply_error(c, m, request_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
 				"Unknown policy '%s', expected fifo or rr", policy);
 		return;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, k, false,
-		      prio > INT_MAX ? INT_MAX : (int)prio, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .kind = k,
+				      .value = prio > INT_MAX ? INT_MAX : (int)prio,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -57,42 +61,29 @@ static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage 
 		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, GRANT_NICE, false, nice, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .kind = GRANT_NICE,
+				      .value = nice,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thread)
 {
-	uint64_t pid_arg, tid_arg = 0;
-	pid_t pid, tid;
+	uint64_t pid, tid = 0;
 
 	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
 		return;
 	if (thread)
-		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_UINT64,
-				      &tid_arg, DBUS_TYPE_INVALID);
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+				      DBUS_TYPE_INVALID);
 	else
-		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
-	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, thread ? &tid_arg : NULL, &pid,
-				  &tid) < 0)
-		return;
-	/* Only what realtimed granted is undone: a thread it never granted
-	 * runs as its owner chose, and root's "reset" could raise it (nice 0
-	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */
-	if (daemon_reset_grants(d, pid, tid) == 0) {
-		if (thread)
-			bus_reply_error(
-				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
-				"thread %d of process %d holds no grant of realtimed; it is "
-				"left as it is",
-				(int)tid, (int)pid);
-		else
-			bus_reply_error(
-				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
-				"process %d holds no grant of realtimed; it is left as it is",
-				(int)pid);
-		return;
-	}
-	bus_reply_empty(c, m);
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
+	request_start(d, m,
+		      &(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -102,7 +93,7 @@ static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
 	if (!bus_check_signature(c, m, "t"))
 		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
-	request_start(d, m, REQUEST_LIMITS, FLAVOUR_NATIVE, GRANT_NICE, false, 0, pid, 0);
+	request_start(d, m, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
 static void explain_now(Daemon *d, DBusMessage *m)

@@ -90,8 +90,14 @@ static void method_make(Daemon *d, DBusConnection *c, DBusMessage *m, bool with_
 					      &nice, DBUS_TYPE_INVALID);
 		value = nice;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_RTKIT, realtime ? GRANT_RR : GRANT_NICE,
-		      realtime, value, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .flavour = FLAVOUR_RTKIT,
+				      .kind = realtime ? GRANT_RR : GRANT_NICE,
+				      .compat_rt = realtime,
+				      .value = value,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 /* Exit, ResetKnown and ResetAll: root only, as rtkit's bus policy says. */
