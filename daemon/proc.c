@@ -2,13 +2,9 @@
 /* /proc readers and their pure parsers; see proc.h. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "macro.h"
 #include "parse.h"
@@ -111,19 +107,6 @@ int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size
 	if (r < 0)
 		return r;
 	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-int proc_thread_of(const char *proc, pid_t pid, pid_t tid)
-{
-	char path[128];
-	struct stat st;
-
-	if (pid <= 0 || tid <= 0)
-		return -ESRCH;
-	procfs_task_path(path, sizeof(path), proc, pid, tid, "");
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
 	return 0;
 }
 

@@ -29,7 +29,5 @@ int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uin
 int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret);
 /* comm of a thread (tid == 0: of the process), newline stripped. */
 int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size);
-/* 0 if tid is a thread of pid, -ESRCH otherwise. */
-int proc_thread_of(const char *proc, pid_t pid, pid_t tid);
 int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
 		   uint64_t *ret_hard);
