@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
- * see org.realtimed.Realtime1.xml and realtimed(8). Grants go through
- * request.c; listings, Explain, Reload and the Demoted signal live here.
+ * see org.realtimed.Realtime1.xml and realtimed(8). Grants and resets go
+ * through request.c; listings, Explain, Reload and the Demoted signal live
+ * here.
  *
  * What a caller may see: their own grants and their own policy; every
  * user's (which would show other users' pids and commands, defeating
@@ -108,10 +109,12 @@ static void explain_now(Daemon *d, DBusMessage *m)
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
 	r = policy_eval_uid(d->policy, uid, &g);
 	if (r < 0) {
-		bus_reply_error(c, m,
-				r == -ESRCH ? NATIVE_ERROR "InvalidArgs" : NATIVE_ERROR "Failed",
-				"Could not evaluate the policy for uid %u: %s", uid,
-				r == -ESRCH ? "no such user" : strerror(-r));
+		bus_reply_error(
+			c, m,
+			request_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
+					   FLAVOUR_NATIVE),
+			"Could not evaluate the policy for uid %u: %s", uid,
+			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
 	}
 	reply = dbus_message_new_method_return(m);
@@ -233,7 +236,7 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, boo
 	}
 	r = bus_get_creds(d, m, &uid, &pid);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed",
+		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not get the caller's credentials: %s", strerror(-r));
 		return;
 	}
@@ -253,8 +256,8 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		return;
 	r = procfs_irq_threads(d->grants->proc, &threads, &n);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s",
-				strerror(-r));
+		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+				"Could not list IRQ threads: %s", strerror(-r));
 		return;
 	}
 	reply = dbus_message_new_method_return(m);

@@ -107,8 +107,9 @@ static bool caller_is_root(Daemon *d, DBusConnection *c, DBusMessage *m)
 	pid_t pid;
 
 	if (bus_get_creds(d, m, &uid, &pid) < 0 || uid != 0) {
-		bus_reply_error(c, m, DBUS_ERROR_ACCESS_DENIED, "Only root may call %s",
-				dbus_message_get_member(m));
+		bus_reply_error(c, m,
+				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_RTKIT),
+				"Only root may call %s", dbus_message_get_member(m));
 		return false;
 	}
 	return true;
