@@ -87,11 +87,10 @@ int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uin
 
 int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret)
 {
-	char path[128], buf[4096];
+	char buf[4096];
 	int r;
 
-	procfs_task_path(path, sizeof(path), proc, pid, tid, "status");
-	r = procfs_read_file(path, buf, sizeof(buf));
+	r = procfs_read_task_file(proc, pid, tid, "status", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	return proc_parse_status_uids(buf, ret);
@@ -99,11 +98,9 @@ int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret)
 
 int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size)
 {
-	char path[128];
 	int r;
 
-	procfs_task_path(path, sizeof(path), proc, pid, tid, "comm");
-	r = procfs_read_file(path, buf, size);
+	r = procfs_read_task_file(proc, pid, tid, "comm", buf, size);
 	if (r < 0)
 		return r;
 	buf[strcspn(buf, "\n")] = 0;
@@ -113,11 +110,10 @@ int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size
 int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
 		   uint64_t *ret_hard)
 {
-	char path[128], buf[4096];
+	char buf[4096];
 	int r;
 
-	procfs_task_path(path, sizeof(path), proc, pid, 0, "limits");
-	r = procfs_read_file(path, buf, sizeof(buf));
+	r = procfs_read_task_file(proc, pid, 0, "limits", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	return proc_parse_limit(buf, name, ret_soft, ret_hard);

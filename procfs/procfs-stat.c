@@ -12,19 +12,27 @@
 #include "parse.h"
 #include "procfs-stat.h"
 
-/* The last field ProcfsStat holds. */
-#define STAT_LAST_FIELD 41
+/* The numeric fields ProcfsStat holds (proc(5)'s numbers), each with the
+ * largest value it may have; nice (19) alone may be negative. */
+static const uint64_t field_max[] = {
+	[9] = UINT_MAX,	  /* flags */
+	[19] = INT_MAX,	  /* nice */
+	[22] = INT64_MAX, /* starttime */
+	[39] = INT_MAX,	  /* processor */
+	[40] = INT_MAX,	  /* rt_priority */
+	[41] = INT_MAX,	  /* policy */
+};
+#define STAT_LAST_FIELD (ELEMENTSOF(field_max) - 1)
 
-/* The number that is the whole of the field [s, end): unsigned up to max,
- * or, when negative_ok, with a leading '-' down to -max. */
-static int parse_field(const char *s, const char *end, uint64_t max, bool negative_ok, int64_t *ret)
+/* The number that is the whole of field n, [s, end). */
+static int parse_field(unsigned n, const char *s, const char *end, int64_t *ret)
 {
-	bool negative = negative_ok && *s == '-';
+	bool negative = n == 19 && *s == '-';
 	const char *e;
 	uint64_t v;
 	int r;
 
-	r = parse_decimal_prefix(s + negative, max, &v, &e);
+	r = parse_decimal_prefix(s + negative, field_max[n], &v, &e);
 	if (r < 0)
 		return r;
 	if (e != end)
@@ -36,17 +44,15 @@ static int parse_field(const char *s, const char *end, uint64_t max, bool negati
 int procfs_stat_parse(const char *line, ProcfsStat *ret)
 {
 	const char *open = strchr(line, '('), *close = strrchr(line, ')'), *p;
-	ProcfsStat s = { .n_fields = 2 };
+	int64_t v[STAT_LAST_FIELD + 1] = {};
+	unsigned n_fields = 2;
+	char state = 0;
 
 	if (!open || !close || close < open)
 		return -EINVAL;
-	snprintf(s.comm, sizeof(s.comm), "%.*s", (int)(close - open - 1), open + 1);
-
 	p = close + 1;
 	for (unsigned field = 3; field <= STAT_LAST_FIELD; field++) {
 		const char *start;
-		int64_t v = 0;
-		int r = 0;
 
 		while (*p == ' ')
 			p++;
@@ -55,40 +61,21 @@ int procfs_stat_parse(const char *line, ProcfsStat *ret)
 		start = p;
 		while (*p && *p != ' ' && *p != '\n')
 			p++;
-		s.n_fields = field;
-		switch (field) {
-		case 3:
-			s.state = *start;
-			break;
-		case 9:
-			r = parse_field(start, p, UINT_MAX, false, &v);
-			s.flags = (unsigned)v;
-			break;
-		case 19:
-			r = parse_field(start, p, INT_MAX, true, &v);
-			s.nice = (int)v;
-			break;
-		case 22:
-			r = parse_field(start, p, INT64_MAX, false, &v);
-			s.start_time = (uint64_t)v;
-			break;
-		case 39:
-			r = parse_field(start, p, INT_MAX, false, &v);
-			s.processor = (int)v;
-			break;
-		case 40:
-			r = parse_field(start, p, INT_MAX, false, &v);
-			s.rt_priority = (int)v;
-			break;
-		case 41:
-			r = parse_field(start, p, INT_MAX, false, &v);
-			s.policy = (int)v;
-			break;
-		}
-		if (r < 0)
+		if (field == 3)
+			state = *start;
+		else if (field_max[field] && parse_field(field, start, p, &v[field]) < 0)
 			return -EINVAL;
+		n_fields = field;
 	}
-	*ret = s;
+	*ret = (ProcfsStat){ .n_fields = n_fields,
+			     .state = state,
+			     .flags = (unsigned)v[9],
+			     .nice = (int)v[19],
+			     .start_time = (uint64_t)v[22],
+			     .processor = (int)v[39],
+			     .rt_priority = (int)v[40],
+			     .policy = (int)v[41] };
+	snprintf(ret->comm, sizeof(ret->comm), "%.*s", (int)(close - open - 1), open + 1);
 	return 0;
 }
 
@@ -118,23 +105,25 @@ int procfs_read_file(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-void procfs_task_path(char *buf, size_t size, const char *proc, pid_t pid, pid_t tid,
-		      const char *file)
+int procfs_read_task_file(const char *proc, pid_t pid, pid_t tid, const char *file, char *buf,
+			  size_t size)
 {
+	char path[128];
+
 	if (tid > 0)
-		snprintf(buf, size, "%s/%d/task/%d/%s", proc, (int)pid, (int)tid, file);
+		snprintf(path, sizeof(path), "%s/%d/task/%d/%s", proc, (int)pid, (int)tid, file);
 	else
-		snprintf(buf, size, "%s/%d/%s", proc, (int)pid, file);
+		snprintf(path, sizeof(path), "%s/%d/%s", proc, (int)pid, file);
+	return procfs_read_file(path, buf, size);
 }
 
 int procfs_stat_read(const char *proc, pid_t pid, pid_t tid, ProcfsStat *ret)
 {
 	/* 52 fields of at most 20 digits and a comm of 128 bytes fit */
-	char path[128], buf[2048];
+	char buf[2048];
 	int r;
 
-	procfs_task_path(path, sizeof(path), proc, pid, tid, "stat");
-	r = procfs_read_file(path, buf, sizeof(buf));
+	r = procfs_read_task_file(proc, pid, tid, "stat", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	return procfs_stat_parse(buf, ret);

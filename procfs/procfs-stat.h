@@ -41,14 +41,13 @@ int procfs_stat_read(const char *proc, pid_t pid, pid_t tid, ProcfsStat *ret);
  * from a later one that got its id. -EINVAL for a line without it. */
 int procfs_start_time(const char *proc, pid_t pid, pid_t tid, uint64_t *ret);
 
-/* The path of a task's file under proc: PROC/PID/FILE (tid == 0) or
- * PROC/PID/task/TID/FILE. */
-void procfs_task_path(char *buf, size_t size, const char *proc, pid_t pid, pid_t tid,
-		      const char *file);
-
 /* Reads a small /proc file whole into buf, NUL-terminated; the length, or
  * -ESRCH when it does not exist (its task is gone), or -errno. */
 int procfs_read_file(const char *path, char *buf, size_t size);
+/* The same for a task's file: PROC/PID/FILE (tid == 0) or
+ * PROC/PID/task/TID/FILE. */
+int procfs_read_task_file(const char *proc, pid_t pid, pid_t tid, const char *file, char *buf,
+			  size_t size);
 
 /* "fifo", "rr", "other", "batch", "idle", "deadline"; "unknown" otherwise. */
 const char *procfs_sched_policy_to_string(int policy);

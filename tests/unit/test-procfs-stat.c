@@ -148,14 +148,22 @@ START_TEST(test_gone)
 }
 END_TEST
 
-START_TEST(test_task_path)
+START_TEST(test_task_file)
 {
-	char path[64];
+	char buf[64], comm[32];
 
-	procfs_task_path(path, sizeof(path), "/proc", 12, 0, "stat");
-	ck_assert_str_eq(path, "/proc/12/stat");
-	procfs_task_path(path, sizeof(path), "/tmp/p", 12, 13, "status");
-	ck_assert_str_eq(path, "/tmp/p/12/task/13/status");
+	/* PROC/PID/FILE, and PROC/PID/task/TID/FILE */
+	ck_assert_int_gt(procfs_read_task_file("/proc", getpid(), 0, "comm", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "test-procfs-sta\n");
+	ck_assert_int_gt(
+		procfs_read_task_file("/proc", getpid(), getpid(), "comm", comm, sizeof(comm)), 0);
+	ck_assert_str_eq(comm, buf);
+	/* cut to fit */
+	ck_assert_int_eq(procfs_read_task_file("/proc", getpid(), 0, "comm", buf, 5), 4);
+	ck_assert_str_eq(buf, "test");
+	ck_assert_int_eq(
+		procfs_read_task_file("/proc", getpid(), 0, "no-such-file", buf, sizeof(buf)),
+		-ESRCH);
 }
 END_TEST
 
@@ -182,6 +190,6 @@ int main(void)
 		s, "parse",
 		CHECK_TESTS(test_parse_fields, test_parse_comm, test_parse_short, test_parse_bad));
 	check_add_case(s, "read",
-		       CHECK_TESTS(test_real_proc, test_gone, test_task_path, test_policy_names));
+		       CHECK_TESTS(test_real_proc, test_gone, test_task_file, test_policy_names));
 	return check_run(s);
 }
