@@ -96,9 +96,11 @@ static void request_finish(Request *r, int code)
 	} else {
 		if (!r->why[0])
 			(void)request_error(r, code, "%s", code < 0 ? strerror(-code) : "refused");
-		log_id(code < 0 ? LOG_WARNING : LOG_DEBUG, LOG_ID_REFUSAL,
-		       "%s request of uid %u (pid %d): %s", code < 0 ? "Failed" : "Refused",
-		       (unsigned)r->uid, (int)r->caller_pid, r->why);
+		/* debug only, as grants: a client can provoke these at will; what
+		 * realtimed must hear of (no credentials from the bus) logs itself */
+		log_id(LOG_DEBUG, LOG_ID_REFUSAL, "%s request of uid %u (pid %d): %s",
+		       code < 0 ? "Failed" : "Refused", (unsigned)r->uid, (int)r->caller_pid,
+		       r->why);
 		bus_reply_error(c, r->msg, request_error_name(code, r->flavour), "%s", r->why);
 	}
 	request_free(r);
