@@ -36,12 +36,14 @@ static void manage_call_free(void *p)
 static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid, int r)
 {
 	if (r == 0)
-		bus_reply_error(d->bus, m, NATIVE_ERROR "PermissionDenied",
+		bus_reply_error(d->bus, m,
+				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE),
 				"%s needs root or polkit's " MANAGE_ACTION
 				", which polkit did not grant to uid %u",
 				what, (unsigned)uid);
 	else
-		bus_reply_error(d->bus, m, NATIVE_ERROR "PermissionDenied",
+		bus_reply_error(d->bus, m,
+				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE),
 				"%s needs root or polkit's " MANAGE_ACTION
 				", and polkit could not be asked: %s",
 				what, r == -EBUSY ? "too many checks are pending" : strerror(-r));
@@ -68,7 +70,7 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 
 	r = bus_get_creds(d, m, &uid, &pid);
 	if (r < 0) {
-		bus_reply_error(d->bus, m, NATIVE_ERROR "Failed",
+		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not get the caller's credentials: %s", strerror(-r));
 		return;
 	}
@@ -76,14 +78,16 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 		run(d, m);
 		return;
 	}
-	if (proc_get_start_time(d->grants->proc, pid, 0, &start) < 0) {
-		bus_reply_error(d->bus, m, NATIVE_ERROR "NoSuchProcess",
+	if (procfs_start_time(d->grants->proc, pid, 0, &start) < 0) {
+		bus_reply_error(d->bus, m,
+				request_error_name(REQUEST_E_NO_SUCH_PROCESS, FLAVOUR_NATIVE),
 				"The calling process %d is gone", (int)pid);
 		return;
 	}
 	mc = calloc(1, sizeof(*mc));
 	if (!mc) {
-		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
+				"Out of memory");
 		return;
 	}
 	*mc = (ManageCall){

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
- * see org.realtimed.Realtime1.xml and realtimed(8). Grants go through
- * request.c; listings, Explain, Reload and the Demoted signal live here.
+ * see org.realtimed.Realtime1.xml and realtimed(8). Grants and resets go
+ * through request.c; listings, Explain, Reload and the Demoted signal live
+ * here.
  *
  * What a caller may see: their own grants and their own policy; every
  * user's (which would show other users' pids and commands, defeating
@@ -21,6 +22,7 @@
 #include "log.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "procfs-stat.h"
 #include "utf8.h"
 
 extern const char realtimed_introspection_xml[];
@@ -39,12 +41,16 @@ static void method_make_realtime(Daemon *d, DBusConnection *c, DBusMessage *m)
 			      DBUS_TYPE_INVALID);
 	k = grant_kind_from_string(policy);
 	if (k != GRANT_FIFO && k != GRANT_RR) {
-		bus_reply_error(c, m, NATIVE_ERROR "InvalidArgs",
+		bus_reply_error(c, m, request_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
 				"Unknown policy '%s', expected fifo or rr", policy);
 		return;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, k, false,
-		      prio > INT_MAX ? INT_MAX : (int)prio, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .kind = k,
+				      .value = prio > INT_MAX ? INT_MAX : (int)prio,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -56,42 +62,29 @@ static void method_make_high_priority(Daemon *d, DBusConnection *c, DBusMessage 
 		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_NATIVE, GRANT_NICE, false, nice, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .kind = GRANT_NICE,
+				      .value = nice,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thread)
 {
-	uint64_t pid_arg, tid_arg = 0;
-	pid_t pid, tid;
+	uint64_t pid, tid = 0;
 
 	if (!bus_check_signature(c, m, thread ? "tt" : "t"))
 		return;
 	if (thread)
-		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_UINT64,
-				      &tid_arg, DBUS_TYPE_INVALID);
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+				      DBUS_TYPE_INVALID);
 	else
-		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid_arg, DBUS_TYPE_INVALID);
-	if (request_resolve_owned(d, m, FLAVOUR_NATIVE, pid_arg, thread ? &tid_arg : NULL, &pid,
-				  &tid) < 0)
-		return;
-	/* Only what realtimed granted is undone: a thread it never granted
-	 * runs as its owner chose, and root's "reset" could raise it (nice 0
-	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */
-	if (daemon_reset_grants(d, pid, tid) == 0) {
-		if (thread)
-			bus_reply_error(
-				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
-				"thread %d of process %d holds no grant of realtimed; it is "
-				"left as it is",
-				(int)tid, (int)pid);
-		else
-			bus_reply_error(
-				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
-				"process %d holds no grant of realtimed; it is left as it is",
-				(int)pid);
-		return;
-	}
-	bus_reply_empty(c, m);
+		dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
+	request_start(d, m,
+		      &(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
@@ -101,7 +94,7 @@ static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
 	if (!bus_check_signature(c, m, "t"))
 		return;
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
-	request_start(d, m, REQUEST_LIMITS, FLAVOUR_NATIVE, GRANT_NICE, false, 0, pid, 0);
+	request_start(d, m, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
 static void explain_now(Daemon *d, DBusMessage *m)
@@ -116,10 +109,12 @@ static void explain_now(Daemon *d, DBusMessage *m)
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
 	r = policy_eval_uid(d->policy, uid, &g);
 	if (r < 0) {
-		bus_reply_error(c, m,
-				r == -ESRCH ? NATIVE_ERROR "InvalidArgs" : NATIVE_ERROR "Failed",
-				"Could not evaluate the policy for uid %u: %s", uid,
-				r == -ESRCH ? "no such user" : strerror(-r));
+		bus_reply_error(
+			c, m,
+			request_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
+					   FLAVOUR_NATIVE),
+			"Could not evaluate the policy for uid %u: %s", uid,
+			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
 	}
 	reply = dbus_message_new_method_return(m);
@@ -241,7 +236,7 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, boo
 	}
 	r = bus_get_creds(d, m, &uid, &pid);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed",
+		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not get the caller's credentials: %s", strerror(-r));
 		return;
 	}
@@ -259,10 +254,10 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 
 	if (!bus_check_signature(c, m, ""))
 		return;
-	r = proc_irq_threads(d->grants->proc, &threads, &n);
+	r = procfs_irq_threads(d->grants->proc, &threads, &n);
 	if (r < 0) {
-		bus_reply_error(c, m, NATIVE_ERROR "Failed", "Could not list IRQ threads: %s",
-				strerror(-r));
+		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+				"Could not list IRQ threads: %s", strerror(-r));
 		return;
 	}
 	reply = dbus_message_new_method_return(m);
@@ -279,7 +274,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 		/* the interface's values: fifo or rr and the priority, or
 		 * other and the nice level */
 		int32_t prio = rt ? t->priority : t->nice;
-		const char *pol = rt ? sched_policy_to_string(t->policy) : "other";
+		const char *pol = rt ? procfs_sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
@@ -294,10 +289,10 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 	if (!dbus_message_iter_close_container(&it, &arr))
 		goto oom;
 	bus_send(c, reply);
-	irq_threads_free(threads, n);
+	procfs_irq_threads_free(threads, n);
 	return;
 oom:
-	irq_threads_free(threads, n);
+	procfs_irq_threads_free(threads, n);
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 

@@ -90,8 +90,14 @@ static void method_make(Daemon *d, DBusConnection *c, DBusMessage *m, bool with_
 					      &nice, DBUS_TYPE_INVALID);
 		value = nice;
 	}
-	request_start(d, m, REQUEST_SCHED, FLAVOUR_RTKIT, realtime ? GRANT_RR : GRANT_NICE,
-		      realtime, value, pid, tid);
+	request_start(d, m,
+		      &(RequestArgs){ .type = REQUEST_SCHED,
+				      .flavour = FLAVOUR_RTKIT,
+				      .kind = realtime ? GRANT_RR : GRANT_NICE,
+				      .compat_rt = realtime,
+				      .value = value,
+				      .pid = pid,
+				      .tid = tid });
 }
 
 /* Exit, ResetKnown and ResetAll: root only, as rtkit's bus policy says. */
@@ -101,8 +107,9 @@ static bool caller_is_root(Daemon *d, DBusConnection *c, DBusMessage *m)
 	pid_t pid;
 
 	if (bus_get_creds(d, m, &uid, &pid) < 0 || uid != 0) {
-		bus_reply_error(c, m, DBUS_ERROR_ACCESS_DENIED, "Only root may call %s",
-				dbus_message_get_member(m));
+		bus_reply_error(c, m,
+				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_RTKIT),
+				"Only root may call %s", dbus_message_get_member(m));
 		return false;
 	}
 	return true;

@@ -236,7 +236,7 @@ static void clamp_process(Canary *c, Watch *w, pid_t pid)
 	struct rlimit old;
 	uint64_t st;
 
-	if (w->n_clamped >= w->max_clamped || proc_get_start_time(c->proc, pid, 0, &st) < 0)
+	if (w->n_clamped >= w->max_clamped || procfs_start_time(c->proc, pid, 0, &st) < 0)
 		return;
 	if (prlimit(pid, RLIMIT_RTPRIO, &zero, &old) < 0)
 		return; /* gone, or no CAP_SYS_RESOURCE: demoted all the same */
@@ -329,7 +329,7 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 		CanaryTarget *t = &w->targets[i];
 		uint64_t st;
 
-		if (proc_get_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
+		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
 			continue;
 		if (t->pid != clamped) {
 			clamp_process(c, w, t->pid);
@@ -346,29 +346,12 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
  * 39, processor, and 41, policy, of its stat file); -1 otherwise. */
 static int realtime_thread_cpu(Canary *c, pid_t pid, pid_t tid)
 {
-	char path[96], line[1024];
-	const char *p;
-	int field = 2, cpu = -1;
-	char state = 0;
+	ProcfsStat s;
 
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", c->proc, (int)pid, (int)tid);
-	if (proc_read_file(path, line, sizeof(line)) < 0 || !(p = strrchr(line, ')')))
+	if (procfs_stat_read(c->proc, pid, tid, &s) < 0 || s.n_fields < 41)
 		return -1;
-	for (p++; *p && field < 41;) {
-		while (*p == ' ')
-			p++;
-		field++;
-		if (field == 3)
-			state = *p;
-		else if (field == 39)
-			cpu = atoi(p);
-		else if (field == 41)
-			return state == 'R' && (atoi(p) == SCHED_FIFO || atoi(p) == SCHED_RR) ? cpu
-											      : -1;
-		while (*p && *p != ' ')
-			p++;
-	}
-	return -1;
+	return s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) ? s.processor
+										  : -1;
 }
 
 /* The fair scheduler places a waking thread blind to realtime load: the
@@ -405,7 +388,7 @@ static uint64_t thread_runtime(Canary *c, pid_t pid, pid_t tid)
 	char path[96], line[128];
 
 	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", c->proc, (int)pid, (int)tid);
-	if (proc_read_file(path, line, sizeof(line)) < 0)
+	if (procfs_read_file(path, line, sizeof(line)) < 0)
 		return 0;
 	return strtoull(line, NULL, 10);
 }
@@ -584,7 +567,7 @@ static int restore_one(Canary *c, const CanaryClamp *e)
 	pidfd = pidfd_open_cloexec(e->pid);
 	if (pidfd < 0)
 		return 0;
-	if (proc_get_start_time(c->proc, e->pid, 0, &st) < 0 || st != e->start_time)
+	if (procfs_start_time(c->proc, e->pid, 0, &st) < 0 || st != e->start_time)
 		return 0;
 	if (prlimit(e->pid, RLIMIT_RTPRIO, NULL, &cur) < 0)
 		return -errno;

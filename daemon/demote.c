@@ -176,7 +176,7 @@ void daemon_canary_fired(const CanaryReport *report, void *userdata)
 		/* Again from here: the thread of a grant under way when the
 		 * watchdog fired (daemon_canary_sync()'s pending) may have turned
 		 * realtime after the watchdog demoted it. */
-		if (proc_get_start_time(d->grants->proc, t->pid, t->tid, &st) >= 0 &&
+		if (procfs_start_time(d->grants->proc, t->pid, t->tid, &st) >= 0 &&
 		    st == t->start_time)
 			(void)sched_reset(t->tid);
 		if (list) {

@@ -268,7 +268,7 @@ int grant_table_check(GrantTable *t, const Grant *g)
 
 	if (pidfd_alive(g->process->pidfd) < 0 || (g->pidfd >= 0 && pidfd_alive(g->pidfd) < 0))
 		return -ESRCH;
-	if (proc_get_start_time(t->proc, g->process->pid, g->tid, &st) < 0 || st != g->start_time)
+	if (procfs_start_time(t->proc, g->process->pid, g->tid, &st) < 0 || st != g->start_time)
 		return -ESRCH;
 	return 0;
 }

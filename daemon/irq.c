@@ -14,7 +14,7 @@ int irq_apply_rules(const char *proc, const Policy *p)
 
 	if (policy_n_irq_rules(p) == 0)
 		return 0;
-	r = proc_irq_threads(proc, &list, &n);
+	r = procfs_irq_threads(proc, &list, &n);
 	if (r < 0)
 		return log_warning_errno(r, "Failed to list IRQ threads: %m");
 	for (size_t i = 0; i < n; i++) {
@@ -36,6 +36,6 @@ int irq_apply_rules(const char *proc, const Policy *p)
 		       rule->source.file ? rule->source.file : "?", rule->source.line);
 		changed++;
 	}
-	irq_threads_free(list, n);
+	procfs_irq_threads_free(list, n);
 	return changed;
 }

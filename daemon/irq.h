@@ -4,12 +4,12 @@
  * applied by realtimed itself, as rtirq does, when realtime.ko is not there
  * to do it: at start, on every reload, and after kernel uevents. The IRQ
  * threads (kernel threads named irq/N-name, present with threadirqs or
- * PREEMPT_RT) come from lib/irq-threads.h, which ListIrqThreads uses too.
+ * PREEMPT_RT) come from procfs/procfs-irq.h, which ListIrqThreads uses too.
  */
 #pragma once
 
-#include "irq-threads.h"
 #include "policy.h"
+#include "procfs-irq.h"
 
 /* Sets every IRQ thread under proc ("/proc") that a rule matches to
  * SCHED_FIFO at the rule's priority. Returns how many threads were changed,

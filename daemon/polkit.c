@@ -16,17 +16,9 @@
 #define POLKIT_MATCH \
 	"type='signal',sender='" POLKIT_NAME "',interface='" POLKIT_IFACE "',member='Changed'"
 
-typedef struct PolkitCacheEntry {
-	char action[64];
-	pid_t pid;
-	uint64_t start_time;
-	uid_t uid;
-	uint64_t expires_usec;
-} PolkitCacheEntry;
-
 struct Polkit {
 	DBusConnection *bus;
-	PolkitCacheEntry cache[POLKIT_CACHE_SIZE];
+	PolkitCache cache;
 	unsigned n_pending;
 	/* uids waiting for an interactive check; (uid_t)-1: a free slot */
 	uid_t interactive[POLKIT_INTERACTIVE_MAX];
@@ -65,7 +57,7 @@ Polkit *polkit_free(Polkit *pk)
 
 void polkit_flush(Polkit *pk)
 {
-	memset(pk->cache, 0, sizeof(pk->cache));
+	polkit_cache_flush(&pk->cache);
 }
 
 DBusHandlerResult polkit_filter(Polkit *pk, DBusMessage *m)
@@ -77,29 +69,36 @@ DBusHandlerResult polkit_filter(Polkit *pk, DBusMessage *m)
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
-static PolkitCacheEntry *cache_find(Polkit *pk, const PolkitCacheEntry *key, uint64_t now)
+bool polkit_cache_find(const PolkitCache *c, const PolkitCacheEntry *key, uint64_t now)
 {
 	for (size_t i = 0; i < POLKIT_CACHE_SIZE; i++) {
-		PolkitCacheEntry *e = &pk->cache[i];
+		const PolkitCacheEntry *e = &c->entries[i];
 
 		if (e->expires_usec > now && e->pid == key->pid &&
 		    e->start_time == key->start_time && e->uid == key->uid &&
 		    streq(e->action, key->action))
-			return e;
+			return true;
 	}
-	return NULL;
+	return false;
 }
 
-static void cache_add(Polkit *pk, const PolkitCacheEntry *key)
+void polkit_cache_put(PolkitCache *c, const PolkitCacheEntry *key, int r, uint64_t now)
 {
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	PolkitCacheEntry *slot = &pk->cache[0];
+	PolkitCacheEntry *slot = &c->entries[0];
 
+	/* a "no" may turn into a "yes" any moment (a session becomes active) */
+	if (r <= 0)
+		return;
 	for (size_t i = 0; i < POLKIT_CACHE_SIZE; i++)
-		if (pk->cache[i].expires_usec < slot->expires_usec)
-			slot = &pk->cache[i];
+		if (c->entries[i].expires_usec < slot->expires_usec)
+			slot = &c->entries[i];
 	*slot = *key;
 	slot->expires_usec = now + POLKIT_CACHE_USEC;
+}
+
+void polkit_cache_flush(PolkitCache *c)
+{
+	memset(c, 0, sizeof(*c));
 }
 
 static int parse_reply(DBusMessage *reply)
@@ -134,8 +133,7 @@ static void on_reply(DBusPendingCall *call, void *data)
 
 	if (reply)
 		dbus_message_unref(reply);
-	if (r > 0)
-		cache_add(q->pk, &q->key);
+	polkit_cache_put(&q->pk->cache, &q->key, r, now_usec(CLOCK_MONOTONIC));
 	q->done = true;
 	q->pk->n_pending--;
 	if (q->interactive_slot)
@@ -210,7 +208,7 @@ int polkit_check_full(Polkit *pk, const char *action, pid_t pid, uint64_t start_
 	PolkitQuery *q;
 
 	snprintf(key.action, sizeof(key.action), "%s", action);
-	if (cache_find(pk, &key, now_usec(CLOCK_MONOTONIC)))
+	if (polkit_cache_find(&pk->cache, &key, now_usec(CLOCK_MONOTONIC)))
 		return 1;
 	if (pk->n_pending >= POLKIT_PENDING_MAX)
 		return -EBUSY;

@@ -32,6 +32,28 @@
 
 typedef struct Polkit Polkit;
 
+/* One cached "yes": action for the process (pid, start time) of uid, until
+ * expires_usec (CLOCK_MONOTONIC). Also the key a lookup takes. */
+typedef struct PolkitCacheEntry {
+	char action[64];
+	pid_t pid;
+	uint64_t start_time;
+	uid_t uid;
+	uint64_t expires_usec;
+} PolkitCacheEntry;
+
+typedef struct PolkitCache {
+	PolkitCacheEntry entries[POLKIT_CACHE_SIZE];
+} PolkitCache;
+
+/* Whether a "yes" for key (its action, pid, start time and uid) holds at now. */
+bool polkit_cache_find(const PolkitCache *c, const PolkitCacheEntry *key, uint64_t now);
+/* Remembers polkit's answer r (as polkit_callback_t gets it) for key, for
+ * POLKIT_CACHE_USEC after now: only a "yes" (r > 0); a "no" or a failure is
+ * asked again next time. A full cache gives up the entry that ends first. */
+void polkit_cache_put(PolkitCache *c, const PolkitCacheEntry *key, int r, uint64_t now);
+void polkit_cache_flush(PolkitCache *c);
+
 /* r: 1 authorized, 0 not authorized, < 0 polkit failed (-EHOSTUNREACH: not running). */
 typedef void (*polkit_callback_t)(int r, void *userdata);
 

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Readers of /proc: a thread's start time (stat field 22, the guard against
- * pid reuse), its owner (per thread: credentials are), its comm, whether a tid belongs to a pid, a
- * process's limits. The parsers take strings so the unit tests need no
- * /proc; the readers take a proc root ("/proc" normally) for the same reason.
+ * realtimed's readers of /proc besides the stat file (procfs/procfs-stat.h
+ * reads that: start times): a thread's owner (per thread: credentials
+ * are), its comm, a process's limits. The parsers take strings so the unit
+ * tests need no /proc; the readers take a proc root ("/proc" normally) for
+ * the same reason.
  */
 #pragma once
 
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Field 22 (starttime, clock ticks since boot) of a stat line. The comm in
- * parentheses may hold spaces and ')'; the last ')' ends it. */
-int proc_parse_stat_start_time(const char *line, uint64_t *ret);
+#include "procfs-stat.h"
+
 /* A task's uids, as the "Uid:" line of its status file gives them. */
 typedef struct ProcUids {
 	uid_t ruid, euid, suid;
@@ -24,17 +24,10 @@ int proc_parse_status_uids(const char *text, ProcUids *ret);
  * in a limits file; "unlimited" is UINT64_MAX. */
 int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard);
 
-/* tid == 0 reads the process itself (/proc/PID/stat), else /proc/PID/task/TID/stat.
- * -ESRCH when the process or thread is gone. */
-int proc_get_start_time(const char *proc, pid_t pid, pid_t tid, uint64_t *ret);
 /* The uids of a thread (tid == 0: of the process's main thread, which is
  * what prlimit() judges). -ESRCH when it is gone, or tid is no thread of pid. */
 int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret);
 /* comm of a thread (tid == 0: of the process), newline stripped. */
 int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size);
-/* 0 if tid is a thread of pid, -ESRCH otherwise. */
-int proc_thread_of(const char *proc, pid_t pid, pid_t tid);
 int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
 		   uint64_t *ret_hard);
-/* Reads a small file whole into buf, NUL-terminated. */
-int proc_read_file(const char *path, char *buf, size_t size);

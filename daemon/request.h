@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One request for a grant (realtime, nice level, or rlimits), carried through
- * the checks of DESIGN.md in order: the caller owns the target process, the
- * tid is a thread of it, the target is pinned (pidfd + start times), policy
- * allows it, per-user limits and rate, polkit where no rule covers the user
+ * One request of a bus client: a grant (realtime, a nice level, or
+ * rlimits) or a reset, carried through the checks of DESIGN.md in order
+ * (request-check.h): the caller owns the target process, the tid is a
+ * thread of it, the target is pinned (pidfd + start times), policy allows
+ * it, per-user limits and rate, polkit where no rule covers the user
  * (asynchronous), RLIMIT_RTTIME at most policy's RTTime; then the grant is
- * made, verified again through the pidfd and start time, and supervised.
- * Both bus front ends (native and rtkit) build a Request and start it; the
- * request replies and frees itself.
+ * made (request-sched.h, request-limits.h), verified again through the
+ * pidfd and start time, and supervised.
+ *
+ * Both bus front ends (native and rtkit) call request_start(), which
+ * replies exactly once, now or after polkit, and frees the request. The
+ * checks and the grants never reply: each returns 0 to go on, a positive
+ * RequestError (the client's answer: not permitted, no such thread, ...)
+ * or a negative errno (realtimed itself failed), with the text of the
+ * answer written into the request by request_error(). One table per
+ * flavour turns the code into the D-Bus error name
+ * (realtimectl/bus-error.c maps those names to exit codes and hints).
  */
 #pragma once
 
@@ -16,11 +25,14 @@
 #include <sys/types.h>
 
 #include "daemon.h"
+#include "macro.h"
 #include "sched-util.h"
 
 typedef enum RequestType {
-	REQUEST_SCHED,	/* realtime or nice: kind says which */
-	REQUEST_LIMITS, /* GrantLimits */
+	REQUEST_SCHED,	       /* realtime or nice: kind says which */
+	REQUEST_LIMITS,	       /* GrantLimits */
+	REQUEST_RESET_THREAD,  /* ResetThread */
+	REQUEST_RESET_PROCESS, /* ResetProcess: every granted thread of pid */
 	_REQUEST_TYPE_MAX,
 	_REQUEST_TYPE_INVALID = -EINVAL,
 } RequestType;
@@ -32,34 +44,50 @@ typedef enum BusFlavour {
 	_FLAVOUR_INVALID = -EINVAL,
 } BusFlavour;
 
-/* Why a request was refused; mapped to an error name per flavour. */
+/* The answers to a request other than success; each has an error name per
+ * flavour. A negative errno, a failure of realtimed itself, is answered
+ * as REQUEST_E_FAILED. */
 typedef enum RequestError {
-	ERR_PERMISSION_DENIED,
-	ERR_POLICY_DENIED,
-	ERR_NO_SUCH_PROCESS,
-	ERR_NO_SUCH_GRANT, /* a reset of a thread realtimed did not grant */
-	ERR_INVALID_ARGS,
-	ERR_LIMITS_EXCEEDED,
-	ERR_RATE_LIMITED,
-	ERR_REFUSING,
-	ERR_FAILED,
-	ERR_NO_MEMORY,
-	_ERR_MAX,
-	_ERR_INVALID = -EINVAL,
+	_REQUEST_E_SUCCESS,
+	REQUEST_E_PERMISSION_DENIED,
+	REQUEST_E_POLICY_DENIED,
+	REQUEST_E_NO_SUCH_PROCESS,
+	REQUEST_E_NO_SUCH_GRANT, /* a reset of a thread realtimed did not grant */
+	REQUEST_E_INVALID_ARGS,
+	REQUEST_E_LIMITS_EXCEEDED,
+	REQUEST_E_RATE_LIMITED,
+	REQUEST_E_REFUSING, /* the canary's cool-down (CanaryRefuseSec=) */
+	REQUEST_E_FAILED,
+	REQUEST_E_NO_MEMORY,
+	_REQUEST_E_MAX,
+	_REQUEST_E_INVALID = -EINVAL,
 } RequestError;
 
-const char *request_error_name(RequestError e, BusFlavour f);
+/* The D-Bus error name of code (a RequestError, or a negative errno) in
+ * flavour f's interface. */
+const char *request_error_name(int code, BusFlavour f);
+
+/* What the bus front end read from the call. */
+typedef struct RequestArgs {
+	RequestType type;
+	BusFlavour flavour;
+	GrantKind kind; /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
+	bool compat_rt; /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
+	int value;	/* priority or nice */
+	uint64_t pid;	/* as sent: 0 = the caller's process */
+	uint64_t tid;	/* as sent: 0 = the main thread */
+} RequestArgs;
 
 typedef struct Request {
 	Daemon *d;
 	DBusMessage *msg;
+	DBusMessage *reply; /* the answer to a success, when it is not empty */
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind;	  /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
-	bool compat_rt;	  /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
-	int value;	  /* priority or nice */
-	uint64_t pid_arg; /* as sent: 0 = caller */
-	uint64_t tid_arg; /* as sent: 0 = main thread */
+	GrantKind kind;
+	bool compat_rt;
+	int value;
+	uint64_t pid_arg, tid_arg;
 
 	uid_t uid; /* caller, from the bus */
 	pid_t caller_pid;
@@ -67,16 +95,14 @@ typedef struct Request {
 	uid_t owner; /* of the target process */
 	int pidfd;
 	uint64_t pid_start, tid_start;
+
+	char why[512]; /* the text of the error answer */
 } Request;
 
 /* Takes a reference on m. Replies to m in every case (now or after polkit). */
-void request_start(Daemon *d, DBusMessage *m, RequestType type, BusFlavour flavour, GrantKind kind,
-		   bool compat_rt, int value, uint64_t pid_arg, uint64_t tid_arg);
+void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args);
 
-/* The shared front half of Reset*: resolves pid 0 (the caller) and, when
- * tid_arg is given, tid 0 (the main thread), and checks that the caller owns
- * the target as a grant's checks do (the process's and the thread's own
- * real, effective and saved uid). *ret_tid is 0 without tid_arg. Replies
- * the error itself and returns < 0 on refusal. */
-int request_resolve_owned(Daemon *d, DBusMessage *m, BusFlavour f, uint64_t pid_arg,
-			  const uint64_t *tid_arg, pid_t *ret_pid, pid_t *ret_tid);
+/* Writes the text of r's error answer and returns code, for
+ * "return request_error(r, REQUEST_E_..., ...)": code is a RequestError or
+ * a negative errno. */
+int request_error(Request *r, int code, const char *format, ...) _printf_(3, 4);

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "irq-threads.h"
+#include "procfs-stat.h"
 #include "log.h"
 #include "macro.h"
 #include "pidfd.h"
@@ -82,7 +82,7 @@ int daemon_state_save(Daemon *d)
 	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", (int)p->pid,
 		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
 		grant_kind_to_string(g->kind), g->value, g->since_usec,
-		sched_state_known(&g->before) ? sched_policy_to_string(g->before.policy)
+		sched_state_known(&g->before) ? procfs_sched_policy_to_string(g->before.policy)
 					      : "unknown",
 		g->before.priority, g->before.nice, g->before.reset_on_fork);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
@@ -125,8 +125,8 @@ static int adopt_line(Daemon *d, const char *line)
 	kind = grant_kind_from_string(kind_s);
 	if (kind < 0 || pid <= 0 || tid <= 0)
 		return -EINVAL;
-	if (n == 12 && sched_policy_from_string(policy_s) >= 0)
-		before = (SchedState){ .policy = sched_policy_from_string(policy_s),
+	if (n == 12 && procfs_sched_policy_from_string(policy_s) >= 0)
+		before = (SchedState){ .policy = procfs_sched_policy_from_string(policy_s),
 				       .priority = priority,
 				       .nice = nice,
 				       .reset_on_fork = reset_on_fork };
@@ -134,8 +134,8 @@ static int adopt_line(Daemon *d, const char *line)
 	fd = pidfd_open_cloexec(pid);
 	if (fd < 0)
 		return fd;
-	if (proc_get_start_time(d->grants->proc, pid, 0, &st) < 0 || st != pid_start ||
-	    proc_get_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
+	if (procfs_start_time(d->grants->proc, pid, 0, &st) < 0 || st != pid_start ||
+	    procfs_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
 	    pidfd_alive(fd) < 0)
 		return -ESRCH;
 	if (proc_get_uids(d->grants->proc, pid, 0, &uids) < 0 || uids.ruid != uid) {

@@ -8,7 +8,7 @@
  * names from NSS. bus.c passes every string it puts into a message through
  * utf8_escape(), and text cut to fit a buffer is cut between characters.
  *
- * Here in daemon/, not in common/ (this is not policy) nor lib/: realtimed
+ * Here in daemon/, not in common/ (this is not policy) nor procfs/: realtimed
  * is the one part that sends strings it does not control. Pure functions
  * that allocate nothing; test-daemon-utf8.c checks them against libdbus's
  * own dbus_validate_utf8().

@@ -3,7 +3,7 @@
  * realtimectl irq [--offline]: the IRQ threads, their scheduling, and the
  * [IRQ] rule of the local policy files that matches each. realtimed answers
  * when it runs (ListIrqThreads); otherwise, or with --offline, realtime.ko's
- * listing when the module is loaded, else /proc (lib/irq-threads.c).
+ * listing when the module is loaded, else /proc (procfs/procfs-irq.c).
  */
 #include <errno.h>
 #include <sched.h>
@@ -14,7 +14,8 @@
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
-#include "irq-threads.h"
+#include "procfs-irq.h"
+#include "procfs-stat.h"
 #ifdef HAVE_DBUS
 #include "bus.h"
 #endif
@@ -44,7 +45,7 @@ typedef struct IrqList {
 
 static void irq_list_done(IrqList *l)
 {
-	irq_threads_free(l->threads, l->n);
+	procfs_irq_threads_free(l->threads, l->n);
 	*l = (IrqList){};
 }
 
@@ -102,7 +103,7 @@ static int irq_list_from_daemon(IrqList *ret)
 
 		t = &l.threads[l.n];
 		*t = (IrqThread){ .irq = irq, .pid = (pid_t)pid, .priority = priority };
-		t->policy = sched_policy_from_string(policy);
+		t->policy = procfs_sched_policy_from_string(policy);
 		if (t->policy < 0)
 			t->policy = SCHED_OTHER;
 		t->action = strdup(action);
@@ -162,7 +163,7 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 	}
 #endif
 	if (!l.source) {
-		r = kmod_irq_threads(KMOD_IRQ_THREADS_PATH, &l.threads, &l.n);
+		r = procfs_irq_threads_kmod(KMOD_IRQ_THREADS_PATH, &l.threads, &l.n);
 		if (r >= 0)
 			l.source = KMOD_IRQ_THREADS_PATH;
 		else if (r != -ENOENT)
@@ -171,7 +172,7 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 	}
 	if (!l.source) {
 		l.source = "/proc";
-		r = proc_irq_threads("/proc", &l.threads, &l.n);
+		r = procfs_irq_threads("/proc", &l.threads, &l.n);
 		if (r < 0) {
 			fprintf(stderr, "Failed to read the IRQ threads from /proc: %s\n",
 				strerror(-r));
@@ -197,7 +198,7 @@ int verb_irq(Ctl *ctl, int argc, char **argv)
 
 		if (table_add_uint(t, th->irq, NULL) < 0 || table_add_string(t, th->action) < 0 ||
 		    table_add_uint(t, (uint64_t)th->pid, NULL) < 0 ||
-		    table_add_string(t, sched_policy_to_string(th->policy)) < 0 ||
+		    table_add_string(t, procfs_sched_policy_to_string(th->policy)) < 0 ||
 		    table_add_int(t, th->priority, NULL) < 0 ||
 		    add_rule_cells(t, ctl->json, policy_irq_match(p, th->action)) < 0) {
 			ret = ctl_oom();

@@ -93,6 +93,13 @@ expect_demoted "Demoted signals with reason \"reset\" name the reset threads" "$
 grep -q "uint64 $T1\$" "$WORK/monitor.out" && fail "Demoted names thread $T1, which held no grant" ||
 	ok "Demoted names no thread that held no grant"
 
+# Once every grant of the process is undone, a ResetProcess resets nothing:
+# it must say so, not answer success.
+out=$(native --as rtalice ResetProcess uint64:$HOLDER_PID)
+expect_error "a second ResetProcess of the process" "$NATIVE_ERR.NoSuchGrant" \
+	"process $HOLDER_PID .*no grant" "$out"
+expect_sched "it left thread $T4 as it was" "$T4" "idle 0"
+
 out=$(native --as rtalice ResetThread uint64:$HOLDER_PID uint64:$T3)
 expect_error "a second ResetThread of thread $T3" "$NATIVE_ERR.NoSuchGrant" "thread $T3" "$out"
 

@@ -154,7 +154,7 @@ static void child(int fd, uint64_t period_usec)
 	pthread_create(&t, NULL, sleeper, &target.tid);
 	while (__atomic_load_n(&target.tid, __ATOMIC_SEQ_CST) == 0)
 		usleep(1000);
-	if (proc_get_start_time("/proc", target.pid, target.tid, &target.start_time) < 0)
+	if (procfs_start_time("/proc", target.pid, target.tid, &target.start_time) < 0)
 		_exit(2);
 	before = n_threads(getpid());
 	if (canary_update(c, &target, 1, &settings) < 0 || !canary_running(c))

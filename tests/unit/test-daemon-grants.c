@@ -38,7 +38,7 @@ static uint64_t start_of(pid_t pid, pid_t tid)
 {
 	uint64_t st = 0;
 
-	ck_assert_int_eq(proc_get_start_time("/proc", pid, tid, &st), 0);
+	ck_assert_int_eq(procfs_start_time("/proc", pid, tid, &st), 0);
 	return st;
 }
 
@@ -47,7 +47,7 @@ static bool task_exists(pid_t pid, pid_t tid)
 {
 	uint64_t st;
 
-	return proc_get_start_time("/proc", pid, tid, &st) >= 0;
+	return procfs_start_time("/proc", pid, tid, &st) >= 0;
 }
 
 START_TEST(test_add_find_update)

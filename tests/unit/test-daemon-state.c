@@ -65,7 +65,7 @@ static uint64_t start_of(pid_t pid, pid_t tid)
 {
 	uint64_t st = 0;
 
-	ck_assert_int_eq(proc_get_start_time("/proc", pid, tid, &st), 0);
+	ck_assert_int_eq(procfs_start_time("/proc", pid, tid, &st), 0);
 	return st;
 }
 

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
-#include "irq-threads.h"
+#include "procfs-stat.h"
 
 #define WORKERS_MAX 16
 #define BATCH 24
@@ -237,8 +237,8 @@ static bool check_supervised(DBusConnection *bus, const Target *rt, size_t n_rt)
 		violation(NULL,
 			  "thread %d of process %d runs %s %d, but realtimed does not supervise it "
 			  "(realtime before each of %u lists 300 ms apart, in none of them)",
-			  (int)t->tid, (int)t->pid, sched_policy_to_string(s[i].policy), s[i].prio,
-			  SUPERVISION_ROUNDS);
+			  (int)t->tid, (int)t->pid, procfs_sched_policy_to_string(s[i].policy),
+			  s[i].prio, SUPERVISION_ROUNDS);
 	}
 	return true;
 }

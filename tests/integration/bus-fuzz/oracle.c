@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
-#include "irq-threads.h"
+#include "procfs-stat.h"
 
 #ifndef SCHED_FLAG_RESET_ON_FORK
 #define SCHED_FLAG_RESET_ON_FORK 0x01
@@ -156,34 +156,37 @@ static bool policy_allows(const Limits *l, const ThreadState *s, uint64_t rttime
 	if (s->policy == SCHED_OTHER || s->policy == SCHED_BATCH) {
 		if (l->nice_set && s->nice >= l->min_nice)
 			return true;
-		snprintf(why, size, "%s nice %d, below %s", sched_policy_to_string(s->policy),
-			 s->nice, l->nice_set ? "Nice=" : "0 (Nice= is not set)");
+		snprintf(why, size, "%s nice %d, below %s",
+			 procfs_sched_policy_to_string(s->policy), s->nice,
+			 l->nice_set ? "Nice=" : "0 (Nice= is not set)");
 		return false;
 	}
 	if (!is_rt(s->policy)) {
-		snprintf(why, size, "policy %s (%d)", sched_policy_to_string(s->policy), s->policy);
+		snprintf(why, size, "policy %s (%d)", procfs_sched_policy_to_string(s->policy),
+			 s->policy);
 		return false;
 	}
 	if (!(l->policies & (s->policy == SCHED_FIFO ? FUZZ_FIFO : FUZZ_RR))) {
 		snprintf(why, size, "%s %d, a policy Policies= does not allow",
-			 sched_policy_to_string(s->policy), s->prio);
+			 procfs_sched_policy_to_string(s->policy), s->prio);
 		return false;
 	}
 	if (s->prio > l->max_prio) {
 		snprintf(why, size, "%s %d, above RealtimePriority=%d",
-			 sched_policy_to_string(s->policy), s->prio, l->max_prio);
+			 procfs_sched_policy_to_string(s->policy), s->prio, l->max_prio);
 		return false;
 	}
 	if (!s->reset_on_fork) {
 		snprintf(why, size, "%s %d without SCHED_RESET_ON_FORK",
-			 sched_policy_to_string(s->policy), s->prio);
+			 procfs_sched_policy_to_string(s->policy), s->prio);
 		return false;
 	}
 	if (l->rttime_usec != FUZZ_INFINITY && rttime_hard > l->rttime_usec) {
 		snprintf(why, size,
 			 "%s %d with a hard RLIMIT_RTTIME of %" PRIu64 " us, above RTTime=%" PRIu64
 			 " us",
-			 sched_policy_to_string(s->policy), s->prio, rttime_hard, l->rttime_usec);
+			 procfs_sched_policy_to_string(s->policy), s->prio, rttime_hard,
+			 l->rttime_usec);
 		return false;
 	}
 	return true;
@@ -202,7 +205,7 @@ bool state_violates(const Limits *l, const ThreadState *s, int base_policy, int 
 	    !is_rt(s->policy))
 		return false;
 	snprintf(why, size, "%s (the thread started as %s nice %d)", reason,
-		 sched_policy_to_string(base_policy), base_nice);
+		 procfs_sched_policy_to_string(base_policy), base_nice);
 	return true;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for lib/irq-threads.c (realtimed and realtimectl both list IRQ
+ * Unit tests for procfs/procfs-irq.c (realtimed and realtimectl both list IRQ
  * threads with it) over a fake /proc in a mkdtemp()
  * directory: IRQ kernel threads are found by name and PF_KTHREAD, their
  * cut names completed from /proc/irq/N/ action directories, policy and
@@ -20,11 +20,12 @@
 #include <unistd.h>
 
 #include "check-main.h"
-#include "irq-threads.h"
+#include "procfs-irq.h"
+#include "procfs-stat.h"
 
 #define PF_KTHREAD 0x00200000u
 
-#define ROOT_TEMPLATE "/tmp/test-irq-threads.XXXXXX"
+#define ROOT_TEMPLATE "/tmp/test-procfs-irq.XXXXXX"
 static char root[] = ROOT_TEMPLATE;
 
 static void mkdirf(const char *fmt, ...)
@@ -121,7 +122,7 @@ START_TEST(test_fake_proc)
 	fputs("701 (truncated", f);
 	fclose(f);
 
-	ck_assert_int_eq(proc_irq_threads(root, &t, &n), 0);
+	ck_assert_int_eq(procfs_irq_threads(root, &t, &n), 0);
 	ck_assert_uint_eq(n, 5);
 
 	/* Sorted by irq, then pid. */
@@ -152,7 +153,7 @@ START_TEST(test_fake_proc)
 	ck_assert_int_eq(t[4].priority, 0);
 	ck_assert_int_eq(t[4].nice, -5);
 
-	irq_threads_free(t, n);
+	procfs_irq_threads_free(t, n);
 }
 END_TEST
 
@@ -162,12 +163,12 @@ START_TEST(test_empty_and_missing)
 	size_t n = 42;
 	char missing[600];
 
-	ck_assert_int_eq(proc_irq_threads(root, &t, &n), 0);
+	ck_assert_int_eq(procfs_irq_threads(root, &t, &n), 0);
 	ck_assert_uint_eq(n, 0);
-	irq_threads_free(t, n);
+	procfs_irq_threads_free(t, n);
 
 	snprintf(missing, sizeof(missing), "%s/nope", root);
-	ck_assert_int_eq(proc_irq_threads(missing, &t, &n), -ENOENT);
+	ck_assert_int_eq(procfs_irq_threads(missing, &t, &n), -ENOENT);
 }
 END_TEST
 
@@ -194,7 +195,7 @@ START_TEST(test_kmod_listing)
 				  "1 120 rr 80 i8042\n"
 				  "1 118 other 0 a name with spaces\n");
 	snprintf(path, sizeof(path), "%s/irq_threads", root);
-	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), 0);
+	ck_assert_int_eq(procfs_irq_threads_kmod(path, &t, &n), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(t[0].irq, 1);
 	ck_assert_int_eq(t[0].pid, 118);
@@ -207,13 +208,13 @@ START_TEST(test_kmod_listing)
 	ck_assert_str_eq(t[2].action, "snd_hda_intel:card0");
 	ck_assert_int_eq(t[2].policy, SCHED_FIFO);
 	ck_assert_int_eq(t[2].priority, 90);
-	irq_threads_free(t, n);
+	procfs_irq_threads_free(t, n);
 
 	write_file("empty", "");
 	snprintf(path, sizeof(path), "%s/empty", root);
-	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), 0);
+	ck_assert_int_eq(procfs_irq_threads_kmod(path, &t, &n), 0);
 	ck_assert_uint_eq(n, 0);
-	irq_threads_free(t, n);
+	procfs_irq_threads_free(t, n);
 
 	static const char *const bad[] = {
 		"16 300 fifo 90\n",	  /* no name */
@@ -227,10 +228,11 @@ START_TEST(test_kmod_listing)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file("bad", bad[i]);
 		snprintf(path, sizeof(path), "%s/bad", root);
-		ck_assert_msg(kmod_irq_threads(path, &t, &n) == -EBADMSG, "accepted: %s", bad[i]);
+		ck_assert_msg(procfs_irq_threads_kmod(path, &t, &n) == -EBADMSG, "accepted: %s",
+			      bad[i]);
 	}
 	snprintf(path, sizeof(path), "%s/missing", root);
-	ck_assert_int_eq(kmod_irq_threads(path, &t, &n), -ENOENT);
+	ck_assert_int_eq(procfs_irq_threads_kmod(path, &t, &n), -ENOENT);
 }
 END_TEST
 
@@ -239,35 +241,20 @@ START_TEST(test_name_parse)
 	unsigned irq = 0;
 	const char *name = NULL;
 
-	ck_assert_int_eq(irq_thread_name_parse("irq/16-snd_hda_", &irq, &name), 0);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/16-snd_hda_", &irq, &name), 0);
 	ck_assert_uint_eq(irq, 16);
 	ck_assert_str_eq(name, "snd_hda_");
-	ck_assert_int_eq(irq_thread_name_parse("irq/1-s-i8042", &irq, &name), 0);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/1-s-i8042", &irq, &name), 0);
 	ck_assert_uint_eq(irq, 1);
 	ck_assert_str_eq(name, "i8042");
-	ck_assert_int_eq(irq_thread_name_parse("irq/123456-", &irq, &name), 0);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/123456-", &irq, &name), 0);
 	ck_assert_str_eq(name, "");
 
-	ck_assert_int_eq(irq_thread_name_parse("irq/", &irq, &name), -EINVAL);
-	ck_assert_int_eq(irq_thread_name_parse("irq/16", &irq, &name), -EINVAL);
-	ck_assert_int_eq(irq_thread_name_parse("irq/-x", &irq, &name), -EINVAL);
-	ck_assert_int_eq(irq_thread_name_parse("irq/99999999999-x", &irq, &name), -EINVAL);
-	ck_assert_int_eq(irq_thread_name_parse("kworker/0:1", &irq, &name), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_policy_names)
-{
-	ck_assert_str_eq(sched_policy_to_string(SCHED_FIFO), "fifo");
-	ck_assert_str_eq(sched_policy_to_string(SCHED_RR), "rr");
-	ck_assert_str_eq(sched_policy_to_string(SCHED_OTHER), "other");
-	ck_assert_str_eq(sched_policy_to_string(42), "unknown");
-	ck_assert_int_eq(sched_policy_from_string("fifo"), SCHED_FIFO);
-	ck_assert_int_eq(sched_policy_from_string("rr"), SCHED_RR);
-	ck_assert_int_eq(sched_policy_from_string("other"), SCHED_OTHER);
-	ck_assert_int_eq(sched_policy_from_string("deadline"), 6);
-	ck_assert_int_eq(sched_policy_from_string("FIFO"), -EINVAL);
-	ck_assert_int_eq(sched_policy_from_string(""), -EINVAL);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/", &irq, &name), -EINVAL);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/16", &irq, &name), -EINVAL);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/-x", &irq, &name), -EINVAL);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("irq/99999999999-x", &irq, &name), -EINVAL);
+	ck_assert_int_eq(procfs_irq_thread_name_parse("kworker/0:1", &irq, &name), -EINVAL);
 }
 END_TEST
 
@@ -278,7 +265,7 @@ START_TEST(test_real_proc)
 	IrqThread *t = NULL;
 	size_t n = 0;
 
-	ck_assert_int_eq(proc_irq_threads("/proc", &t, &n), 0);
+	ck_assert_int_eq(procfs_irq_threads("/proc", &t, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		int policy = sched_getscheduler(t[i].pid);
 
@@ -287,18 +274,18 @@ START_TEST(test_real_proc)
 		ck_assert_int_eq(policy & ~SCHED_RESET_ON_FORK, t[i].policy);
 		ck_assert_ptr_nonnull(t[i].action);
 	}
-	irq_threads_free(t, n);
+	procfs_irq_threads_free(t, n);
 }
 END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("irq-threads");
+	Suite *s = suite_create("procfs-irq");
 	TCase *tc;
 
 	tc = check_add_case(s, "fake-proc",
 			    CHECK_TESTS(test_fake_proc, test_empty_and_missing, test_kmod_listing));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	check_add_case(s, "names", CHECK_TESTS(test_name_parse, test_policy_names, test_real_proc));
+	check_add_case(s, "names", CHECK_TESTS(test_name_parse, test_real_proc));
 	return check_run(s);
 }

@@ -4,10 +4,10 @@
  * and realtimectl irq: realtime.ko's listing (/proc/realtime/irq_threads,
  * lines "IRQ PID POLICY PRIORITY NAME" with the full action name), or the
  * kernel threads named irq/N-NAME (irq/N-s-NAME for a secondary handler),
- * read from PROC/PID/stat, with the full action name from the PROC/irq/N/
- * directory entries (a thread's name is cut to 15 characters). proc_root is
- * "/proc" except in tests. Unit-tested in test-irq-threads.c over a fake
- * tree.
+ * read from PROC/PID/stat (procfs-stat.h), with the full action name from
+ * the PROC/irq/N/ directory entries (a thread's name is cut to 15
+ * characters). proc_root is "/proc" except in tests. Unit-tested in
+ * test-procfs-irq.c over a fake tree.
  */
 #pragma once
 
@@ -25,9 +25,9 @@ typedef struct IrqThread {
 
 /* Every IRQ kernel thread, sorted by irq then pid. A thread that exits
  * while being read is left out. -errno if proc_root cannot be read. */
-int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n);
+int procfs_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n);
 
-void irq_threads_free(IrqThread *t, size_t n);
+void procfs_irq_threads_free(IrqThread *t, size_t n);
 
 /* realtime.ko's listing of IRQ threads. */
 #define KMOD_IRQ_THREADS_PATH "/proc/realtime/irq_threads"
@@ -35,13 +35,8 @@ void irq_threads_free(IrqThread *t, size_t n);
 /* Reads realtime.ko's listing at path, sorted by irq then pid. -ENOENT when
  * the module is not loaded, -EBADMSG for a line that is not
  * "IRQ PID POLICY PRIORITY NAME". */
-int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n);
-
-/* "fifo", "rr", "other", "batch", "idle", "deadline"; "unknown" otherwise. */
-const char *sched_policy_to_string(int policy);
-/* The reverse; -EINVAL for an unknown name. */
-int sched_policy_from_string(const char *s);
+int procfs_irq_threads_kmod(const char *path, IrqThread **ret, size_t *ret_n);
 
 /* Parses a thread name "irq/N-NAME" or "irq/N-s-NAME": the irq number and
  * where NAME starts. -EINVAL when comm is not an IRQ thread's name. */
-int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name);
+int procfs_irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name);

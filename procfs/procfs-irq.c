@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * IRQ threads from /proc and from realtime.ko (see irq-threads.h).
+ * IRQ threads from /proc and from realtime.ko (see procfs-irq.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "macro.h"
-#include "irq-threads.h"
+#include "parse.h"
+#include "procfs-irq.h"
+#include "procfs-stat.h"
 
 /* include/linux/sched.h: this task is a kernel thread. */
 #define PF_KTHREAD 0x00200000u
@@ -23,49 +25,12 @@ static inline void closedirp(DIR **d)
 		closedir(*d);
 }
 
-const char *sched_policy_to_string(int policy)
-{
-	switch (policy) {
-	case SCHED_OTHER:
-		return "other";
-	case SCHED_FIFO:
-		return "fifo";
-	case SCHED_RR:
-		return "rr";
-	case SCHED_BATCH:
-		return "batch";
-	case SCHED_IDLE:
-		return "idle";
-	case 6: /* SCHED_DEADLINE, not in every libc's headers */
-		return "deadline";
-	}
-	return "unknown";
-}
-
-int sched_policy_from_string(const char *s)
-{
-	static const int policies[] = { SCHED_OTHER, SCHED_FIFO, SCHED_RR,
-					SCHED_BATCH, SCHED_IDLE, 6 };
-
-	for (size_t i = 0; i < ELEMENTSOF(policies); i++)
-		if (streq(s, sched_policy_to_string(policies[i])))
-			return policies[i];
-	return -EINVAL;
-}
-
-int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name)
+int procfs_irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name)
 {
 	const char *p = startswith(comm, "irq/");
-	unsigned long v = 0;
+	uint64_t v;
 
-	if (!p || *p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		v = v * 10 + (unsigned long)(*p - '0');
-		if (v > UINT_MAX)
-			return -EINVAL;
-	}
-	if (*p != '-')
+	if (!p || parse_decimal_prefix(p, UINT_MAX, &v, &p) < 0 || *p != '-')
 		return -EINVAL;
 	p++;
 	/* A secondary handler's thread; kernel/irq/manage.c names it irq/N-s-NAME. */
@@ -73,64 +38,6 @@ int irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_
 		p += 2;
 	*ret_irq = (unsigned)v;
 	*ret_name = p;
-	return 0;
-}
-
-/* Reads PROC/PID/stat: the name between the parentheses (it may itself
- * hold ')' so the last one counts), flags, nice, rt_priority and policy. */
-static int read_stat(int proc_fd, const char *pid, char *comm, size_t comm_size,
-		     unsigned *ret_flags, int *ret_nice, int *ret_priority, int *ret_policy)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64], buf[2048], *open_paren, *close_paren, *p;
-	long long field;
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/stat", pid);
-	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "r");
-	if (!f) {
-		safe_close(fd);
-		return -errno;
-	}
-	if (!fgets(buf, sizeof(buf), f))
-		return -EIO;
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren)
-		return -EIO;
-	snprintf(comm, comm_size, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
-
-	/* Fields after the name, numbered as in proc(5): 3 state, ..., 9 flags,
-	 * ..., 19 nice, ..., 40 rt_priority, 41 policy. */
-	p = close_paren + 1;
-	for (n = 3; n <= 41; n++) {
-		char *end;
-
-		while (*p == ' ')
-			p++;
-		if (!*p || *p == '\n')
-			return -EIO;
-		if (n == 3) {
-			p++; /* the state letter */
-			continue;
-		}
-		/* Signed: priority and nice may be negative. */
-		field = strtoll(p, &end, 10);
-		if (end == p)
-			return -EIO;
-		if (n == 9)
-			*ret_flags = (unsigned)field;
-		else if (n == 19)
-			*ret_nice = (int)field;
-		else if (n == 40)
-			*ret_priority = (int)field;
-		else if (n == 41)
-			*ret_policy = (int)field;
-		p = end;
-	}
 	return 0;
 }
 
@@ -181,7 +88,7 @@ static int irq_thread_compare(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-void irq_threads_free(IrqThread *t, size_t n)
+void procfs_irq_threads_free(IrqThread *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(t[i].action);
@@ -206,7 +113,7 @@ static int irq_threads_append(IrqThread **threads, size_t *n, size_t *allocated,
 	return 0;
 }
 
-int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
+int procfs_irq_threads_kmod(const char *path, IrqThread **ret, size_t *ret_n)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *line = NULL;
@@ -226,7 +133,7 @@ int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
 		if (sscanf(line, "%u %d %15s %u %n", &irq, &pid, policy, &priority, &name_start) !=
 			    4 ||
 		    name_start == 0 || !line[name_start] || pid <= 0 || priority > 99 ||
-		    (p = sched_policy_from_string(policy)) < 0) {
+		    (p = procfs_sched_policy_from_string(policy)) < 0) {
 			r = -EBADMSG;
 			break;
 		}
@@ -241,7 +148,7 @@ int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
 			break;
 	}
 	if (r < 0) {
-		irq_threads_free(threads, n);
+		procfs_irq_threads_free(threads, n);
 		return r;
 	}
 	if (n > 0)
@@ -251,7 +158,7 @@ int kmod_irq_threads(const char *path, IrqThread **ret, size_t *ret_n)
 	return 0;
 }
 
-int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
+int procfs_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
 	IrqThread *threads = NULL;
@@ -270,27 +177,24 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 		return r;
 	}
 	while ((de = readdir(d))) {
-		char comm[128];
-		unsigned flags = 0, irq;
-		int nice = 0, priority = 0, policy = 0;
-		const char *name;
-		char *end;
-		long pid;
+		const char *name, *end;
+		ProcfsStat st;
+		uint64_t pid;
+		unsigned irq;
 
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || end == de->d_name || pid <= 0)
+		if (parse_decimal_prefix(de->d_name, INT_MAX, &pid, &end) < 0 || *end || pid == 0)
 			continue;
-		if (read_stat(dirfd(d), de->d_name, comm, sizeof(comm), &flags, &nice, &priority,
-			      &policy) < 0)
+		if (procfs_stat_read(proc_root, (pid_t)pid, 0, &st) < 0 || st.n_fields < 41)
 			continue; /* gone meanwhile, or not ours to read */
-		if (!(flags & PF_KTHREAD) || irq_thread_name_parse(comm, &irq, &name) < 0)
+		if (!(st.flags & PF_KTHREAD) ||
+		    procfs_irq_thread_name_parse(st.comm, &irq, &name) < 0)
 			continue;
 
 		IrqThread t = { .irq = irq,
 				.pid = (pid_t)pid,
-				.policy = policy,
-				.priority = priority,
-				.nice = nice };
+				.policy = st.policy,
+				.priority = st.rt_priority,
+				.nice = st.nice };
 		t.action = find_action(dirfd(d), irq, name);
 		if (!t.action)
 			t.action = strdup(name);
@@ -303,6 +207,6 @@ int proc_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n)
 	*ret_n = n;
 	return 0;
 oom:
-	irq_threads_free(threads, n);
+	procfs_irq_threads_free(threads, n);
 	return -ENOMEM;
 }

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The checks before a grant; see request-check.h. Every refusal names the
+ * reason and, where policy decided, the limit and the file:line that set
+ * it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "pidfd.h"
+#include "proc.h"
+#include "request-check.h"
+
+int request_check_refusing(Request *r, uint64_t now)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+
+	if (r->type != REQUEST_SCHED || r->d->refuse_until_usec <= now)
+		return 0;
+	return request_error(r, REQUEST_E_REFUSING,
+			     "refusing grants for %" PRIu64
+			     " more seconds: the canary watchdog found the system starving "
+			     "(CanaryRefuseSec=%" PRIu64 "s)",
+			     (r->d->refuse_until_usec - now) / 1000000 + 1,
+			     pd->canary_refuse_usec / 1000000);
+}
+
+int request_check_args(Request *r)
+{
+	if (r->pid_arg > INT_MAX || r->tid_arg > INT_MAX)
+		return request_error(r, REQUEST_E_INVALID_ARGS,
+				     "pid %" PRIu64 " / tid %" PRIu64 " out of range", r->pid_arg,
+				     r->tid_arg);
+	r->pid = r->pid_arg ? (pid_t)r->pid_arg : r->caller_pid;
+	r->tid = r->tid_arg ? (pid_t)r->tid_arg : r->pid;
+	return 0;
+}
+
+/* The kernel's rule for one task acting on another (and prlimit()'s): the
+ * target's real, effective and saved uid are all the caller's. Root may
+ * act on anyone. */
+static int owned_by(Request *r, const ProcUids *u, const char *what)
+{
+	if (r->uid == 0 || (u->ruid == r->uid && u->euid == r->uid && u->suid == r->uid))
+		return 0;
+	if (u->ruid != r->uid)
+		return request_error(r, REQUEST_E_PERMISSION_DENIED,
+				     "%s belongs to uid %u, not to the caller (uid %u)", what,
+				     (unsigned)u->ruid, (unsigned)r->uid);
+	return request_error(r, REQUEST_E_PERMISSION_DENIED,
+			     "%s runs with effective uid %u and saved uid %u, not only as the "
+			     "caller (uid %u)",
+			     what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)r->uid);
+}
+
+/* Credentials are per thread: the process's (its main thread's) and the
+ * thread's are both asked. The process's real uid in *ret_owner. */
+static int check_owner(Request *r, uid_t *ret_owner)
+{
+	const char *proc = r->d->grants->proc;
+	char what[64];
+	ProcUids u;
+	int k;
+
+	if (proc_get_uids(proc, r->pid, 0, &u) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d does not exist",
+				     (int)r->pid);
+	snprintf(what, sizeof(what), "process %d", (int)r->pid);
+	k = owned_by(r, &u, what);
+	if (k != 0)
+		return k;
+	*ret_owner = u.ruid;
+	if (r->tid == r->pid)
+		return 0; /* the main thread: its uids were those */
+	/* /proc/PID/task/TID exists only for a thread of PID */
+	if (proc_get_uids(proc, r->pid, r->tid, &u) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d is not a thread of process %d", (int)r->tid,
+				     (int)r->pid);
+	snprintf(what, sizeof(what), "thread %d of process %d", (int)r->tid, (int)r->pid);
+	return owned_by(r, &u, what);
+}
+
+int request_check_owner(Request *r)
+{
+	return check_owner(r, &r->owner);
+}
+
+int request_pin(Request *r)
+{
+	const char *proc = r->d->grants->proc;
+	GrantProcess *p;
+	int k;
+
+	/* A process already in the table is pinned by the table's pidfd: while
+	 * that is alive, the pid is still the process with that start time. */
+	p = grant_table_find_process(r->d->grants, r->pid);
+	if (p && pidfd_alive(p->pidfd) == 0) {
+		r->pidfd = fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
+		if (r->pidfd < 0) {
+			k = -errno;
+			return request_error(r, k, "could not pin process %d: %s", (int)r->pid,
+					     strerror(-k));
+		}
+		r->pid_start = p->start_time;
+	} else {
+		r->pidfd = pidfd_open_cloexec(r->pid);
+		if (r->pidfd < 0) {
+			k = r->pidfd;
+			/* 6.1: EINVAL for a thread that leads no process; later: ENOENT */
+			if (k == -EINVAL || k == -ENOENT)
+				return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+						     "%d is not a process (a thread id?)",
+						     (int)r->pid);
+			if (k == -ESRCH)
+				return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+						     "process %d does not exist", (int)r->pid);
+			return request_error(r, k, "could not pin process %d: %s", (int)r->pid,
+					     strerror(-k));
+		}
+		if (procfs_start_time(proc, r->pid, 0, &r->pid_start) < 0)
+			return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
+					     (int)r->pid);
+	}
+
+	k = request_check_owner(r);
+	if (k != 0)
+		return k;
+
+	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
+	k = procfs_start_time(proc, r->pid, r->tid, &r->tid_start);
+	if (pidfd_alive(r->pidfd) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
+				     (int)r->pid);
+	if (k < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d is not a thread of process %d", (int)r->tid,
+				     (int)r->pid);
+	return 0;
+}
+
+int request_recheck(Request *r)
+{
+	uint64_t st;
+	uid_t owner;
+	int k;
+
+	if (pidfd_alive(r->pidfd) < 0 ||
+	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
+				     (int)r->tid, (int)r->pid);
+	/* and still the caller's: a thread may change its uids (or exec a
+	 * setuid program) while polkit thinks */
+	k = check_owner(r, &owner);
+	if (k != 0)
+		return k;
+	if (owner != r->owner)
+		return request_error(r, REQUEST_E_PERMISSION_DENIED,
+				     "the process changed its owner");
+	return 0;
+}
+
+int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user)
+{
+	const PolicyGrant *g;
+	const char *user;
+	PolicyRefusal why;
+	char text[512];
+	int k;
+
+	k = daemon_policy_eval(r->d, r->owner, &g, &user);
+	if (k == -ESRCH)
+		return request_error(r, REQUEST_E_POLICY_DENIED, "uid %u is not a known user",
+				     (unsigned)r->owner);
+	if (k < 0)
+		return request_error(r, k, "could not evaluate the policy for uid %u: %s",
+				     (unsigned)r->owner, strerror(-k));
+	*ret_grant = g;
+	*ret_user = user;
+
+	if (r->type == REQUEST_LIMITS)
+		return 0;
+
+	if (r->compat_rt) {
+		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
+
+		if ((allowed & POLICY_SCHED_FIFO) && g->compat_policy == POLICY_SCHED_FIFO)
+			r->kind = GRANT_FIFO;
+		else if (allowed & POLICY_SCHED_RR)
+			r->kind = GRANT_RR;
+		else
+			r->kind = GRANT_FIFO;
+	}
+	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
+	if (k < 0) {
+		(void)policy_refusal_format(&why, user, text, sizeof(text));
+		return request_error(
+			r, k == -EINVAL ? REQUEST_E_INVALID_ARGS : REQUEST_E_POLICY_DENIED, "%s",
+			text);
+	}
+	if (r->value > daemon_canary_max_priority(r->d))
+		return request_error(r, REQUEST_E_POLICY_DENIED,
+				     "priority %d is above %d, the highest the canary watchdog can "
+				     "preempt here (see SAFETY in realtimed(8))",
+				     r->value, daemon_canary_max_priority(r->d));
+	return 0;
+}
+
+/* The process in the table that is r's target (same start time), or NULL. */
+static GrantProcess *target_process(Request *r)
+{
+	GrantProcess *p = grant_table_find_process(r->d->grants, r->pid);
+
+	return p && p->start_time == r->pid_start ? p : NULL;
+}
+
+int request_check_limits(Request *r, const char *user)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+	GrantTable *t = r->d->grants;
+	GrantProcess *p;
+	unsigned np, nt;
+
+	if (r->type != REQUEST_SCHED)
+		return 0;
+	p = target_process(r);
+	if (p && grant_table_find(t, r->pid, r->tid))
+		return 0; /* an update of a grant holds nothing new */
+	grant_table_count_user(t, r->owner, &np, &nt);
+
+	/* Near a cap, dead threads must not count: revalidate the grants then,
+	 * not on every request (cheap when far from it). */
+	if (np >= pd->processes_per_user_max || nt >= pd->threads_per_user_max ||
+	    (np == 0 && grant_table_n_users(t) >= pd->users_max)) {
+		grant_table_prune(t, (uid_t)-1);
+		p = target_process(r);
+		grant_table_count_user(t, r->owner, &np, &nt);
+	}
+
+	if (np == 0 && grant_table_n_users(t) >= pd->users_max)
+		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
+				     "%u users hold grants already (UsersMax=%u)",
+				     grant_table_n_users(t), pd->users_max);
+	if (!p && np >= pd->processes_per_user_max)
+		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
+				     "user %s holds grants for %u processes already "
+				     "(ProcessesPerUserMax=%u)",
+				     user, np, pd->processes_per_user_max);
+	if (nt >= pd->threads_per_user_max)
+		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
+				     "user %s holds grants for %u threads already "
+				     "(ThreadsPerUserMax=%u)",
+				     user, nt, pd->threads_per_user_max);
+	return 0;
+}
+
+int request_check_rate(Request *r)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+
+	if (daemon_user_ratelimit(r->d, r->uid))
+		return 0;
+	return request_error(r, REQUEST_E_RATE_LIMITED,
+			     "too many requests from uid %u: at most %u per %" PRIu64
+			     " s (ActionsPerBurst=, BurstSec=)",
+			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
+}
+
+#define RTKIT_POLKIT_ACTIONS "/usr/share/polkit-1/actions/org.freedesktop.RealtimeKit1.policy"
+
+const char *request_polkit_action(const Request *r)
+{
+	if (r->type == REQUEST_LIMITS)
+		return "org.realtimed.acquire-limits";
+	/* rtkit's action ids exist only where Debian's rtkit package installed
+	 * them; polkitd refuses unknown actions, so fall back to ours. */
+	if (r->flavour == FLAVOUR_RTKIT && access(RTKIT_POLKIT_ACTIONS, F_OK) == 0)
+		return r->kind == GRANT_NICE ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
+					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
+	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"
+				     : "org.realtimed.acquire-realtime";
+}
+
+int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
+{
+	uint64_t soft, hard, max = g->rttime_usec;
+	struct rlimit rl;
+	char src[300];
+	int k;
+
+	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
+		return 0;
+	k = proc_get_limit(r->d->grants->proc, r->pid, "Max realtime timeout", &soft, &hard);
+	if (k < 0)
+		return request_error(r, k, "could not read the limits of process %d: %s",
+				     (int)r->pid, strerror(-k));
+	if (hard <= max)
+		return 0;
+	rl.rlim_max = max;
+	rl.rlim_cur = soft < max ? soft : max;
+	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
+		return 0;
+	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
+	if (hard == UINT64_MAX)
+		return request_error(r, REQUEST_E_POLICY_DENIED,
+				     "RLIMIT_RTTIME of process %d is unlimited, above the limit "
+				     "%" PRIu64 " us for user %s (%s); set RLIMIT_RTTIME first",
+				     (int)r->pid, max, user, src);
+	return request_error(r, REQUEST_E_POLICY_DENIED,
+			     "RLIMIT_RTTIME of process %d is %" PRIu64
+			     " us, above the limit %" PRIu64
+			     " us for user %s (%s); set RLIMIT_RTTIME first",
+			     (int)r->pid, hard, max, user, src);
+}

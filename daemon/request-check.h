@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checks a request passes before its grant, in the order request.c
+ * asks them. Each returns 0 when the request may go on, or the answer
+ * (request.h: a RequestError, or a negative errno when realtimed itself
+ * failed) with its text in r->why; none replies or frees the request.
+ * They read /proc under the grant table's proc root, so a test can give
+ * them a fake one.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "request.h"
+
+/* While the canary's cool-down lasts (it found the system starving),
+ * grants of realtime or nice are refused. now: CLOCK_MONOTONIC. */
+int request_check_refusing(Request *r, uint64_t now);
+
+/* pid and tid as sent are in range; resolves pid 0 to the caller's
+ * process and tid 0 to its main thread (for ResetProcess, the main
+ * thread is the one whose uids are checked). */
+int request_check_args(Request *r);
+
+/* The caller may act on the thread: the process's and the thread's real,
+ * effective and saved uids are all the caller's (or the caller is root).
+ * Sets r->owner, the process's real uid, whose policy applies. */
+int request_check_owner(Request *r);
+
+/* The target exists, belongs to the caller (request_check_owner()), tid is
+ * its thread, and both are pinned: r->pidfd, r->pid_start, r->tid_start. */
+int request_pin(Request *r);
+
+/* Still the pinned process and thread, and still the caller's? Asked again
+ * after polkit and right before the thread is changed. */
+int request_recheck(Request *r);
+
+/* Policy allows the grant (for rtkit's realtime calls, also picks fifo or
+ * rr), and the canary can preempt the priority. The policy of the owner
+ * and its user name in *ret_grant, *ret_user (the policy cache's). */
+int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user);
+
+/* [Daemon] UsersMax=, ProcessesPerUserMax=, ThreadsPerUserMax= for a new
+ * grant (an update of a grant counts nothing new). user: for the text. */
+int request_check_limits(Request *r, const char *user);
+
+/* Counts the request against the caller's [Daemon] ActionsPerBurst= in
+ * BurstSec=. */
+int request_check_rate(Request *r);
+
+/* RLIMIT_RTTIME of the target is at most policy's RTTime=: lowered here
+ * when realtimed may, refused otherwise (as rtkit does). */
+int request_check_rttime(Request *r, const PolicyGrant *g, const char *user);
+
+/* The polkit action that authorizes r for a user no policy rule covers. */
+const char *request_polkit_action(const Request *r);

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Granting realtime or a nice level to a thread; see request-sched.h. */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "log.h"
+#include "pidfd.h"
+#include "proc.h"
+#include "request-check.h"
+#include "request-sched.h"
+
+/* What the thread ran with before realtimed's first grant to it: what an
+ * undo or a reset puts back. */
+static int request_before(Request *r, SchedState *ret)
+{
+	Grant *existing = grant_table_find(r->d->grants, r->pid, r->tid);
+
+	if (existing && existing->process->start_time == r->pid_start &&
+	    existing->start_time == r->tid_start) {
+		*ret = existing->before;
+		return 0;
+	}
+	return sched_get_state(r->tid, ret);
+}
+
+/* After sched_apply() the thread may have changed its own scheduling
+ * before the read-back: lowered its priority (any thread may), or raised it
+ * within its own RLIMIT_RTPRIO. What it holds is supervised if it is a
+ * grant of the same sort that policy allows; otherwise the grant is undone.
+ * Either way it never stays realtime outside the table, where no canary,
+ * per-user cap or reload would see it. Returns 0 with what to record. */
+static int request_read_back(Request *r, const PolicyGrant *g, const SchedState *before,
+			     GrantKind *ret_kind, int *ret_value)
+{
+	GrantKind kind;
+	SchedState now;
+	int value, k;
+
+	k = sched_get_state(r->tid, &now);
+	if (k < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d of process %d exited during the grant", (int)r->tid,
+				     (int)r->pid);
+	if (sched_state_as_grant(&now, &kind, &value) >= 0 &&
+	    (kind == GRANT_NICE) == (r->kind == GRANT_NICE) &&
+	    policy_grant_allows(g, (PolicyGrantKind)kind, value, NULL) >= 0) {
+		if (kind != r->kind || value != r->value)
+			log_id(LOG_DEBUG, LOG_ID_GRANT,
+			       "Thread %d changed itself to %s %d right after its grant of %s %d; "
+			       "supervising that",
+			       (int)r->tid, grant_kind_to_string(kind), value,
+			       grant_kind_to_string(r->kind), r->value);
+		*ret_kind = kind;
+		*ret_value = value;
+		return 0;
+	}
+	k = sched_restore(r->tid, r->kind, before);
+	if (k < 0 && k != -ESRCH)
+		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
+				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+	return request_error(r, REQUEST_E_FAILED,
+			     "thread %d does not hold %s %d after it was set (it runs %s %d now, "
+			     "not a grant its policy allows); the grant is undone",
+			     (int)r->tid, grant_kind_to_string(r->kind), r->value,
+			     procfs_sched_policy_to_string(now.policy),
+			     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority
+										: now.nice);
+}
+
+/* Sets the grant on the thread, verifies it, and records it. The canary
+ * watches a realtime thread from before it is set (pending) until the
+ * table holds it, or until it is undone. */
+static int request_apply(Request *r, const PolicyGrant *g, const SchedState *before,
+			 GrantKind *ret_kind, int *ret_value)
+{
+	uint64_t st;
+	int k;
+
+	k = sched_apply(r->tid, r->kind, r->value);
+	if (k < 0)
+		return request_error(r, k, "could not set %s %d on thread %d: %s",
+				     grant_kind_to_string(r->kind), r->value, (int)r->tid,
+				     strerror(-k));
+	/* Verify again: the thread we set is still the one that was pinned,
+	 * and it holds a grant we can supervise. A thread that exited
+	 * meanwhile took its grant along; its tid may be another thread's
+	 * already, which is left alone. */
+	if (pidfd_alive(r->pidfd) < 0 ||
+	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d of process %d exited during the grant", (int)r->tid,
+				     (int)r->pid);
+	return request_read_back(r, g, before, ret_kind, ret_value);
+}
+
+int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
+{
+	SchedState before;
+	GrantKind kind;
+	Grant *grant;
+	bool unchanged;
+	int value, k;
+
+	if (r->kind != GRANT_NICE) {
+		k = request_check_rttime(r, g, user);
+		if (k != 0)
+			return k;
+	}
+
+	/* The tid is still the pinned thread right before it is changed (the
+	 * checks above took time), and right after. */
+	k = request_recheck(r);
+	if (k != 0)
+		return k;
+	if (request_before(r, &before) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
+				     (int)r->tid, (int)r->pid);
+
+	if (r->kind != GRANT_NICE) {
+		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
+
+		daemon_canary_sync(r->d, &pending);
+	}
+	k = request_apply(r, g, &before, &kind, &value);
+	if (k != 0) {
+		/* Only then does the canary let go of the pending target. */
+		daemon_canary_sync(r->d, NULL);
+		return k;
+	}
+
+	grant = grant_table_find(r->d->grants, r->pid, r->tid);
+	unchanged = grant && grant->process->start_time == r->pid_start &&
+		    grant->start_time == r->tid_start && grant->kind == kind &&
+		    grant->value == value;
+	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
+			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
+	if (k < 0) {
+		(void)sched_restore(r->tid, r->kind, &before);
+		daemon_canary_sync(r->d, NULL);
+		return request_error(r, REQUEST_E_NO_MEMORY, "could not record the grant: %s",
+				     strerror(-k));
+	}
+	/* A change of the table hands the canary the table; a repeated grant
+	 * changes nothing there, so the pending target goes here. */
+	if (unchanged && r->kind != GRANT_NICE)
+		daemon_canary_sync(r->d, NULL);
+	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
+	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
+	return 0;
+}

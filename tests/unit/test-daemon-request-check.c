@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for daemon/request-check.c, the checks before a grant, and
+ * the answer table of daemon/request.c, without a bus: each check returns
+ * 0, or the RequestError a client is answered with and its text. The
+ * checks read /proc under the grant table's root, here a fake one (a
+ * directory of this test's), so that any uid may own any task: ownership
+ * of a process and of its thread (real, effective and saved uid), the
+ * per-user and per-machine caps of the grant table (stale grants do not
+ * count near a cap), the per-user rate, the canary's cool-down, and what
+ * policy allows.
+ */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-main.h"
+#include "daemon.h"
+#include "pidfd.h"
+#include "request-check.h"
+
+static char dir[] = "/tmp/test-daemon-request-check.XXXXXX";
+static char proc[sizeof(dir) + 8], conf[sizeof(dir) + 16];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* PROC/PID (tid 0) or PROC/PID/task/TID, with a status file of those
+ * uids and a stat file of that start time. */
+static void fake_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t start)
+{
+	char task[256], path[512], text[256];
+
+	snprintf(task, sizeof(task), "%s/%d", proc, (int)pid);
+	(void)mkdir(task, 0755);
+	if (tid) {
+		snprintf(task, sizeof(task), "%s/%d/task", proc, (int)pid);
+		(void)mkdir(task, 0755);
+		snprintf(task, sizeof(task), "%s/%d/task/%d", proc, (int)pid, (int)tid);
+		(void)mkdir(task, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/status", task);
+	snprintf(text, sizeof(text), "Name:\tx\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n",
+		 (unsigned)ruid, (unsigned)euid, (unsigned)suid, (unsigned)ruid);
+	write_file(path, text);
+	snprintf(path, sizeof(path), "%s/stat", task);
+	snprintf(text, sizeof(text), "%d (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu 0 0\n",
+		 (int)(tid ? tid : pid), (unsigned long long)start);
+	write_file(path, text);
+}
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
+	ck_assert_int_eq(mkdir(proc, 0755), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/test-daemon-request-check.XXXXXX");
+}
+
+static void daemon_init(Daemon *d, const char *policy)
+{
+	const char *files[] = { conf };
+
+	write_file(conf, policy);
+	memset(d, 0, sizeof(*d));
+	/* no event: no exit watches, the fake /proc decides */
+	ck_assert_int_eq(grant_table_new(NULL, proc, NULL, NULL, &d->grants), 0);
+	ck_assert_int_eq(policy_load_files(files, 1, &d->policy), 0);
+	ck_assert_uint_eq(policy_n_errors(d->policy), 0);
+}
+
+static void daemon_fini(Daemon *d)
+{
+	d->grants = grant_table_free(d->grants);
+	d->policy = policy_free(d->policy);
+	free(d->rates);
+}
+
+/* A request of uid (calling from its process caller) for thread tid of pid. */
+static Request request(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
+{
+	return (Request){ .d = d,
+			  .type = REQUEST_SCHED,
+			  .kind = GRANT_RR,
+			  .value = 10,
+			  .uid = uid,
+			  .caller_pid = pid,
+			  .pid = pid,
+			  .tid = tid,
+			  .pidfd = -EBADF };
+}
+
+START_TEST(test_owner)
+{
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "");
+	fake_task(500, 0, 1000, 1000, 1000, 7);
+	fake_task(500, 501, 1000, 1000, 1000, 8);
+	fake_task(500, 502, 1001, 1001, 1001, 9); /* a thread that changed its uids */
+	fake_task(510, 0, 1000, 0, 1000, 7);	  /* a setuid program */
+	fake_task(520, 0, 1001, 1001, 1001, 7);
+
+	r = request(&d, 1000, 500, 500);
+	ck_assert_int_eq(request_check_owner(&r), 0);
+	ck_assert_uint_eq(r.owner, 1000);
+	r = request(&d, 1000, 500, 501);
+	ck_assert_int_eq(request_check_owner(&r), 0);
+
+	r = request(&d, 1000, 520, 520);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
+	ck_assert_str_eq(r.why, "process 520 belongs to uid 1001, not to the caller (uid 1000)");
+	r = request(&d, 1000, 510, 510);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
+	ck_assert_str_eq(r.why, "process 510 runs with effective uid 0 and saved uid 1000, not "
+				"only as the caller (uid 1000)");
+	/* credentials are per thread */
+	r = request(&d, 1000, 500, 502);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
+	ck_assert_str_eq(r.why, "thread 502 of process 500 belongs to uid 1001, not to the "
+				"caller (uid 1000)");
+	r = request(&d, 1000, 500, 503);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_NO_SUCH_PROCESS);
+	ck_assert_str_eq(r.why, "thread 503 is not a thread of process 500");
+	r = request(&d, 1000, 530, 530);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_NO_SUCH_PROCESS);
+	ck_assert_str_eq(r.why, "process 530 does not exist");
+
+	/* root may act on anyone; the policy is the owner's */
+	r = request(&d, 0, 520, 520);
+	ck_assert_int_eq(request_check_owner(&r), 0);
+	ck_assert_uint_eq(r.owner, 1001);
+	r = request(&d, 0, 500, 502);
+	ck_assert_int_eq(request_check_owner(&r), 0);
+	ck_assert_uint_eq(r.owner, 1000);
+	daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_args)
+{
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "");
+	r = request(&d, 1000, 0, 0);
+	r.caller_pid = 4242;
+	ck_assert_int_eq(request_check_args(&r), 0);
+	ck_assert_int_eq(r.pid, 4242);
+	ck_assert_int_eq(r.tid, 4242);
+	r.pid_arg = 10;
+	r.tid_arg = 11;
+	ck_assert_int_eq(request_check_args(&r), 0);
+	ck_assert_int_eq(r.pid, 10);
+	ck_assert_int_eq(r.tid, 11);
+	r.tid_arg = 1ULL << 31;
+	ck_assert_int_eq(request_check_args(&r), REQUEST_E_INVALID_ARGS);
+	ck_assert_str_eq(r.why, "pid 10 / tid 2147483648 out of range");
+	daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_policy)
+{
+	const PolicyGrant *g;
+	const char *user;
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "[Default]\nRealtimePriority=20\nPolicies=rr\nNice=-5\n");
+	r = request(&d, getuid(), getpid(), getpid());
+	r.owner = getuid();
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(g->realtime_priority, 20);
+	ck_assert_ptr_nonnull(user);
+
+	r.value = 21;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_msg(strstr(r.why, "priority 21") && strstr(r.why, conf), "%s", r.why);
+	r.kind = GRANT_FIFO;
+	r.value = 10;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	r.kind = GRANT_NICE;
+	r.value = -6;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	r.value = -5;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	/* no policy allows priority 0 */
+	r.kind = GRANT_RR;
+	r.value = 0;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_INVALID_ARGS);
+
+	/* rtkit's realtime calls get rr where policy allows no fifo */
+	r.kind = GRANT_FIFO;
+	r.compat_rt = true;
+	r.value = 10;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(r.kind, GRANT_RR);
+
+	/* GrantLimits needs only the policy */
+	r = request(&d, getuid(), getpid(), getpid());
+	r.type = REQUEST_LIMITS;
+	r.value = 99;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+
+	r.owner = 4000000000u;
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_str_eq(r.why, "uid 4000000000 is not a known user");
+	daemon_fini(&d);
+}
+END_TEST
+
+/* A grant of the table: thread tid of pid (pinned by this test's own
+ * pidfd), uid, start time 1000. */
+static void grant(Daemon *d, pid_t pid, pid_t tid, uid_t uid)
+{
+	const SchedState before = { .policy = SCHED_OTHER };
+
+	ck_assert_int_eq(grant_table_add(d->grants, pid, 1, uid, pidfd_open_cloexec(getpid()), tid,
+					 1000, GRANT_RR, 10, &before, 0, NULL),
+			 0);
+	fake_task(pid, tid, uid, uid, uid, 1000);
+}
+
+START_TEST(test_limits)
+{
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "[Daemon]\nUsersMax=2\nProcessesPerUserMax=2\nThreadsPerUserMax=3\n");
+	grant(&d, 500, 501, 1000);
+	grant(&d, 500, 502, 1000);
+	grant(&d, 600, 601, 1000);
+
+	r = request(&d, 1000, 500, 503);
+	r.owner = 1000;
+	r.pid_start = 1;
+	ck_assert_int_eq(request_check_limits(&r, "alice"), REQUEST_E_LIMITS_EXCEEDED);
+	ck_assert_str_eq(r.why,
+			 "user alice holds grants for 3 threads already (ThreadsPerUserMax=3)");
+	/* a grant that is there already changes, and counts nothing new */
+	r.tid = 502;
+	ck_assert_int_eq(request_check_limits(&r, "alice"), 0);
+	/* another process of the same pid is another process */
+	r.pid_start = 2;
+	ck_assert_int_eq(request_check_limits(&r, "alice"), REQUEST_E_LIMITS_EXCEEDED);
+	ck_assert_str_eq(r.why,
+			 "user alice holds grants for 2 processes already (ProcessesPerUserMax=2)");
+
+	/* near a cap, a grant whose thread is gone does not count */
+	fake_task(500, 502, 1000, 1000, 1000, 2000); /* tid 502 is another thread now */
+	r = request(&d, 1000, 500, 503);
+	r.owner = 1000;
+	r.pid_start = 1;
+	ck_assert_int_eq(request_check_limits(&r, "alice"), 0);
+	ck_assert_uint_eq(d.grants->n_grants, 2);
+
+	/* UsersMax=: a third user is refused, the two who hold grants are not */
+	grant(&d, 700, 701, 1001);
+	r = request(&d, 1002, 800, 801);
+	r.owner = 1002;
+	ck_assert_int_eq(request_check_limits(&r, "carol"), REQUEST_E_LIMITS_EXCEEDED);
+	ck_assert_str_eq(r.why, "2 users hold grants already (UsersMax=2)");
+	r = request(&d, 1001, 700, 702);
+	r.owner = 1001;
+	r.pid_start = 1;
+	ck_assert_int_eq(request_check_limits(&r, "bob"), 0);
+
+	/* GrantLimits and resets hold no grant */
+	r = request(&d, 1002, 800, 801);
+	r.owner = 1002;
+	r.type = REQUEST_LIMITS;
+	ck_assert_int_eq(request_check_limits(&r, "carol"), 0);
+	daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_rate)
+{
+	Daemon d;
+	Request r, other;
+
+	daemon_init(&d, "[Daemon]\nActionsPerBurst=3\nBurstSec=60\n");
+	r = request(&d, 1000, 500, 500);
+	other = request(&d, 1001, 600, 600);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(request_check_rate(&r), 0);
+	ck_assert_int_eq(request_check_rate(&r), REQUEST_E_RATE_LIMITED);
+	ck_assert_str_eq(r.why, "too many requests from uid 1000: at most 3 per 60 s "
+				"(ActionsPerBurst=, BurstSec=)");
+	/* the limit is per user */
+	ck_assert_int_eq(request_check_rate(&other), 0);
+	daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_refusing)
+{
+	const uint64_t now = 1000ULL * 1000000ULL;
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "[Daemon]\nCanaryRefuseSec=30\n");
+	r = request(&d, 1000, 500, 500);
+	ck_assert_int_eq(request_check_refusing(&r, now), 0);
+	d.refuse_until_usec = now + 4500000;
+	ck_assert_int_eq(request_check_refusing(&r, now), REQUEST_E_REFUSING);
+	ck_assert_str_eq(r.why, "refusing grants for 5 more seconds: the canary watchdog found "
+				"the system starving (CanaryRefuseSec=30s)");
+	/* GrantLimits raises no thread: not refused */
+	r.type = REQUEST_LIMITS;
+	ck_assert_int_eq(request_check_refusing(&r, now), 0);
+	r.type = REQUEST_SCHED;
+	ck_assert_int_eq(request_check_refusing(&r, now + 4500000), 0);
+	daemon_fini(&d);
+}
+END_TEST
+
+/* The one table of answers: a name for every code in each flavour,
+ * rtkit's three for its clients, a failure of realtimed as Failed. */
+START_TEST(test_error_names)
+{
+	ck_assert_str_eq(request_error_name(REQUEST_E_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+			 "org.realtimed.Realtime1.Error.NoSuchGrant");
+	ck_assert_str_eq(request_error_name(REQUEST_E_POLICY_DENIED, FLAVOUR_RTKIT),
+			 DBUS_ERROR_ACCESS_DENIED);
+	ck_assert_str_eq(request_error_name(-EIO, FLAVOUR_NATIVE),
+			 "org.realtimed.Realtime1.Error.Failed");
+	ck_assert_str_eq(request_error_name(-ENOMEM, FLAVOUR_RTKIT), DBUS_ERROR_FAILED);
+	for (int e = _REQUEST_E_SUCCESS + 1; e < _REQUEST_E_MAX; e++) {
+		const char *rtkit = request_error_name(e, FLAVOUR_RTKIT);
+
+		ck_assert_ptr_nonnull(request_error_name(e, FLAVOUR_NATIVE));
+		ck_assert_msg(streq(rtkit, DBUS_ERROR_ACCESS_DENIED) ||
+				      streq(rtkit, DBUS_ERROR_FAILED) ||
+				      streq(rtkit, DBUS_ERROR_NO_MEMORY) ||
+				      streq(rtkit, DBUS_ERROR_INVALID_ARGS),
+			      "code %d: %s", e, rtkit);
+	}
+}
+END_TEST
+
+/* realtimectl turns each native error name into an exit status and a
+ * hint (realtimectl/bus-error.c): it must know every name realtimed
+ * answers with. */
+START_TEST(test_error_names_known_to_realtimectl)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512], text[16384], needle[128];
+	size_t n;
+	FILE *f;
+
+	if (!top)
+		return;
+	snprintf(path, sizeof(path), "%s/realtimectl/bus-error.c", top);
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	for (int e = _REQUEST_E_SUCCESS + 1; e < _REQUEST_E_MAX; e++) {
+		const char *name = request_error_name(e, FLAVOUR_NATIVE);
+		const char *suffix = startswith(name, NATIVE_ERROR);
+
+		if (suffix)
+			snprintf(needle, sizeof(needle), "NATIVE_ERROR \"%s\"", suffix);
+		else
+			snprintf(needle, sizeof(needle), "\"%s\"", name);
+		ck_assert_msg(strstr(text, needle), "realtimectl/bus-error.c lacks %s", name);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-request-check");
+	TCase *tc;
+
+	tc = check_add_case(s, "checks",
+			    CHECK_TESTS(test_owner, test_args, test_policy, test_limits, test_rate,
+					test_refusing));
+	tcase_add_checked_fixture(tc, setup, teardown);
+	check_add_case(s, "answers",
+		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));
+	return check_run(s);
+}
