@@ -8,7 +8,16 @@
  * full IRQ action name and a SCHED_FIFO priority 1..99; "PATTERN -" removes
  * the rule (its threads go back to the kernel's FIFO 50) and a lone "-"
  * removes all. The first matching rule wins, in the order rules were added.
- * A write is all or nothing. Reading it lists the rules.
+ * Reading it lists the rules.
+ *
+ * A write is checked whole before anything changes: one bad line refuses
+ * it (-EINVAL), and so do more than RT_IRQ_RULES_MAX rules after it
+ * (-ENOSPC); the rules stay as they were. Then its lines change the rules
+ * in order and the rules are applied to every IRQ thread. Running out of
+ * memory is the exception (-ENOMEM): for a new rule, the lines before it
+ * stay in the table; for the list of IRQ threads, the whole write does.
+ * Either way no thread changes until the next write or new IRQ thread
+ * applies the rules, and threads of rules removed keep their priority.
  *
  * /proc/realtime/irq_threads lists every IRQ thread: "IRQ PID POLICY
  * PRIORITY NAME", NAME being the full action name (the comm is cut at 15).
@@ -390,7 +399,7 @@ static ssize_t rt_irq_rules_write(struct file *file, const char __user *ubuf,
 		}
 		r = kmalloc(struct_size(r, pattern, strlen(op->pattern) + 1), GFP_KERNEL);
 		if (!r) {
-			/* Rules written so far stay; say so. */
+			/* The lines before this one stay: see the top of the file. */
 			mutex_unlock(&rt_irq_mutex);
 			ret = -ENOMEM;
 			goto out;
