@@ -190,6 +190,37 @@ static int parse_hex(const char *hex, char *buf, size_t size)
 	return 0;
 }
 
+/* The request for audio thread tid of this process: realtime or nice, on
+ * the native interface or the RealtimeKit one; NULL when out of memory. */
+static DBusMessage *request_new(bool rtkit, bool want_nice, const char *policy, unsigned prio,
+				int nice_level, pid_t audio_tid)
+{
+	dbus_uint64_t pid = (dbus_uint64_t)getpid(), tid = (dbus_uint64_t)audio_tid;
+	dbus_uint32_t p = prio;
+	dbus_int32_t n = nice_level;
+	const char *member =
+		rtkit ? (want_nice ? "MakeThreadHighPriorityWithPID" : "MakeThreadRealtimeWithPID")
+		      : (want_nice ? "MakeThreadHighPriority" : "MakeThreadRealtime");
+	DBusMessage *m;
+
+	m = dbus_message_new_method_call(rtkit ? RTKIT_NAME : NATIVE_NAME,
+					 rtkit ? RTKIT_PATH : NATIVE_PATH,
+					 rtkit ? RTKIT_IFACE : NATIVE_IFACE, member);
+	if (!m)
+		return NULL;
+	/* pid and tid, then nice, or the policy (native only) and priority */
+	dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
+				 DBUS_TYPE_INVALID);
+	if (want_nice)
+		dbus_message_append_args(m, DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
+	else if (rtkit)
+		dbus_message_append_args(m, DBUS_TYPE_UINT32, &p, DBUS_TYPE_INVALID);
+	else
+		dbus_message_append_args(m, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &p,
+					 DBUS_TYPE_INVALID);
+	return m;
+}
+
 int cmd_ask(int argc, char **argv)
 {
 	bool rtkit = false, want_nice = false;
@@ -204,7 +235,6 @@ int cmd_ask(int argc, char **argv)
 	DBusConnection *bus;
 	DBusMessage *m, *reply;
 	DBusError err;
-	dbus_uint64_t pid, tid;
 	int64_t rttime;
 	int r;
 
@@ -268,42 +298,7 @@ int cmd_ask(int argc, char **argv)
 		pthread_cond_wait(&a.cond, &a.lock);
 	pthread_mutex_unlock(&a.lock);
 
-	pid = (dbus_uint64_t)getpid();
-	tid = (dbus_uint64_t)a.tid;
-	if (rtkit && want_nice) {
-		dbus_int32_t n = nice_level;
-
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
-						 "MakeThreadHighPriorityWithPID");
-		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-						 DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
-	} else if (rtkit) {
-		dbus_uint32_t p = prio;
-
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
-						 "MakeThreadRealtimeWithPID");
-		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-						 DBUS_TYPE_UINT32, &p, DBUS_TYPE_INVALID);
-	} else if (want_nice) {
-		dbus_int32_t n = nice_level;
-
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
-						 "MakeThreadHighPriority");
-		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-						 DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
-	} else {
-		dbus_uint32_t p = prio;
-
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
-						 "MakeThreadRealtime");
-		if (m)
-			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
-						 DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &p,
-						 DBUS_TYPE_INVALID);
-	}
+	m = request_new(rtkit, want_nice, policy, prio, nice_level, a.tid);
 	if (!m) {
 		fprintf(stderr, "rt-client: out of memory\n");
 		return 2;
