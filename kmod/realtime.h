@@ -3,7 +3,7 @@
  * realtime.ko: the 2004 realtime LSM's semantics on a modern kernel.
  * Declarations shared by the module's parts: the settings (module
  * parameters and sysctls, main.c and sysctl.c), the exec-time capability
- * grant (exec.c) and the IRQ-thread rules (irq.c).
+ * grant (exec.c) and the IRQ-thread rules (irq.c and its parts).
  */
 #ifndef REALTIME_H
 #define REALTIME_H
@@ -44,6 +44,7 @@ void rt_sysctl_exit(void);
 /* irq.c: /proc/realtime/irq_rules and /proc/realtime/irq_threads */
 int rt_irq_init(void);
 void rt_irq_exit(void);
+/* irq-probe.c: new IRQ threads the probe missed */
 unsigned long rt_irq_missed(void);
 
 #endif

@@ -2,12 +2,21 @@
 /*
  * bus-fuzz: random calls to realtimed's two bus interfaces, as an
  * unprivileged user, with an oracle that checks every grant against the
- * policy the test wrote. The parts: main.c (options, workers, batches,
- * report), calls.c (one random call and its check), clients.c (clients
- * that hang up, crowd, flood, race), gen.c (random values:
- * UTF-8 strings, names, pids, signatures), victims.c (the threads and
- * processes that calls aim at) and oracle.c (what the kernel says about a
- * thread, and whether policy allows it).
+ * policy the test wrote. The parts:
+ *   main.c         options, and setting the process up
+ *   batches.c      workers sending calls in batches, the checks between
+ *   report.c       violations, notes, the counters at the end
+ *   calls.c        the kinds of call, picking and sending one
+ *   call-build.c   one random call of a kind, aimed at a target
+ *   call-check.c   whether what a call did is allowed
+ *   bus.c          connections, Peer.Ping and ListGrants
+ *   clients.c      clients that hang up, crowd, flood, race
+ *   gen.c          random values: UTF-8 strings, names, ids, signatures
+ *   victims.c      the targets of calls (victims.h: with sleepers.c, the
+ *                  fuzzer's own sleeping threads, and children.c, its
+ *                  child processes)
+ *   oracle.c       what the kernel says about a thread, and whether policy
+ *                  allows it
  */
 #pragma once
 
@@ -127,6 +136,9 @@ size_t victims_targets(Target *ret, size_t max);
 bool victims_pick_target(Rng *r, Target *ret);
 pid_t victims_pick_dead(Rng *r, bool tid);
 bool victims_pick_sys(Rng *r, bool kthread, SysProc *ret);
+/* Forgets the targets whose threads are gone. */
+void victims_refresh(void);
+/* sleepers.c */
 pid_t victims_pick_sleeper(Rng *r, int *ret_index);
 /* Asks sleeper i to rename itself with prctl(PR_SET_NAME) now. */
 void victims_rename_sleeper(int i, const char name[16]);
@@ -136,9 +148,7 @@ void victims_rename_sleeper(int i, const char name[16]);
 pid_t victims_race_sleeper(int i, unsigned ms);
 /* Waits until sleeper i has stopped spinning. */
 void victims_race_wait(int i);
-/* Forgets the target with this tid when the thread is gone. */
-void victims_refresh(void);
-/* The child process (bus-fuzz --victim N): N sleeping threads. */
+/* children.c: the child process (bus-fuzz --victim N): N sleeping threads. */
 int victim_main(unsigned n);
 
 /* oracle.c */
@@ -149,6 +159,10 @@ typedef struct ThreadState {
 	int nice;
 } ThreadState;
 
+enum { LIM_RTPRIO, LIM_RTTIME, LIM_NICE, LIM_MEMLOCK, _LIM_MAX };
+
+/* SCHED_FIFO or SCHED_RR. */
+bool is_rt(int policy);
 int thread_start_time(pid_t pid, pid_t tid, uint64_t *ret);
 /* Real, effective and saved uid of the thread. */
 int thread_uids(pid_t pid, pid_t tid, uid_t ret[3]);
@@ -156,42 +170,23 @@ int thread_state(pid_t tid, ThreadState *ret);
 /* A limit of /proc/PID/limits by its name there ("Max realtime timeout");
  * unlimited is FUZZ_INFINITY. */
 int process_limit(pid_t pid, const char *name, uint64_t *ret_soft, uint64_t *ret_hard);
+/* Their names in /proc/PID/limits. */
+extern const char *const limit_names[_LIM_MAX];
+/* The hard limits LIM_* of process pid; *ok false when one is missing. */
+void process_limits(pid_t pid, uint64_t v[_LIM_MAX], bool *ok);
 /* True when s is beyond both what policy allows and the thread's baseline;
  * why says how. rttime_hard: the process's hard RLIMIT_RTTIME. */
 bool state_violates(const Limits *l, const ThreadState *s, int base_policy, int base_nice,
 		    uint64_t rttime_hard, char *why, size_t size);
 void self_drop_realtime(void);
 
-/* main.c: the run's counters */
-typedef struct Stats {
-	atomic_ulong calls;
-	atomic_ulong ok;
-	atomic_ulong grants_checked;
-	atomic_ulong limits_checked;
-	atomic_ulong violations;
-	atomic_ulong crashes;
-	atomic_ulong disconnects;
-	atomic_ulong connections;
-	atomic_ulong floods;
-	atomic_ulong flood_rate_limited;
-	atomic_ulong renames;
-	atomic_ulong races;
-	atomic_ulong timeouts;
-	atomic_ulong supervised_checks;
-} Stats;
-
-extern Stats stats;
+/* main.c */
 extern Limits limits;
 extern uid_t self_uid;
 extern pid_t self_pid;
 extern atomic_bool daemon_suspect;
 
-void count_error(const char *name);
-_printf_(2, 3) void violation(const Desc *call, const char *format, ...);
-/* A line of the report that is no violation. */
-_printf_(1, 2) void note(const char *format, ...);
-
-/* calls.c: one random call and the oracle's check of its outcome. */
+/* calls.c: the kinds of call, and sending one. */
 typedef enum CallKind {
 	CALL_MAKE_RT,
 	CALL_MAKE_HIGH,
@@ -233,8 +228,6 @@ typedef struct Aim {
 	int base_policy, base_nice;
 } Aim;
 
-enum { LIM_RTPRIO, LIM_RTTIME, LIM_NICE, LIM_MEMLOCK, _LIM_MAX };
-
 typedef struct Call {
 	CallKind kind;
 	DBusMessage *m;
@@ -252,7 +245,7 @@ typedef struct Worker {
 	Rng rng;
 	DBusConnection *bus;
 	pthread_t thread;
-	bool flood; /* set by main: flood past the rate limit in the next batch */
+	bool flood; /* set by the controller: flood past the rate limit in the next batch */
 	/* the last calls, for the crash report */
 	Desc recent[16];
 	uint64_t recent_usec[16];
@@ -265,8 +258,6 @@ void worker_call(Worker *w);
 /* The single calls (not the client behaviours of clients.c): build one of
  * kind k with random arguments, read its target just before sending, send
  * it and count the answer, check the answer. */
-void call_build(Worker *w, CallKind k, Call *c);
-void call_prepare(Call *c);
 DBusMessage *call_send(Worker *w, DBusConnection *bus, DBusMessage *m, const Desc *d);
 void call_run(Worker *w, CallKind k);
 CallKind call_pick_single(Rng *r);
@@ -274,17 +265,71 @@ DBusMessage *call_new(const char *dest, const char *path, const char *iface, con
 void call_append(DBusMessage *m, int first_type, ...);
 void call_record(Worker *w, const Desc *d);
 void call_note_error(const char *name);
+
+/* call-build.c */
+void call_build(Worker *w, CallKind k, Call *c);
+void call_prepare(Call *c);
+/* A policy the user may hold, for calls meant to be granted. */
+const char *allowed_policy(void);
+
+/* call-check.c */
+void call_check(const Call *c, DBusMessage *reply);
 /* Thread tid of ours against policy, after a grant (counts it). */
 void check_target(const Desc *d, pid_t tid);
 void check_thread(const Desc *d, pid_t pid, pid_t tid, int base_policy, int base_nice);
-/* A policy the user may hold, for calls meant to be granted. */
-const char *allowed_policy(void);
+
+/* bus.c */
 DBusConnection *bus_connect_private(void);
 void bus_close_private(DBusConnection *c);
 /* Peer.Ping; false when realtimed does not answer. */
 bool daemon_ping(DBusConnection *bus, char *error, size_t size);
 /* The caller's supervised grants, as (pid, tid) pairs; -errno on failure. */
 int list_grants(DBusConnection *bus, pid_t (**ret)[2], size_t *ret_n, char *error, size_t size);
+typedef struct ListedGrant {
+	pid_t pid, tid;
+	uid_t uid;
+} ListedGrant;
+/* ListGrants' answer a(ttusssit) as (pid, tid, uid); -EBADMSG when the
+ * reply does not have that shape. */
+int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n);
+
+/* batches.c */
+#define WORKERS_MAX 16
+/* Runs n workers, seeded from seed, against realtimed on bus until seconds
+ * have passed or realtimed stops answering; returns -errno when it could
+ * not start them. */
+int batches_run(DBusConnection *bus, unsigned n, uint64_t seed, unsigned seconds,
+		uint64_t *ret_start, unsigned long *ret_batches);
+
+/* report.c: the run's counters and what it prints */
+typedef struct Stats {
+	atomic_ulong calls;
+	atomic_ulong ok;
+	atomic_ulong grants_checked;
+	atomic_ulong limits_checked;
+	atomic_ulong violations;
+	atomic_ulong crashes;
+	atomic_ulong disconnects;
+	atomic_ulong connections;
+	atomic_ulong floods;
+	atomic_ulong flood_rate_limited;
+	atomic_ulong renames;
+	atomic_ulong races;
+	atomic_ulong timeouts;
+	atomic_ulong supervised_checks;
+} Stats;
+
+extern Stats stats;
+extern const char *report_label; /* --label */
+
+void count_error(const char *name);
+_printf_(2, 3) void violation(const Desc *call, const char *format, ...);
+/* A line of the report that is no violation. */
+_printf_(1, 2) void note(const char *format, ...);
+/* The last calls of every worker, oldest first: the crash report. */
+void report_recent(Worker *workers, unsigned n_workers);
+/* The counters and error names, at the end. */
+void report_print(double secs, unsigned long batches);
 
 /* clients.c */
 void client_rename_and_list(Worker *w);

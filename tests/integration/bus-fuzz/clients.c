@@ -5,7 +5,7 @@
  * ListGrants; clients hang up before the answer; many connections at once;
  * floods past [Daemon] ActionsPerBurst; and a thread that lowers its own
  * priority while the daemon reads back what it set. The calls themselves
- * and their checks come from calls.c.
+ * come from calls.c and call-build.c, their checks from call-check.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -152,7 +152,7 @@ void client_many_connections(Worker *w)
 /* A grant on a sleeper that lowers its own priority the moment it sees
  * itself realtime: the daemon's read-back then finds something else than it
  * set. Whatever the answer, the thread must end up supervised or undone;
- * main.c's check after the batch looks. */
+ * batches.c's check after the batch looks. */
 void client_race_read_back(Worker *w)
 {
 	uint64_t pid = 0, tid;

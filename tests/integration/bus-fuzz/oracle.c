@@ -130,7 +130,25 @@ int process_limit(pid_t pid, const char *name, uint64_t *ret_soft, uint64_t *ret
 	return 0;
 }
 
-static bool is_rt(int policy)
+const char *const limit_names[_LIM_MAX] = {
+	[LIM_RTPRIO] = "Max realtime priority",
+	[LIM_RTTIME] = "Max realtime timeout",
+	[LIM_NICE] = "Max nice priority",
+	[LIM_MEMLOCK] = "Max locked memory",
+};
+
+void process_limits(pid_t pid, uint64_t v[_LIM_MAX], bool *ok)
+{
+	*ok = true;
+	for (int i = 0; i < _LIM_MAX; i++) {
+		uint64_t soft;
+
+		if (process_limit(pid, limit_names[i], &soft, &v[i]) < 0)
+			*ok = false;
+	}
+}
+
+bool is_rt(int policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR;
 }

@@ -1,52 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What bus-fuzz aims its calls at: its own threads (main, workers, and
- * sleepers that rename themselves to names that are not UTF-8), child
- * processes of its own with threads of their own (killed and replaced now
- * and then, so their pids and tids turn into dead ones), and, from /proc,
- * processes of other users, root's and kernel threads. Every thread of its
- * own is registered with the scheduling it started with, its baseline for
- * the oracle. Children are this program again (--victim N), started with
- * fork() and exec() because the fuzzer is threaded.
+ * What bus-fuzz aims its calls at, in tables that calls pick from: its own
+ * threads (main, workers, and the sleepers of sleepers.c, which rename
+ * themselves to names that are not UTF-8), the threads of its child
+ * processes (children.c; killed and replaced now and then, so their pids
+ * and tids turn into dead ones), and, from /proc, processes of other
+ * users, root's and kernel threads. Every thread of its own is registered
+ * with the scheduling it started with, its baseline for the oracle.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bus-fuzz.h"
-
-#define CHILDREN_MAX 4
-#define CHILD_THREADS_MAX 8
-
-typedef struct Sleeper {
-	pthread_t thread;
-	int index;
-	atomic_int tid;
-	atomic_bool rename;
-	char name[16];
-	atomic_ullong spin_until; /* usec, CLOCK_MONOTONIC */
-	atomic_bool spinning;
-	Rng rng;
-} Sleeper;
-
-typedef struct Child {
-	pid_t pid;
-	int fd; /* its stdout */
-	pid_t tids[CHILD_THREADS_MAX + 1];
-	size_t n_tids;
-} Child;
+#include "victims.h"
 
 static struct {
 	pthread_mutex_t lock;
@@ -56,18 +29,10 @@ static struct {
 	size_t n_dead_pids, n_dead_tids;
 	SysProc sys[SYS_MAX];
 	size_t n_sys;
-
-	Sleeper sleepers[SLEEPERS];
-	Child children[CHILDREN_MAX];
-	unsigned n_children, child_threads, next_child;
-	atomic_bool stop;
 	Rng rng;
 } v = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
+atomic_bool victims_stopping;
 
 uint64_t now_usec(void)
 {
@@ -77,7 +42,7 @@ uint64_t now_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
-static void sleep_usec(uint64_t usec)
+void sleep_usec(uint64_t usec)
 {
 	struct timespec ts = { .tv_sec = usec / 1000000, .tv_nsec = (usec % 1000000) * 1000 };
 
@@ -88,7 +53,7 @@ static void sleep_usec(uint64_t usec)
 /* Each victim thread starts from its own scheduling, so that a reset that
  * raises a thread above where it was shows: nice 0, nice 19, SCHED_IDLE,
  * SCHED_BATCH nice 5. Lowering oneself needs no privilege. */
-static void set_baseline(int index)
+void victims_set_baseline(int index)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
@@ -109,7 +74,7 @@ static void set_baseline(int index)
 	}
 }
 
-static void register_thread(TargetKind kind, pid_t pid, pid_t tid, int sleeper)
+void victims_add_thread(TargetKind kind, pid_t pid, pid_t tid, int sleeper)
 {
 	ThreadState s = { .policy = SCHED_OTHER };
 	Target t = { .kind = kind, .pid = pid, .tid = tid, .sleeper = sleeper, .alive = true };
@@ -127,148 +92,26 @@ static void register_thread(TargetKind kind, pid_t pid, pid_t tid, int sleeper)
 
 void victims_register_self(TargetKind kind)
 {
-	register_thread(kind, self_pid, gettid_(), -1);
+	victims_add_thread(kind, self_pid, gettid(), -1);
 }
 
-/* A realtime thread that finds itself granted while spinning lowers its
- * own priority by one at once (the daemon's read-back then disagrees with
- * what it set), and goes back to sleep. */
-static void sleeper_spin(Sleeper *s)
+void victims_add_dead(pid_t pid, const pid_t *tids, size_t n_tids)
 {
-	s->spinning = true;
-	while (now_usec() < s->spin_until && !v.stop) {
-		int p = sched_getscheduler(0);
-		struct sched_param sp;
-
-		if (p < 0 || ((p & ~SCHED_RESET_ON_FORK) != SCHED_FIFO &&
-			      (p & ~SCHED_RESET_ON_FORK) != SCHED_RR))
-			continue;
-		if (sched_getparam(0, &sp) == 0 && sp.sched_priority > 1) {
-			sp.sched_priority--;
-			/* the same policy and flag: an unprivileged thread may lower
-			 * its priority, not change its policy */
-			if (sched_setscheduler(0, p, &sp) == 0)
-				stats.races++;
-		}
-		break;
-	}
-	s->spin_until = 0;
-	s->spinning = false;
-}
-
-static void *sleeper_main(void *userdata)
-{
-	Sleeper *s = userdata;
-
-	set_baseline(s->index);
-	register_thread(TARGET_SLEEPER, self_pid, gettid_(), s->index);
-	s->tid = gettid_();
-	while (!v.stop) {
-		if (s->spin_until)
-			sleeper_spin(s);
-		if (s->rename) {
-			(void)prctl(PR_SET_NAME, s->name);
-			s->rename = false;
-		} else if (rng_chance(&s->rng, 3)) {
-			char name[16];
-
-			gen_comm(&s->rng, name);
-			(void)prctl(PR_SET_NAME, name);
-		}
-		sleep_usec(1000 + rng_below(&s->rng, 9000));
-	}
-	/* thread exit takes locks in libc and ASan: not as a realtime thread */
-	self_drop_realtime();
-	return NULL;
-}
-
-static int child_read_line(Child *c, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	while (n + 1 < size) {
-		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		ssize_t k;
-
-		if (poll(&p, 1, 10000) <= 0)
-			return -ETIMEDOUT;
-		k = read(c->fd, buf + n, 1);
-		if (k <= 0)
-			return -EPIPE;
-		if (buf[n] == '\n') {
-			buf[n] = 0;
-			return 0;
-		}
-		n++;
-	}
-	return -E2BIG;
-}
-
-static void child_kill(Child *c)
-{
-	if (c->pid <= 0)
-		return;
-	kill(c->pid, SIGKILL);
-	(void)waitpid(c->pid, NULL, 0);
-	c->fd = safe_close(c->fd);
 	pthread_mutex_lock(&v.lock);
-	for (size_t i = 0; i < c->n_tids; i++) {
-		v.dead_tids[v.n_dead_tids++ % DEAD_MAX] = c->tids[i];
+	for (size_t i = 0; i < n_tids; i++) {
+		v.dead_tids[v.n_dead_tids++ % DEAD_MAX] = tids[i];
 		for (size_t j = 0; j < v.n_targets; j++)
-			if (v.targets[j].tid == c->tids[i])
+			if (v.targets[j].tid == tids[i])
 				v.targets[j].alive = false;
 	}
-	v.dead_pids[v.n_dead_pids++ % DEAD_MAX] = c->pid;
+	if (pid > 0)
+		v.dead_pids[v.n_dead_pids++ % DEAD_MAX] = pid;
 	pthread_mutex_unlock(&v.lock);
-	c->pid = 0;
-	c->n_tids = 0;
-}
-
-static int child_start(Child *c)
-{
-	char arg[16], line[128];
-	int fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	snprintf(arg, sizeof(arg), "%u", v.child_threads);
-	pid = fork();
-	if (pid < 0) {
-		safe_close(fds[0]);
-		safe_close(fds[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char *argv[] = { "bus-fuzz", "--victim", arg, NULL };
-
-		dup2(fds[1], STDOUT_FILENO);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	safe_close(fds[1]);
-	*c = (Child){ .pid = pid, .fd = fds[0] };
-	/* "T TID" per thread, main first, then "ready" */
-	for (;;) {
-		int tid;
-
-		if (child_read_line(c, line, sizeof(line)) < 0) {
-			child_kill(c);
-			return -EIO;
-		}
-		if (streq(line, "ready"))
-			break;
-		if (sscanf(line, "T %d", &tid) == 1 && c->n_tids < ELEMENTSOF(c->tids)) {
-			c->tids[c->n_tids++] = tid;
-			register_thread(TARGET_CHILD, pid, tid, -1);
-		}
-	}
-	return 0;
 }
 
 static void *report_tid(void *userdata)
 {
-	return (void *)(intptr_t)gettid_();
+	return (void *)(intptr_t)gettid();
 }
 
 /* A dead pid and a dead tid: a process and a thread that just ended. */
@@ -281,17 +124,15 @@ static void make_dead(void)
 		_exit(0);
 	if (pid > 0) {
 		(void)waitpid(pid, NULL, 0);
-		pthread_mutex_lock(&v.lock);
-		v.dead_pids[v.n_dead_pids++ % DEAD_MAX] = pid;
-		pthread_mutex_unlock(&v.lock);
+		victims_add_dead(pid, NULL, 0);
 	}
 	if (pthread_create(&t, NULL, report_tid, NULL) == 0) {
-		void *tid;
+		void *ret;
+		pid_t tid;
 
-		pthread_join(t, &tid);
-		pthread_mutex_lock(&v.lock);
-		v.dead_tids[v.n_dead_tids++ % DEAD_MAX] = (pid_t)(intptr_t)tid;
-		pthread_mutex_unlock(&v.lock);
+		pthread_join(t, &ret);
+		tid = (pid_t)(intptr_t)ret;
+		victims_add_dead(0, &tid, 1);
 	}
 }
 
@@ -300,46 +141,27 @@ int victims_start(unsigned n_children, unsigned threads_per_child)
 	int r;
 
 	rng_seed(&v.rng, (uint64_t)self_pid, 7777);
-	v.n_children = n_children < CHILDREN_MAX ? n_children : CHILDREN_MAX;
-	v.child_threads =
-		threads_per_child < CHILD_THREADS_MAX ? threads_per_child : CHILD_THREADS_MAX;
 	victims_register_self(TARGET_MAIN);
-	for (int i = 0; i < SLEEPERS; i++) {
-		Sleeper *s = &v.sleepers[i];
-
-		s->index = i;
-		rng_seed(&s->rng, rng_next(&v.rng), 1000 + i);
-		r = pthread_create(&s->thread, NULL, sleeper_main, s);
-		if (r != 0)
-			return -r;
-	}
-	for (int i = 0; i < SLEEPERS; i++)
-		while (!v.sleepers[i].tid)
-			sleep_usec(1000);
-	for (unsigned i = 0; i < v.n_children; i++) {
-		r = child_start(&v.children[i]);
-		if (r < 0)
-			return r;
-	}
+	r = sleepers_start(&v.rng);
+	if (r < 0)
+		return r;
+	r = children_start(n_children, threads_per_child);
+	if (r < 0)
+		return r;
 	make_dead();
 	return 0;
 }
 
 void victims_stop(void)
 {
-	v.stop = true;
-	for (int i = 0; i < SLEEPERS; i++)
-		pthread_join(v.sleepers[i].thread, NULL);
-	for (unsigned i = 0; i < v.n_children; i++)
-		child_kill(&v.children[i]);
+	victims_stopping = true;
+	sleepers_stop();
+	children_stop();
 }
 
 void victims_churn(void)
 {
-	Child *c = &v.children[v.next_child++ % v.n_children];
-
-	child_kill(c);
-	(void)child_start(c);
+	children_churn();
 	make_dead();
 }
 
@@ -492,48 +314,6 @@ bool victims_pick_sys(Rng *r, bool kthread, SysProc *ret)
 	return found;
 }
 
-pid_t victims_pick_sleeper(Rng *r, int *ret_index)
-{
-	int i = (int)rng_below(r, SLEEPERS);
-
-	if (ret_index)
-		*ret_index = i;
-	return v.sleepers[i].tid;
-}
-
-void victims_rename_sleeper(int i, const char name[16])
-{
-	Sleeper *s = &v.sleepers[i];
-
-	if (s->rename)
-		return;
-	memcpy(s->name, name, 16);
-	s->rename = true;
-	/* it wakes at least every 10 ms */
-	for (int k = 0; k < 50 && s->rename; k++)
-		sleep_usec(1000);
-}
-
-pid_t victims_race_sleeper(int i, unsigned ms)
-{
-	Sleeper *s = &v.sleepers[i];
-
-	if (s->spin_until)
-		return 0;
-	s->spin_until = now_usec() + ms * 1000ULL;
-	for (int k = 0; k < 50 && !s->spinning && s->spin_until; k++)
-		sleep_usec(1000);
-	return s->spinning ? s->tid : 0;
-}
-
-void victims_race_wait(int i)
-{
-	Sleeper *s = &v.sleepers[i];
-
-	while (s->spin_until || s->spinning)
-		sleep_usec(1000);
-}
-
 void victims_refresh(void)
 {
 	pthread_mutex_lock(&v.lock);
@@ -551,52 +331,4 @@ void victims_refresh(void)
 			v.targets[n++] = v.targets[i];
 	v.n_targets = n;
 	pthread_mutex_unlock(&v.lock);
-}
-
-/* --victim N: the child process. Its threads take their baselines, it
- * reports their tids, then they sleep and rename themselves until killed. */
-static void *victim_thread(void *userdata)
-{
-	Sleeper *s = userdata;
-
-	set_baseline(s->index);
-	s->tid = gettid_();
-	while (!v.stop) {
-		if (rng_chance(&s->rng, 5)) {
-			char name[16];
-
-			gen_comm(&s->rng, name);
-			(void)prctl(PR_SET_NAME, name);
-		}
-		sleep_usec(1000 + rng_below(&s->rng, 19000));
-	}
-	return NULL;
-}
-
-int victim_main(unsigned n)
-{
-	static Sleeper threads[CHILD_THREADS_MAX];
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
-		return 1;
-	/* the main thread too starts from nice 0 when it may */
-	(void)setpriority(PRIO_PROCESS, 0, 0);
-	printf("T %d\n", (int)getpid());
-	if (n > CHILD_THREADS_MAX)
-		n = CHILD_THREADS_MAX;
-	for (unsigned i = 0; i < n; i++) {
-		threads[i].index = (int)i;
-		rng_seed(&threads[i].rng, (uint64_t)getpid(), i);
-		if (pthread_create(&threads[i].thread, NULL, victim_thread, &threads[i]) != 0)
-			return 1;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		while (!threads[i].tid)
-			sleep_usec(1000);
-		printf("T %d\n", threads[i].tid);
-	}
-	printf("ready\n");
-	fflush(stdout);
-	for (;;)
-		pause();
 }
