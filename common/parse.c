@@ -20,9 +20,7 @@ static bool is_infinity(const char *s)
 	return (s[0] == 'i' && streq(s, "infinity")) || (s[0] == 'u' && streq(s, "unlimited"));
 }
 
-/* Parses a decimal unsigned number at the start of s into *ret and points
- * *ret_end after it. No sign, no leading whitespace, no empty number. */
-static int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end)
+int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char **ret_end)
 {
 	uint64_t v = 0;
 
@@ -31,12 +29,13 @@ static int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end)
 	for (; *s >= '0' && *s <= '9'; s++) {
 		unsigned d = (unsigned)(*s - '0');
 
-		if (v > (UINT64_MAX - d) / 10)
+		if (v > max / 10 || d > max - v * 10)
 			return -ERANGE;
 		v = v * 10 + d;
 	}
 	*ret = v;
-	*ret_end = s;
+	if (ret_end)
+		*ret_end = s;
 	return 0;
 }
 
@@ -83,7 +82,7 @@ int parse_unsigned(const char *s, unsigned *ret)
 	uint64_t v;
 	int r;
 
-	r = parse_u64_prefix(s, &v, &end);
+	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
 	if (r < 0)
 		return r;
 	if (*end != '\0')
@@ -123,7 +122,7 @@ int parse_size(const char *s, uint64_t *ret)
 		*ret = POLICY_INFINITY;
 		return 0;
 	}
-	r = parse_u64_prefix(s, &v, &end);
+	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
@@ -156,7 +155,7 @@ int parse_duration(const char *s, bool bare_usec, uint64_t *ret)
 		*ret = POLICY_INFINITY;
 		return 0;
 	}
-	r = parse_u64_prefix(s, &v, &end);
+	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
 	if (r < 0)
 		return r;
 	if (*end == '\0')

@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The one decimal number parser of realtimed: an unsigned number at the
+ * start of s, digits only (no sign, no blank, no empty number), at most max.
+ * *ret_end, when not NULL, points after its last digit; what follows is the
+ * caller's to check. -EINVAL without a leading digit, -ERANGE above max. */
+int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char **ret_end);
+
 int parse_boolean(const char *s, bool *ret);
 int parse_unsigned(const char *s, unsigned *ret);
 /* SCHED_FIFO/RR priority 1..99; "0" allowed when allow_zero (no realtime). */

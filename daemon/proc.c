@@ -11,24 +11,8 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "parse.h"
 #include "proc.h"
-
-static int parse_u64(const char *s, const char **ret_end, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -errno;
-	*ret = v;
-	if (ret_end)
-		*ret_end = end;
-	return 0;
-}
 
 int proc_parse_stat_start_time(const char *line, uint64_t *ret)
 {
@@ -50,7 +34,7 @@ int proc_parse_stat_start_time(const char *line, uint64_t *ret)
 	}
 	while (*p == ' ')
 		p++;
-	r = parse_u64(p, NULL, &v);
+	r = parse_decimal_prefix(p, UINT64_MAX, &v, NULL);
 	if (r < 0)
 		return r;
 	*ret = v;
@@ -70,11 +54,9 @@ int proc_parse_status_uids(const char *text, ProcUids *ret)
 			for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
 				while (*v == '\t' || *v == ' ')
 					v++;
-				r = parse_u64(v, &v, &ids[i]);
+				r = parse_decimal_prefix(v, UINT32_MAX, &ids[i], &v);
 				if (r < 0)
 					return r;
-				if (ids[i] > UINT32_MAX)
-					return -ERANGE;
 			}
 			*ret = (ProcUids){ (uid_t)ids[0], (uid_t)ids[1], (uid_t)ids[2] };
 			return 0;
@@ -95,7 +77,7 @@ static int parse_limit_value(const char *s, const char **ret_end, uint64_t *ret)
 		*ret_end = v;
 		return 0;
 	}
-	return parse_u64(s, ret_end, ret);
+	return parse_decimal_prefix(s, UINT64_MAX, ret, ret_end);
 }
 
 int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard)

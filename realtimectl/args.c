@@ -10,21 +10,20 @@
 
 #include "args.h"
 #include "macro.h"
+#include "parse.h"
 
-/* Strict unsigned decimal: digits only, no sign, no spaces, no overflow. */
+/* The whole of s[0..len) as a decimal number of at most max. */
 static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
 {
-	uint64_t v = 0;
+	const char *end;
+	uint64_t v;
+	int r;
 
-	if (len == 0)
+	r = parse_decimal_prefix(s, max, &v, &end);
+	if (r < 0)
+		return r;
+	if (end != s + len)
 		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
 	*ret = v;
 	return 0;
 }
@@ -82,23 +81,4 @@ int args_parse_user(const char *s, uid_t *ret_uid)
 	if (r == ENOMEM || r == ERANGE)
 		return -r;
 	return -ESRCH;
-}
-
-int args_parse_int(const char *s, int min, int max, int *ret)
-{
-	char *end;
-	long v;
-
-	if (isempty(s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (*end || end == s || s[0] == ' ' || s[0] == '\t' || s[0] == '+')
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*ret = (int)v;
-	return 0;
 }
