@@ -55,43 +55,478 @@ typedef enum SectionKind {
 	_SECTION_KIND_INVALID = -EINVAL,
 } SectionKind;
 
-typedef enum DaemonKey {
-	DAEMON_RTKIT_COMPAT,
-	DAEMON_POLKIT,
-	DAEMON_USERS_MAX,
-	DAEMON_THREADS_PER_USER_MAX,
-	DAEMON_PROCESSES_PER_USER_MAX,
-	DAEMON_BURST_SEC,
-	DAEMON_ACTIONS_PER_BURST,
-	DAEMON_CANARY,
-	DAEMON_CANARY_WATCHDOG_SEC,
-	DAEMON_CANARY_REFUSE_SEC,
-	_DAEMON_KEY_MAX,
-	_DAEMON_KEY_INVALID = -EINVAL,
-} DaemonKey;
+/* A value as a key's parser gives it, typed by the key's table entry. */
+typedef union PolicyValue {
+	int i;
+	unsigned u;
+	uint64_t u64;
+	bool b;
+} PolicyValue;
 
-static const char *const policy_key_table[_POLICY_KEY_MAX] = {
-	[POLICY_KEY_REALTIME_PRIORITY] = "RealtimePriority",
-	[POLICY_KEY_POLICIES] = "Policies",
-	[POLICY_KEY_NICE] = "Nice",
-	[POLICY_KEY_MEMLOCK] = "MemLock",
-	[POLICY_KEY_RTTIME] = "RTTime",
-	[POLICY_KEY_CAPABILITIES] = "Capabilities",
-	[POLICY_KEY_COMPAT_POLICY] = "CompatPolicy",
+typedef enum PolicyValueType {
+	POLICY_VALUE_INT,
+	POLICY_VALUE_UNSIGNED,
+	POLICY_VALUE_U64,
+	POLICY_VALUE_BOOL,
+} PolicyValueType;
+
+/* Which of two values of a key is the more generous, when several [Group]
+ * sections (or a user's [User NAME] and [User #UID]) set it: realtime.conf(5),
+ * EVALUATION. */
+typedef enum PolicyMerge {
+	POLICY_MERGE_HIGHEST, /* the higher number (infinity is the highest) */
+	POLICY_MERGE_LOWEST,  /* the lower number: Nice= */
+	POLICY_MERGE_UNION,   /* a set of bits: every section's bits together */
+	POLICY_MERGE_FIFO,    /* fifo over rr */
+} PolicyMerge;
+
+/* One key of a section: everything the library knows about it, so that a
+ * new key is one entry here (and its line in realtime.conf(5)). The idea
+ * is systemd's ConfigTableItem: the parser, the loader, the evaluation and
+ * the formatter walk the table instead of switching over keys. */
+typedef struct PolicyItem {
+	const char *name;
+	PolicyValueType type; /* of the field at offset */
+	size_t offset;	      /* in PolicyGrant, or PolicyDaemon for [Daemon] */
+	int (*parse)(const char *s, PolicyValue *ret);
+	const char *expect;  /* a valid value, for "invalid value ...: expected %s" */
+	PolicyValue initial; /* before any file sets the key */
+	/* PolicyGrant keys only: */
+	PolicyMerge merge;
+	int (*format)(const PolicyValue *v, char *buf, size_t size);
+} PolicyItem;
+
+static int parse_realtime_priority(const char *s, PolicyValue *ret)
+{
+	return parse_priority(s, true, &ret->i);
+}
+
+static int parse_policies_value(const char *s, PolicyValue *ret)
+{
+	return parse_policies(s, &ret->u);
+}
+
+static int parse_nice_value(const char *s, PolicyValue *ret)
+{
+	return parse_nice(s, &ret->i);
+}
+
+static int parse_size_value(const char *s, PolicyValue *ret)
+{
+	return parse_size(s, &ret->u64);
+}
+
+/* RTTime=: a bare number is microseconds, as in limits.conf */
+static int parse_rttime(const char *s, PolicyValue *ret)
+{
+	return parse_duration(s, true, &ret->u64);
+}
+
+static int parse_capabilities_value(const char *s, PolicyValue *ret)
+{
+	return parse_capabilities(s, &ret->u64);
+}
+
+/* CompatPolicy=: exactly one of fifo and rr */
+static int parse_compat_policy(const char *s, PolicyValue *ret)
+{
+	unsigned u;
+
+	if (parse_policies(s, &u) < 0 || (u != POLICY_SCHED_FIFO && u != POLICY_SCHED_RR))
+		return -EINVAL;
+	ret->u = u;
+	return 0;
+}
+
+static int parse_boolean_value(const char *s, PolicyValue *ret)
+{
+	return parse_boolean(s, &ret->b);
+}
+
+/* The [Daemon] counts: 0 would refuse everything, more than a million is
+ * no limit at all. */
+static int parse_count(const char *s, PolicyValue *ret)
+{
+	unsigned u;
+
+	if (parse_unsigned(s, &u) < 0 || u < 1 || u > 1000000)
+		return -EINVAL;
+	ret->u = u;
+	return 0;
+}
+
+/* The [Daemon] durations: a bare number is seconds, as the names say. */
+static int parse_daemon_duration(const char *s, PolicyValue *ret)
+{
+	uint64_t v;
+
+	if (parse_duration(s, false, &v) < 0 || v < 1000 || v > 3600ULL * 1000000ULL)
+		return -EINVAL;
+	ret->u64 = v;
+	return 0;
+}
+
+static int format_int(const PolicyValue *v, char *buf, size_t size)
+{
+	int l = snprintf(buf, size, "%d", v->i);
+
+	return l < 0 || (size_t)l >= size ? -ENOBUFS : 0;
+}
+
+/* v as a number of the largest unit that divides it exactly: "64M", "200ms". */
+static int format_scaled(char *buf, size_t size, uint64_t v, const uint64_t *factors,
+			 const char *const *suffixes, size_t n)
+{
+	int l;
+
+	if (v == POLICY_INFINITY)
+		l = snprintf(buf, size, "infinity");
+	else {
+		size_t i = 0;
+
+		while (i + 1 < n && v != 0 && v % factors[i + 1] == 0)
+			i++;
+		l = snprintf(buf, size, "%" PRIu64 "%s", v / factors[i], suffixes[i]);
+	}
+	return l < 0 || (size_t)l >= size ? -ENOBUFS : 0;
+}
+
+static int format_size(const PolicyValue *v, char *buf, size_t size)
+{
+	static const uint64_t factors[] = { 1, 1ULL << 10, 1ULL << 20, 1ULL << 30 };
+	static const char *const suffixes[] = { "", "K", "M", "G" };
+
+	return format_scaled(buf, size, v->u64, factors, suffixes, ELEMENTSOF(factors));
+}
+
+static int format_duration(const PolicyValue *v, char *buf, size_t size)
+{
+	static const uint64_t factors[] = { 1, 1000, 1000000 };
+	static const char *const suffixes[] = { "us", "ms", "s" };
+
+	return format_scaled(buf, size, v->u64, factors, suffixes, ELEMENTSOF(factors));
+}
+
+/* The words of the bits set in mask, space-separated, in table order. */
+static int format_words(char *buf, size_t size, uint64_t mask, const uint64_t *bits,
+			const char *const *words, size_t n)
+{
+	size_t used = 0;
+
+	if (size == 0)
+		return -ENOBUFS;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		int l;
+
+		if (!(mask & bits[i]))
+			continue;
+		l = snprintf(buf + used, size - used, "%s%s", used ? " " : "", words[i]);
+		if (l < 0 || (size_t)l >= size - used)
+			return -ENOBUFS;
+		used += l;
+	}
+	return 0;
+}
+
+static int format_policies(const PolicyValue *v, char *buf, size_t size)
+{
+	static const uint64_t bits[] = { POLICY_SCHED_FIFO, POLICY_SCHED_RR };
+	static const char *const words[] = { "fifo", "rr" };
+
+	return format_words(buf, size, v->u, bits, words, ELEMENTSOF(bits));
+}
+
+static int format_capabilities(const PolicyValue *v, char *buf, size_t size)
+{
+	static const uint64_t bits[] = { 1ULL << CAP_SYS_NICE, 1ULL << CAP_IPC_LOCK };
+	static const char *const words[] = { "sys_nice", "ipc_lock" };
+
+	return format_words(buf, size, v->u64, bits, words, ELEMENTSOF(bits));
+}
+
+#define GRANT_FIELD(field, t) .type = t, .offset = offsetof(PolicyGrant, field)
+#define DAEMON_FIELD(field, t) .type = t, .offset = offsetof(PolicyDaemon, field)
+
+/* The keys of [Default], [Group] and [User], in realtime.conf(5)'s order. */
+static const PolicyItem policy_keys[_POLICY_KEY_MAX] = {
+	[POLICY_KEY_REALTIME_PRIORITY] = {
+		.name = "RealtimePriority",
+		GRANT_FIELD(realtime_priority, POLICY_VALUE_INT),
+		.parse = parse_realtime_priority,
+		.expect = "a priority from 0 (no realtime) to 99",
+		.merge = POLICY_MERGE_HIGHEST,
+		.format = format_int,
+	},
+	[POLICY_KEY_POLICIES] = {
+		.name = "Policies",
+		GRANT_FIELD(policies, POLICY_VALUE_UNSIGNED),
+		.parse = parse_policies_value,
+		.expect = "scheduling policies: fifo, rr, or both",
+		.merge = POLICY_MERGE_UNION,
+		.format = format_policies,
+	},
+	[POLICY_KEY_NICE] = {
+		.name = "Nice",
+		GRANT_FIELD(nice, POLICY_VALUE_INT),
+		.parse = parse_nice_value,
+		.expect = "a nice level from -20 to 19",
+		.merge = POLICY_MERGE_LOWEST,
+		.format = format_int,
+	},
+	[POLICY_KEY_MEMLOCK] = {
+		.name = "MemLock",
+		GRANT_FIELD(memlock, POLICY_VALUE_U64),
+		.parse = parse_size_value,
+		.expect = "a size such as 65536, 64K, 64M, 1G, or infinity",
+		.merge = POLICY_MERGE_HIGHEST,
+		.format = format_size,
+	},
+	[POLICY_KEY_RTTIME] = {
+		.name = "RTTime",
+		GRANT_FIELD(rttime_usec, POLICY_VALUE_U64),
+		.parse = parse_rttime,
+		.expect = "a duration such as 200000 (microseconds), 500us, 200ms, 2s, or infinity",
+		.merge = POLICY_MERGE_HIGHEST,
+		.format = format_duration,
+	},
+	[POLICY_KEY_CAPABILITIES] = {
+		.name = "Capabilities",
+		GRANT_FIELD(capabilities, POLICY_VALUE_U64),
+		.parse = parse_capabilities_value,
+		.expect = "capability names: sys_nice, ipc_lock (or nothing)",
+		.merge = POLICY_MERGE_UNION,
+		.format = format_capabilities,
+	},
+	[POLICY_KEY_COMPAT_POLICY] = {
+		.name = "CompatPolicy",
+		GRANT_FIELD(compat_policy, POLICY_VALUE_UNSIGNED),
+		.parse = parse_compat_policy,
+		.expect = "fifo or rr",
+		.initial = { .u = POLICY_SCHED_RR },
+		.merge = POLICY_MERGE_FIFO,
+		.format = format_policies,
+	},
 };
 
-static const char *const daemon_key_table[_DAEMON_KEY_MAX] = {
-	[DAEMON_RTKIT_COMPAT] = "RtkitCompat",
-	[DAEMON_POLKIT] = "Polkit",
-	[DAEMON_USERS_MAX] = "UsersMax",
-	[DAEMON_THREADS_PER_USER_MAX] = "ThreadsPerUserMax",
-	[DAEMON_PROCESSES_PER_USER_MAX] = "ProcessesPerUserMax",
-	[DAEMON_BURST_SEC] = "BurstSec",
-	[DAEMON_ACTIONS_PER_BURST] = "ActionsPerBurst",
-	[DAEMON_CANARY] = "Canary",
-	[DAEMON_CANARY_WATCHDOG_SEC] = "CanaryWatchdogSec",
-	[DAEMON_CANARY_REFUSE_SEC] = "CanaryRefuseSec",
+/* The keys of [Daemon], with DESIGN.md's defaults. */
+static const PolicyItem daemon_keys[] = {
+	{
+		.name = "RtkitCompat",
+		DAEMON_FIELD(rtkit_compat, POLICY_VALUE_BOOL),
+		.parse = parse_boolean_value,
+		.expect = "yes or no",
+		.initial = { .b = true },
+	},
+	{
+		.name = "Polkit",
+		DAEMON_FIELD(polkit, POLICY_VALUE_BOOL),
+		.parse = parse_boolean_value,
+		.expect = "yes or no",
+		.initial = { .b = true },
+	},
+	{
+		.name = "UsersMax",
+		DAEMON_FIELD(users_max, POLICY_VALUE_UNSIGNED),
+		.parse = parse_count,
+		.expect = "a whole number from 1 to 1000000",
+		.initial = { .u = 2048 },
+	},
+	{
+		.name = "ThreadsPerUserMax",
+		DAEMON_FIELD(threads_per_user_max, POLICY_VALUE_UNSIGNED),
+		.parse = parse_count,
+		.expect = "a whole number from 1 to 1000000",
+		.initial = { .u = 64 },
+	},
+	{
+		.name = "ProcessesPerUserMax",
+		DAEMON_FIELD(processes_per_user_max, POLICY_VALUE_UNSIGNED),
+		.parse = parse_count,
+		.expect = "a whole number from 1 to 1000000",
+		.initial = { .u = 32 },
+	},
+	{
+		.name = "BurstSec",
+		DAEMON_FIELD(burst_usec, POLICY_VALUE_U64),
+		.parse = parse_daemon_duration,
+		.expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from 1ms "
+			  "to 1h",
+		.initial = { .u64 = 20ULL * 1000000ULL },
+	},
+	{
+		.name = "ActionsPerBurst",
+		DAEMON_FIELD(actions_per_burst, POLICY_VALUE_UNSIGNED),
+		.parse = parse_count,
+		.expect = "a whole number from 1 to 1000000",
+		.initial = { .u = 100 },
+	},
+	{
+		.name = "Canary",
+		DAEMON_FIELD(canary, POLICY_VALUE_BOOL),
+		.parse = parse_boolean_value,
+		.expect = "yes or no",
+		.initial = { .b = true },
+	},
+	{
+		.name = "CanaryWatchdogSec",
+		DAEMON_FIELD(canary_watchdog_usec, POLICY_VALUE_U64),
+		.parse = parse_daemon_duration,
+		.expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from 1ms "
+			  "to 1h",
+		.initial = { .u64 = 2ULL * 1000000ULL },
+	},
+	{
+		.name = "CanaryRefuseSec",
+		DAEMON_FIELD(canary_refuse_usec, POLICY_VALUE_U64),
+		.parse = parse_daemon_duration,
+		.expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from 1ms "
+			  "to 1h",
+		.initial = { .u64 = 60ULL * 1000000ULL },
+	},
 };
+
+/* The entry named s in table, or NULL. */
+static const PolicyItem *item_lookup(const PolicyItem *table, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		/* first characters first: most names differ there */
+		if (s[0] == table[i].name[0] && streq(s, table[i].name))
+			return &table[i];
+	return NULL;
+}
+
+static void value_load(const PolicyItem *it, const void *base, PolicyValue *ret)
+{
+	const void *field = (const char *)base + it->offset;
+
+	switch (it->type) {
+	case POLICY_VALUE_INT:
+		ret->i = *(const int *)field;
+		break;
+	case POLICY_VALUE_UNSIGNED:
+		ret->u = *(const unsigned *)field;
+		break;
+	case POLICY_VALUE_U64:
+		ret->u64 = *(const uint64_t *)field;
+		break;
+	case POLICY_VALUE_BOOL:
+		ret->b = *(const bool *)field;
+		break;
+	}
+}
+
+static void value_store(const PolicyItem *it, void *base, const PolicyValue *v)
+{
+	void *field = (char *)base + it->offset;
+
+	switch (it->type) {
+	case POLICY_VALUE_INT:
+		*(int *)field = v->i;
+		break;
+	case POLICY_VALUE_UNSIGNED:
+		*(unsigned *)field = v->u;
+		break;
+	case POLICY_VALUE_U64:
+		*(uint64_t *)field = v->u64;
+		break;
+	case POLICY_VALUE_BOOL:
+		*(bool *)field = v->b;
+		break;
+	}
+}
+
+/* Every key of table at its initial value. */
+static void values_init(const PolicyItem *table, size_t n, void *base)
+{
+	for (size_t i = 0; i < n; i++)
+		value_store(&table[i], base, &table[i].initial);
+}
+
+/* -1, 0 or 1 as a is below, equal to or above b. */
+static int value_compare(PolicyValueType type, const PolicyValue *a, const PolicyValue *b)
+{
+	switch (type) {
+	case POLICY_VALUE_INT:
+		return (a->i > b->i) - (a->i < b->i);
+	case POLICY_VALUE_UNSIGNED:
+		return (a->u > b->u) - (a->u < b->u);
+	case POLICY_VALUE_U64:
+		return (a->u64 > b->u64) - (a->u64 < b->u64);
+	case POLICY_VALUE_BOOL:
+		return (int)a->b - (int)b->b;
+	}
+	return 0;
+}
+
+static uint64_t value_bits(PolicyValueType type, const PolicyValue *v)
+{
+	return type == POLICY_VALUE_U64 ? v->u64 : v->u;
+}
+
+/* Adds the bits of b to a. */
+static void value_union(PolicyValueType type, PolicyValue *a, const PolicyValue *b)
+{
+	if (type == POLICY_VALUE_U64)
+		a->u64 |= b->u64;
+	else
+		a->u |= b->u;
+}
+
+/* Is a more generous than b under the key's merge rule? */
+static bool value_more_generous(const PolicyItem *it, const PolicyValue *a, const PolicyValue *b)
+{
+	switch (it->merge) {
+	case POLICY_MERGE_HIGHEST:
+		return value_compare(it->type, a, b) > 0;
+	case POLICY_MERGE_LOWEST:
+		return value_compare(it->type, a, b) < 0;
+	case POLICY_MERGE_UNION:
+		return (value_bits(it->type, a) | value_bits(it->type, b)) !=
+		       value_bits(it->type, b);
+	case POLICY_MERGE_FIFO:
+		return a->u == POLICY_SCHED_FIFO && b->u != POLICY_SCHED_FIFO;
+	}
+	return false;
+}
+
+/* Sets key k of g to v, from src. */
+static void grant_set(PolicyGrant *g, PolicyKey k, const PolicyValue *v, PolicySource src)
+{
+	value_store(&policy_keys[k], g, v);
+	g->set[k] = true;
+	g->source[k] = src;
+}
+
+const char *policy_key_to_string(PolicyKey k)
+{
+	if (k < 0 || k >= _POLICY_KEY_MAX)
+		return NULL;
+	return policy_keys[k].name;
+}
+
+PolicyKey policy_key_from_string(const char *s)
+{
+	const PolicyItem *it = item_lookup(policy_keys, _POLICY_KEY_MAX, s);
+
+	return it ? (PolicyKey)(it - policy_keys) : _POLICY_KEY_INVALID;
+}
+
+/* "RealtimePriority, Policies, ... or CompatPolicy", for an error. */
+static void key_names_format(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < _POLICY_KEY_MAX; k++) {
+		const char *sep = k == 0 ? "" : k + 1 < _POLICY_KEY_MAX ? ", " : " or ";
+		int l = snprintf(buf + used, size - used, "%s%s", sep, policy_keys[k].name);
+
+		if (l < 0 || (size_t)l >= size - used)
+			return;
+		used += l;
+	}
+}
 
 /* A [Default], [Group X] or [User X] section, merged over all files. */
 typedef struct Section {
@@ -145,16 +580,11 @@ struct PolicyUser {
 /* One parsed "Key=value" line of a file that is still being checked. */
 typedef struct Assignment {
 	SectionKind kind;
-	char *section; /* "Group audio" etc. as normalized */
-	char *target;  /* group/user name or "#N"; IRQ pattern for [IRQ] */
-	int key;       /* PolicyKey or DaemonKey */
+	char *section;		/* "Group audio" etc. as normalized */
+	char *target;		/* group/user name or "#N"; IRQ pattern for [IRQ] */
+	const PolicyItem *item; /* the key; NULL in [IRQ] */
 	unsigned line;
-	union {
-		int i;
-		unsigned u;
-		uint64_t u64;
-		bool b;
-	} v;
+	PolicyValue v;
 } Assignment;
 
 /* The state of one file being parsed. Names are cut out of the file's
@@ -174,29 +604,6 @@ typedef struct FileParse {
 	char *error; /* the first problem; parsing stops there */
 	bool oom;
 } FileParse;
-
-const char *policy_key_to_string(PolicyKey k)
-{
-	if (k < 0 || k >= _POLICY_KEY_MAX)
-		return NULL;
-	return policy_key_table[k];
-}
-
-PolicyKey policy_key_from_string(const char *s)
-{
-	for (int k = 0; k < _POLICY_KEY_MAX; k++)
-		if (s[0] == policy_key_table[k][0] && streq(s, policy_key_table[k]))
-			return k;
-	return _POLICY_KEY_INVALID;
-}
-
-static DaemonKey daemon_key_from_string(const char *s)
-{
-	for (int k = 0; k < _DAEMON_KEY_MAX; k++)
-		if (streq(s, daemon_key_table[k]))
-			return k;
-	return _DAEMON_KEY_INVALID;
-}
 
 static void file_parse_done(FileParse *fp)
 {
@@ -287,73 +694,6 @@ static SectionKind section_parse(const char *section, const char **ret_target)
 		return table[i].kind;
 	}
 	return _SECTION_KIND_INVALID;
-}
-
-static int policy_key_parse(PolicyKey k, const char *value, Assignment *a, const char **ret_expect)
-{
-	switch (k) {
-	case POLICY_KEY_REALTIME_PRIORITY:
-		*ret_expect = "a priority from 0 (no realtime) to 99";
-		return parse_priority(value, true, &a->v.i);
-	case POLICY_KEY_POLICIES:
-		*ret_expect = "scheduling policies: fifo, rr, or both";
-		return parse_policies(value, &a->v.u);
-	case POLICY_KEY_NICE:
-		*ret_expect = "a nice level from -20 to 19";
-		return parse_nice(value, &a->v.i);
-	case POLICY_KEY_MEMLOCK:
-		*ret_expect = "a size such as 65536, 64K, 64M, 1G, or infinity";
-		return parse_size(value, &a->v.u64);
-	case POLICY_KEY_RTTIME:
-		*ret_expect =
-			"a duration such as 200000 (microseconds), 500us, 200ms, 2s, or infinity";
-		return parse_duration(value, true, &a->v.u64);
-	case POLICY_KEY_CAPABILITIES:
-		*ret_expect = "capability names: sys_nice, ipc_lock (or nothing)";
-		return parse_capabilities(value, &a->v.u64);
-	case POLICY_KEY_COMPAT_POLICY:
-		*ret_expect = "fifo or rr";
-		if (parse_policies(value, &a->v.u) < 0 ||
-		    (a->v.u != POLICY_SCHED_FIFO && a->v.u != POLICY_SCHED_RR))
-			return -EINVAL;
-		return 0;
-	case _POLICY_KEY_MAX:
-	case _POLICY_KEY_INVALID:
-		break;
-	}
-	return -EINVAL;
-}
-
-static int daemon_key_parse(DaemonKey k, const char *value, Assignment *a, const char **ret_expect)
-{
-	switch (k) {
-	case DAEMON_RTKIT_COMPAT:
-	case DAEMON_POLKIT:
-	case DAEMON_CANARY:
-		*ret_expect = "yes or no";
-		return parse_boolean(value, &a->v.b);
-	case DAEMON_USERS_MAX:
-	case DAEMON_THREADS_PER_USER_MAX:
-	case DAEMON_PROCESSES_PER_USER_MAX:
-	case DAEMON_ACTIONS_PER_BURST:
-		*ret_expect = "a whole number from 1 to 1000000";
-		if (parse_unsigned(value, &a->v.u) < 0 || a->v.u < 1 || a->v.u > 1000000)
-			return -EINVAL;
-		return 0;
-	case DAEMON_BURST_SEC:
-	case DAEMON_CANARY_WATCHDOG_SEC:
-	case DAEMON_CANARY_REFUSE_SEC:
-		*ret_expect = "a duration such as 2, 500ms or 1s (a bare number is seconds), from "
-			      "1ms to 1h";
-		if (parse_duration(value, false, &a->v.u64) < 0 || a->v.u64 < 1000 ||
-		    a->v.u64 > 3600ULL * 1000000ULL)
-			return -EINVAL;
-		return 0;
-	case _DAEMON_KEY_MAX:
-	case _DAEMON_KEY_INVALID:
-		break;
-	}
-	return -EINVAL;
 }
 
 /* Does a [User] or [Group] section (by id or by name) match the user? One
@@ -499,28 +839,25 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 
 	switch (a.kind) {
 	case SECTION_DAEMON:
-		a.key = daemon_key_from_string(s);
-		if (a.key < 0)
+		a.item = item_lookup(daemon_keys, ELEMENTSOF(daemon_keys), s);
+		if (!a.item)
 			return file_parse_fail(fp, "unknown key '%s' in section [Daemon]", s);
-		r = daemon_key_parse(a.key, value, &a, &expect);
 		break;
 	case SECTION_DEFAULT:
 	case SECTION_GROUP:
 	case SECTION_USER:
-		a.key = policy_key_from_string(s);
-		if (a.key < 0)
-			return file_parse_fail(
-				fp,
-				"unknown key '%s' in section [%s]; expected RealtimePriority, "
-				"Policies, Nice, MemLock, RTTime, Capabilities or CompatPolicy",
-				s, fp->section);
-		r = policy_key_parse(a.key, value, &a, &expect);
+		a.item = item_lookup(policy_keys, _POLICY_KEY_MAX, s);
+		if (!a.item) {
+			char names[256];
+
+			key_names_format(names, sizeof(names));
+			return file_parse_fail(fp, "unknown key '%s' in section [%s]; expected %s",
+					       s, fp->section, names);
+		}
 		break;
 	case SECTION_IRQ:
 		if (*s == '\0')
 			return file_parse_fail(fp, "missing IRQ name pattern before '='");
-		expect = "a SCHED_FIFO priority from 1 to 99";
-		r = parse_priority(value, false, &a.v.i);
 		break;
 	case _SECTION_KIND_MAX:
 	case _SECTION_KIND_INVALID:
@@ -528,6 +865,13 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 		/* unreachable: a header that parses has a kind; never accept
 		 * half a file if that ever changes */
 		return file_parse_fail(fp, "key '%s' in a section of unknown kind", s);
+	}
+	if (a.item) {
+		expect = a.item->expect;
+		r = a.item->parse(value, &a.v);
+	} else {
+		expect = "a SCHED_FIFO priority from 1 to 99";
+		r = parse_priority(value, false, &a.v.i);
 	}
 	if (r < 0)
 		return file_parse_fail(fp, "invalid value '%s' for %s: expected %s", value, s,
@@ -711,7 +1055,7 @@ static Section *section_new(Policy *p, SectionKind kind, const char *section, co
 		return NULL;
 	names = (char *)(s + 1);
 	s->kind = kind;
-	s->values.compat_policy = POLICY_SCHED_RR;
+	values_init(policy_keys, _POLICY_KEY_MAX, &s->values);
 	s->display = memcpy(names, section, ld);
 	s->numeric = numeric;
 	s->id = id;
@@ -800,77 +1144,6 @@ static int policy_get_section(Policy *p, const Assignment *a, Section **ret)
 	return 0;
 }
 
-static void grant_set(PolicyGrant *g, PolicyKey k, const Assignment *a, PolicySource src)
-{
-	switch (k) {
-	case POLICY_KEY_REALTIME_PRIORITY:
-		g->realtime_priority = a->v.i;
-		break;
-	case POLICY_KEY_POLICIES:
-		g->policies = a->v.u;
-		break;
-	case POLICY_KEY_NICE:
-		g->nice = a->v.i;
-		break;
-	case POLICY_KEY_MEMLOCK:
-		g->memlock = a->v.u64;
-		break;
-	case POLICY_KEY_RTTIME:
-		g->rttime_usec = a->v.u64;
-		break;
-	case POLICY_KEY_CAPABILITIES:
-		g->capabilities = a->v.u64;
-		break;
-	case POLICY_KEY_COMPAT_POLICY:
-		g->compat_policy = a->v.u;
-		break;
-	case _POLICY_KEY_MAX:
-	case _POLICY_KEY_INVALID:
-		return;
-	}
-	g->set[k] = true;
-	g->source[k] = src;
-}
-
-static void daemon_set(PolicyDaemon *d, DaemonKey k, const Assignment *a)
-{
-	switch (k) {
-	case DAEMON_RTKIT_COMPAT:
-		d->rtkit_compat = a->v.b;
-		break;
-	case DAEMON_POLKIT:
-		d->polkit = a->v.b;
-		break;
-	case DAEMON_USERS_MAX:
-		d->users_max = a->v.u;
-		break;
-	case DAEMON_THREADS_PER_USER_MAX:
-		d->threads_per_user_max = a->v.u;
-		break;
-	case DAEMON_PROCESSES_PER_USER_MAX:
-		d->processes_per_user_max = a->v.u;
-		break;
-	case DAEMON_BURST_SEC:
-		d->burst_usec = a->v.u64;
-		break;
-	case DAEMON_ACTIONS_PER_BURST:
-		d->actions_per_burst = a->v.u;
-		break;
-	case DAEMON_CANARY:
-		d->canary = a->v.b;
-		break;
-	case DAEMON_CANARY_WATCHDOG_SEC:
-		d->canary_watchdog_usec = a->v.u64;
-		break;
-	case DAEMON_CANARY_REFUSE_SEC:
-		d->canary_refuse_usec = a->v.u64;
-		break;
-	case _DAEMON_KEY_MAX:
-	case _DAEMON_KEY_INVALID:
-		break;
-	}
-}
-
 static int policy_set_irq(Policy *p, const Assignment *a, PolicySource src)
 {
 	IrqRule *n;
@@ -917,7 +1190,7 @@ static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 
 		switch (a->kind) {
 		case SECTION_DAEMON:
-			daemon_set(&p->daemon, a->key, a);
+			value_store(a->item, &p->daemon, &a->v);
 			break;
 		case SECTION_IRQ:
 			src.section = "IRQ";
@@ -936,7 +1209,7 @@ static int policy_apply(Policy *p, const char *file, const FileParse *fp)
 				last_header = a->section;
 			}
 			src.section = s->display;
-			grant_set(&s->values, a->key, a, src);
+			grant_set(&s->values, (PolicyKey)(a->item - policy_keys), &a->v, src);
 			break;
 		case _SECTION_KIND_MAX:
 		case _SECTION_KIND_INVALID:
@@ -1154,18 +1427,7 @@ static int policy_new(Policy **ret)
 	if (!p)
 		return -ENOMEM;
 	p->euid = geteuid();
-	p->daemon = (PolicyDaemon){
-		.rtkit_compat = true,
-		.polkit = true,
-		.users_max = 2048,
-		.threads_per_user_max = 64,
-		.processes_per_user_max = 32,
-		.burst_usec = 20ULL * 1000000ULL,
-		.actions_per_burst = 100,
-		.canary = true,
-		.canary_watchdog_usec = 2ULL * 1000000ULL,
-		.canary_refuse_usec = 60ULL * 1000000ULL,
-	};
+	values_init(daemon_keys, ELEMENTSOF(daemon_keys), &p->daemon);
 	r = policy_reserve_sections(p, 1);
 	if (r >= 0) {
 		p->sections[0] = section_new(p, SECTION_DEFAULT, "Default", NULL);
@@ -1427,91 +1689,40 @@ const PolicyIrqRule *policy_irq_match(const Policy *p, const char *action_name)
 	return NULL;
 }
 
-/* Is a more generous than b for key k? */
-static bool grant_more_generous(const PolicyGrant *a, const PolicyGrant *b, PolicyKey k)
-{
-	switch (k) {
-	case POLICY_KEY_REALTIME_PRIORITY:
-		return a->realtime_priority > b->realtime_priority;
-	case POLICY_KEY_POLICIES:
-		return (a->policies | b->policies) != b->policies;
-	case POLICY_KEY_NICE:
-		return a->nice < b->nice;
-	case POLICY_KEY_MEMLOCK:
-		return a->memlock > b->memlock;
-	case POLICY_KEY_RTTIME:
-		return a->rttime_usec > b->rttime_usec;
-	case POLICY_KEY_CAPABILITIES:
-		return (a->capabilities | b->capabilities) != b->capabilities;
-	case POLICY_KEY_COMPAT_POLICY:
-		return a->compat_policy == POLICY_SCHED_FIFO &&
-		       b->compat_policy != POLICY_SCHED_FIFO;
-	case _POLICY_KEY_MAX:
-	case _POLICY_KEY_INVALID:
-		break;
-	}
-	return false;
-}
-
-/* Copies key k (value and source) from src to dst. */
-static void grant_copy_key(PolicyGrant *dst, const PolicyGrant *src, PolicyKey k)
-{
-	switch (k) {
-	case POLICY_KEY_REALTIME_PRIORITY:
-		dst->realtime_priority = src->realtime_priority;
-		break;
-	case POLICY_KEY_POLICIES:
-		dst->policies = src->policies;
-		break;
-	case POLICY_KEY_NICE:
-		dst->nice = src->nice;
-		break;
-	case POLICY_KEY_MEMLOCK:
-		dst->memlock = src->memlock;
-		break;
-	case POLICY_KEY_RTTIME:
-		dst->rttime_usec = src->rttime_usec;
-		break;
-	case POLICY_KEY_CAPABILITIES:
-		dst->capabilities = src->capabilities;
-		break;
-	case POLICY_KEY_COMPAT_POLICY:
-		dst->compat_policy = src->compat_policy;
-		break;
-	case _POLICY_KEY_MAX:
-	case _POLICY_KEY_INVALID:
-		return;
-	}
-	dst->set[k] = src->set[k];
-	dst->source[k] = src->source[k];
-}
-
 /* Merges section values s into acc, keeping the most generous value of each
  * key. Policies and Capabilities are sets: their union is the most generous,
  * and the source named is the section that added the most. */
 static void grant_merge_generous(PolicyGrant *acc, const PolicyGrant *s)
 {
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
-		unsigned policies = acc->policies | s->policies;
-		uint64_t caps = acc->capabilities | s->capabilities;
-		bool was_set = acc->set[k];
+		const PolicyItem *it = &policy_keys[k];
+		PolicyValue mine, theirs;
 
-		if (!s->set[k] || (was_set && !grant_more_generous(s, acc, k)))
+		if (!s->set[k])
 			continue;
-		grant_copy_key(acc, s, k);
-		if (was_set && k == POLICY_KEY_POLICIES)
-			acc->policies = policies;
-		if (was_set && k == POLICY_KEY_CAPABILITIES)
-			acc->capabilities = caps;
+		value_load(it, s, &theirs);
+		if (acc->set[k]) {
+			value_load(it, acc, &mine);
+			if (!value_more_generous(it, &theirs, &mine))
+				continue;
+			if (it->merge == POLICY_MERGE_UNION)
+				value_union(it->type, &theirs, &mine);
+		}
+		grant_set(acc, k, &theirs, s->source[k]);
 	}
 }
 
 /* Overlays every key set in over onto base. */
 static void grant_overlay(PolicyGrant *base, const PolicyGrant *over)
 {
-	for (int k = 0; k < _POLICY_KEY_MAX; k++)
-		if (over->set[k])
-			grant_copy_key(base, over, k);
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		PolicyValue v;
+
+		if (!over->set[k])
+			continue;
+		value_load(&policy_keys[k], over, &v);
+		grant_set(base, k, &v, over->source[k]);
+	}
 	base->covered = base->covered || over->covered;
 }
 
@@ -1561,7 +1772,8 @@ static void eval_names(const Policy *p, const char *user, uid_t uid, const gid_t
 	PolicyGrant result = p->sections[0]->values, groups = {}, users = {};
 
 	result.covered = false;
-	groups.compat_policy = users.compat_policy = POLICY_SCHED_RR;
+	values_init(policy_keys, _POLICY_KEY_MAX, &groups);
+	values_init(policy_keys, _POLICY_KEY_MAX, &users);
 	for (size_t i = 1; i < p->n_sections; i++) {
 		const Section *s = p->sections[i];
 
@@ -1741,80 +1953,14 @@ int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)
 	return r;
 }
 
-static int format_scaled(char *buf, size_t size, uint64_t v, const uint64_t *factors,
-			 const char *const *suffixes, size_t n)
-{
-	int l;
-
-	if (v == POLICY_INFINITY)
-		l = snprintf(buf, size, "infinity");
-	else {
-		size_t i = 0;
-
-		while (i + 1 < n && v != 0 && v % factors[i + 1] == 0)
-			i++;
-		l = snprintf(buf, size, "%" PRIu64 "%s", v / factors[i], suffixes[i]);
-	}
-	return l < 0 || (size_t)l >= size ? -ENOBUFS : 0;
-}
-
-static int format_words(char *buf, size_t size, uint64_t mask, const uint64_t *bits,
-			const char *const *words, size_t n)
-{
-	size_t used = 0;
-
-	if (size == 0)
-		return -ENOBUFS;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		int l;
-
-		if (!(mask & bits[i]))
-			continue;
-		l = snprintf(buf + used, size - used, "%s%s", used ? " " : "", words[i]);
-		if (l < 0 || (size_t)l >= size - used)
-			return -ENOBUFS;
-		used += l;
-	}
-	return 0;
-}
-
 int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
 {
-	static const uint64_t size_factors[] = { 1, 1ULL << 10, 1ULL << 20, 1ULL << 30 };
-	static const char *const size_suffixes[] = { "", "K", "M", "G" };
-	static const uint64_t time_factors[] = { 1, 1000, 1000000 };
-	static const char *const time_suffixes[] = { "us", "ms", "s" };
-	static const uint64_t policy_bits[] = { POLICY_SCHED_FIFO, POLICY_SCHED_RR };
-	static const char *const policy_words[] = { "fifo", "rr" };
-	static const uint64_t cap_bits[] = { 1ULL << CAP_SYS_NICE, 1ULL << CAP_IPC_LOCK };
-	static const char *const cap_words[] = { "sys_nice", "ipc_lock" };
-	int l;
+	PolicyValue v;
 
 	if (k < 0 || k >= _POLICY_KEY_MAX)
 		return -EINVAL;
-	switch (k) {
-	case POLICY_KEY_REALTIME_PRIORITY:
-		l = snprintf(buf, size, "%d", g->realtime_priority);
-		return l < 0 || (size_t)l >= size ? -ENOBUFS : 0;
-	case POLICY_KEY_NICE:
-		l = snprintf(buf, size, "%d", g->nice);
-		return l < 0 || (size_t)l >= size ? -ENOBUFS : 0;
-	case POLICY_KEY_POLICIES:
-		return format_words(buf, size, g->policies, policy_bits, policy_words, 2);
-	case POLICY_KEY_COMPAT_POLICY:
-		return format_words(buf, size, g->compat_policy, policy_bits, policy_words, 2);
-	case POLICY_KEY_CAPABILITIES:
-		return format_words(buf, size, g->capabilities, cap_bits, cap_words, 2);
-	case POLICY_KEY_MEMLOCK:
-		return format_scaled(buf, size, g->memlock, size_factors, size_suffixes, 4);
-	case POLICY_KEY_RTTIME:
-		return format_scaled(buf, size, g->rttime_usec, time_factors, time_suffixes, 3);
-	case _POLICY_KEY_MAX:
-	case _POLICY_KEY_INVALID:
-		break;
-	}
-	return -EINVAL;
+	value_load(&policy_keys[k], g, &v);
+	return policy_keys[k].format(&v, buf, size);
 }
 
 int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret)
