@@ -200,6 +200,26 @@ PolicyKey policy_key_from_string(const char *s);
  * Returns 0, or -ENOBUFS when size is too small. */
 int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size);
 
+/* An rlimit that policy sets, and the key that sets it. */
+typedef struct PolicyRlimit {
+	int resource;	       /* RLIMIT_* */
+	const char *name;      /* "RLIMIT_RTPRIO", as logs and GrantLimits' reply name it */
+	const char *proc_name; /* its row in /proc/PID/limits, "Max realtime priority" */
+	PolicyKey key;	       /* the key behind it */
+	bool ceiling;	       /* a bound on realtime (RLIMIT_RTTIME): set to exactly
+				* policy's value, lowered too, where the others are
+				* rights that policy raises */
+} PolicyRlimit;
+
+#define POLICY_RLIMIT_MAX 4
+
+/* The i-th rlimit policy sets (NULL from POLICY_RLIMIT_MAX on), in the
+ * order to set them: RLIMIT_RTTIME, the ceiling, before RLIMIT_RTPRIO, so
+ * that a process never holds a raised RLIMIT_RTPRIO without it. */
+const PolicyRlimit *policy_rlimit(size_t i);
+/* The entry of an RLIMIT_*, or NULL for one policy does not set. */
+const PolicyRlimit *policy_rlimit_from_resource(int resource);
+
 /* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
  * RLIMIT_NICE uses the kernel's 20 - nice encoding. RLIMIT_RTPRIO lets a
  * process take SCHED_FIFO as well as SCHED_RR, so it is RealtimePriority=

@@ -531,23 +531,10 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 }
 
 /* GrantLimits raises a limit that is a right (a limit already above policy
- * stays), and sets RLIMIT_RTTIME, a safety ceiling on realtime, to exactly
- * what policy says, lowering it too. RLIMIT_RTTIME goes first: a process
- * never holds a raised RLIMIT_RTPRIO without the ceiling. (A user whose
- * Policies= lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no
- * raise.) */
-static const struct {
-	int resource;
-	const char *key;
-	const char *proc_name;
-	bool ceiling;
-} limit_table[] = {
-	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout", true },
-	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority", false },
-	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory", false },
-	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority", false },
-};
-
+ * stays), and sets a ceiling (RLIMIT_RTTIME) to exactly what policy says,
+ * lowering it too, in the library's order: the ceiling first, so a process
+ * never holds a raised RLIMIT_RTPRIO without it. (A user whose Policies=
+ * lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no raise.) */
 static void request_finish_limits(Request *r, const PolicyGrant *g, const char *user)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
@@ -560,16 +547,16 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{st}", &dict))
 		goto oom;
 
-	for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
+	for (size_t i = 0; i < POLICY_RLIMIT_MAX; i++) {
+		const PolicyRlimit *l = policy_rlimit(i);
 		uint64_t want, soft, hard;
 		struct rlimit rl;
 		DBusMessageIter e;
 		int k;
 
-		if (policy_grant_rlimit(g, limit_table[i].resource, &want) < 0)
+		if (policy_grant_rlimit(g, l->resource, &want) < 0)
 			continue;
-		k = proc_get_limit(r->d->grants->proc, r->pid, limit_table[i].proc_name, &soft,
-				   &hard);
+		k = proc_get_limit(r->d->grants->proc, r->pid, l->proc_name, &soft, &hard);
 		if (k < 0) {
 			dbus_message_iter_abandon_container(&it, &dict);
 			request_fail(r, ERR_NO_SUCH_PROCESS,
@@ -577,25 +564,25 @@ static void request_finish_limits(Request *r, const PolicyGrant *g, const char *
 				     strerror(-k));
 			return;
 		}
-		if (limit_table[i].ceiling)
+		if (l->ceiling)
 			rl.rlim_cur = rl.rlim_max = want;
 		else {
 			rl.rlim_cur = soft > want ? soft : want;
 			rl.rlim_max = hard > want ? hard : want;
 		}
 		if ((rl.rlim_cur != soft || rl.rlim_max != hard) &&
-		    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
+		    prlimit(r->pid, l->resource, &rl, NULL) < 0) {
 			k = -errno;
 			dbus_message_iter_abandon_container(&it, &dict);
 			request_fail(r, ERR_FAILED,
-				     "could not set %s of process %d to %" PRIu64 ": %s%s",
-				     limit_table[i].key, (int)r->pid, want, strerror(-k),
+				     "could not set %s of process %d to %" PRIu64 ": %s%s", l->name,
+				     (int)r->pid, want, strerror(-k),
 				     k == -EPERM ? " (realtimed needs CAP_SYS_RESOURCE for this)"
 						 : "");
 			return;
 		}
 		if (!dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-		    !bus_append_string(&e, limit_table[i].key) ||
+		    !bus_append_string(&e, l->name) ||
 		    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
 		    !dbus_message_iter_close_container(&dict, &e)) {
 			dbus_message_iter_abandon_container(&it, &dict);

@@ -150,7 +150,7 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 
 	for (size_t i = 0; i < plan->n_items; i++) {
 		const RlimitItem *it = &plan->items[i];
-		const char *name = rlimit_name(it->resource);
+		const char *name = it->name;
 		char why[768], want[32], old_cur[32], old_max[32], now[32];
 		struct rlimit old, new;
 		int r;

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,8 +98,6 @@ static void check_value(const PolicyGrant *g, PolicyKey k)
 static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *data, size_t size,
 			unsigned n_lines)
 {
-	static const int resources[] = { RLIMIT_RTPRIO, RLIMIT_NICE, RLIMIT_MEMLOCK,
-					 RLIMIT_RTTIME };
 	uint64_t v;
 
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
@@ -115,8 +112,8 @@ static void check_grant(const PolicyGrant *g, const char *path, const uint8_t *d
 		check_value(g, k);
 	}
 	fuzz_assert(g->compat_policy == POLICY_SCHED_RR || g->compat_policy == POLICY_SCHED_FIFO);
-	for (size_t i = 0; i < ELEMENTSOF(resources); i++) {
-		int r = policy_grant_rlimit(g, resources[i], &v);
+	for (size_t i = 0; i < POLICY_RLIMIT_MAX; i++) {
+		int r = policy_grant_rlimit(g, policy_rlimit(i)->resource, &v);
 
 		fuzz_assert(r == 0 || r == -ENODATA);
 	}

@@ -2100,6 +2100,43 @@ START_TEST(test_grant_rlimit_unset)
 }
 END_TEST
 
+/* The one rlimit table: every entry found by its resource, named as the
+ * kernel's /proc/PID/limits names it, and the ceiling before the rights. */
+START_TEST(test_rlimit_table)
+{
+	char limits[4096];
+	FILE *f;
+	size_t n;
+
+	f = fopen("/proc/self/limits", "re");
+	ck_assert_ptr_nonnull(f);
+	n = fread(limits, 1, sizeof(limits) - 1, f);
+	limits[n] = '\0';
+	fclose(f);
+
+	for (size_t i = 0; i < POLICY_RLIMIT_MAX; i++) {
+		const PolicyRlimit *l = policy_rlimit(i);
+
+		ck_assert_ptr_nonnull(l);
+		ck_assert_ptr_eq(policy_rlimit_from_resource(l->resource), l);
+		ck_assert_msg(startswith(l->name, "RLIMIT_"), "%s", l->name);
+		ck_assert_msg(strstr(limits, l->proc_name), "no \"%s\" in /proc/self/limits",
+			      l->proc_name);
+		ck_assert_ptr_nonnull(policy_key_to_string(l->key));
+		/* only RLIMIT_RTTIME is a ceiling, and it comes first */
+		ck_assert(l->ceiling == (l->resource == RLIMIT_RTTIME));
+		ck_assert(l->ceiling == (i == 0));
+	}
+	ck_assert_ptr_null(policy_rlimit(POLICY_RLIMIT_MAX));
+	ck_assert_ptr_null(policy_rlimit_from_resource(RLIMIT_NOFILE));
+	ck_assert_int_eq(policy_rlimit_from_resource(RLIMIT_RTPRIO)->key,
+			 POLICY_KEY_REALTIME_PRIORITY);
+	ck_assert_int_eq(policy_rlimit_from_resource(RLIMIT_NICE)->key, POLICY_KEY_NICE);
+	ck_assert_int_eq(policy_rlimit_from_resource(RLIMIT_MEMLOCK)->key, POLICY_KEY_MEMLOCK);
+	ck_assert_int_eq(policy_rlimit_from_resource(RLIMIT_RTTIME)->key, POLICY_KEY_RTTIME);
+}
+END_TEST
+
 START_TEST(test_key_names)
 {
 	static const char *const names[_POLICY_KEY_MAX] = {
@@ -2419,6 +2456,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_grant_format_nobufs);
 	tcase_add_test(tc, test_grant_rlimit);
 	tcase_add_test(tc, test_grant_rlimit_unset);
+	tcase_add_test(tc, test_rlimit_table);
 	tcase_add_test(tc, test_key_names);
 #undef TC
 
