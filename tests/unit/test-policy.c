@@ -26,6 +26,7 @@
 
 #include "macro.h"
 #include "parse.h"
+#include "policy-internal.h"
 #include "policy.h"
 
 #define CAP(c) (UINT64_C(1) << (c))
@@ -2137,22 +2138,162 @@ START_TEST(test_rlimit_table)
 }
 END_TEST
 
+/* Two values of each key as a policy file writes them, the second the more
+ * generous by the key's merge rule. A key added to the table without an
+ * entry here fails test_key_table. */
+static const struct {
+	const char *less, *more;
+} key_examples[_POLICY_KEY_MAX] = {
+	[POLICY_KEY_REALTIME_PRIORITY] = { "20", "95" },
+	[POLICY_KEY_POLICIES] = { "rr", "fifo rr" },
+	[POLICY_KEY_NICE] = { "-5", "-19" },
+	[POLICY_KEY_MEMLOCK] = { "64M", "infinity" },
+	[POLICY_KEY_RTTIME] = { "200ms", "infinity" },
+	[POLICY_KEY_CAPABILITIES] = { "sys_nice", "sys_nice ipc_lock" },
+	[POLICY_KEY_COMPAT_POLICY] = { "rr", "fifo" },
+};
+
+/* Evaluates uid 7 with gids and checks key k's value and its line. */
+static void assert_key_eval(const Policy *p, PolicyKey k, const gid_t *gids, size_t n_gids,
+			    const char *want, unsigned line)
+{
+	PolicyGrant g;
+	char buf[64];
+
+	eval(p, "u", 7, gids, n_gids, &g);
+	ck_assert_msg(g.set[k], "%s unset", policy_key_to_string(k));
+	ck_assert_int_eq(policy_grant_format(&g, k, buf, sizeof(buf)), 0);
+	ck_assert_msg(streq(buf, want), "%s=%s, want %s", policy_key_to_string(k), buf, want);
+	ck_assert_uint_eq(g.source[k].line, line);
+}
+
+/* Walks the library's table of keys: every key is found by its name,
+ * parses, formats back to what was written, merges by its rule, is beaten
+ * by a [User] section, and says what it expects when a value is wrong. */
+START_TEST(test_key_table)
+{
+	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
+		const PolicyItem *it = &policy_keys[k];
+		const char *less = key_examples[k].less, *more = key_examples[k].more;
+		_cleanup_(policy_cleanup) Policy *p = NULL;
+		const gid_t one[] = { 1 }, two[] = { 2 }, both[] = { 2, 1 };
+		char text[512], buf[64];
+		const char *path;
+		PolicyValue v;
+		PolicyGrant g = {};
+
+		ck_assert_msg(less && more, "no examples for key %d (%s)", k, it->name);
+		for (int j = 0; j < k; j++)
+			ck_assert_msg(policy_keys[j].offset != it->offset,
+				      "%s and %s share a field", policy_keys[j].name, it->name);
+		ck_assert_str_eq(policy_key_to_string(k), it->name);
+		ck_assert_int_eq(policy_key_from_string(it->name), k);
+
+		/* parse and format are each other's inverse */
+		ck_assert_int_eq(it->parse(more, &v), 0);
+		policy_value_store(it, &g, &v);
+		ck_assert_int_eq(policy_grant_format(&g, k, buf, sizeof(buf)), 0);
+		ck_assert_str_eq(buf, more);
+
+		/* CompatPolicy=fifo holds only where Policies= allows fifo */
+		snprintf(text, sizeof(text),
+			 "[Group #1]\n%s=%s\n" /* 1, 2 */
+			 "[Group #2]\n%s=%s\n" /* 3, 4 */
+			 "[Default]\n%s\n",    /* 5, 6 */
+			 it->name, more, it->name, less,
+			 k == POLICY_KEY_POLICIES ? "" : "Policies=fifo");
+		p = load_text(text, &path);
+		assert_no_errors(p);
+		/* the group alone, the more generous of two in either order */
+		assert_key_eval(p, k, two, 1, less, 4);
+		assert_key_eval(p, k, both, 2, more, 2);
+		assert_key_eval(p, k, both + 1, 1, more, 2);
+		p = policy_free(p);
+
+		snprintf(text, sizeof(text), "[Group #2]\n%s=%s\n[Group #1]\n%s=%s\n%s\n", it->name,
+			 less, it->name, more, k == POLICY_KEY_POLICIES ? "" : "Policies=fifo");
+		p = load_text(text, NULL);
+		assert_key_eval(p, k, both, 2, more, 4);
+		p = policy_free(p);
+
+		/* [User] beats [Group], even when less generous */
+		snprintf(text, sizeof(text), "[Group #1]\n%s=%s\n[User #7]\n%s=%s\n", it->name,
+			 more, it->name, less);
+		p = load_text(text, NULL);
+		assert_key_eval(p, k, one, 1, less, 4);
+		p = policy_free(p);
+
+		snprintf(text, sizeof(text), "[Default]\n%s=x!\n", it->name);
+		assert_text_rejected(text, 2, it->expect);
+	}
+}
+END_TEST
+
+/* [Daemon]'s values, by key name; each differs from the key's default. */
+static const struct {
+	const char *name, *value;
+} daemon_examples[] = {
+	{ "RtkitCompat", "no" },
+	{ "Polkit", "no" },
+	{ "UsersMax", "10" },
+	{ "ThreadsPerUserMax", "5" },
+	{ "ProcessesPerUserMax", "3" },
+	{ "BurstSec", "5" },
+	{ "ActionsPerBurst", "7" },
+	{ "Canary", "no" },
+	{ "CanaryWatchdogSec", "500ms" },
+	{ "CanaryRefuseSec", "1s" },
+};
+
+/* Walks the [Daemon] table: a policy without files has every key at its
+ * initial value, and each key's value lands in its field. */
+START_TEST(test_daemon_key_table)
+{
+	_cleanup_(policy_cleanup) Policy *empty = NULL;
+	const char *none[] = {};
+
+	empty = load_files(none, 0);
+	ck_assert_uint_eq(policy_n_daemon_keys, ELEMENTSOF(daemon_examples));
+	for (size_t i = 0; i < policy_n_daemon_keys; i++) {
+		const PolicyItem *it = &policy_daemon_keys[i];
+		_cleanup_(policy_cleanup) Policy *p = NULL;
+		PolicyDaemon want = *policy_daemon(empty), start;
+		PolicyValue v;
+		const char *value = NULL;
+		char text[256];
+
+		for (size_t j = 0; j < ELEMENTSOF(daemon_examples); j++)
+			if (streq(daemon_examples[j].name, it->name))
+				value = daemon_examples[j].value;
+		ck_assert_msg(value, "no example for [Daemon] %s", it->name);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(policy_daemon_keys[j].offset != it->offset,
+				      "%s and %s share a field", policy_daemon_keys[j].name,
+				      it->name);
+
+		start = want;
+		policy_value_store(it, &start, &it->initial);
+		ck_assert_msg(memcmp(&start, &want, sizeof(want)) == 0,
+			      "%s does not start at its initial value", it->name);
+
+		snprintf(text, sizeof(text), "[Daemon]\n%s=%s\n", it->name, value);
+		p = load_text(text, NULL);
+		assert_no_errors(p);
+		ck_assert_int_eq(it->parse(value, &v), 0);
+		policy_value_store(it, &want, &v);
+		ck_assert_msg(memcmp(&want, policy_daemon(p), sizeof(want)) == 0,
+			      "%s=%s did not set its field, or set another", it->name, value);
+		ck_assert_msg(memcmp(&want, policy_daemon(empty), sizeof(want)) != 0,
+			      "%s=%s is its default", it->name, value);
+
+		snprintf(text, sizeof(text), "[Daemon]\n%s=x!\n", it->name);
+		assert_text_rejected(text, 2, it->expect);
+	}
+}
+END_TEST
+
 START_TEST(test_key_names)
 {
-	static const char *const names[_POLICY_KEY_MAX] = {
-		[POLICY_KEY_REALTIME_PRIORITY] = "RealtimePriority",
-		[POLICY_KEY_POLICIES] = "Policies",
-		[POLICY_KEY_NICE] = "Nice",
-		[POLICY_KEY_MEMLOCK] = "MemLock",
-		[POLICY_KEY_RTTIME] = "RTTime",
-		[POLICY_KEY_CAPABILITIES] = "Capabilities",
-		[POLICY_KEY_COMPAT_POLICY] = "CompatPolicy",
-	};
-
-	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
-		ck_assert_str_eq(policy_key_to_string(k), names[k]);
-		ck_assert_int_eq(policy_key_from_string(names[k]), k);
-	}
 	ck_assert_ptr_null(policy_key_to_string(_POLICY_KEY_MAX));
 	ck_assert_ptr_null(policy_key_to_string(_POLICY_KEY_INVALID));
 	ck_assert_int_eq(policy_key_from_string("realtimepriority"), _POLICY_KEY_INVALID);
@@ -2458,6 +2599,8 @@ static Suite *policy_suite(void)
 	tcase_add_test(tc, test_grant_rlimit_unset);
 	tcase_add_test(tc, test_rlimit_table);
 	tcase_add_test(tc, test_key_names);
+	tcase_add_test(tc, test_key_table);
+	tcase_add_test(tc, test_daemon_key_table);
 #undef TC
 
 	return s;
