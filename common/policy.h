@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "macro.h"
+
 /* "infinity"/"unlimited" for MemLock and RTTime; equal to RLIM_INFINITY. */
 #define POLICY_INFINITY UINT64_MAX
 
@@ -136,6 +138,7 @@ int policy_load(const PolicyPaths *paths, Policy **ret);
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
 
 Policy *policy_free(Policy *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
 /* Errors of files that were rejected; the others are in force. */
 size_t policy_n_errors(const Policy *p);
@@ -178,6 +181,7 @@ typedef struct PolicyUser PolicyUser;
  * unknown user, -ENOMEM, or another -errno NSS gave. */
 int policy_user_resolve(const char *name, PolicyUser **ret);
 PolicyUser *policy_user_free(PolicyUser *u);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
 
 /* For a caller that evaluates a single user (pam_realtime at login): as
  * policy_load() and policy_load_files(), but only the [User] and [Group]

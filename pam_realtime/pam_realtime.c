@@ -34,9 +34,6 @@
 
 #define AMBIENT_DATA_NAME "pam_realtime_ambient"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
-
 /* Kept with pam_set_data() from open_session until pam_end(). */
 typedef struct AmbientRequest {
 	uint64_t caps;

@@ -24,8 +24,6 @@
 #include "polkit-agent.h"
 #endif
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-
 /* Text shows "file:line [Section]" in one column; JSON splits it. */
 static const TableColumn columns_text[] = {
 	{ "KEY", "key" },

@@ -31,13 +31,6 @@
 
 #define CAP(c) (UINT64_C(1) << (c))
 
-/* policy.h has no cleanup helper for Policy; a name of our own, so that one
- * added there later does not clash. */
-static inline void policy_cleanup(Policy **p)
-{
-	policy_free(*p);
-}
-
 static char tmpdir[256];
 /* Paths handed out by tpath(); static so they outlive the Policy that points at them. */
 static char path_pool[64][PATH_MAX];
@@ -211,7 +204,7 @@ static void assert_rejected(const Policy *p, const char *path, unsigned line, ..
 /* Loads text alone and checks it is rejected at line, with nothing applied. */
 static void assert_text_rejected(const char *text, unsigned line, const char *word)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 	const gid_t gids[] = { 29 };
@@ -251,7 +244,7 @@ static const char full_default[] = "# realtimed test policy\n" /* 1 */
 
 START_TEST(test_default_only)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 4102 };
 	PolicyGrant g;
@@ -277,7 +270,7 @@ END_TEST
 
 START_TEST(test_unset_keys)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g;
 
 	p = load_text("[Default]\nRealtimePriority=10\n", NULL);
@@ -297,7 +290,7 @@ END_TEST
 
 START_TEST(test_empty_policy)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g;
 
 	p = load_files(NULL, 0);
@@ -316,7 +309,7 @@ END_TEST
 
 START_TEST(test_group_beats_default)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
 	PolicyGrant g;
@@ -353,7 +346,7 @@ END_TEST
 
 START_TEST(test_user_beats_group)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 4103, 29 };
 	PolicyGrant g;
@@ -387,7 +380,7 @@ END_TEST
 
 START_TEST(test_user_without_groups)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -404,7 +397,7 @@ END_TEST
 
 START_TEST(test_numeric_ids)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 4102, 4242 };
 	PolicyGrant g;
@@ -437,7 +430,7 @@ END_TEST
 
 START_TEST(test_user_by_name_and_number)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -457,7 +450,7 @@ END_TEST
 
 START_TEST(test_group_by_name)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	struct group *gr;
 	gid_t gids[2] = { 4101 };
@@ -532,7 +525,7 @@ static void check_generous(const PolicyGrant *g, const char *path)
 
 START_TEST(test_most_generous_group)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 5000, 5001, 5002, 5003, 5004 };
 	const gid_t reversed[] = { 5004, 5003, 5002, 5001, 5000 };
@@ -550,7 +543,7 @@ END_TEST
 
 START_TEST(test_most_generous_group_order)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 5001, 5002, 5003, 5004 };
 	PolicyGrant g;
@@ -572,7 +565,7 @@ END_TEST
 
 START_TEST(test_least_generous_group_alone)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 5004 };
 	PolicyGrant g;
@@ -590,7 +583,7 @@ END_TEST
 
 START_TEST(test_compat_policy)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const gid_t fifo_group[] = { 6001 }, rr_group[] = { 6002 }, both[] = { 6001, 6002 },
 		    plain[] = { 6003 };
 	PolicyGrant g;
@@ -625,7 +618,7 @@ END_TEST
 
 START_TEST(test_section_reopened)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 29 };
 	PolicyGrant g;
@@ -649,7 +642,7 @@ END_TEST
 
 START_TEST(test_repeated_key)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -665,7 +658,7 @@ END_TEST
 
 START_TEST(test_syntax_details)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 29 };
 	PolicyGrant g;
@@ -698,7 +691,7 @@ END_TEST
 
 START_TEST(test_section_header_spaces)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const gid_t gids[] = { 29 };
 	PolicyGrant g;
@@ -721,7 +714,7 @@ END_TEST
 
 START_TEST(test_no_trailing_newline)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -735,7 +728,7 @@ END_TEST
 
 START_TEST(test_eval_uid_root)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -760,7 +753,7 @@ END_TEST
 
 START_TEST(test_eval_unknown_user)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g = { .realtime_priority = 12345 };
 
 	p = load_text("[Default]\nRealtimePriority=20\n", NULL);
@@ -775,7 +768,7 @@ END_TEST
 
 START_TEST(test_files_in_order)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[3];
 	PolicyGrant g;
 
@@ -802,7 +795,7 @@ END_TEST
 
 START_TEST(test_later_file_group_section)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2];
 	const gid_t gids[] = { 29 };
 	PolicyGrant g;
@@ -830,7 +823,7 @@ static PolicyPaths tree_paths(void)
 
 START_TEST(test_load_tree_order)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *want[7];
 	PolicyGrant g;
@@ -868,7 +861,7 @@ END_TEST
 
 START_TEST(test_dropin_c_locale_order)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	/* strcmp() order: digits < upper case < '_' < lower case, "10" < "9". */
 	static const char *const names[] = { "10.conf", "9.conf", "A.conf",  "B.conf",
@@ -907,7 +900,7 @@ END_TEST
 
 START_TEST(test_dropins_after_main_files)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *dropin;
 	PolicyGrant g;
@@ -925,7 +918,7 @@ END_TEST
 
 START_TEST(test_mask_with_empty_file)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	PolicyGrant g;
 
@@ -944,7 +937,7 @@ END_TEST
 
 START_TEST(test_mask_with_dev_null)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	PolicyGrant g;
 
@@ -961,7 +954,7 @@ END_TEST
 
 START_TEST(test_missing_files_are_fine)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	PolicyGrant g;
 
@@ -976,7 +969,7 @@ END_TEST
 
 START_TEST(test_empty_path_disables)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	PolicyGrant g;
 
@@ -999,7 +992,7 @@ END_TEST
 
 START_TEST(test_broken_admin_file_vendor_stays)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *vendor, *admin, *dropin;
 	const gid_t gids[] = { 29 };
@@ -1032,7 +1025,7 @@ END_TEST
 
 START_TEST(test_broken_file_among_files)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[4];
 	PolicyGrant g;
 
@@ -1061,7 +1054,7 @@ END_TEST
 
 START_TEST(test_files_missing)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2];
 	PolicyGrant g;
 
@@ -1079,7 +1072,7 @@ END_TEST
 
 START_TEST(test_directory_as_file)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f;
 
 	write_file("d.conf/inner", "");
@@ -1135,7 +1128,7 @@ END_TEST
 
 START_TEST(test_directory_as_dropin)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *ok;
 	PolicyGrant g;
@@ -1158,7 +1151,7 @@ END_TEST
  * given words in its message, the good file stays in force. */
 static void assert_untrusted(const char *path, ...)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2] = { path, NULL };
 	const PolicyError *e;
 	const char *word;
@@ -1219,7 +1212,7 @@ END_TEST
 
 START_TEST(test_trust_writable_dropin_dir)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *vendor, *admin;
 	PolicyGrant g;
@@ -1264,7 +1257,7 @@ END_TEST
 
 START_TEST(test_trust_foreign_owner)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *path, *dir;
 	PolicyGrant g;
@@ -1305,7 +1298,7 @@ END_TEST
 
 START_TEST(test_trust_symlink)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *target, *link, *bad;
 	PolicyGrant g;
@@ -1352,7 +1345,7 @@ END_TEST
 
 START_TEST(test_trust_dev_null)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[3] = { "/dev/null", NULL, NULL };
 
 	/* /dev/null is writable by everyone, yet reads as an empty file: it is
@@ -1555,7 +1548,7 @@ END_TEST
 
 START_TEST(test_blanks)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g;
 
 	/* Blanks around names and values are ignored: spaces, tabs, CR, and
@@ -1589,7 +1582,7 @@ END_TEST
 
 START_TEST(test_long_line_limit)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	char text[512];
 
 	/* Lines up to 198 characters (plus the newline) are fine. */
@@ -1615,7 +1608,7 @@ END_TEST
 
 START_TEST(test_error_nul_byte)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path = tpath("nul.conf");
 	static const char data[] = "[Default]\nNice=-5\0RealtimePriority=99\nMemLock=1K\n";
 	FILE *f;
@@ -1643,7 +1636,7 @@ END_TEST
 
 START_TEST(test_error_file_too_large)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path = tpath("big.conf");
 	FILE *f;
 
@@ -1661,7 +1654,7 @@ END_TEST
 
 START_TEST(test_error_fifo_dropin)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *fifo;
 	PolicyGrant g;
@@ -1681,7 +1674,7 @@ END_TEST
 
 START_TEST(test_bom)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
 
@@ -1704,7 +1697,7 @@ END_TEST
 
 START_TEST(test_error_first_of_many)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 
 	/* Several problems: exactly one error, the first. */
@@ -1718,7 +1711,7 @@ END_TEST
 
 START_TEST(test_daemon_defaults)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const PolicyDaemon *d;
 
 	p = load_text("[Default]\nNice=-1\n", NULL);
@@ -1738,7 +1731,7 @@ END_TEST
 
 START_TEST(test_daemon_keys)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2];
 	const PolicyDaemon *d;
 
@@ -1787,7 +1780,7 @@ END_TEST
 
 START_TEST(test_daemon_broken_file_keeps_defaults)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 
 	p = load_text("[Daemon]\nCanary=no\nUsersMax=zero\n", NULL);
 	ck_assert_uint_eq(policy_n_errors(p), 1);
@@ -1800,7 +1793,7 @@ END_TEST
 
 START_TEST(test_irq_rules)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const PolicyIrqRule *r;
 
@@ -1843,7 +1836,7 @@ END_TEST
 
 START_TEST(test_irq_later_file_replaces_in_place)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2];
 	const PolicyIrqRule *r;
 
@@ -1869,7 +1862,7 @@ END_TEST
 
 START_TEST(test_irq_pattern_with_colon)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	const PolicyIrqRule *r;
 
@@ -1913,7 +1906,7 @@ static const char full_audio[] = "[Group #29]\n"
 
 START_TEST(test_grant_format)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const gid_t audio[] = { 29 };
 	PolicyGrant g;
 
@@ -2041,7 +2034,7 @@ END_TEST
 
 START_TEST(test_grant_rlimit)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	const gid_t audio[] = { 29 };
 	PolicyGrant g;
 	uint64_t v;
@@ -2082,7 +2075,7 @@ END_TEST
 
 START_TEST(test_grant_rlimit_unset)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g;
 	uint64_t v = 4242;
 
@@ -2175,7 +2168,7 @@ START_TEST(test_key_table)
 	for (int k = 0; k < _POLICY_KEY_MAX; k++) {
 		const PolicyItem *it = &policy_keys[k];
 		const char *less = key_examples[k].less, *more = key_examples[k].more;
-		_cleanup_(policy_cleanup) Policy *p = NULL;
+		_cleanup_(policy_freep) Policy *p = NULL;
 		const gid_t one[] = { 1 }, two[] = { 2 }, both[] = { 2, 1 };
 		char text[512], buf[64];
 		const char *path;
@@ -2249,14 +2242,14 @@ static const struct {
  * initial value, and each key's value lands in its field. */
 START_TEST(test_daemon_key_table)
 {
-	_cleanup_(policy_cleanup) Policy *empty = NULL;
+	_cleanup_(policy_freep) Policy *empty = NULL;
 	const char *none[] = {};
 
 	empty = load_files(none, 0);
 	ck_assert_uint_eq(policy_n_daemon_keys, ELEMENTSOF(daemon_examples));
 	for (size_t i = 0; i < policy_n_daemon_keys; i++) {
 		const PolicyItem *it = &policy_daemon_keys[i];
-		_cleanup_(policy_cleanup) Policy *p = NULL;
+		_cleanup_(policy_freep) Policy *p = NULL;
 		PolicyDaemon want = *policy_daemon(empty), start;
 		PolicyValue v;
 		const char *value = NULL;
@@ -2305,7 +2298,7 @@ END_TEST
 /* The shipped default policy must load cleanly and say what DESIGN.md says. */
 START_TEST(test_shipped_policy)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	_cleanup_free_ char *text = NULL;
 	const char *top = getenv("TOP_SRCDIR");
 	char path[PATH_MAX];
@@ -2373,7 +2366,7 @@ START_TEST(test_load_for_user)
 				     "[Daemon]\nUsersMax=7\n[IRQ]\nsnd*=80\n");
 	files[1] = write_file("b.conf", "[User root]\nNice=-11\n[Group root]\nBogus=1\n");
 	for (size_t i = 0; i < ELEMENTSOF(users); i++) {
-		_cleanup_(policy_cleanup) Policy *full = NULL, *mine = NULL;
+		_cleanup_(policy_freep) Policy *full = NULL, *mine = NULL;
 		PolicyUser *u = NULL;
 		PolicyGrant a, b;
 
@@ -2406,7 +2399,7 @@ START_TEST(test_load_for_user)
 	}
 	/* root's own rules hold: [User root] beats the groups */
 	{
-		_cleanup_(policy_cleanup) Policy *mine = NULL;
+		_cleanup_(policy_freep) Policy *mine = NULL;
 		PolicyUser *u = NULL;
 		PolicyGrant g;
 
@@ -2425,7 +2418,7 @@ END_TEST
 
 START_TEST(test_man_examples)
 {
-	_cleanup_(policy_cleanup) Policy *p = NULL;
+	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *alice;
 	struct group *gr;
