@@ -5,8 +5,6 @@
  * generous value of each key wins, by the key's merge rule
  * (policy-keys.c, realtime.conf(5) EVALUATION).
  */
-#include <stdlib.h>
-
 #include "policy-internal.h"
 
 /* Does a [User] or [Group] section (by id or by name) match the user? One
@@ -20,7 +18,7 @@ bool policy_section_matches(SectionKind kind, bool numeric, uint32_t id, const c
 		return numeric ? id == uid : streq_ptr(name, user);
 	case SECTION_GROUP:
 		for (size_t i = 0; i < n_gids; i++)
-			if (numeric ? gids[i] == id : streq_ptr(names[i], name))
+			if (numeric ? gids[i] == id : names && streq_ptr(names[i], name))
 				return true;
 		return false;
 	case SECTION_DAEMON:
@@ -117,8 +115,7 @@ static void grant_overlay(PolicyGrant *base, const PolicyGrant *over)
 	base->covered = base->covered || over->covered;
 }
 
-static void eval_names(const Policy *p, const char *user, uid_t uid, const gid_t *gids,
-		       char *const *names, size_t n_gids, PolicyGrant *ret)
+int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret)
 {
 	PolicyGrant result = p->sections[0]->values, groups = {}, users = {};
 
@@ -128,8 +125,8 @@ static void eval_names(const Policy *p, const char *user, uid_t uid, const gid_t
 	for (size_t i = 1; i < p->n_sections; i++) {
 		const Section *s = p->sections[i];
 
-		if (!policy_section_matches(s->kind, s->numeric, s->id, s->name, user, uid, gids,
-					    names, n_gids))
+		if (!policy_section_matches(s->kind, s->numeric, s->id, s->name, u->name, u->uid,
+					    u->gids, u->group_names, u->n_gids))
 			continue;
 		if (s->kind == SECTION_GROUP) {
 			grant_merge_generous(&groups, &s->values);
@@ -145,22 +142,5 @@ static void eval_names(const Policy *p, const char *user, uid_t uid, const gid_t
 	if (result.compat_policy == POLICY_SCHED_FIFO && !(result.policies & POLICY_SCHED_FIFO))
 		result.compat_policy = POLICY_SCHED_RR;
 	*ret = result;
-}
-
-int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
-		PolicyGrant *ret)
-{
-	char **names = policy_group_names(gids, n_gids);
-
-	if (!names)
-		return -ENOMEM;
-	eval_names(p, user, uid, gids, names, n_gids, ret);
-	policy_group_names_free(names, n_gids);
-	return 0;
-}
-
-int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret)
-{
-	eval_names(p, u->name, u->uid, u->gids, u->group_names, u->n_gids, ret);
 	return 0;
 }

@@ -116,14 +116,6 @@ struct Policy {
 	const PolicyUser *only;	     /* while loading for one user */
 };
 
-struct PolicyUser {
-	char *name;
-	uid_t uid;
-	gid_t *gids;
-	char **group_names; /* group_names[i] is NULL for a gid without a name */
-	size_t n_gids;
-};
-
 /* One parsed "Key=value" line of a file that is still being checked. */
 typedef struct Assignment {
 	SectionKind kind;
@@ -183,10 +175,6 @@ int policy_get_section(Policy *p, const Assignment *a, Section **ret);
 bool policy_section_matches(SectionKind kind, bool numeric, uint32_t id, const char *name,
 			    const char *user, uid_t uid, const gid_t *gids, char *const *names,
 			    size_t n_gids);
-
-/* policy-user.c: NSS */
-char **policy_group_names(const gid_t *gids, size_t n_gids);
-void policy_group_names_free(char **names, size_t n_gids);
 
 /* policy.c: the Policy object */
 int policy_new(Policy **ret);

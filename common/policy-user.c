@@ -37,10 +37,10 @@ static char *group_name(gid_t gid)
 	}
 }
 
-/* The names of the user's groups, resolved once per evaluation (n_gids
- * lookups) instead of once per [Group NAME] section. names[i] is NULL for
- * a gid without a name. */
-char **policy_group_names(const gid_t *gids, size_t n_gids)
+/* The names of the user's groups, resolved once with the user (n_gids
+ * lookups), not once per [Group NAME] section. names[i] is NULL for a gid
+ * without a name. */
+static char **group_names(const gid_t *gids, size_t n_gids)
 {
 	char **names = calloc(n_gids + 1, sizeof(char *));
 
@@ -51,7 +51,7 @@ char **policy_group_names(const gid_t *gids, size_t n_gids)
 	return names;
 }
 
-void policy_group_names_free(char **names, size_t n_gids)
+static void group_names_free(char **names, size_t n_gids)
 {
 	for (size_t i = 0; names && i < n_gids; i++)
 		free(names[i]);
@@ -62,7 +62,7 @@ PolicyUser *policy_user_free(PolicyUser *u)
 {
 	if (!u)
 		return NULL;
-	policy_group_names_free(u->group_names, u->n_gids);
+	group_names_free(u->group_names, u->n_gids);
 	free(u->gids);
 	free(u->name);
 	free(u);
@@ -136,7 +136,7 @@ static int user_from_passwd(const struct passwd *pw, PolicyUser **ret)
 		n = want;
 	}
 	u->n_gids = (size_t)n;
-	u->group_names = policy_group_names(u->gids, u->n_gids);
+	u->group_names = group_names(u->gids, u->n_gids);
 	if (!u->group_names) {
 		u->n_gids = 0; /* nothing to free in it */
 		policy_user_free(u);
@@ -158,34 +158,39 @@ int policy_user_resolve(const char *name, PolicyUser **ret)
 	return user_from_passwd(&pw, ret);
 }
 
-int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret)
-{
-	PolicyUser *u;
-	int r;
-
-	r = policy_user_resolve(user, &u);
-	if (r < 0)
-		return r;
-	r = policy_eval_for_user(p, u, ret);
-	policy_user_free(u);
-	return r;
-}
-
-int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)
+int policy_user_resolve_uid(uid_t uid, PolicyUser **ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct passwd pw;
-	PolicyUser *u;
 	int r;
 
 	/* the entry getpwuid_r() gives, not a second lookup by its name */
 	r = passwd_get(NULL, uid, &pw, &buf);
 	if (r < 0)
 		return r;
-	r = user_from_passwd(&pw, &u);
+	return user_from_passwd(&pw, ret);
+}
+
+int policy_user_name_to_uid(const char *name, uid_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct passwd pw;
+	int r;
+
+	r = passwd_get(name, 0, &pw, &buf);
 	if (r < 0)
 		return r;
-	r = policy_eval_for_user(p, u, ret);
-	policy_user_free(u);
-	return r;
+	*ret = pw.pw_uid;
+	return 0;
+}
+
+int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)
+{
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
+	int r;
+
+	r = policy_user_resolve_uid(uid, &u);
+	if (r < 0)
+		return r;
+	return policy_eval_for_user(p, u, ret);
 }

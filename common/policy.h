@@ -163,25 +163,39 @@ const PolicyIrqRule *policy_irq_rule(const Policy *p, size_t i);
  * NULL if none matches. */
 const PolicyIrqRule *policy_irq_match(const Policy *p, const char *action_name);
 
-/* Evaluates for an identity the caller already resolved: user beats group
- * beats default; across groups the most generous value of each key wins. */
-int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
-		PolicyGrant *ret);
+/* A user and their groups: what evaluation needs to know of an identity.
+ * policy_user_resolve() and policy_user_resolve_uid() fill one through NSS
+ * (so LDAP and SSSD users and groups count), and policy_user_free() frees
+ * what they allocated. A caller that knows the identity otherwise (a test)
+ * may fill one itself and keep its memory. */
+typedef struct PolicyUser {
+	char *name; /* the user name; NULL matches no [User NAME] */
+	uid_t uid;
+	gid_t *gids; /* primary and supplementary groups */
+	/* group_names[i] names gids[i], NULL for a gid without a name; a NULL
+	 * array: no names, only [Group #GID] sections can match */
+	char **group_names;
+	size_t n_gids;
+} PolicyUser;
 
-/* Resolves uid through NSS (getpwuid_r, getgrouplist, getgrgid_r for the
- * group names) and evaluates. -ESRCH for an unknown uid. */
-int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
-/* Same, by user name. -ESRCH for an unknown user. */
-int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret);
-
-/* A user and their groups (with names), resolved through NSS once. */
-typedef struct PolicyUser PolicyUser;
-
-/* getpwnam_r, getgrouplist and getgrgid_r for each group. -ESRCH for an
- * unknown user, -ENOMEM, or another -errno NSS gave. */
+/* getpwnam_r, getgrouplist and getgrgid_r for each group, with buffers
+ * that grow. -ESRCH for an unknown user, -ENOMEM, or another -errno NSS
+ * gave. */
 int policy_user_resolve(const char *name, PolicyUser **ret);
+/* The same from getpwuid_r. */
+int policy_user_resolve_uid(uid_t uid, PolicyUser **ret);
 PolicyUser *policy_user_free(PolicyUser *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
+/* Only the uid of a user name (getpwnam_r). -ESRCH for an unknown name. */
+int policy_user_name_to_uid(const char *name, uid_t *ret);
+
+/* What policy grants u: user beats group beats default; across groups the
+ * most generous value of each key wins (realtime.conf(5), EVALUATION). No
+ * NSS lookup: u holds what is needed. */
+int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret);
+/* policy_user_resolve_uid() and policy_eval_for_user() in one. -ESRCH for
+ * an unknown uid. */
+int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
 
 /* For a caller that evaluates a single user (pam_realtime at login): as
  * policy_load() and policy_load_files(), but only the [User] and [Group]
@@ -193,7 +207,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
 int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret);
 int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
 			       Policy **ret);
-int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret);
 
 /* Key names as written in files ("RealtimePriority", ...). */
 const char *policy_key_to_string(PolicyKey k);

@@ -5,7 +5,8 @@
  *   session optional pam_realtime.so [debug] [conf=FILE]... [nocaps]
  *
  * At open_session it evaluates the realtime.conf(5) policy for PAM_USER
- * (common/'s policy_eval_user(), NSS groups included) and sets soft and hard
+ * (common/'s policy_user_resolve(), NSS groups included, then
+ * policy_load_for_user() and policy_eval_for_user()) and sets soft and hard
  * RLIMIT_RTPRIO, RLIMIT_MEMLOCK, RLIMIT_RTTIME and RLIMIT_NICE on the calling
  * process, which the session (and systemd --user, through the systemd-user
  * service) inherits. Capabilities= become ambient capabilities after the

@@ -122,7 +122,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const irq_names[] = {
 		"snd_hda_intel:card0", "xhci_hcd", "i8042", "", "*", "["
 	};
-	static const gid_t gids[] = { 0, 29, 44, 100, 1000, 4242 };
+	/* identities given here, not through NSS: each run looks nothing up */
+	static gid_t gids[] = { 0, 29, 44, 100, 1000, 4242 };
+	static char *group_names[] = { "root", "audio", "video", "users", "alice", NULL };
+	static const PolicyUser alice = {
+		.name = "alice",
+		.uid = 1000,
+		.gids = gids,
+		.group_names = group_names,
+		.n_gids = ELEMENTSOF(gids),
+	};
+	static const PolicyUser root_gid0 = {
+		.name = "root",
+		.uid = 0,
+		.gids = gids,
+		.group_names = group_names,
+		.n_gids = 1,
+	};
+	static const PolicyUser nameless = { .uid = 4242 };
 	static PolicyUser *root; /* for the whole run: a static, not a leak */
 	static bool resolved;
 	_cleanup_close_ int fd = -EBADF;
@@ -186,11 +203,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)policy_daemon(p);
 
 	/* A few identities; numeric sections and names both come into play. */
-	fuzz_assert(policy_eval(p, "alice", 1000, gids, ELEMENTSOF(gids), &g) == 0);
+	fuzz_assert(policy_eval_for_user(p, &alice, &g) == 0);
 	check_grant(&g, path, data, size, n_lines);
-	fuzz_assert(policy_eval(p, "root", 0, gids, 1, &g) == 0);
+	fuzz_assert(policy_eval_for_user(p, &root_gid0, &g) == 0);
 	check_grant(&g, path, data, size, n_lines);
-	fuzz_assert(policy_eval(p, NULL, 4242, NULL, 0, &g) == 0);
+	fuzz_assert(policy_eval_for_user(p, &nameless, &g) == 0);
 	check_grant(&g, path, data, size, n_lines);
 
 	/* root through NSS once, for the whole run */

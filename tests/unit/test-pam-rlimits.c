@@ -27,6 +27,14 @@ static const RlimitItem *plan_find(const RlimitPlan *plan, int resource)
 	return NULL;
 }
 
+/* Evaluates for a user with numeric groups only (no NSS). */
+static int eval(const Policy *p, char *user, uid_t uid, gid_t *gids, size_t n_gids, PolicyGrant *g)
+{
+	PolicyUser u = { .name = user, .uid = uid, .gids = gids, .n_gids = n_gids };
+
+	return policy_eval_for_user(p, &u, g);
+}
+
 START_TEST(test_plan_full_grant)
 {
 	PolicyGrant g = {};
@@ -145,7 +153,7 @@ START_TEST(test_plan_from_policy_files)
 {
 	char *path = policy_file_new(policy_text);
 	const char *files[] = { path };
-	const gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
+	gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
 	Policy *p = NULL;
 	PolicyGrant g;
 	RlimitPlan plan;
@@ -156,7 +164,7 @@ START_TEST(test_plan_from_policy_files)
 		      policy_error(p, 0)->line, policy_error(p, 0)->message);
 
 	/* A member of group 29 gets the group's values, from the group's lines. */
-	ck_assert_int_eq(policy_eval(p, "rtaudio", 4101, audio, 2, &g), 0);
+	ck_assert_int_eq(eval(p, "rtaudio", 4101, audio, 2, &g), 0);
 	ck_assert(g.covered);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 4);
 	it = plan_find(&plan, RLIMIT_RTPRIO);
@@ -169,7 +177,7 @@ START_TEST(test_plan_from_policy_files)
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_NICE)->value, 39);
 
 	/* A [User] key beats the group's; the other keys still come from the group. */
-	ck_assert_int_eq(policy_eval(p, "rtalice", 4103, audio, 2, &g), 0);
+	ck_assert_int_eq(eval(p, "rtalice", 4103, audio, 2, &g), 0);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 4);
 	it = plan_find(&plan, RLIMIT_RTPRIO);
 	ck_assert_uint_eq(it->value, 99);
@@ -181,7 +189,7 @@ START_TEST(test_plan_from_policy_files)
 	/* Anyone else: [Default], and not covered (the module checks that).
 	 * [Default] allows no fifo (no Policies= at all): RLIMIT_RTPRIO 0, and
 	 * the key that decided that is Policies=. */
-	ck_assert_int_eq(policy_eval(p, "rtplain", 4102, plain, 1, &g), 0);
+	ck_assert_int_eq(eval(p, "rtplain", 4102, plain, 1, &g), 0);
 	ck_assert(!g.covered);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 4);
 	ck_assert_uint_eq(plan_find(&plan, RLIMIT_RTPRIO)->value, 0);
@@ -201,7 +209,7 @@ START_TEST(test_plan_only_what_is_set)
 {
 	char *path = policy_file_new("[Group #29]\nRealtimePriority=50\nPolicies=fifo\n");
 	const char *files[] = { path };
-	const gid_t audio[] = { 29 }, plain[] = { 4102 };
+	gid_t audio[] = { 29 }, plain[] = { 4102 };
 	Policy *p = NULL;
 	PolicyGrant g;
 	RlimitPlan plan;
@@ -209,12 +217,12 @@ START_TEST(test_plan_only_what_is_set)
 	ck_assert_int_eq(policy_load_files(files, 1, &p), 0);
 	ck_assert_uint_eq(policy_n_errors(p), 0);
 
-	ck_assert_int_eq(policy_eval(p, "rtaudio", 4101, audio, 1, &g), 0);
+	ck_assert_int_eq(eval(p, "rtaudio", 4101, audio, 1, &g), 0);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 1);
 	ck_assert_int_eq(plan.items[0].resource, RLIMIT_RTPRIO);
 	ck_assert_uint_eq(plan.items[0].value, 50);
 
-	ck_assert_int_eq(policy_eval(p, "rtplain", 4102, plain, 1, &g), 0);
+	ck_assert_int_eq(eval(p, "rtplain", 4102, plain, 1, &g), 0);
 	ck_assert_int_eq(rlimit_plan_from_grant(&g, &plan), 0);
 
 	policy_free(p);

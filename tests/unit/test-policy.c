@@ -138,11 +138,30 @@ static Policy *load_text(const char *content, const char **ret_path)
 	return load_files(&path, 1);
 }
 
+/* Evaluates for the identity given, with the group names NSS gives for the
+ * gids, as policy_user_resolve() would ([Group audio] matches by name). */
 static void eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
 		 PolicyGrant *g)
 {
+	char *names[8] = {};
+	PolicyUser u = {
+		.name = (char *)user,
+		.uid = uid,
+		.gids = (gid_t *)gids,
+		.group_names = names,
+		.n_gids = n_gids,
+	};
+
+	ck_assert_uint_le(n_gids, ELEMENTSOF(names));
+	for (size_t i = 0; i < n_gids; i++) {
+		const struct group *gr = getgrgid(gids[i]);
+
+		names[i] = gr ? strdup(gr->gr_name) : NULL;
+	}
 	memset(g, 0x5a, sizeof(*g));
-	ck_assert_int_eq(policy_eval(p, user, uid, gids, n_gids, g), 0);
+	ck_assert_int_eq(policy_eval_for_user(p, &u, g), 0);
+	for (size_t i = 0; i < n_gids; i++)
+		free(names[i]);
 }
 
 static void assert_no_errors(const Policy *p)
@@ -728,6 +747,7 @@ END_TEST
 
 START_TEST(test_eval_uid_root)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
 	PolicyGrant g;
@@ -746,20 +766,24 @@ START_TEST(test_eval_uid_root)
 	assert_source(&g, POLICY_KEY_NICE, path, 7, "Group #0");
 
 	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(policy_eval_user(p, "root", &g), 0);
+	ck_assert_int_eq(policy_user_resolve("root", &u), 0);
+	ck_assert_str_eq(u->name, "root");
+	ck_assert_int_eq(policy_eval_for_user(p, u, &g), 0);
 	ck_assert_int_eq(g.realtime_priority, 77);
 }
 END_TEST
 
 START_TEST(test_eval_unknown_user)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyGrant g = { .realtime_priority = 12345 };
 
 	p = load_text("[Default]\nRealtimePriority=20\n", NULL);
 	/* A uid no passwd source knows (not (uid_t)-1, which some NSS modules map). */
 	ck_assert_int_eq(policy_eval_uid(p, 3999999999u, &g), -ESRCH);
-	ck_assert_int_eq(policy_eval_user(p, "no-such-user-realtimed-test", &g), -ESRCH);
+	ck_assert_int_eq(policy_user_resolve("no-such-user-realtimed-test", &u), -ESRCH);
+	ck_assert_ptr_null(u);
 	ck_assert_int_eq(g.realtime_priority, 12345);
 }
 END_TEST
@@ -1108,7 +1132,7 @@ START_TEST(test_unreadable_file)
 			_exit(2);
 		if (policy_load_files(f, 2, &p) < 0)
 			_exit(3);
-		policy_eval(p, "x", 1, NULL, 0, &g);
+		policy_eval_for_user(p, &(PolicyUser){ .name = "x", .uid = 1 }, &g);
 		ok = policy_n_errors(p) == 1 && streq(policy_error(p, 0)->file, f[0]) &&
 		     policy_error(p, 0)->line == 0 &&
 		     strstr(policy_error(p, 0)->message, "denied") && policy_n_files(p) == 1 &&
@@ -1407,7 +1431,7 @@ START_TEST(test_trust_own_file_warns)
 			_exit(2);
 		if (policy_load_files(f, n, &p) < 0)
 			_exit(3);
-		policy_eval(p, "x", 1, NULL, 0, &g);
+		policy_eval_for_user(p, &(PolicyUser){ .name = "x", .uid = 1 }, &g);
 		w = policy_warning(p, 0);
 		snprintf(want, sizeof(want), "owned by uid %u, not root", (unsigned)me);
 		ok = policy_n_files(p) == 2 && g.nice == -3 &&
@@ -2375,7 +2399,7 @@ START_TEST(test_load_for_user)
 		ck_assert_ptr_nonnull(u);
 		full = load_files(files, 2);
 		ck_assert_int_eq(policy_load_files_for_user(files, 2, u, &mine), 0);
-		ck_assert_int_eq(policy_eval_user(full, users[i], &a), 0);
+		ck_assert_int_eq(policy_eval_for_user(full, u, &a), 0);
 		ck_assert_int_eq(policy_eval_for_user(mine, u, &b), 0);
 		for (int k = 0; k < _POLICY_KEY_MAX; k++) {
 			char va[64] = "", vb[64] = "";
