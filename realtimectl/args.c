@@ -4,13 +4,13 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "macro.h"
 #include "parse.h"
+#include "policy.h"
 
 /* The whole of s[0..len) as a decimal number of at most max. */
 static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
@@ -52,9 +52,8 @@ int args_parse_target(const char *s, uint64_t *ret_pid, uint64_t *ret_tid)
 
 int args_parse_user(const char *s, uid_t *ret_uid)
 {
-	struct passwd pw, *found = NULL;
-	char buf[4096];
 	uint64_t v;
+	uid_t uid;
 	int r;
 
 	if (isempty(s))
@@ -68,17 +67,17 @@ int args_parse_user(const char *s, uid_t *ret_uid)
 		return 0;
 	}
 
-	r = getpwnam_r(s, &pw, buf, sizeof(buf), &found);
-	if (r == 0 && found) {
-		*ret_uid = found->pw_uid;
+	r = policy_user_name_to_uid(s, &uid);
+	if (r >= 0) {
+		*ret_uid = uid;
 		return 0;
 	}
 	if (parse_decimal(s, strlen(s), UINT32_MAX - 1, &v) >= 0) {
 		*ret_uid = (uid_t)v;
 		return 0;
 	}
-	/* getpwnam_r: 0 with no entry, or ENOENT/ESRCH/... for "not found" too. */
-	if (r == ENOMEM || r == ERANGE)
-		return -r;
+	/* NSS answers "not found" with ENOENT, ESRCH and others too */
+	if (r == -ENOMEM || r == -ERANGE)
+		return r;
 	return -ESRCH;
 }
