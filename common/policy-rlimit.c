@@ -65,14 +65,6 @@ const PolicyRlimit *policy_rlimit(size_t i)
 	return i < ELEMENTSOF(rlimits) ? &rlimits[i].rlimit : NULL;
 }
 
-const PolicyRlimit *policy_rlimit_from_resource(int resource)
-{
-	for (size_t i = 0; i < ELEMENTSOF(rlimits); i++)
-		if (rlimits[i].rlimit.resource == resource)
-			return &rlimits[i].rlimit;
-	return NULL;
-}
-
 int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret)
 {
 	for (size_t i = 0; i < ELEMENTSOF(rlimits); i++) {

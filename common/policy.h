@@ -234,8 +234,6 @@ typedef struct PolicyRlimit {
  * order to set them: RLIMIT_RTTIME, the ceiling, before RLIMIT_RTPRIO, so
  * that a process never holds a raised RLIMIT_RTPRIO without it. */
 const PolicyRlimit *policy_rlimit(size_t i);
-/* The entry of an RLIMIT_*, or NULL for one policy does not set. */
-const PolicyRlimit *policy_rlimit_from_resource(int resource);
 
 /* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
  * RLIMIT_NICE uses the kernel's 20 - nice encoding. RLIMIT_RTPRIO lets a
