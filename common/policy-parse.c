@@ -8,7 +8,7 @@
  *
  * The dialect is the small one realtime.conf(5) describes, read here rather
  * than by a general INI library: a login (pam_realtime) reads the whole
- * policy, and a general parser cost more than pam_limits' whole session
+ * policy, and a general parser costs more than pam_limits' whole session
  * (bench/RESULTS.md). This one also gives exact line numbers and refuses
  * what a general parser would read differently ("Key:value").
  */
@@ -191,7 +191,7 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 		if (fp->kind != SECTION_IRQ && colon)
 			return file_parse_fail(fp, "expected 'Key=value', found ':' before '='");
 	}
-	/* "Key:value": the inih-based parser read it as a key; say what is wrong */
+	/* "Key: value", as other formats write it: name the mistake */
 	if (eq == e && colon && fp->kind != SECTION_IRQ && !comment)
 		return file_parse_fail(fp, "expected 'Key=value', found ':' instead of '='");
 	if (eq == e || comment)
@@ -240,7 +240,6 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 		break;
 	case _SECTION_KIND_MAX:
 	case _SECTION_KIND_INVALID:
-	default:
 		/* unreachable: a header that parses has a kind; never accept
 		 * half a file if that ever changes */
 		return file_parse_fail(fp, "key '%s' in a section of unknown kind", s);
