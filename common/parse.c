@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Value parsers for realtime.conf(5). Pure functions: no I/O, no state.
- * The policy library and the CLI use them; tests/unit/test-parse.c covers them.
+ * Value parsers for realtime.conf(5), and the one decimal number parser.
+ * Pure functions: no I/O, no state. The policy library, the CLI and the
+ * daemon's /proc readers use them.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -2,8 +2,9 @@
 /*
  * Value parsers for realtime.conf(5), one per value type. Each returns 0 and
  * fills *ret, or -EINVAL / -ERANGE and leaves *ret untouched; the policy
- * library turns those into "file:line: message" errors. Exposed for tests and
- * for the CLI's argument parsing.
+ * library turns those into "file:line: message" errors. The CLI parses its
+ * arguments with them, and the /proc readers their numbers with
+ * parse_decimal_prefix().
  */
 #pragma once
 

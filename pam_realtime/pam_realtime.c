@@ -338,7 +338,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 
 	/* The user first (NSS, with the groups): loading then keeps only the
 	 * rules that concern them. A user NSS cannot resolve is reported after
-	 * the policy's own errors, as before. */
+	 * the policy's own errors, so that a broken file is logged at every
+	 * login, whoever logs in. */
 	r = policy_user_resolve(user, &u);
 	if (r == -ENOMEM) {
 		pam_syslog(pamh, LOG_CRIT, "Out of memory resolving user \"%s\"", user);
