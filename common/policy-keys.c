@@ -302,6 +302,13 @@ const PolicyItem policy_daemon_keys[] = {
 			  "to 1h",
 		.initial = { .u64 = 60ULL * 1000000ULL },
 	},
+	{
+		.name = "CanaryDemoteUnknown",
+		DAEMON_FIELD(canary_demote_unknown, POLICY_VALUE_BOOL),
+		.parse = parse_boolean_value,
+		.expect = "yes or no",
+		.initial = { .b = true },
+	},
 };
 
 const size_t policy_n_daemon_keys = ELEMENTSOF(policy_daemon_keys);

@@ -72,6 +72,7 @@ typedef struct PolicyDaemon {
 	bool canary;			 /* Canary=yes */
 	uint64_t canary_watchdog_usec;	 /* CanaryWatchdogSec=2 */
 	uint64_t canary_refuse_usec;	 /* CanaryRefuseSec=60 */
+	bool canary_demote_unknown;	 /* CanaryDemoteUnknown=yes */
 } PolicyDaemon;
 
 /* One [IRQ] line: glob on the IRQ action name -> SCHED_FIFO priority. */

@@ -45,6 +45,9 @@ int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 					   ? INT64_MAX
 					   : (int64_t)g->rttime_usec,
 	};
+	/* what a grant can get: the canary watchdog may cap it (realtimed(8)) */
+	if (ret->max_realtime_priority > daemon_canary_max_priority(d))
+		ret->max_realtime_priority = daemon_canary_max_priority(d);
 	return 0;
 }
 

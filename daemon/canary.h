@@ -1,27 +1,97 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The canary watchdog. A SCHED_OTHER canary thread cheeps (eventfd) twice
- * per CanaryWatchdogSec; a SCHED_FIFO 99 watchdog thread listens. If
- * no cheep came for CanaryWatchdogSec, SCHED_OTHER work is starving: the
- * watchdog itself demotes every supervised thread at once (no help from the
- * main thread, which may be starving too), then tells the main thread, which
- * drops the grants, refuses new ones for CanaryRefuseSec, logs once and emits
- * Demoted("canary").
+ * The canary watchdog: demotes the realtime threads realtimed granted when
+ * realtime work starves the rest of the machine.
  *
- * The threads run only while grants exist: an idle daemon has no timers.
- * Time is CLOCK_MONOTONIC, which stops during suspend; a jump of
- * CLOCK_BOOTTIME against it (a resume) or a watchdog that itself woke far
- * too late (the daemon was stopped with SIGSTOP, or the VM paused) restarts
- * the count instead of firing: a starving canary under a punctual watchdog
- * is the only thing that fires it.
+ * Two threads, running only while realtime grants exist (an idle daemon has
+ * no timers):
+ *   - the canary, SCHED_OTHER at nice -20 (so ordinary fair load does not
+ *     delay it), wakes every cheep interval C = CanaryWatchdogSec / 20
+ *     (50 ms at least, 250 ms at most) and cheeps (an eventfd count);
+ *   - the watchdog, SCHED_DEADLINE (5 ms of CPU every 50 ms, above every
+ *     SCHED_FIFO/RR priority), wakes four times per CanaryWatchdogSec and
+ *     judges the last CanaryWatchdogSec by the cheeps that came and the CPU
+ *     time the granted threads used.
+ * A canary that cannot run never cheeps; but the kernel never lets realtime
+ * threads take a CPU whole: RT throttling (sched_rt_runtime_us, 950 ms per
+ * 1 s on 6.1) and, from 6.12 on, the deferred fair deadline server (50 ms
+ * per 1 s) still give SCHED_OTHER threads about 50 ms each second. So the
+ * canary does not have to be silent to count as starving: the watchdog
+ * fires when the canary was missing for half of the window, that is when
+ * the time not covered by its cheeps (window - cheeps * C) reaches
+ * CanaryWatchdogSec / 2. Under throttling the canary cheeps about once a
+ * second instead of 1 s / C times (10 of every 100 ms slots at the
+ * default): it fires about 1.1 s after a runaway starts, plus up to a
+ * quarter window until the watchdog's next look.
+ *
+ * The fair server of 6.12 serves a short wakeup at once even on a CPU that
+ * realtime threads hold (it owes SCHED_OTHER 50 ms each second, and a cheep
+ * costs microseconds): a canary that only cheeps is late there only while
+ * the rest of the fair load uses up those 50 ms, which an otherwise idle
+ * machine does not. Making the canary use more CPU time to find out would
+ * cost as much on a machine busy with fair load, and fired under heavy fair
+ * load split into cgroups. So the watchdog also adds up, at each look, the
+ * CPU time the granted threads used (their schedstat): a look in which they
+ * used 90% of every CPU the canary may use counts as wholly missed. Realtime
+ * threads that realtimed did not grant are not counted (they would need a
+ * scan of every thread); they make the canary fire only by starving it.
+ *
+ * A busy machine with only fair load, or realtime load that sleeps between
+ * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,
+ * not by a whole cheep interval. A runaway on some CPUs but not all is not
+ * starvation either, but the fair scheduler places a waking thread blind to
+ * realtime load and a busy CPU does not pull it over: the canary may wait
+ * behind a runaway while another CPU runs fair work. So when a look finds the canary two
+ * cheeps short, the watchdog restricts the canary's CPU affinity to the
+ * CPUs where no granted thread runs realtime at that moment (all of them,
+ * if granted threads hold every CPU).
+ *
+ * When it fires, the watchdog itself, with no help from the main thread
+ * (which may be starving too):
+ *   1. sets RLIMIT_RTPRIO 0 (soft and hard) on each process that held a
+ *      realtime grant, first, so that none of its threads can take
+ *      SCHED_FIFO/RR again through its own limit, and keeps the old limit;
+ *   2. demotes every supervised thread that is still the thread granted;
+ *   3. with CanaryDemoteUnknown=yes, does the same (1. then 2.) to every
+ *      SCHED_FIFO/RR thread whose real and effective uid are not root and
+ *      that realtimed did not grant (as rtkit's --canary-demote-unknown),
+ *      for at most CANARY_UNKNOWN_CLAMP_MAX processes per firing;
+ * then hands a report to the main thread, which drops the grants, refuses
+ * new ones for CanaryRefuseSec, logs once and emits Demoted("canary"). After
+ * CanaryRefuseSec the main thread gives each clamped process its old
+ * RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog judges
+ * nothing while a report waits for the main thread; it never allocates
+ * memory (the main thread sizes its buffers with each update) and never
+ * logs.
+ *
+ * The watchdog outranks everything realtimed may grant only as
+ * SCHED_DEADLINE. Where the kernel refuses that (no CAP_SYS_NICE, a CPU
+ * affinity that does not span its root domain, DEADLINE admission control
+ * full), it runs at SCHED_FIFO 99, which does not preempt a FIFO 99
+ * runaway: canary_max_grant_priority() is then 98 and grants above it are
+ * refused. The class is known before the first grant: canary_new() tries it
+ * in a short-lived thread, and every start waits for the watchdog to report
+ * the class it got.
+ *
+ * Not starvation, and not counted: a watchdog that itself woke half a slot
+ * late (the daemon was stopped with SIGSTOP, the VM paused: the canary was
+ * not starved by anyone) and a jump of CLOCK_BOOTTIME against
+ * CLOCK_MONOTONIC (a suspend and resume) restart the window. Time is
+ * CLOCK_MONOTONIC, which stops during suspend.
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
+
+/* Foreign processes (CanaryDemoteUnknown) clamped per firing; threads beyond
+ * are still demoted. */
+#define CANARY_UNKNOWN_CLAMP_MAX 256
 
 typedef struct Canary Canary;
 
@@ -31,16 +101,54 @@ typedef struct CanaryTarget {
 	uint64_t start_time;
 } CanaryTarget;
 
-/* Called in the main thread after the watchdog demoted these threads. */
-typedef void (*canary_fired_t)(const CanaryTarget *demoted, size_t n, void *userdata);
+/* A process whose RLIMIT_RTPRIO the watchdog set to 0. */
+typedef struct CanaryClamp {
+	pid_t pid;
+	uint64_t start_time; /* of the process, against pid reuse */
+	struct rlimit old;
+} CanaryClamp;
 
+typedef struct CanaryReport {
+	const CanaryTarget *demoted; /* supervised threads demoted */
+	size_t n_demoted;
+	size_t n_unknown;	 /* threads realtimed never granted, demoted */
+	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
+	unsigned cheeps_percent; /* of the cheeps expected in the window */
+	uint64_t held_usec;	 /* how long granted threads held every CPU in it */
+	uint64_t window_usec;
+} CanaryReport;
+
+typedef enum CanaryClass {
+	CANARY_CLASS_DEADLINE,
+	CANARY_CLASS_FIFO,  /* SCHED_FIFO 99: the fallback */
+	CANARY_CLASS_OTHER, /* neither: the watchdog preempts nothing */
+	_CANARY_CLASS_MAX,
+	_CANARY_CLASS_INVALID = -EINVAL,
+} CanaryClass;
+
+typedef struct CanarySettings {
+	uint64_t watchdog_usec; /* CanaryWatchdogSec; 0 disables the canary */
+	uint64_t refuse_usec;	/* CanaryRefuseSec: how long clamped limits stay 0 */
+	bool demote_unknown;	/* CanaryDemoteUnknown */
+} CanarySettings;
+
+/* Called in the main thread after the watchdog fired. */
+typedef void (*canary_fired_t)(const CanaryReport *report, void *userdata);
+
+/* Also finds out which class the watchdog will get (see above). */
 int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userdata, Canary **ret);
+/* Gives clamped processes their RLIMIT_RTPRIO back at once. */
 Canary *canary_free(Canary *c);
 
-/* Sets what the watchdog demotes; starts the threads when n > 0 (and stops
- * them when n == 0). watchdog_usec == 0 disables the canary. */
-int canary_update(Canary *c, const CanaryTarget *targets, size_t n, uint64_t watchdog_usec);
+/* Sets what the watchdog demotes (copied; any order); starts the threads when
+ * n > 0 (and stops them when n == 0). Memory held stays proportional to n. */
+int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s);
 bool canary_running(const Canary *c);
+CanaryClass canary_class(const Canary *c);
+const char *canary_class_to_string(CanaryClass k);
+/* The highest SCHED_FIFO/RR priority the watchdog can preempt: 99 as
+ * SCHED_DEADLINE, 98 as SCHED_FIFO 99, 0 when it cannot run realtime. */
+int canary_max_grant_priority(const Canary *c);
 
 /* demote.c: what the main thread does when the watchdog fired. */
-void daemon_canary_fired(const CanaryTarget *demoted, size_t n, void *userdata);
+void daemon_canary_fired(const CanaryReport *report, void *userdata);

@@ -13,18 +13,11 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
+#include "bus-names.h"
 #include "canary.h"
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
-
-#define NATIVE_NAME "org.realtimed.Realtime1"
-#define NATIVE_PATH "/org/realtimed/Realtime1"
-#define NATIVE_IFACE "org.realtimed.Realtime1"
-#define NATIVE_ERROR "org.realtimed.Realtime1.Error."
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
-#define RTKIT_IFACE "org.freedesktop.RealtimeKit1"
 
 #define CREDS_CACHE_SIZE 256
 #define POLICY_CACHE_SIZE 64
@@ -112,8 +105,12 @@ void daemon_grants_changed(GrantTable *t, void *userdata);
 /* Hands the canary every supervised realtime thread, plus pending (may be
  * NULL): a thread about to be granted, so that a thread which spins the
  * moment it turns realtime, starving this loop before the grant is
- * recorded, is still watched. */
-void daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
+ * recorded, is still watched. < 0 (logged) when the canary could not take
+ * the list: then pending is not watched, and must not be granted. */
+int daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
+/* The highest realtime priority that may be granted with the canary in
+ * force: 99, or lower when its watchdog cannot preempt 99 (realtimed(8)). */
+int daemon_canary_max_priority(Daemon *d);
 
 /* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
 /* Hands the rules to realtime.ko when loaded, else applies them itself. */

@@ -16,21 +16,26 @@
 #include "irq.h"
 #include "log.h"
 #include "polkit.h"
+#include "proc.h"
 
-void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
+int daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
+	CanarySettings settings = {
+		.watchdog_usec = pd->canary ? pd->canary_watchdog_usec : 0,
+		.refuse_usec = pd->canary_refuse_usec,
+		.demote_unknown = pd->canary_demote_unknown,
+	};
 	CanaryTarget *targets = NULL;
 	size_t n = 0;
+	int r;
 
 	if (!d->canary)
-		return;
+		return 0;
 	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
 		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets) {
-			log_error("Out of memory updating the canary watchdog");
-			return;
-		}
+		if (!targets)
+			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
 		GRANT_TABLE_FOREACH(p, g, d->grants)
 		{
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
@@ -43,8 +48,18 @@ void daemon_canary_sync(Daemon *d, const CanaryTarget *pending)
 		if (pending)
 			targets[n++] = *pending;
 	}
-	(void)canary_update(d->canary, targets, n, pd->canary ? pd->canary_watchdog_usec : 0);
+	r = canary_update(d->canary, targets, n, &settings);
 	free(targets);
+	if (r < 0)
+		return log_error_errno(r, "Failed to update the canary watchdog: %m");
+	return 0;
+}
+
+int daemon_canary_max_priority(Daemon *d)
+{
+	if (!d->canary || !policy_daemon(d->policy)->canary)
+		return 99;
+	return canary_max_grant_priority(d->canary);
 }
 
 void daemon_grants_changed(GrantTable *t, void *userdata)
@@ -139,24 +154,40 @@ unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid)
 	return (unsigned)demote_pass_end(d, &dp, "reset");
 }
 
-void daemon_canary_fired(const CanaryTarget *demoted, size_t n, void *userdata)
+void daemon_canary_fired(const CanaryReport *report, void *userdata)
 {
 	Daemon *d = userdata;
 	const PolicyDaemon *pd = policy_daemon(d->policy);
+	size_t n = report->n_demoted;
 	pid_t(*list)[2] = n ? calloc(n, sizeof(*list)) : NULL;
 
 	d->refuse_until_usec = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
 	log_id(LOG_WARNING, LOG_ID_DEMOTION,
-	       "The canary thread starved for %llu ms: demoted %zu realtime threads; refusing new "
-	       "grants for %llu s",
-	       (unsigned long long)(pd->canary_watchdog_usec / 1000), n,
-	       (unsigned long long)(pd->canary_refuse_usec / 1000000));
-	for (size_t i = 0; list && i < n; i++) {
-		list[i][0] = demoted[i].pid;
-		list[i][1] = demoted[i].tid;
+	       "The canary thread got %u%% of its wakeups, and granted threads held every CPU "
+	       "for %llu ms, in %llu ms: demoted %zu granted and %zu other realtime threads, "
+	       "RLIMIT_RTPRIO 0 for %zu processes; refusing new grants for %llu s",
+	       report->cheeps_percent, (unsigned long long)(report->held_usec / 1000),
+	       (unsigned long long)(report->window_usec / 1000), n, report->n_unknown,
+	       report->n_clamped, (unsigned long long)(pd->canary_refuse_usec / 1000000));
+	for (size_t i = 0; i < n; i++) {
+		const CanaryTarget *t = &report->demoted[i];
+		uint64_t st;
+
+		/* Again from here: the thread of a grant under way when the
+		 * watchdog fired (daemon_canary_sync()'s pending) may have turned
+		 * realtime after the watchdog demoted it. */
+		if (proc_get_start_time(d->grants->proc, t->pid, t->tid, &st) >= 0 &&
+		    st == t->start_time)
+			(void)sched_reset(t->tid);
+		if (list) {
+			list[i][0] = t->pid;
+			list[i][1] = t->tid;
+		}
 	}
 	if (list)
 		demote_list(d, list, n, "canary");
+	else if (n > 0)
+		log_error("Out of memory: %zu demoted threads stay in the grant table", n);
 	free(list);
 }
 

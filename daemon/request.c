@@ -276,6 +276,13 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		request_fail(r, k == -EINVAL ? ERR_INVALID_ARGS : ERR_POLICY_DENIED, "%s", text);
 		return k;
 	}
+	if (r->value > daemon_canary_max_priority(r->d)) {
+		request_fail(r, ERR_POLICY_DENIED,
+			     "priority %d is above %d, the highest the canary watchdog can preempt "
+			     "here (see SAFETY in realtimed(8))",
+			     r->value, daemon_canary_max_priority(r->d));
+		return -EPERM;
+	}
 	return 0;
 }
 

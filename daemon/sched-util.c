@@ -267,3 +267,18 @@ int sched_get(pid_t tid, const char **ret_policy, int *ret_priority)
 	}
 	return 0;
 }
+
+int sched_apply_deadline(pid_t tid, uint64_t runtime_nsec, uint64_t period_nsec)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_DEADLINE,
+		/* a SCHED_DEADLINE task may fork only with this flag */
+		.sched_flags = SCHED_FLAG_RESET_ON_FORK,
+		.sched_runtime = runtime_nsec,
+		.sched_deadline = period_nsec,
+		.sched_period = period_nsec,
+	};
+
+	return sys_sched_setattr(tid, &attr);
+}

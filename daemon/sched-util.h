@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "policy-allow.h"
@@ -69,3 +70,7 @@ bool sched_state_above(const SchedState *a, const SchedState *b);
 int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value);
 /* "fifo"/"rr"/"other"... and priority (or nice for other). */
 int sched_get(pid_t tid, const char **ret_policy, int *ret_priority);
+/* SCHED_DEADLINE: runtime_nsec of CPU time every period_nsec (deadline =
+ * period), with SCHED_FLAG_RESET_ON_FORK. For the canary watchdog, which must
+ * outrank every SCHED_FIFO priority; -EPERM/-EBUSY where the kernel refuses. */
+int sched_apply_deadline(pid_t tid, uint64_t runtime_nsec, uint64_t period_nsec);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "bus-error.h"
+#include "bus-names.h"
 #include "ctl.h"
 #include "macro.h"
 
@@ -16,24 +17,24 @@ typedef struct BusErrorInfo {
 
 static const BusErrorInfo bus_errors[] = {
 	/* realtimed's own errors (realtimed(8)) */
-	{ BUS_ERROR_PREFIX "PermissionDenied", CTL_EXIT_REFUSED,
+	{ NATIVE_ERROR "PermissionDenied", CTL_EXIT_REFUSED,
 	  "You may only change threads of your own processes; run as root or ask an "
 	  "administrator." },
-	{ BUS_ERROR_PREFIX "PolicyDenied", CTL_EXIT_REFUSED,
+	{ NATIVE_ERROR "PolicyDenied", CTL_EXIT_REFUSED,
 	  "See what the policy allows you with 'realtimectl explain'." },
-	{ BUS_ERROR_PREFIX "NoSuchProcess", CTL_EXIT_NO_SUCH, NULL },
-	{ BUS_ERROR_PREFIX "NoSuchGrant", CTL_EXIT_NO_SUCH,
+	{ NATIVE_ERROR "NoSuchProcess", CTL_EXIT_NO_SUCH, NULL },
+	{ NATIVE_ERROR "NoSuchGrant", CTL_EXIT_NO_SUCH,
 	  "realtimed undoes only its own grants; 'realtimectl status' lists them." },
-	{ BUS_ERROR_PREFIX "InvalidArgs", CTL_EXIT_USAGE, NULL },
-	{ BUS_ERROR_PREFIX "LimitsExceeded", CTL_EXIT_REFUSED,
+	{ NATIVE_ERROR "InvalidArgs", CTL_EXIT_USAGE, NULL },
+	{ NATIVE_ERROR "LimitsExceeded", CTL_EXIT_REFUSED,
 	  "Reset grants you no longer need ('realtimectl status', 'realtimectl reset'), or raise "
 	  "the [Daemon] limits." },
-	{ BUS_ERROR_PREFIX "RateLimited", CTL_EXIT_REFUSED,
+	{ NATIVE_ERROR "RateLimited", CTL_EXIT_REFUSED,
 	  "Too many requests; try again in a few seconds." },
-	{ BUS_ERROR_PREFIX "Refusing", CTL_EXIT_REFUSED,
+	{ NATIVE_ERROR "Refusing", CTL_EXIT_REFUSED,
 	  "The canary watchdog demoted starving realtime threads recently; try again after "
 	  "CanaryRefuseSec." },
-	{ BUS_ERROR_PREFIX "Failed", CTL_EXIT_FAILED, NULL },
+	{ NATIVE_ERROR "Failed", CTL_EXIT_FAILED, NULL },
 
 	/* The bus, on realtimed's behalf */
 	{ "org.freedesktop.DBus.Error.ServiceUnknown", CTL_EXIT_UNREACHABLE,

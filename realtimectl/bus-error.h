@@ -6,8 +6,6 @@
  */
 #pragma once
 
-#define BUS_ERROR_PREFIX "org.realtimed.Realtime1.Error."
-
 /* Exit status (CTL_EXIT_*) for a D-Bus error name. */
 int bus_error_exit_status(const char *name);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "bus-error.h"
+#include "bus-names.h"
 #include "bus.h"
 #include "ctl.h"
 #include "macro.h"
@@ -54,7 +55,7 @@ int bus_call(DBusConnection *c, const char *method, const char *what, bool inter
 	bool ok;
 	int r;
 
-	m = dbus_message_new_method_call(BUS_NAME, BUS_PATH, BUS_INTERFACE, method);
+	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, method);
 	if (!m)
 		return ctl_oom();
 	va_start(ap, first_arg_type);

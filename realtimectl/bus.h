@@ -11,10 +11,6 @@
 
 #include <dbus/dbus.h>
 
-#define BUS_NAME "org.realtimed.Realtime1"
-#define BUS_PATH "/org/realtimed/Realtime1"
-#define BUS_INTERFACE "org.realtimed.Realtime1"
-
 static inline void bus_message_unrefp(DBusMessage **m)
 {
 	if (*m)

@@ -3,7 +3,7 @@
  * realtimectl's output: a table that prints either aligned for people
  * (a header line unless legend is off) or as a JSON array of objects for
  * scripts, and a JSON string writer for the commands that print objects.
- * Cells are added row by row, left to right. Unit-tested in test-ctl-table.c.
+ * Cells are added row by row, left to right. Unit-tested in test-ctl-output.c.
  */
 #pragma once
 

@@ -16,6 +16,9 @@ RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make
         linux-source-6.1
+        # vm-canary-6.12: the canary against the fair deadline server
+        # (bookworm-security); the vm tier's default stays linux-image-amd64's
+        linux-image-6.12-amd64
 )
 
 # rt_install_deps PACKAGE...: apt-get update + install of what is missing.

@@ -20,12 +20,22 @@
  *	--name, the granted thread then renames itself (prctl PR_SET_NAME) to
  *	the bytes given in hex, any bytes at all, as a hostile client may.
  *
- *   rt-client spin SECS [DELAY_MS]
- *	Prints "pid P", sleeps DELAY_MS, then busy-loops: the runaway that the VM tier makes
+ *   rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] [--repromote MS]
+ *	Prints "pid P", sleeps DELAY_MS (or, with --go, until FILE exists, so
+ *	that several start together), then busy-loops: the runaway that the VM tier makes
  *	SCHED_FIFO to trigger the canary. Once it has run realtime and is
- *	demoted again, it prints "demoted after N ms of realtime" and exits 0;
+ *	demoted again, it prints "demoted after N ms of realtime
+ *	(CLOCK_MONOTONIC T0 to T1 ms)" and exits 0;
  *	after SECS seconds of wall time it gives up (exit 1), its own safety
  *	net. Never make it realtime on a host.
+ *	--self-fifo PRIO: it makes itself SCHED_FIFO PRIO after DELAY_MS,
+ *	through its own RLIMIT_RTPRIO (a realtime thread realtimed never
+ *	granted). --repromote MS: once demoted, it keeps spinning and calling
+ *	sched_setscheduler(SCHED_FIFO) at the priority it had for MS more
+ *	milliseconds, as a runaway that fights back would; it prints
+ *	"repromote: refused N times (ERROR)" and exits 0 if the kernel never
+ *	let it, or "repromote: took SCHED_FIFO again after N ms", demotes
+ *	itself at once (so that the VM lives on) and exits 1.
  *
  *   rt-client hold N [--uids R:E:S] [--main-uids R:E:S]
  *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
@@ -53,12 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "macro.h"
-
-#define NATIVE_NAME "org.realtimed.Realtime1"
-#define NATIVE_PATH "/org/realtimed/Realtime1"
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
 
 static pid_t gettid_(void)
 {
@@ -146,7 +152,7 @@ static void *audio_thread(void *userdata)
 
 static int get_property_int64(DBusConnection *bus, bool rtkit, const char *prop, int64_t *ret)
 {
-	const char *iface = rtkit ? RTKIT_NAME : NATIVE_NAME;
+	const char *iface = rtkit ? RTKIT_IFACE : NATIVE_IFACE;
 	DBusMessage *m, *reply;
 	DBusMessageIter it, sub;
 	DBusError err;
@@ -298,7 +304,7 @@ static int cmd_ask(int argc, char **argv)
 	if (rtkit && want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 "MakeThreadHighPriorityWithPID");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -306,7 +312,7 @@ static int cmd_ask(int argc, char **argv)
 	} else if (rtkit) {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+		m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 "MakeThreadRealtimeWithPID");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -314,7 +320,7 @@ static int cmd_ask(int argc, char **argv)
 	} else if (want_nice) {
 		dbus_int32_t n = nice_level;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 "MakeThreadHighPriority");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -322,7 +328,7 @@ static int cmd_ask(int argc, char **argv)
 	} else {
 		dbus_uint32_t p = prio;
 
-		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_NAME,
+		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 "MakeThreadRealtime");
 		if (m)
 			dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
@@ -494,15 +500,62 @@ static uint64_t mono_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+static bool is_realtime(void)
+{
+	int p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+
+	return p == SCHED_FIFO || p == SCHED_RR;
+}
+
+/* After a demotion: tries to take SCHED_FIFO prio back for ms. */
+static int spin_repromote(int prio, int ms)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	uint64_t start = mono_usec(), end = start + (uint64_t)ms * 1000u;
+	volatile unsigned long n = 0;
+	unsigned refused = 0;
+	int error = 0;
+
+	while (mono_usec() < end) {
+		for (int i = 0; i < 20000; i++)
+			n++;
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
+			printf("repromote: took SCHED_FIFO %d again after %" PRIu64 " ms\n", prio,
+			       (mono_usec() - start) / 1000);
+			sp.sched_priority = 0;
+			(void)sched_setscheduler(0, SCHED_OTHER, &sp);
+			return 1;
+		}
+		error = errno;
+		refused++;
+	}
+	printf("repromote: refused %u times (%s)\n", refused, strerror(error));
+	return 0;
+}
+
 /* spin: busy-loop until the deadline, or until made realtime and then
  * demoted again; reports how long it ran realtime. */
 static int cmd_spin(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
 	int secs = argc >= 3 ? atoi(argv[2]) : 0;
-	int delay_ms = argc >= 4 ? atoi(argv[3]) : 0;
+	int delay_ms = argc >= 4 && argv[3][0] != '-' ? atoi(argv[3]) : 0;
+	int self_prio = 0, repromote_ms = 0, rt_prio = 1;
 	uint64_t end, rt_since = 0, now;
+	const char *go = NULL;
 
+	for (int i = 3; i < argc; i++) {
+		if (streq(argv[i], "--go") && i + 1 < argc)
+			go = argv[++i];
+		else if (streq(argv[i], "--self-fifo") && i + 1 < argc)
+			self_prio = atoi(argv[++i]);
+		else if (streq(argv[i], "--repromote") && i + 1 < argc)
+			repromote_ms = atoi(argv[++i]);
+		else if (i > 3 || argv[i][0] == '-') {
+			fprintf(stderr, "rt-client spin: unknown argument %s\n", argv[i]);
+			return 2;
+		}
+	}
 	if (secs < 1 || secs > 600) {
 		fprintf(stderr, "rt-client spin: need 1..600 seconds\n");
 		return 2;
@@ -512,21 +565,40 @@ static int cmd_spin(int argc, char **argv)
 	/* sleep first, so that the test can grant before the spinning starts */
 	if (delay_ms > 0)
 		usleep((useconds_t)delay_ms * 1000u);
+	for (end = mono_usec() + (uint64_t)secs * 1000000u; go && access(go, F_OK) < 0;) {
+		if (mono_usec() > end) {
+			printf("never started: no %s\n", go);
+			return 1;
+		}
+		usleep(10000);
+	}
+	if (self_prio > 0) {
+		struct sched_param sp = { .sched_priority = self_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0) {
+			printf("could not make itself SCHED_FIFO %d: %s\n", self_prio,
+			       strerror(errno));
+			return 2;
+		}
+	}
 	end = mono_usec() + (uint64_t)secs * 1000000u;
 	do {
-		int p;
-
 		for (int i = 0; i < 20000; i++)
 			n++;
 		now = mono_usec();
-		p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-		if (p == SCHED_FIFO || p == SCHED_RR) {
+		if (is_realtime()) {
+			struct sched_param sp;
+
+			if (rt_since == 0 && sched_getparam(0, &sp) == 0)
+				rt_prio = sp.sched_priority;
 			if (rt_since == 0)
 				rt_since = now;
 		} else if (rt_since != 0) {
-			printf("demoted after %" PRIu64 " ms of realtime\n",
-			       (now - rt_since) / 1000);
-			return 0;
+			printf("demoted after %" PRIu64 " ms of realtime (CLOCK_MONOTONIC %" PRIu64
+			       " to %" PRIu64 " ms)\n",
+			       (now - rt_since) / 1000, rt_since / 1000, now / 1000);
+			fflush(stdout);
+			return repromote_ms > 0 ? spin_repromote(rt_prio, repromote_ms) : 0;
 		}
 	} while (now < end);
 	if (rt_since != 0)
@@ -548,6 +620,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
 			"[--hold SEC] [--lower N] [--name HEX]\n"
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"
-			"       rt-client spin SECS [DELAY_MS]\n");
+			"       rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] "
+			"[--repromote MS]\n");
 	return 2;
 }

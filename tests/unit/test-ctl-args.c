@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "args.h"
+#include "check-main.h"
 
 #define SENTINEL UINT64_C(0xdeadbeef)
 
@@ -104,25 +105,10 @@ START_TEST(test_user)
 }
 END_TEST
 
-static Suite *args_suite(void)
-{
-	Suite *s = suite_create("realtimectl-args");
-	TCase *tc = tcase_create("args");
-
-	tcase_add_test(tc, test_target_good);
-	tcase_add_test(tc, test_target_bad);
-	tcase_add_test(tc, test_user);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(args_suite());
-	int failed;
+	Suite *s = suite_create("realtimectl-args");
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "args", CHECK_TESTS(test_target_good, test_target_bad, test_user));
+	return check_run(s);
 }

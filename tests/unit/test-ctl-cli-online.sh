@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash disable=SC2154,SC2016
-# Sourced by test-ctl-cli.sh with test-ctl-mockd owning org.realtimed.Realtime1
+# Sourced by test-ctl-cli.sh with mock-realtimed owning org.realtimed.Realtime1
 # on the private bus ($work/mock.log has one line per call it got): the
 # daemon-backed commands send the contract's calls with the right arguments,
 # parse the replies, and map each error to its exit status; run asks for

@@ -7,7 +7,7 @@
 # privileged group (root, and a copy of the shipped policy whose audio
 # section is [Group #0]), drop-in overrides, usage errors, an unreachable
 # daemon (no bus; a private bus without realtimed) and, when built, the
-# daemon-backed commands against test-ctl-mockd on a private bus.
+# daemon-backed commands against mock-realtimed on a private bus.
 #
 #   test-ctl-cli.sh REALTIMECTL SRCDIR [MOCKD]
 #
@@ -316,7 +316,7 @@ CONF
 	run 3 "grant with no realtimed" -- grant --fifo 50 $$
 
 	if [ -n "$mockd" ] && [ -x "$mockd" ]; then
-		echo "# the daemon-backed commands against test-ctl-mockd"
+		echo "# the daemon-backed commands against mock-realtimed"
 		"$mockd" "$work/mock.log" &
 		mock_pid=$!
 		for _ in $(seq 50); do

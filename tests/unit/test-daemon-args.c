@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "check-main.h"
 
 static char out_buf[4096], err_buf[4096];
 
@@ -97,18 +98,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-args");
-	TCase *tc = tcase_create("args");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, test_defaults);
-	tcase_add_test(tc, test_all_options);
-	tcase_add_test(tc, test_help_version);
-	tcase_add_test(tc, test_errors);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_add_case(
+		s, "args",
+		CHECK_TESTS(test_defaults, test_all_options, test_help_version, test_errors));
+	return check_run(s);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bus-object.h"
+#include "check-main.h"
 #include "daemon.h"
 #include "pidfd.h"
 
@@ -191,17 +192,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-demote");
-	TCase *tc = tcase_create("demote");
-	SRunner *sr;
-	int failed;
+	TCase *tc;
 
+	tc = check_add_case(s, "demote",
+			    CHECK_TESTS(test_reload_skips_reused_tid, test_reset_skips_reused_tid));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_reload_skips_reused_tid);
-	tcase_add_test(tc, test_reset_skips_reused_tid);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

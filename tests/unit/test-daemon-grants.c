@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "grants.h"
 #include "pidfd.h"
 #include "proc.h"
@@ -205,20 +206,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-grants");
-	TCase *tc = tcase_create("grants");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, test_add_find_update);
-	tcase_add_test(tc, test_new_process_needs_pidfd);
-	tcase_add_test(tc, test_pid_reuse_replaces);
-	tcase_add_test(tc, test_prune_dead_thread);
-	tcase_add_test(tc, test_users_counted_once);
-	tcase_add_test(tc, test_kind_names);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_add_case(s, "grants",
+		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
+				   test_pid_reuse_replaces, test_prune_dead_thread,
+				   test_users_counted_once, test_kind_names));
+	return check_run(s);
 }

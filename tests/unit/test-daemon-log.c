@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "log.h"
 
 static FILE *captured;
@@ -162,20 +163,13 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-log");
-	TCase *tc = tcase_create("log");
-	SRunner *sr;
-	int failed;
+	TCase *tc;
 
+	tc = check_add_case(s, "log",
+			    CHECK_TESTS(test_flood_leaves_other_sites_alone,
+					test_errors_and_demotions_never_limited,
+					test_suppressed_count_is_reported, test_text_escaped,
+					test_two_threads));
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_flood_leaves_other_sites_alone);
-	tcase_add_test(tc, test_errors_and_demotions_never_limited);
-	tcase_add_test(tc, test_suppressed_count_is_reported);
-	tcase_add_test(tc, test_text_escaped);
-	tcase_add_test(tc, test_two_threads);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

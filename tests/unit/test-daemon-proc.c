@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "proc.h"
 
 #define STAT_TAIL " S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 424242 20 21 22\n"
@@ -144,20 +145,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-proc");
-	TCase *tc = tcase_create("proc");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, test_stat_start_time);
-	tcase_add_test(tc, test_stat_bad);
-	tcase_add_test(tc, test_status_uid);
-	tcase_add_test(tc, test_limits);
-	tcase_add_test(tc, test_real_proc);
-	tcase_add_test(tc, test_gone);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_add_case(s, "proc",
+		       CHECK_TESTS(test_stat_start_time, test_stat_bad, test_status_uid,
+				   test_limits, test_real_proc, test_gone));
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check-main.h"
 #include "ratelimit.h"
 
 START_TEST(test_burst_then_refuse)
@@ -67,19 +68,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-ratelimit");
-	TCase *tc = tcase_create("ratelimit");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, test_burst_then_refuse);
-	tcase_add_test(tc, test_window_resets);
-	tcase_add_test(tc, test_disabled);
-	tcase_add_test(tc, test_clock_going_back);
-	tcase_add_test(tc, test_time_zero);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_add_case(s, "ratelimit",
+		       CHECK_TESTS(test_burst_then_refuse, test_window_resets, test_disabled,
+				   test_clock_going_back, test_time_zero));
+	return check_run(s);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "daemon.h"
 #include "pidfd.h"
 #include "proc.h"
@@ -195,18 +196,11 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-state");
-	TCase *tc = tcase_create("state");
-	SRunner *sr;
-	int failed;
+	TCase *tc;
 
+	tc = check_add_case(
+		s, "state",
+		CHECK_TESTS(test_save_and_adopt, test_v1_line, test_empty_table_removes_file));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_save_and_adopt);
-	tcase_add_test(tc, test_v1_line);
-	tcase_add_test(tc, test_empty_table_removes_file);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

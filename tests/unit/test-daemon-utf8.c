@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-main.h"
 #include "utf8.h"
 
 /* The code point of a valid character s of length len (no checks). */
@@ -276,23 +277,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-utf8");
-	TCase *tc = tcase_create("utf8");
-	SRunner *sr;
-	int failed;
+	TCase *tc;
 
+	tc = check_add_case(s, "utf8",
+			    CHECK_TESTS(test_exhaustive_short, test_four_bytes, test_named_forms,
+					test_cut_every_byte, test_snprintf_every_size, test_escape,
+					test_escape_every_size, test_escape_random_bytes));
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_exhaustive_short);
-	tcase_add_test(tc, test_four_bytes);
-	tcase_add_test(tc, test_named_forms);
-	tcase_add_test(tc, test_cut_every_byte);
-	tcase_add_test(tc, test_snprintf_every_size);
-	tcase_add_test(tc, test_escape);
-	tcase_add_test(tc, test_escape_every_size);
-	tcase_add_test(tc, test_escape_random_bytes);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "irq-threads.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -290,32 +291,14 @@ START_TEST(test_real_proc)
 }
 END_TEST
 
-static Suite *proc_irq_suite(void)
-{
-	Suite *s = suite_create("irq-threads");
-	TCase *tc = tcase_create("fake-proc");
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_fake_proc);
-	tcase_add_test(tc, test_empty_and_missing);
-	tcase_add_test(tc, test_kmod_listing);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("names");
-	tcase_add_test(tc, test_name_parse);
-	tcase_add_test(tc, test_policy_names);
-	tcase_add_test(tc, test_real_proc);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(proc_irq_suite());
-	int failed;
+	Suite *s = suite_create("irq-threads");
+	TCase *tc;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	tc = check_add_case(s, "fake-proc",
+			    CHECK_TESTS(test_fake_proc, test_empty_and_missing, test_kmod_listing));
+	tcase_add_checked_fixture(tc, setup, teardown);
+	check_add_case(s, "names", CHECK_TESTS(test_name_parse, test_policy_names, test_real_proc));
+	return check_run(s);
 }

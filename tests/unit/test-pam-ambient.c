@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "pam-ambient.h"
 
 #define NICE (1ULL << CAP_SYS_NICE)
@@ -143,34 +144,13 @@ START_TEST(test_setuid_without_keepcaps_loses_them)
 }
 END_TEST
 
-static Suite *pam_ambient_suite(void)
-{
-	Suite *s = suite_create("pam-ambient");
-	TCase *tc = tcase_create("ambient");
-
-	tcase_add_test(tc, test_format);
-	tcase_add_test(tc, test_allowed_mask);
-	tcase_add_test(tc, test_refuses_other_caps);
-	tcase_add_test(tc, test_refuses_when_not_permitted);
-	tcase_add_test(tc, test_survives_setuid);
-	tcase_add_test(tc, test_setuid_without_keepcaps_loses_them);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(pam_ambient_suite());
-	int failed;
+	Suite *s = suite_create("pam-ambient");
 
-	if (srunner_fork_status(sr) == CK_NOFORK) {
-		printf("SKIP: needs Check's fork mode (CK_FORK=yes): the tests change this "
-		       "process's credentials\n");
-		srunner_free(sr);
-		return 77;
-	}
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "ambient",
+		       CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
+				   test_refuses_when_not_permitted, test_survives_setuid,
+				   test_setuid_without_keepcaps_loses_them));
+	return check_run_forked(s, "the tests change this process's credentials");
 }

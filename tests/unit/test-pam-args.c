@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-main.h"
 #include "pam-args.h"
 
 static void assert_unchanged(const PamArgs *before, const PamArgs *after)
@@ -120,27 +121,12 @@ START_TEST(test_too_many_conf)
 }
 END_TEST
 
-static Suite *pam_args_suite(void)
-{
-	Suite *s = suite_create("pam-args");
-	TCase *tc = tcase_create("parse");
-
-	tcase_add_test(tc, test_defaults);
-	tcase_add_test(tc, test_flags);
-	tcase_add_test(tc, test_conf_in_order);
-	tcase_add_test(tc, test_rejected);
-	tcase_add_test(tc, test_too_many_conf);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(pam_args_suite());
-	int failed;
+	Suite *s = suite_create("pam-args");
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "parse",
+		       CHECK_TESTS(test_defaults, test_flags, test_conf_in_order, test_rejected,
+				   test_too_many_conf));
+	return check_run(s);
 }

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "pam-rlimits.h"
 #include "policy.h"
 
@@ -310,39 +311,16 @@ START_TEST(test_apply_invalid_resource)
 }
 END_TEST
 
-static Suite *pam_rlimits_suite(void)
-{
-	Suite *s = suite_create("pam-rlimits");
-	TCase *plan = tcase_create("plan"), *apply = tcase_create("apply");
-
-	tcase_add_test(plan, test_plan_full_grant);
-	tcase_add_test(plan, test_plan_partial_and_empty);
-	tcase_add_test(plan, test_plan_from_policy_files);
-	tcase_add_test(plan, test_plan_only_what_is_set);
-	tcase_add_test(plan, test_format);
-	suite_add_tcase(s, plan);
-
-	/* These change this process's limits: they rely on fork mode. */
-	tcase_add_test(apply, test_apply_lower);
-	tcase_add_test(apply, test_apply_raise_without_cap);
-	tcase_add_test(apply, test_apply_invalid_resource);
-	suite_add_tcase(s, apply);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(pam_rlimits_suite());
-	int failed;
+	Suite *s = suite_create("pam-rlimits");
 
-	if (srunner_fork_status(sr) == CK_NOFORK) {
-		/* The apply tests would lower this runner's own limits. */
-		printf("SKIP: needs Check's fork mode (CK_FORK=yes)\n");
-		srunner_free(sr);
-		return 77;
-	}
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "plan",
+		       CHECK_TESTS(test_plan_full_grant, test_plan_partial_and_empty,
+				   test_plan_from_policy_files, test_plan_only_what_is_set,
+				   test_format));
+	check_add_case(s, "apply",
+		       CHECK_TESTS(test_apply_lower, test_apply_raise_without_cap,
+				   test_apply_invalid_resource));
+	return check_run_forked(s, "the apply tests would lower this runner's own limits");
 }

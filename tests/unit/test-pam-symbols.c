@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-main.h"
+
 static const char *module_path;
 
 START_TEST(test_dlopen_now)
@@ -99,9 +101,6 @@ END_TEST
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("pam-symbols");
-	TCase *tc = tcase_create("module");
-	SRunner *sr;
-	int failed;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s PATH/pam_realtime.so\n", argv[0]);
@@ -109,12 +108,6 @@ int main(int argc, char **argv)
 	}
 	module_path = argv[1];
 
-	tcase_add_test(tc, test_dlopen_now);
-	tcase_add_test(tc, test_exports_only_pam_sm);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "module", CHECK_TESTS(test_dlopen_now, test_exports_only_pam_sm));
+	return check_run(s);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "check-main.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -455,69 +456,23 @@ START_TEST(test_capabilities_bad)
 }
 END_TEST
 
-static Suite *parse_suite(void)
-{
-	Suite *s = suite_create("parse");
-	TCase *tc;
-
-	tc = tcase_create("boolean");
-	tcase_add_test(tc, test_boolean_good);
-	tcase_add_test(tc, test_boolean_bad);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("decimal");
-	tcase_add_test(tc, test_decimal_prefix);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("unsigned");
-	tcase_add_test(tc, test_unsigned_good);
-	tcase_add_test(tc, test_unsigned_bad);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("priority");
-	tcase_add_test(tc, test_priority_good);
-	tcase_add_test(tc, test_priority_bad);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("nice");
-	tcase_add_test(tc, test_nice_good);
-	tcase_add_test(tc, test_nice_bad);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("size");
-	tcase_add_test(tc, test_size_good);
-	tcase_add_test(tc, test_size_infinity);
-	tcase_add_test(tc, test_size_bad);
-	tcase_add_test(tc, test_size_overflow);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("duration");
-	tcase_add_test(tc, test_duration_good);
-	tcase_add_test(tc, test_duration_infinity);
-	tcase_add_test(tc, test_duration_bad);
-	tcase_add_test(tc, test_duration_overflow);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("policies");
-	tcase_add_test(tc, test_policies_good);
-	tcase_add_test(tc, test_policies_bad);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("capabilities");
-	tcase_add_test(tc, test_capabilities_good);
-	tcase_add_test(tc, test_capabilities_bad);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(parse_suite());
-	int failed;
+	Suite *s = suite_create("parse");
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "boolean", CHECK_TESTS(test_boolean_good, test_boolean_bad));
+	check_add_case(s, "decimal", CHECK_TESTS(test_decimal_prefix));
+	check_add_case(s, "unsigned", CHECK_TESTS(test_unsigned_good, test_unsigned_bad));
+	check_add_case(s, "priority", CHECK_TESTS(test_priority_good, test_priority_bad));
+	check_add_case(s, "nice", CHECK_TESTS(test_nice_good, test_nice_bad));
+	check_add_case(
+		s, "size",
+		CHECK_TESTS(test_size_good, test_size_infinity, test_size_bad, test_size_overflow));
+	check_add_case(s, "duration",
+		       CHECK_TESTS(test_duration_good, test_duration_infinity, test_duration_bad,
+				   test_duration_overflow));
+	check_add_case(s, "policies", CHECK_TESTS(test_policies_good, test_policies_bad));
+	check_add_case(s, "capabilities",
+		       CHECK_TESTS(test_capabilities_good, test_capabilities_bad));
+	return check_run(s);
 }

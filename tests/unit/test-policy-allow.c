@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "check-main.h"
 #include "macro.h"
 #include "policy-allow.h"
 
@@ -258,30 +259,15 @@ START_TEST(test_needs_polkit)
 }
 END_TEST
 
-static Suite *policy_allow_suite(void)
-{
-	Suite *s = suite_create("policy-allow");
-	TCase *tc = tcase_create("allow");
-
-	tcase_add_loop_test(tc, test_table, 0, ELEMENTSOF(cases));
-	tcase_add_test(tc, test_no_realtime);
-	tcase_add_test(tc, test_no_nice);
-	tcase_add_test(tc, test_reason_values);
-	tcase_add_test(tc, test_format_truncates);
-	tcase_add_test(tc, test_rlimit_rtprio);
-	tcase_add_test(tc, test_kind_names);
-	tcase_add_test(tc, test_needs_polkit);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(policy_allow_suite());
-	int failed;
+	Suite *s = suite_create("policy-allow");
+	TCase *tc;
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	tc = check_add_case(s, "allow",
+			    CHECK_TESTS(test_no_realtime, test_no_nice, test_reason_values,
+					test_format_truncates, test_rlimit_rtprio, test_kind_names,
+					test_needs_polkit));
+	tcase_add_loop_test(tc, test_table, 0, ELEMENTSOF(cases));
+	return check_run(s);
 }

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "macro.h"
 #include "parse.h"
 #include "policy-internal.h"
@@ -1750,6 +1751,7 @@ START_TEST(test_daemon_defaults)
 	ck_assert(d->canary);
 	ck_assert_uint_eq(d->canary_watchdog_usec, 2000000);
 	ck_assert_uint_eq(d->canary_refuse_usec, 60000000);
+	ck_assert(d->canary_demote_unknown);
 }
 END_TEST
 
@@ -1769,7 +1771,8 @@ START_TEST(test_daemon_keys)
 				    "ActionsPerBurst=7\n"
 				    "Canary=off\n"
 				    "CanaryWatchdogSec=500ms\n"
-				    "CanaryRefuseSec=2s\n");
+				    "CanaryRefuseSec=2s\n"
+				    "CanaryDemoteUnknown=no\n");
 	/* A later file overrides single keys. */
 	f[1] = write_file("2.conf", "[Daemon]\nCanary=yes\nUsersMax=11\n");
 	p = load_files(f, 2);
@@ -1786,12 +1789,14 @@ START_TEST(test_daemon_keys)
 	ck_assert(d->canary);
 	ck_assert_uint_eq(d->canary_watchdog_usec, 500000);
 	ck_assert_uint_eq(d->canary_refuse_usec, 2000000);
+	ck_assert(!d->canary_demote_unknown);
 }
 END_TEST
 
 START_TEST(test_daemon_bad_values)
 {
 	assert_text_rejected("[Daemon]\nCanary=maybe\n", 2, "Canary");
+	assert_text_rejected("[Daemon]\nCanaryDemoteUnknown=some\n", 2, "CanaryDemoteUnknown");
 	assert_text_rejected("[Daemon]\nUsersMax=-1\n", 2, "UsersMax");
 	assert_text_rejected("[Daemon]\nUsersMax=0\n", 2, "UsersMax");
 	assert_text_rejected("[Daemon]\nThreadsPerUserMax=many\n", 2, "ThreadsPerUserMax");
@@ -2265,6 +2270,7 @@ static const struct {
 	{ "Canary", "no" },
 	{ "CanaryWatchdogSec", "500ms" },
 	{ "CanaryRefuseSec", "1s" },
+	{ "CanaryDemoteUnknown", "no" },
 };
 
 /* Walks the [Daemon] table: a policy without files has every key at its
@@ -2630,14 +2636,8 @@ static Suite *policy_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(policy_suite());
-	int failed;
-
 	/* The files the tests write must pass the trust rule whatever umask
 	 * the caller has (002 is common for users with a group of their own). */
 	umask(022);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_run(policy_suite());
 }

@@ -8,7 +8,12 @@
 # script, or a timeout is a failure, reported with the console's tail.
 #
 # usage: run-vm.sh [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER]
-#                  [--timeout SEC] GUEST_SCRIPT
+#                  [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT
+#
+# The kernel: --kernel, else /boot/vmlinuz-KVER, else the one the Debian
+# meta-package PACKAGE depends on (default linux-image-amd64; see
+# kernel-of.sh), never merely the newest one installed. Without --initramfs
+# one is built for it here.
 #
 # Environment: TOP_SRCDIR, TOP_BUILDDIR (the same paths inside the guest,
 # read-only there); VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm"
@@ -34,6 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 kernel=
 initramfs=
 kver=
+kpkg=
 timeout=300
 
 while [ $# -gt 1 ]; do
@@ -41,12 +47,13 @@ while [ $# -gt 1 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--initramfs) initramfs=$2; shift 2 ;;
 	--kver) kver=$2; shift 2 ;;
+	--kernel-package) kpkg=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
 if [ $# -ne 1 ]; then
-	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--timeout SEC] GUEST_SCRIPT" >&2
+	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT" >&2
 	exit 2
 fi
 guest=$(realpath "$1")
@@ -65,13 +72,13 @@ qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not found: ins
 [ "$(uname -m)" = x86_64 ] || skip "the VM tier boots an x86_64 kernel; this is $(uname -m)"
 
 if [ -z "$kernel" ]; then
-	if [ -n "$kver" ]; then
-		kernel=/boot/vmlinuz-$kver
-	else
-		kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$kver" ]; then
+		kver=$("$here/kernel-of.sh" "${kpkg:-linux-image-amd64}")
+		[ -n "$kver" ] || skip "${kpkg:-linux-image-amd64} is not installed: apt-get install ${kpkg:-linux-image-amd64}"
 	fi
+	kernel=/boot/vmlinuz-$kver
 fi
-[ -n "$kernel" ] && [ -f "$kernel" ] || skip "no kernel image ${kernel:-/boot/vmlinuz-*}: install linux-image-amd64"
+[ -n "$kernel" ] && [ -f "$kernel" ] || skip "no kernel image $kernel: install linux-image-amd64"
 [ -r "$kernel" ] || skip "$kernel is not readable (run the vm tier as root)"
 [ -n "$kver" ] || kver=${kernel##*/vmlinuz-}
 [ -d "/lib/modules/$kver" ] || skip "/lib/modules/$kver missing: the kernel's modules must be installed"

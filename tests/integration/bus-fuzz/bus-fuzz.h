@@ -19,14 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bus-names.h"
 #include "macro.h"
-
-#define NATIVE_NAME "org.realtimed.Realtime1"
-#define NATIVE_PATH "/org/realtimed/Realtime1"
-#define NATIVE_IFACE "org.realtimed.Realtime1"
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
-#define RTKIT_IFACE "org.freedesktop.RealtimeKit1"
 
 #define FUZZ_FIFO 1u
 #define FUZZ_RR 2u

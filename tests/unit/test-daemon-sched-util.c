@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check-main.h"
 #include "sched-util.h"
 
 /* A thread that sleeps until the test is done with it. */
@@ -211,20 +212,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-sched");
-	TCase *tc = tcase_create("sched");
-	SRunner *sr;
-	int failed;
+	Suite *s = suite_create("daemon-sched-util");
 
-	tcase_add_test(tc, test_get_state);
-	tcase_add_test(tc, test_reset_leaves_other_threads);
-	tcase_add_test(tc, test_reset_realtime_keeps_nice);
-	tcase_add_test(tc, test_restore);
-	tcase_add_test(tc, test_restore_realtime);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_add_case(s, "sched",
+		       CHECK_TESTS(test_get_state, test_reset_leaves_other_threads,
+				   test_reset_realtime_keeps_nice, test_restore,
+				   test_restore_realtime));
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-main.h"
 #include "output.h"
 
 static const TableColumn columns[] = {
@@ -173,28 +174,12 @@ START_TEST(test_json_string)
 }
 END_TEST
 
-static Suite *table_suite(void)
-{
-	Suite *s = suite_create("realtimectl-output");
-	TCase *tc = tcase_create("table");
-
-	tcase_add_test(tc, test_text);
-	tcase_add_test(tc, test_json);
-	tcase_add_test(tc, test_empty);
-	tcase_add_test(tc, test_empty_string);
-	tcase_add_test(tc, test_utf8_width);
-	tcase_add_test(tc, test_json_string);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	SRunner *sr = srunner_create(table_suite());
-	int failed;
+	Suite *s = suite_create("realtimectl-output");
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	check_add_case(s, "table",
+		       CHECK_TESTS(test_text, test_json, test_empty, test_empty_string,
+				   test_utf8_width, test_json_string));
+	return check_run(s);
 }

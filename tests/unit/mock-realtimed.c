@@ -19,9 +19,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 
-#define NAME "org.realtimed.Realtime1"
-#define PATH "/org/realtimed/Realtime1"
-#define ERR "org.realtimed.Realtime1.Error."
+#include "bus-names.h"
 
 /* pids that answer with an error, to check exit statuses */
 #define PID_NO_SUCH 999999
@@ -71,16 +69,17 @@ static DBusMessage *error_for_pid(DBusMessage *m, uint64_t pid)
 {
 	switch (pid) {
 	case PID_NO_SUCH:
-		return dbus_message_new_error(m, ERR "NoSuchProcess",
+		return dbus_message_new_error(m, NATIVE_ERROR "NoSuchProcess",
 					      "process 999999 does not exist");
 	case PID_REFUSING:
 		return dbus_message_new_error(
-			m, ERR "Refusing", "the canary demoted threads 10s ago; refusing for 50s");
+			m, NATIVE_ERROR "Refusing",
+			"the canary demoted threads 10s ago; refusing for 50s");
 	case PID_FAILED:
-		return dbus_message_new_error(m, ERR "Failed",
+		return dbus_message_new_error(m, NATIVE_ERROR "Failed",
 					      "sched_setattr() failed: Operation not permitted");
 	case PID_PERMISSION:
-		return dbus_message_new_error(m, ERR "PermissionDenied",
+		return dbus_message_new_error(m, NATIVE_ERROR "PermissionDenied",
 					      "process 999996 belongs to another user");
 	}
 	return NULL;
@@ -117,7 +116,7 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 			return reply;
 		if (u > 90)
 			return dbus_message_new_error_printf(
-				m, ERR "PolicyDenied",
+				m, NATIVE_ERROR "PolicyDenied",
 				"priority %u exceeds the limit 90 for user mock "
 				"(/etc/realtime/realtime.conf:14)",
 				u);
@@ -167,7 +166,7 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 			return reply;
 		target = pid ? (int)pid : (int)caller;
 		if (prlimit(target, RLIMIT_RTTIME, &rl, NULL) < 0)
-			return dbus_message_new_error_printf(m, ERR "Failed",
+			return dbus_message_new_error_printf(m, NATIVE_ERROR "Failed",
 							     "prlimit(%d) failed: %m", target);
 		reply = dbus_message_new_method_return(m);
 		dbus_message_iter_init_append(reply, &it);
@@ -272,7 +271,7 @@ static DBusHandlerResult on_message(DBusConnection *c, DBusMessage *m, void *use
 	DBusMessage *reply;
 
 	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL ||
-	    !dbus_message_has_interface(m, NAME))
+	    !dbus_message_has_interface(m, NATIVE_IFACE))
 		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 	reply = handle(c, m);
 	fflush(log_file);
@@ -301,13 +300,13 @@ int main(int argc, char **argv)
 	dbus_error_init(&e);
 	c = dbus_bus_get(DBUS_BUS_SYSTEM, &e);
 	if (!c) {
-		fprintf(stderr, "test-ctl-mockd: cannot connect to the bus: %s\n", e.message);
+		fprintf(stderr, "mock-realtimed: cannot connect to the bus: %s\n", e.message);
 		return 1;
 	}
-	if (!dbus_connection_register_object_path(c, PATH, &vtable, NULL) ||
-	    dbus_bus_request_name(c, NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) !=
+	if (!dbus_connection_register_object_path(c, NATIVE_PATH, &vtable, NULL) ||
+	    dbus_bus_request_name(c, NATIVE_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &e) !=
 		    DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) {
-		fprintf(stderr, "test-ctl-mockd: cannot own %s: %s\n", NAME,
+		fprintf(stderr, "mock-realtimed: cannot own %s: %s\n", NATIVE_NAME,
 			e.message ? e.message : "taken");
 		return 1;
 	}
