@@ -40,6 +40,21 @@ int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char 
 	return 0;
 }
 
+int parse_decimal(const char *s, uint64_t max, uint64_t *ret)
+{
+	const char *end;
+	uint64_t v;
+	int r;
+
+	r = parse_decimal_prefix(s, max, &v, &end);
+	if (r < 0)
+		return r;
+	if (*end != '\0')
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 static int parse_int_range(const char *s, long min, long max, int *ret)
 {
 	long v;
@@ -79,17 +94,12 @@ int parse_boolean(const char *s, bool *ret)
 
 int parse_unsigned(const char *s, unsigned *ret)
 {
-	const char *end;
 	uint64_t v;
 	int r;
 
-	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
+	r = parse_decimal(s, UINT_MAX, &v);
 	if (r < 0)
 		return r;
-	if (*end != '\0')
-		return -EINVAL;
-	if (v > UINT_MAX)
-		return -ERANGE;
 	*ret = (unsigned)v;
 	return 0;
 }

@@ -16,6 +16,8 @@
  * *ret_end, when not NULL, points after its last digit; what follows is the
  * caller's to check. -EINVAL without a leading digit, -ERANGE above max. */
 int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char **ret_end);
+/* The same for the whole of s: -EINVAL when anything follows the digits. */
+int parse_decimal(const char *s, uint64_t max, uint64_t *ret);
 
 int parse_boolean(const char *s, bool *ret);
 int parse_unsigned(const char *s, unsigned *ret);

@@ -141,6 +141,25 @@ START_TEST(test_decimal_prefix)
 }
 END_TEST
 
+START_TEST(test_decimal)
+{
+	uint64_t v = SENTINEL_U64;
+
+	ck_assert_int_eq(parse_decimal("4242", UINT32_MAX, &v), 0);
+	ck_assert_uint_eq(v, 4242);
+	ck_assert_int_eq(parse_decimal("4294967295", UINT32_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT32_MAX);
+
+	v = SENTINEL_U64;
+	/* the whole string: nothing after the digits */
+	ck_assert_int_eq(parse_decimal("12/3", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("12 ", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("4294967296", UINT32_MAX, &v), -ERANGE);
+	ck_assert(v == SENTINEL_U64);
+}
+END_TEST
+
 /* ---- parse_unsigned ---- */
 
 START_TEST(test_unsigned_good)
@@ -461,7 +480,7 @@ int main(void)
 	Suite *s = suite_create("parse");
 
 	check_add_case(s, "boolean", CHECK_TESTS(test_boolean_good, test_boolean_bad));
-	check_add_case(s, "decimal", CHECK_TESTS(test_decimal_prefix));
+	check_add_case(s, "decimal", CHECK_TESTS(test_decimal_prefix, test_decimal));
 	check_add_case(s, "unsigned", CHECK_TESTS(test_unsigned_good, test_unsigned_bad));
 	check_add_case(s, "priority", CHECK_TESTS(test_priority_good, test_priority_bad));
 	check_add_case(s, "nice", CHECK_TESTS(test_nice_good, test_nice_bad));
