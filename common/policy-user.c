@@ -146,42 +146,30 @@ static int user_from_passwd(const struct passwd *pw, PolicyUser **ret)
 	return 0;
 }
 
-int policy_user_resolve(const char *name, PolicyUser **ret)
+/* The user of getpwnam_r(name), or of getpwuid_r(uid) when name is NULL. */
+static int user_resolve(const char *name, uid_t uid, PolicyUser **ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct passwd pw;
 	int r;
 
-	r = passwd_get(name, 0, &pw, &buf);
+	r = passwd_get(name, uid, &pw, &buf);
 	if (r < 0)
 		return r;
 	return user_from_passwd(&pw, ret);
+}
+
+int policy_user_resolve(const char *name, PolicyUser **ret)
+{
+	if (!name)
+		return -EINVAL; /* not user_resolve()'s uid 0 */
+	return user_resolve(name, 0, ret);
 }
 
 int policy_user_resolve_uid(uid_t uid, PolicyUser **ret)
 {
-	_cleanup_free_ char *buf = NULL;
-	struct passwd pw;
-	int r;
-
 	/* the entry getpwuid_r() gives, not a second lookup by its name */
-	r = passwd_get(NULL, uid, &pw, &buf);
-	if (r < 0)
-		return r;
-	return user_from_passwd(&pw, ret);
-}
-
-int policy_user_name_to_uid(const char *name, uid_t *ret)
-{
-	_cleanup_free_ char *buf = NULL;
-	struct passwd pw;
-	int r;
-
-	r = passwd_get(name, 0, &pw, &buf);
-	if (r < 0)
-		return r;
-	*ret = pw.pw_uid;
-	return 0;
+	return user_resolve(NULL, uid, ret);
 }
 
 int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret)

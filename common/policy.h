@@ -187,8 +187,6 @@ int policy_user_resolve(const char *name, PolicyUser **ret);
 int policy_user_resolve_uid(uid_t uid, PolicyUser **ret);
 PolicyUser *policy_user_free(PolicyUser *u);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
-/* Only the uid of a user name (getpwnam_r). -ESRCH for an unknown name. */
-int policy_user_name_to_uid(const char *name, uid_t *ret);
 
 /* What policy grants u: user beats group beats default; across groups the
  * most generous value of each key wins (realtime.conf(5), EVALUATION). No

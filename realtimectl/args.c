@@ -35,8 +35,8 @@ int args_parse_target(const char *s, uint64_t *ret_pid, uint64_t *ret_tid)
 
 int args_parse_user(const char *s, uid_t *ret_uid)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	uint64_t v;
-	uid_t uid;
 	int r;
 
 	if (isempty(s))
@@ -50,9 +50,9 @@ int args_parse_user(const char *s, uid_t *ret_uid)
 		return 0;
 	}
 
-	r = policy_user_name_to_uid(s, &uid);
+	r = policy_user_resolve(s, &u);
 	if (r >= 0) {
-		*ret_uid = uid;
+		*ret_uid = u->uid;
 		return 0;
 	}
 	if (parse_decimal(s, UINT32_MAX - 1, &v) >= 0) {
