@@ -117,6 +117,14 @@ const char *write_file(const char *rel, const char *content)
 	return path;
 }
 
+gid_t audio_gid(void)
+{
+	const struct group *gr = getgrnam("audio");
+
+	ck_assert_msg(gr, "no group 'audio' on this system");
+	return gr->gr_gid;
+}
+
 Policy *load_files(const char *const *files, size_t n)
 {
 	Policy *p = NULL;

@@ -40,6 +40,9 @@ const char *write_file(const char *rel, const char *content);
 /* The vendor and admin files and drop-in directories under usr/ and etc/. */
 PolicyPaths tree_paths(void);
 
+/* The gid of group "audio", which Debian always has. */
+gid_t audio_gid(void);
+
 /* policy_load_files() that must succeed. */
 Policy *load_files(const char *const *files, size_t n);
 /* Writes content to t.conf and loads it alone; *ret_path (if not NULL) is

@@ -8,7 +8,6 @@
  * needs to exist.
  */
 #include <check.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <stdlib.h>
 
@@ -227,14 +226,11 @@ START_TEST(test_group_by_name)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
-	struct group *gr;
 	gid_t gids[2] = { 4101 };
 	PolicyGrant g;
 
 	/* [Group NAME] resolves the name through NSS; Debian always has "audio". */
-	gr = getgrnam("audio");
-	ck_assert_msg(gr, "no group 'audio' on this system");
-	gids[1] = gr->gr_gid;
+	gids[1] = audio_gid();
 
 	p = load_text("[Group audio]\nRealtimePriority=95\n[Group "
 		      "no-such-group-rt]\nRealtimePriority=99\n",

@@ -6,7 +6,6 @@
  * of realtime.conf(5).
  */
 #include <check.h>
-#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,13 +139,10 @@ START_TEST(test_man_examples)
 	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *alice;
-	struct group *gr;
 	gid_t gids[3] = { 4103 };
 	PolicyGrant g;
 
-	gr = getgrnam("audio");
-	ck_assert_msg(gr, "no group 'audio' on this system");
-	gids[1] = gr->gr_gid;
+	gids[1] = audio_gid();
 	gids[2] = 5000;
 
 	write_file("usr/realtime.conf", "[Default]\n"
