@@ -30,8 +30,9 @@ int policy_add_path(Policy *p, const char *path, const char **ret)
 }
 
 /* Adds "path:line: message" to *list (the errors or the warnings). */
-static int policy_add_note(Policy *p, PolicyError **list, size_t *n_list, const char *path,
-			   unsigned line, const char *fmt, va_list ap)
+_printf_(6, 0) static int policy_add_note(Policy *p, PolicyError **list, size_t *n_list,
+					  const char *path, unsigned line, const char *fmt,
+					  va_list ap)
 {
 	PolicyError *n;
 	const char *file;
