@@ -23,6 +23,8 @@ static bool is_infinity(const char *s)
 
 int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char **ret_end)
 {
+	/* divided once, not once a digit: policy files are mostly numbers */
+	const uint64_t max_tens = max / 10, max_last = max % 10;
 	uint64_t v = 0;
 
 	if (*s < '0' || *s > '9')
@@ -30,7 +32,7 @@ int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char 
 	for (; *s >= '0' && *s <= '9'; s++) {
 		unsigned d = (unsigned)(*s - '0');
 
-		if (v > max / 10 || d > max - v * 10)
+		if (v > max_tens || (v == max_tens && d > max_last))
 			return -ERANGE;
 		v = v * 10 + d;
 	}
