@@ -7,30 +7,6 @@
  */
 #include "policy-internal.h"
 
-/* Does a [User] or [Group] section (by id or by name) match the user? One
- * predicate for loading for a user and for evaluating. */
-bool policy_section_matches(SectionKind kind, bool numeric, uint32_t id, const char *name,
-			    const char *user, uid_t uid, const gid_t *gids, char *const *names,
-			    size_t n_gids)
-{
-	switch (kind) {
-	case SECTION_USER:
-		return numeric ? id == uid : streq_ptr(name, user);
-	case SECTION_GROUP:
-		for (size_t i = 0; i < n_gids; i++)
-			if (numeric ? gids[i] == id : names && streq_ptr(names[i], name))
-				return true;
-		return false;
-	case SECTION_DAEMON:
-	case SECTION_DEFAULT:
-	case SECTION_IRQ:
-	case _SECTION_KIND_MAX:
-	case _SECTION_KIND_INVALID:
-		break;
-	}
-	return false;
-}
-
 /* -1, 0 or 1 as a is below, equal to or above b. */
 static int value_compare(PolicyValueType type, const PolicyValue *a, const PolicyValue *b)
 {

@@ -13,19 +13,6 @@
 #include "parse.h"
 #include "policy-internal.h"
 
-/* Is the target of a [User] or [Group] header "#N", a uid or gid? Sets
- * *ret_id to N (0 otherwise); section_parse() has validated the number. */
-bool section_target_id(const char *target, uint32_t *ret_id)
-{
-	unsigned id = 0;
-	bool numeric = target && target[0] == '#';
-
-	if (numeric)
-		(void)parse_unsigned(target + 1, &id);
-	*ret_id = id;
-	return numeric;
-}
-
 static uint64_t section_hash(SectionKind kind, bool numeric, uint32_t id, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)kind ^ ((uint64_t)numeric << 8);

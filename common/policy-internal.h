@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "parse.h"
 #include "policy.h"
 
 #define POLICY_FILE_SIZE_MAX (4U * 1024U * 1024U)
@@ -148,8 +149,6 @@ typedef struct FileParse {
 extern const PolicyItem policy_keys[_POLICY_KEY_MAX];
 extern const PolicyItem policy_daemon_keys[];
 extern const size_t policy_n_daemon_keys;
-/* The entry named s in table, or NULL. */
-const PolicyItem *policy_item_lookup(const PolicyItem *table, size_t n, const char *s);
 void policy_value_load(const PolicyItem *it, const void *base, PolicyValue *ret);
 void policy_value_store(const PolicyItem *it, void *base, const PolicyValue *v);
 /* Every key of table at its initial value. */
@@ -166,15 +165,9 @@ void policy_file_parse(FileParse *fp, char *data, size_t size);
 void policy_file_parse_done(FileParse *fp);
 
 /* policy-index.c: sections, their pool and their hash index */
-bool section_target_id(const char *target, uint32_t *ret_id);
 Section *policy_section_new(Policy *p, SectionKind kind, const char *section, const char *target);
 int policy_reserve_sections(Policy *p, size_t n);
 int policy_get_section(Policy *p, const Assignment *a, Section **ret);
-
-/* policy-eval.c */
-bool policy_section_matches(SectionKind kind, bool numeric, uint32_t id, const char *name,
-			    const char *user, uid_t uid, const gid_t *gids, char *const *names,
-			    size_t n_gids);
 
 /* policy.c: the Policy object */
 int policy_new(Policy **ret);
@@ -185,3 +178,53 @@ _printf_(4, 5) int policy_add_error(Policy *p, const char *path, unsigned line, 
 _printf_(3, 4) int policy_add_warning(Policy *p, const char *path, const char *fmt, ...);
 /* Applies a file that parsed without error. */
 int policy_apply(Policy *p, const char *file, const FileParse *fp);
+
+/* Small predicates of the parser's inner loop, inline: they run for every
+ * line of every file at each login (bench/RESULTS.md). */
+
+/* The entry named s in table, or NULL. */
+static inline const PolicyItem *policy_item_lookup(const PolicyItem *table, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		/* first characters first: most names differ there */
+		if (s[0] == table[i].name[0] && streq(s, table[i].name))
+			return &table[i];
+	return NULL;
+}
+
+/* Is the target of a [User] or [Group] header "#N", a uid or gid? Sets
+ * *ret_id to N (0 otherwise); section_parse() has validated the number. */
+static inline bool section_target_id(const char *target, uint32_t *ret_id)
+{
+	unsigned id = 0;
+	bool numeric = target && target[0] == '#';
+
+	if (numeric)
+		(void)parse_unsigned(target + 1, &id);
+	*ret_id = id;
+	return numeric;
+}
+
+/* Does a [User] or [Group] section (by id or by name) match the user? One
+ * predicate for loading for a user and for evaluating. */
+static inline bool policy_section_matches(SectionKind kind, bool numeric, uint32_t id,
+					  const char *name, const char *user, uid_t uid,
+					  const gid_t *gids, char *const *names, size_t n_gids)
+{
+	switch (kind) {
+	case SECTION_USER:
+		return numeric ? id == uid : streq_ptr(name, user);
+	case SECTION_GROUP:
+		for (size_t i = 0; i < n_gids; i++)
+			if (numeric ? gids[i] == id : names && streq_ptr(names[i], name))
+				return true;
+		return false;
+	case SECTION_DAEMON:
+	case SECTION_DEFAULT:
+	case SECTION_IRQ:
+	case _SECTION_KIND_MAX:
+	case _SECTION_KIND_INVALID:
+		break;
+	}
+	return false;
+}

@@ -313,16 +313,6 @@ const PolicyItem policy_daemon_keys[] = {
 
 const size_t policy_n_daemon_keys = ELEMENTSOF(policy_daemon_keys);
 
-/* The entry named s in table, or NULL. */
-const PolicyItem *policy_item_lookup(const PolicyItem *table, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		/* first characters first: most names differ there */
-		if (s[0] == table[i].name[0] && streq(s, table[i].name))
-			return &table[i];
-	return NULL;
-}
-
 void policy_value_load(const PolicyItem *it, const void *base, PolicyValue *ret)
 {
 	const void *field = (const char *)base + it->offset;

@@ -166,6 +166,18 @@ static bool file_parse_header(FileParse *fp, char *s, char *e)
 	return true;
 }
 
+/* An unknown key in [Default], [Group] or [User]: the error names the
+ * keys there are. Apart from file_parse_key() so that its buffer does not
+ * weigh on every line. */
+static bool file_parse_unknown_key(FileParse *fp, const char *key)
+{
+	char names[256];
+
+	policy_key_names_format(names, sizeof(names));
+	return file_parse_fail(fp, "unknown key '%s' in section [%s]; expected %s", key,
+			       fp->section, names);
+}
+
 /* "Key=value", the stripped line s..e. */
 static bool file_parse_key(FileParse *fp, char *s, char *e)
 {
@@ -226,13 +238,8 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 	case SECTION_GROUP:
 	case SECTION_USER:
 		a.item = policy_item_lookup(policy_keys, _POLICY_KEY_MAX, s);
-		if (!a.item) {
-			char names[256];
-
-			policy_key_names_format(names, sizeof(names));
-			return file_parse_fail(fp, "unknown key '%s' in section [%s]; expected %s",
-					       s, fp->section, names);
-		}
+		if (!a.item)
+			return file_parse_unknown_key(fp, s);
 		break;
 	case SECTION_IRQ:
 		if (*s == '\0')
