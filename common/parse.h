@@ -2,8 +2,9 @@
 /*
  * Value parsers for realtime.conf(5), one per value type. Each returns 0 and
  * fills *ret, or -EINVAL / -ERANGE and leaves *ret untouched; the policy
- * library turns those into "file:line: message" errors. Exposed for tests and
- * for the CLI's argument parsing.
+ * library turns those into "file:line: message" errors. The CLI parses its
+ * arguments with them, and the /proc readers their numbers with
+ * parse_decimal_prefix().
  */
 #pragma once
 
@@ -15,6 +16,8 @@
  * *ret_end, when not NULL, points after its last digit; what follows is the
  * caller's to check. -EINVAL without a leading digit, -ERANGE above max. */
 int parse_decimal_prefix(const char *s, uint64_t max, uint64_t *ret, const char **ret_end);
+/* The same for the whole of s: -EINVAL when anything follows the digits. */
+int parse_decimal(const char *s, uint64_t max, uint64_t *ret);
 
 int parse_boolean(const char *s, bool *ret);
 int parse_unsigned(const char *s, unsigned *ret);

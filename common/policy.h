@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "macro.h"
+
 /* "infinity"/"unlimited" for MemLock and RTTime; equal to RLIM_INFINITY. */
 #define POLICY_INFINITY UINT64_MAX
 
@@ -137,6 +139,7 @@ int policy_load(const PolicyPaths *paths, Policy **ret);
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
 
 Policy *policy_free(Policy *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
 /* Errors of files that were rejected; the others are in force. */
 size_t policy_n_errors(const Policy *p);
@@ -161,24 +164,37 @@ const PolicyIrqRule *policy_irq_rule(const Policy *p, size_t i);
  * NULL if none matches. */
 const PolicyIrqRule *policy_irq_match(const Policy *p, const char *action_name);
 
-/* Evaluates for an identity the caller already resolved: user beats group
- * beats default; across groups the most generous value of each key wins. */
-int policy_eval(const Policy *p, const char *user, uid_t uid, const gid_t *gids, size_t n_gids,
-		PolicyGrant *ret);
+/* A user and their groups: what evaluation needs to know of an identity.
+ * policy_user_resolve() and policy_user_resolve_uid() fill one through NSS
+ * (so LDAP and SSSD users and groups count), and policy_user_free() frees
+ * what they allocated. A caller that knows the identity otherwise (a test)
+ * may fill one itself and keep its memory. */
+typedef struct PolicyUser {
+	char *name; /* the user name; NULL matches no [User NAME] */
+	uid_t uid;
+	gid_t *gids; /* primary and supplementary groups */
+	/* group_names[i] names gids[i], NULL for a gid without a name; a NULL
+	 * array: no names, only [Group #GID] sections can match */
+	char **group_names;
+	size_t n_gids;
+} PolicyUser;
 
-/* Resolves uid through NSS (getpwuid_r, getgrouplist, getgrgid_r for the
- * group names) and evaluates. -ESRCH for an unknown uid. */
-int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
-/* Same, by user name. -ESRCH for an unknown user. */
-int policy_eval_user(const Policy *p, const char *user, PolicyGrant *ret);
-
-/* A user and their groups (with names), resolved through NSS once. */
-typedef struct PolicyUser PolicyUser;
-
-/* getpwnam_r, getgrouplist and getgrgid_r for each group. -ESRCH for an
- * unknown user, -ENOMEM, or another -errno NSS gave. */
+/* getpwnam_r, getgrouplist and getgrgid_r for each group, with buffers
+ * that grow. -ESRCH for an unknown user, -ENOMEM, or another -errno NSS
+ * gave. */
 int policy_user_resolve(const char *name, PolicyUser **ret);
+/* The same from getpwuid_r. */
+int policy_user_resolve_uid(uid_t uid, PolicyUser **ret);
 PolicyUser *policy_user_free(PolicyUser *u);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
+
+/* What policy grants u: user beats group beats default; across groups the
+ * most generous value of each key wins (realtime.conf(5), EVALUATION). No
+ * NSS lookup: u holds what is needed. */
+int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret);
+/* policy_user_resolve_uid() and policy_eval_for_user() in one. -ESRCH for
+ * an unknown uid. */
+int policy_eval_uid(const Policy *p, uid_t uid, PolicyGrant *ret);
 
 /* For a caller that evaluates a single user (pam_realtime at login): as
  * policy_load() and policy_load_files(), but only the [User] and [Group]
@@ -190,7 +206,6 @@ PolicyUser *policy_user_free(PolicyUser *u);
 int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret);
 int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
 			       Policy **ret);
-int policy_eval_for_user(const Policy *p, const PolicyUser *u, PolicyGrant *ret);
 
 /* Key names as written in files ("RealtimePriority", ...). */
 const char *policy_key_to_string(PolicyKey k);
@@ -200,6 +215,24 @@ PolicyKey policy_key_from_string(const char *s);
  * ("95", "fifo rr", "-19", "64M", "infinity", "200ms", "sys_nice ipc_lock").
  * Returns 0, or -ENOBUFS when size is too small. */
 int policy_grant_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size);
+
+/* An rlimit that policy sets, and the key that sets it. */
+typedef struct PolicyRlimit {
+	int resource;	       /* RLIMIT_* */
+	const char *name;      /* "RLIMIT_RTPRIO", as logs and GrantLimits' reply name it */
+	const char *proc_name; /* its row in /proc/PID/limits, "Max realtime priority" */
+	PolicyKey key;	       /* the key behind it */
+	bool ceiling;	       /* a bound on realtime (RLIMIT_RTTIME): set to exactly
+				* policy's value, lowered too, where the others are
+				* rights that policy raises */
+} PolicyRlimit;
+
+#define POLICY_RLIMIT_MAX 4
+
+/* The i-th rlimit policy sets (NULL from POLICY_RLIMIT_MAX on), in the
+ * order to set them: RLIMIT_RTTIME, the ceiling, before RLIMIT_RTPRIO, so
+ * that a process never holds a raised RLIMIT_RTPRIO without it. */
+const PolicyRlimit *policy_rlimit(size_t i);
 
 /* The rlimit value a grant implies for RLIMIT_{RTPRIO,NICE,MEMLOCK,RTTIME}.
  * RLIMIT_NICE uses the kernel's 20 - nice encoding. RLIMIT_RTPRIO lets a

@@ -8,7 +8,6 @@
  * from a group is seen within seconds; a reload empties it at once.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +62,7 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 
 int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	PolicyCacheEntry *slot = NULL;
 	PolicyGrant g;
@@ -82,7 +82,10 @@ int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, cons
 	if (!slot)
 		slot = &d->policy_cache[uid % POLICY_CACHE_SIZE];
 
-	r = policy_eval_uid(d->policy, uid, &g);
+	r = policy_user_resolve_uid(uid, &u);
+	if (r < 0)
+		return r;
+	r = policy_eval_for_user(d->policy, u, &g);
 	if (r < 0)
 		return r;
 
@@ -90,16 +93,8 @@ int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, cons
 	slot->uid = uid;
 	slot->expires_usec = now + POLICY_CACHE_USEC;
 	slot->grant = g;
-	{
-		struct passwd pw, *res = NULL;
-		char buf[1024];
-
-		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-			/* a long name is cut between characters, not inside one */
-			utf8_snprintf(slot->user, sizeof(slot->user), "%s", pw.pw_name);
-		else
-			snprintf(slot->user, sizeof(slot->user), "#%u", (unsigned)uid);
-	}
+	/* a long name is cut between characters, not inside one */
+	utf8_snprintf(slot->user, sizeof(slot->user), "%s", u->name);
 	*ret_grant = &slot->grant;
 	*ret_user = slot->user;
 	return 0;

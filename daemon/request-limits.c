@@ -11,55 +11,43 @@
 #include "request-limits.h"
 
 /* GrantLimits raises a limit that is a right (a limit already above policy
- * stays), and sets RLIMIT_RTTIME, a safety ceiling on realtime, to exactly
- * what policy says, lowering it too. RLIMIT_RTTIME goes first: a process
- * never holds a raised RLIMIT_RTPRIO without the ceiling. (A user whose
- * Policies= lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no
- * raise.) */
-static const struct {
-	int resource;
-	const char *key;
-	const char *proc_name;
-	bool ceiling;
-} limit_table[] = {
-	{ RLIMIT_RTTIME, "RLIMIT_RTTIME", "Max realtime timeout", true },
-	{ RLIMIT_RTPRIO, "RLIMIT_RTPRIO", "Max realtime priority", false },
-	{ RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK", "Max locked memory", false },
-	{ RLIMIT_NICE, "RLIMIT_NICE", "Max nice priority", false },
-};
+ * stays), and sets a ceiling (RLIMIT_RTTIME) to exactly what policy says,
+ * lowering it too, in the library's order: the ceiling first, so a process
+ * never holds a raised RLIMIT_RTPRIO without it. (A user whose Policies=
+ * lacks fifo gets RLIMIT_RTPRIO 0 from policy_grant_rlimit(): no raise.) */
 
-/* Sets one limit of the table on r's process if policy has it; appends
- * it to dict. */
-static int grant_limit(Request *r, const PolicyGrant *g, size_t i, DBusMessageIter *dict)
+/* Sets limit l on r's process if policy has it; appends it to dict. */
+static int grant_limit(Request *r, const PolicyGrant *g, const PolicyRlimit *l,
+		       DBusMessageIter *dict)
 {
 	uint64_t want, soft, hard;
 	struct rlimit rl;
 	DBusMessageIter e;
 	int k;
 
-	if (policy_grant_rlimit(g, limit_table[i].resource, &want) < 0)
+	if (policy_grant_rlimit(g, l->resource, &want) < 0)
 		return 0;
-	k = proc_get_limit(r->d->grants->proc, r->pid, limit_table[i].proc_name, &soft, &hard);
+	k = proc_get_limit(r->d->grants->proc, r->pid, l->proc_name, &soft, &hard);
 	if (k < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "could not read the limits of process %d: %s", (int)r->pid,
 				     strerror(-k));
-	if (limit_table[i].ceiling)
+	if (l->ceiling)
 		rl.rlim_cur = rl.rlim_max = want;
 	else {
 		rl.rlim_cur = soft > want ? soft : want;
 		rl.rlim_max = hard > want ? hard : want;
 	}
 	if ((rl.rlim_cur != soft || rl.rlim_max != hard) &&
-	    prlimit(r->pid, limit_table[i].resource, &rl, NULL) < 0) {
+	    prlimit(r->pid, l->resource, &rl, NULL) < 0) {
 		k = -errno;
 		return request_error(r, k, "could not set %s of process %d to %" PRIu64 ": %s%s",
-				     limit_table[i].key, (int)r->pid, want, strerror(-k),
+				     l->name, (int)r->pid, want, strerror(-k),
 				     k == -EPERM ? " (realtimed needs CAP_SYS_RESOURCE for this)"
 						 : "");
 	}
 	if (!dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &e) ||
-	    !bus_append_string(&e, limit_table[i].key) ||
+	    !bus_append_string(&e, l->name) ||
 	    !dbus_message_iter_append_basic(&e, DBUS_TYPE_UINT64, &rl.rlim_max) ||
 	    !dbus_message_iter_close_container(dict, &e))
 		return request_error(r, REQUEST_E_NO_MEMORY, "out of memory");
@@ -78,8 +66,8 @@ int request_grant_limits(Request *r, const PolicyGrant *g, const char *user)
 	dbus_message_iter_init_append(reply, &it);
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{st}", &dict))
 		return request_error(r, REQUEST_E_NO_MEMORY, "out of memory");
-	for (size_t i = 0; i < ELEMENTSOF(limit_table); i++) {
-		k = grant_limit(r, g, i, &dict);
+	for (size_t i = 0; i < POLICY_RLIMIT_MAX; i++) {
+		k = grant_limit(r, g, policy_rlimit(i), &dict);
 		if (k != 0) {
 			dbus_message_iter_abandon_container(&it, &dict);
 			return k;

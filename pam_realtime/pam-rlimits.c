@@ -8,27 +8,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "macro.h"
 #include "pam-rlimits.h"
-
-static const struct {
-	int resource;
-	PolicyKey key;
-	const char *name;
-} rlimit_table[RLIMIT_PLAN_MAX] = {
-	{ RLIMIT_RTPRIO, POLICY_KEY_REALTIME_PRIORITY, "RLIMIT_RTPRIO" },
-	{ RLIMIT_MEMLOCK, POLICY_KEY_MEMLOCK, "RLIMIT_MEMLOCK" },
-	{ RLIMIT_RTTIME, POLICY_KEY_RTTIME, "RLIMIT_RTTIME" },
-	{ RLIMIT_NICE, POLICY_KEY_NICE, "RLIMIT_NICE" },
-};
-
-const char *rlimit_name(int resource)
-{
-	for (size_t i = 0; i < ELEMENTSOF(rlimit_table); i++)
-		if (rlimit_table[i].resource == resource)
-			return rlimit_table[i].name;
-	return NULL;
-}
 
 void rlimit_format(rlim_t v, char *buf, size_t size)
 {
@@ -42,12 +22,13 @@ int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
 {
 	RlimitPlan plan = {};
 
-	for (size_t i = 0; i < ELEMENTSOF(rlimit_table); i++) {
+	for (size_t i = 0; i < POLICY_RLIMIT_MAX; i++) {
+		const PolicyRlimit *l = policy_rlimit(i);
 		PolicyKey key;
 		uint64_t v;
 		int r;
 
-		r = policy_grant_rlimit(g, rlimit_table[i].resource, &v);
+		r = policy_grant_rlimit(g, l->resource, &v);
 		if (r == -ENODATA)
 			continue;
 		if (r < 0)
@@ -55,12 +36,13 @@ int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
 
 		/* A RLIMIT_RTPRIO of 0 where RealtimePriority= is higher was
 		 * decided by Policies= (no fifo): say that one in the log. */
-		if (rlimit_table[i].resource == RLIMIT_RTPRIO && v == 0 && g->realtime_priority > 0)
+		if (l->resource == RLIMIT_RTPRIO && v == 0 && g->realtime_priority > 0)
 			key = POLICY_KEY_POLICIES;
 		else
-			key = rlimit_table[i].key;
+			key = l->key;
 		plan.items[plan.n_items++] = (RlimitItem){
-			.resource = rlimit_table[i].resource,
+			.resource = l->resource,
+			.name = l->name,
 			.key = key,
 			/* rlim_t is 64 bits wide on every ABI meson builds us for
 			 * (_FILE_OFFSET_BITS=64); clamp rather than wrap anyway. */

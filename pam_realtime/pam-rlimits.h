@@ -13,10 +13,11 @@
 
 #include "policy.h"
 
-#define RLIMIT_PLAN_MAX 4
+#define RLIMIT_PLAN_MAX POLICY_RLIMIT_MAX
 
 typedef struct RlimitItem {
 	int resource;		    /* RLIMIT_* */
+	const char *name;	    /* "RLIMIT_RTPRIO", ... */
 	PolicyKey key;		    /* the policy key that decided it */
 	rlim_t value;		    /* for soft and hard; RLIM_INFINITY for infinity */
 	const PolicySource *source; /* points into the grant */
@@ -38,12 +39,10 @@ typedef enum RlimitApplied {
 } RlimitApplied;
 
 /* Fills ret with one item per resource whose key the grant sets, in the
- * order RTPRIO, MEMLOCK, RTTIME, NICE. Returns the number of items, or
- * -errno if the policy library rejects the grant (ret untouched then). */
+ * policy library's order (policy_rlimit(): RTTIME, RTPRIO, MEMLOCK, NICE).
+ * Returns the number of items, or -errno if the policy library rejects the
+ * grant (ret untouched then). */
 int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret);
-
-/* "RLIMIT_RTPRIO", ...; NULL for a resource the plan never holds. */
-const char *rlimit_name(int resource);
 
 /* Formats a limit value: "infinity" or the number. */
 void rlimit_format(rlim_t v, char *buf, size_t size);

@@ -5,7 +5,8 @@
  *   session optional pam_realtime.so [debug] [conf=FILE]... [nocaps]
  *
  * At open_session it evaluates the realtime.conf(5) policy for PAM_USER
- * (common/'s policy_eval_user(), NSS groups included) and sets soft and hard
+ * (common/'s policy_user_resolve(), NSS groups included, then
+ * policy_load_for_user() and policy_eval_for_user()) and sets soft and hard
  * RLIMIT_RTPRIO, RLIMIT_MEMLOCK, RLIMIT_RTTIME and RLIMIT_NICE on the calling
  * process, which the session (and systemd --user, through the systemd-user
  * service) inherits. Capabilities= become ambient capabilities after the
@@ -33,9 +34,6 @@
 #include "policy.h"
 
 #define AMBIENT_DATA_NAME "pam_realtime_ambient"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyUser *, policy_user_free);
 
 /* Kept with pam_set_data() from open_session until pam_end(). */
 typedef struct AmbientRequest {
@@ -150,7 +148,7 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 
 	for (size_t i = 0; i < plan->n_items; i++) {
 		const RlimitItem *it = &plan->items[i];
-		const char *name = rlimit_name(it->resource);
+		const char *name = it->name;
 		char why[768], want[32], old_cur[32], old_max[32], now[32];
 		struct rlimit old, new;
 		int r;
@@ -340,7 +338,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 
 	/* The user first (NSS, with the groups): loading then keeps only the
 	 * rules that concern them. A user NSS cannot resolve is reported after
-	 * the policy's own errors, as before. */
+	 * the policy's own errors, so that a broken file is logged at every
+	 * login, whoever logs in. */
 	r = policy_user_resolve(user, &u);
 	if (r == -ENOMEM) {
 		pam_syslog(pamh, LOG_CRIT, "Out of memory resolving user \"%s\"", user);

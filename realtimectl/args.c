@@ -4,45 +4,27 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "macro.h"
-
-/* Strict unsigned decimal: digits only, no sign, no spaces, no overflow. */
-static int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (len == 0)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*ret = v;
-	return 0;
-}
+#include "parse.h"
+#include "policy.h"
 
 int args_parse_target(const char *s, uint64_t *ret_pid, uint64_t *ret_tid)
 {
-	const char *slash;
+	const char *end;
 	uint64_t pid, tid = 0;
 	int r;
 
 	if (!s)
 		return -EINVAL;
-	slash = strchr(s, '/');
-	r = parse_decimal(s, slash ? (size_t)(slash - s) : strlen(s), INT32_MAX, &pid);
-	if (r < 0 || pid == 0)
+	r = parse_decimal_prefix(s, INT32_MAX, &pid, &end);
+	if (r < 0 || pid == 0 || (*end != '\0' && *end != '/'))
 		return -EINVAL;
-	if (slash) {
-		r = parse_decimal(slash + 1, strlen(slash + 1), INT32_MAX, &tid);
+	if (*end == '/') {
+		r = parse_decimal(end + 1, INT32_MAX, &tid);
 		if (r < 0 || tid == 0)
 			return -EINVAL;
 	}
@@ -53,8 +35,7 @@ int args_parse_target(const char *s, uint64_t *ret_pid, uint64_t *ret_tid)
 
 int args_parse_user(const char *s, uid_t *ret_uid)
 {
-	struct passwd pw, *found = NULL;
-	char buf[4096];
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	uint64_t v;
 	int r;
 
@@ -62,43 +43,24 @@ int args_parse_user(const char *s, uid_t *ret_uid)
 		return -EINVAL;
 	if (s[0] == '#') {
 		/* uid_t (uid_t)-1 is "no user" everywhere; refuse it. */
-		r = parse_decimal(s + 1, strlen(s + 1), UINT32_MAX - 1, &v);
+		r = parse_decimal(s + 1, UINT32_MAX - 1, &v);
 		if (r < 0)
 			return -EINVAL;
 		*ret_uid = (uid_t)v;
 		return 0;
 	}
 
-	r = getpwnam_r(s, &pw, buf, sizeof(buf), &found);
-	if (r == 0 && found) {
-		*ret_uid = found->pw_uid;
+	r = policy_user_resolve(s, &u);
+	if (r >= 0) {
+		*ret_uid = u->uid;
 		return 0;
 	}
-	if (parse_decimal(s, strlen(s), UINT32_MAX - 1, &v) >= 0) {
+	if (parse_decimal(s, UINT32_MAX - 1, &v) >= 0) {
 		*ret_uid = (uid_t)v;
 		return 0;
 	}
-	/* getpwnam_r: 0 with no entry, or ENOENT/ESRCH/... for "not found" too. */
-	if (r == ENOMEM || r == ERANGE)
-		return -r;
+	/* NSS answers "not found" with ENOENT, ESRCH and others too */
+	if (r == -ENOMEM || r == -ERANGE)
+		return r;
 	return -ESRCH;
-}
-
-int args_parse_int(const char *s, int min, int max, int *ret)
-{
-	char *end;
-	long v;
-
-	if (isempty(s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (*end || end == s || s[0] == ' ' || s[0] == '\t' || s[0] == '+')
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*ret = (int)v;
-	return 0;
 }

@@ -19,6 +19,3 @@ int args_parse_target(const char *s, uint64_t *ret_pid, uint64_t *ret_tid);
  * decides); a NAME that NSS does not know is -ESRCH; an empty or
  * malformed string is -EINVAL. */
 int args_parse_user(const char *s, uid_t *ret_uid);
-
-/* A decimal int in [min, max]; -EINVAL or -ERANGE otherwise. */
-int args_parse_int(const char *s, int min, int max, int *ret);

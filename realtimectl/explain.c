@@ -8,8 +8,6 @@
  * org.realtimed.manage, which may ask for a password: a text agent runs
  * meanwhile on a terminal.
  */
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +22,6 @@
 #include "polkit-agent.h"
 #endif
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-
 /* Text shows "file:line [Section]" in one column; JSON splits it. */
 static const TableColumn columns_text[] = {
 	{ "KEY", "key" },
@@ -39,31 +35,25 @@ static const TableColumn columns_json[] = {
 	{ "SECTION", "section" },
 };
 
-/* "root (uid 0), groups: root" for the header line; what NSS says, for
- * display only: the policy library does its own lookup. */
-static void print_user_line(uid_t uid, const char *prefix)
+/* "root (uid 0), groups: root" for the header line, from u as the policy
+ * library resolved it (NULL: r says why it could not). */
+static void print_user_line(const PolicyUser *u, int r, uid_t uid, const char *prefix)
 {
-	struct passwd pw, *found = NULL;
-	char buf[4096];
-	gid_t groups[256];
-	int n = ELEMENTSOF(groups);
-
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) != 0 || !found) {
-		printf("%suid %u (no such user in the user database)\n", prefix, (unsigned)uid);
+	if (!u) {
+		if (r == -ESRCH)
+			printf("%suid %u (no such user in the user database)\n", prefix,
+			       (unsigned)uid);
+		else
+			printf("%suid %u (cannot look it up: %s)\n", prefix, (unsigned)uid,
+			       strerror(-r));
 		return;
 	}
-	printf("%s%s (uid %u), groups:", prefix, found->pw_name, (unsigned)uid);
-	if (getgrouplist(found->pw_name, found->pw_gid, groups, &n) < 0)
-		n = ELEMENTSOF(groups); /* truncated: show what fits */
-	for (int i = 0; i < n; i++) {
-		struct group gr, *g = NULL;
-		char gbuf[4096];
-
-		if (getgrgid_r(groups[i], &gr, gbuf, sizeof(gbuf), &g) == 0 && g)
-			printf(" %s", g->gr_name);
+	printf("%s%s (uid %u), groups:", prefix, u->name, (unsigned)uid);
+	for (size_t i = 0; i < u->n_gids; i++)
+		if (u->group_names[i])
+			printf(" %s", u->group_names[i]);
 		else
-			printf(" #%u", (unsigned)groups[i]);
-	}
+			printf(" #%u", (unsigned)u->gids[i]);
 	putchar('\n');
 }
 
@@ -102,6 +92,7 @@ static int add_row(Table *t, bool json, const char *key, const char *value, cons
 
 static int explain_offline(Ctl *ctl, uid_t uid)
 {
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	_cleanup_(policy_freep) Policy *p = NULL;
 	_cleanup_table_ Table *t = NULL;
 	PolicyGrant g;
@@ -111,7 +102,9 @@ static int explain_offline(Ctl *ctl, uid_t uid)
 	if (r < 0)
 		return ctl_exit_from_errno(r);
 
-	r = policy_eval_uid(p, uid, &g);
+	r = policy_user_resolve_uid(uid, &u);
+	if (r >= 0)
+		r = policy_eval_for_user(p, u, &g);
 	if (r == -ESRCH) {
 		fprintf(stderr, "No such user: uid %u is not in the user database.\n",
 			(unsigned)uid);
@@ -145,7 +138,7 @@ static int explain_offline(Ctl *ctl, uid_t uid)
 	}
 
 	if (!ctl->json && ctl->legend)
-		print_user_line(uid, "Policy for ");
+		print_user_line(u, 0, uid, "Policy for ");
 	r = table_print(t, ctl_table_format(ctl), stdout);
 	if (r < 0)
 		return CTL_EXIT_FAILED;
@@ -262,8 +255,13 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 		if (r < 0)
 			return ctl_oom();
 	}
-	if (!ctl->json && ctl->legend)
-		print_user_line(uid, "Policy in force in realtimed for ");
+	if (!ctl->json && ctl->legend) {
+		_cleanup_(policy_user_freep) PolicyUser *who = NULL;
+
+		/* what NSS says here, for display: realtimed did its own lookup */
+		r = policy_user_resolve_uid(uid, &who);
+		print_user_line(who, r, uid, "Policy in force in realtimed for ");
+	}
 	r = table_print(t, ctl_table_format(ctl), stdout);
 	return r < 0 ? CTL_EXIT_FAILED : CTL_EXIT_OK;
 

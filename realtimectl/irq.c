@@ -20,8 +20,6 @@
 #include "bus.h"
 #endif
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-
 static const TableColumn columns_text[] = {
 	{ "IRQ", "irq" },	{ "ACTION", "action" },	    { "PID", "pid" },
 	{ "POLICY", "policy" }, { "PRIORITY", "priority" }, { "RULE", "rule" },

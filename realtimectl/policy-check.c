@@ -17,8 +17,6 @@
 #include "macro.h"
 #include "output.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
-
 /* ,"name":[{"file":...,"line":...,"message":...},...] */
 static void print_json_notes(const char *name, const Policy *p, size_t n,
 			     const PolicyError *(*get)(const Policy *, size_t))

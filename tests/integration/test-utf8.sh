@@ -22,6 +22,11 @@ UID_LONGNAME=4105
 LONGNAME=$(python3 -c 'print("\u00e9" * 40)')
 printf 'rt\351user:x:%s:%s::/nonexistent:/bin/sh\n' $UID_LATIN1 $UID_LATIN1 >>"$WORK/etc/passwd"
 printf '%s:x:%s:%s::/nonexistent:/bin/sh\n' "$LONGNAME" $UID_LONGNAME $UID_LONGNAME >>"$WORK/etc/passwd"
+# a user whose passwd entry (a 2 KiB GECOS field) needs more than a 1 KiB
+# buffer: NSS answers ERANGE until the buffer grows
+UID_BIGENTRY=4106
+printf 'rtbigentry:x:%s:%s:%s:/nonexistent:/bin/sh\n' $UID_BIGENTRY $UID_BIGENTRY \
+	"$(python3 -c 'print("x" * 2048)')" >>"$WORK/etc/passwd"
 integ_start_daemon
 
 # run_uid UID COMMAND...: as a numeric uid that has no usable name
@@ -152,6 +157,12 @@ else
 	fail "a user with an 80-byte name: $out"
 fi
 alive "after a refusal naming a user whose name is cut"
+out=$(run_uid $UID_BIGENTRY "$RT_CLIENT" ask --policy fifo --prio 99 2>&1)
+if printf '%s\n' "$out" | grep -q "PolicyDenied.*for user rtbigentry"; then
+	ok "a user with a 2 KiB passwd entry: refused, named rtbigentry"
+else
+	fail "a user with a 2 KiB passwd entry: $out"
+fi
 
 # --- policy files: a file name and a key that are not UTF-8 -------------------
 BADFILE=$(printf 'r\377t.conf')

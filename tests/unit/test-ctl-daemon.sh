@@ -90,6 +90,13 @@ done
 ctl rtaudio 0 "explain rtaudio (values)" explain --no-legend rtaudio
 contains "rtaudio: RealtimePriority 95 from the shipped policy" "$out" "^RealtimePriority +95 +$POLICY:[0-9]+$"
 
+# A user in 300 groups: the header line names them all, with no cap on the count.
+printf 'rtmany:x:4107:4107::/nonexistent:/bin/sh\n' >>"$WORK/etc/passwd"
+seq 1 300 | awk '{ printf "rtg%d:x:%d:rtmany\n", $1, 47000 + $1 }' >>"$WORK/etc/group"
+ctl rtaudio 0 "explain --offline rtmany (in 300 groups)" explain --offline --vendor-conf="$POLICY" rtmany
+n=$(printf '%s\n' "$out" | grep '^Policy for rtmany' | tr ' ' '\n' | grep -c '^rtg')
+if [ "$n" = 300 ]; then ok "its header line names all 300 groups"; else fail "its header line names $n of 300 groups: $(printf '%s\n' "$out" | head -n 1 | cut -c1-200)"; fi
+
 ctl rtaudio 0 "reset PID/TID" reset "$HOLDER_PID/$T1"
 expect_sched "the thread is back to other 0" "$T1" "other 0"
 ctl rtaudio 0 "reset PID (the rest of the process)" reset "$HOLDER_PID"

@@ -33,7 +33,7 @@ START_TEST(test_dlopen_now)
 	ck_assert_msg(dlsym(h, "pam_sm_close_session") != NULL, "no pam_sm_close_session");
 	/* Internals stay internal. */
 	ck_assert_ptr_null(dlsym(h, "policy_load"));
-	ck_assert_ptr_null(dlsym(h, "policy_eval_user"));
+	ck_assert_ptr_null(dlsym(h, "policy_eval_for_user"));
 	ck_assert_ptr_null(dlsym(h, "parse_size"));
 	ck_assert_ptr_null(dlsym(h, "rlimit_plan_from_grant"));
 	ck_assert_ptr_null(dlsym(h, "ambient_raise"));

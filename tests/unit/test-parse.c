@@ -104,6 +104,62 @@ START_TEST(test_boolean_bad)
 }
 END_TEST
 
+/* ---- parse_decimal_prefix ---- */
+
+START_TEST(test_decimal_prefix)
+{
+	uint64_t v = SENTINEL_U64;
+	const char *end = NULL;
+	const char *s;
+
+	s = "1234 rest";
+	ck_assert_int_eq(parse_decimal_prefix(s, UINT64_MAX, &v, &end), 0);
+	ck_assert_uint_eq(v, 1234);
+	ck_assert_ptr_eq(end, s + 4);
+	s = "007/8";
+	ck_assert_int_eq(parse_decimal_prefix(s, 7, &v, &end), 0);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_ptr_eq(end, s + 3);
+	ck_assert_int_eq(parse_decimal_prefix("18446744073709551615", UINT64_MAX, &v, NULL), 0);
+	ck_assert(v == UINT64_MAX);
+
+	v = SENTINEL_U64;
+	end = NULL;
+	/* max is inclusive, and one past it is a range error, never a wrap */
+	ck_assert_int_eq(parse_decimal_prefix("8", 7, &v, &end), -ERANGE);
+	ck_assert_int_eq(parse_decimal_prefix("4294967296", UINT32_MAX, &v, &end), -ERANGE);
+	ck_assert_int_eq(parse_decimal_prefix("18446744073709551616", UINT64_MAX, &v, &end),
+			 -ERANGE);
+	/* a number starts with a digit: no sign, no blank, not empty */
+	ck_assert_int_eq(parse_decimal_prefix("", UINT64_MAX, &v, &end), -EINVAL);
+	ck_assert_int_eq(parse_decimal_prefix("-1", UINT64_MAX, &v, &end), -EINVAL);
+	ck_assert_int_eq(parse_decimal_prefix("+1", UINT64_MAX, &v, &end), -EINVAL);
+	ck_assert_int_eq(parse_decimal_prefix(" 1", UINT64_MAX, &v, &end), -EINVAL);
+	ck_assert_int_eq(parse_decimal_prefix("x1", UINT64_MAX, &v, &end), -EINVAL);
+	ck_assert(v == SENTINEL_U64);
+	ck_assert_ptr_null(end);
+}
+END_TEST
+
+START_TEST(test_decimal)
+{
+	uint64_t v = SENTINEL_U64;
+
+	ck_assert_int_eq(parse_decimal("4242", UINT32_MAX, &v), 0);
+	ck_assert_uint_eq(v, 4242);
+	ck_assert_int_eq(parse_decimal("4294967295", UINT32_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT32_MAX);
+
+	v = SENTINEL_U64;
+	/* the whole string: nothing after the digits */
+	ck_assert_int_eq(parse_decimal("12/3", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("12 ", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(parse_decimal("4294967296", UINT32_MAX, &v), -ERANGE);
+	ck_assert(v == SENTINEL_U64);
+}
+END_TEST
+
 /* ---- parse_unsigned ---- */
 
 START_TEST(test_unsigned_good)
@@ -424,6 +480,7 @@ int main(void)
 	Suite *s = suite_create("parse");
 
 	check_add_case(s, "boolean", CHECK_TESTS(test_boolean_good, test_boolean_bad));
+	check_add_case(s, "decimal", CHECK_TESTS(test_decimal_prefix, test_decimal));
 	check_add_case(s, "unsigned", CHECK_TESTS(test_unsigned_good, test_unsigned_bad));
 	check_add_case(s, "priority", CHECK_TESTS(test_priority_good, test_priority_bad));
 	check_add_case(s, "nice", CHECK_TESTS(test_nice_good, test_nice_bad));

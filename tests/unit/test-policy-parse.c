@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for common/policy-parse.c: the syntax of realtime.conf(5)
+ * (blanks, comments, section headers, a last line without newline, a
+ * byte order mark) and the rejection of a broken file, whole, with the
+ * file:line of its first problem and words that say what is wrong.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-main.h"
+#include "macro.h"
+#include "policy-fixture.h"
+#include "policy.h"
+
+START_TEST(test_syntax_details)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	/* Comments (# and ;, whole-line and after a value), blank lines,
+	 * spaces around '=' and inside the section header, CRLF line ends. */
+	p = load_text("; a comment\r\n"			    /* 1 */
+		      "   # an indented comment\n"	    /* 2 */
+		      "\n"				    /* 3 */
+		      "[Default]   # trailing comment\n"    /* 4 */
+		      "RealtimePriority = 20   # the max\n" /* 5 */
+		      "Nice=-15 ; semicolon comment\n"	    /* 6 */
+		      "MemLock=64M\r\n"			    /* 7 */
+		      "[Group  #29]\n"			    /* 8 */
+		      "Policies=fifo   rr\n",		    /* 9 */
+		      &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.realtime_priority, 20);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "Default");
+	ck_assert_int_eq(g.nice, -15);
+	assert_source(&g, POLICY_KEY_NICE, path, 6, "Default");
+	ck_assert_uint_eq(g.memlock, UINT64_C(64) << 20);
+	assert_source(&g, POLICY_KEY_MEMLOCK, path, 7, "Default");
+	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
+	ck_assert_uint_eq(g.source[POLICY_KEY_POLICIES].line, 9);
+	ck_assert(g.covered);
+}
+END_TEST
+
+START_TEST(test_section_header_spaces)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const gid_t gids[] = { 29 };
+	PolicyGrant g;
+
+	/* Spaces just inside the brackets: either harmless, as around '=', or
+	 * an error at the header line that names the section; never an error
+	 * blamed on the key line below it. */
+	p = load_text("[Default]\nNice=-1\n[ Group #29 ]\nNice=-2\n", &path);
+	if (policy_n_errors(p) > 0) {
+		assert_rejected(p, path, 3, "Group #29", NULL);
+		return;
+	}
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -1);
+	eval(p, "x", 1, gids, 1, &g);
+	ck_assert_int_eq(g.nice, -2);
+	ck_assert_uint_eq(g.source[POLICY_KEY_NICE].line, 4);
+}
+END_TEST
+
+START_TEST(test_no_trailing_newline)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	p = load_text("[Default]\nRealtimePriority=42", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.realtime_priority, 42);
+	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_bom)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	PolicyGrant g;
+
+	/* A UTF-8 byte order mark from a Windows editor is tolerated. */
+	p = load_text("\xef\xbb\xbf[Default]\nNice=-8\n", &path);
+	assert_no_errors(p);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -8);
+	assert_source(&g, POLICY_KEY_NICE, path, 2, "Default");
+}
+END_TEST
+
+START_TEST(test_blanks)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyGrant g;
+
+	/* Blanks around names and values are ignored: spaces, tabs, CR, and
+	 * vertical tab and form feed. A key name is measured without them. */
+	p = load_text("\f[ Default ]\v\r\n"
+		      "\tNice\v=\f-5\r\n"
+		      "RealtimePriority                                        = 7\n"
+		      "MemLock=1M\f# comment after a form feed\n",
+		      NULL);
+	assert_no_errors(p);
+	eval(p, "nobody", 4242, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -5);
+	ck_assert_int_eq(g.realtime_priority, 7);
+	ck_assert_uint_eq(g.memlock, 1024 * 1024);
+}
+END_TEST
+
+START_TEST(test_error_unknown_section)
+{
+	assert_text_rejected("[Default]\nRealtimePriority=20\n\n[Gruop audio]\nNice=-5\n", 4,
+			     "Gruop audio");
+	/* Even with no keys under it. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\n[Users alice]\n", 3, "Users alice");
+	/* Section names are case-sensitive. */
+	assert_text_rejected("[default]\nRealtimePriority=20\n", 1, "default");
+	assert_text_rejected("[Default]\nNice=-1\n[Default extra]\nNice=-2\n", 3, "Default extra");
+	assert_text_rejected("[Default]\nNice=-1\n[Group]\nNice=-2\n", 3, "Group");
+	assert_text_rejected("[Default]\nNice=-1\n[User ]\nNice=-2\n", 3, "User");
+	assert_text_rejected("[Default]\nNice=-1\n[Group two words]\nNice=-2\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_bad_numeric_id)
+{
+	assert_text_rejected("[Default]\nNice=-1\n[User #abc]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[User #]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[Group #-5]\nNice=-2\n", 3, NULL);
+	assert_text_rejected("[Default]\nNice=-1\n[Group #4294967296]\nNice=-2\n", 3, NULL);
+	/* (uid_t)-1 is no user. */
+	assert_text_rejected("[Default]\nNice=-1\n[User #4294967295]\nNice=-2\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_unknown_key)
+{
+	assert_text_rejected("# policy\n[Default]\nRealtimePriority=20\nRealtimePriorty=5\n", 4,
+			     "RealtimePriorty");
+	/* Keys are case-sensitive. */
+	assert_text_rejected("[Default]\nnice=-5\n", 2, "nice");
+	/* A [Daemon] key where policy keys belong and the other way round. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\nCanary=no\n", 3, "Canary");
+	assert_text_rejected("[Daemon]\nCanary=no\nRealtimePriority=20\n", 3, "RealtimePriority");
+	assert_text_rejected("[Group #29]\nRealtimePriority=20\nBurstSec=3\n", 3, "BurstSec");
+	assert_text_rejected("[Default]\n=5\n", 2, NULL);
+}
+END_TEST
+
+START_TEST(test_error_bad_value)
+{
+	assert_text_rejected("[Default]\nNice=-25\n", 2, "-25");
+	assert_text_rejected("[Default]\nNice=20\n", 2, "Nice");
+	assert_text_rejected("[Default]\nRealtimePriority=100\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=-1\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=\n", 2, "RealtimePriority");
+	assert_text_rejected("[Default]\nRealtimePriority=high\n", 2, "high");
+	assert_text_rejected("[Group #29]\nPolicies=batch\n", 2, "batch");
+	assert_text_rejected("[User #1]\nMemLock=64MB\n", 2, "64MB");
+	assert_text_rejected("[Default]\nMemLock=17179869184G\n", 2, "MemLock");
+	assert_text_rejected("[Default]\nRTTime=5min\n", 2, "5min");
+	assert_text_rejected("[Default]\nRTTime=-1\n", 2, "RTTime");
+	assert_text_rejected("[Default]\nCapabilities=sys_admin\n", 2, "sys_admin");
+	assert_text_rejected("[Default]\nCompatPolicy=fifo rr\n", 2, "CompatPolicy");
+	assert_text_rejected("[Default]\nCompatPolicy=other\n", 2, "CompatPolicy");
+	assert_text_rejected("[Default]\nCompatPolicy=\n", 2, "CompatPolicy");
+	/* "#" starts a comment only after whitespace: this is a bad value. */
+	assert_text_rejected("[Default]\nNice=-5#comment\n", 2, "Nice");
+}
+END_TEST
+
+START_TEST(test_error_later_line)
+{
+	/* The line of the first problem, also deep in a file, counting
+	 * comments and blank lines. */
+	assert_text_rejected("# 1\n"
+			     "\n"
+			     "[Default]\n"
+			     "RealtimePriority=20\n"
+			     "; 5\n"
+			     "\n"
+			     "[Group #29]\n"
+			     "RealtimePriority=95\n"
+			     "\n"
+			     "Nice=-30\n"
+			     "MemLock=whatever\n"
+			     "Bogus=1\n",
+			     10, "-30");
+}
+END_TEST
+
+START_TEST(test_error_key_outside_section)
+{
+	assert_text_rejected("RealtimePriority=20\n[Default]\nNice=-5\n", 1, "RealtimePriority");
+	assert_text_rejected("# comment\n\nNice=-5\n[Default]\n", 3, "Nice");
+}
+END_TEST
+
+START_TEST(test_error_syntax)
+{
+	/* A line that is neither a section, a key nor a comment. */
+	assert_text_rejected("[Default]\nRealtimePriority=20\n\ngarbage\nNice=-5\n", 4, NULL);
+	/* An unterminated section header. */
+	assert_text_rejected("[Default]\nNice=-5\n[Group #29\nNice=-19\n", 3, NULL);
+	/* Text after a section header. */
+	assert_text_rejected("[Default] Nice=-5\n", 1, NULL);
+	/* Only '=' separates: "Key:value" is a mistake, with or without an
+	 * '=' later on the line (inih used to read the first as Key=value). */
+	assert_text_rejected("[Default]\nRealtimePriority:50\n", 2, "':' instead of '='");
+	assert_text_rejected("[Default]\nNice:x=-5\n", 2, "':'");
+	/* A ';' after a blank starts a comment, so the name is not closed. */
+	assert_text_rejected("[Default]\nNice ;x=-5\n", 2, "syntax error");
+	assert_text_rejected("[User ;alice]\nNice=-5\n", 1, "closing");
+}
+END_TEST
+
+START_TEST(test_error_long_line)
+{
+	char text[512];
+
+	/* A longer line is refused whole: the rest of it must never be read as
+	 * a line of its own, so a comment can never turn into a key. */
+	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*dNice=-20\n", 197, 0);
+	assert_text_rejected(text, 3, NULL);
+	snprintf(text, sizeof(text), "[Default]\nRealtimePriority=20\n# %0*d[User #4101]\n", 197,
+		 0);
+	assert_text_rejected(text, 3, NULL);
+}
+END_TEST
+
+START_TEST(test_long_line_limit)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	char text[512];
+
+	/* Lines up to 198 characters (plus the newline) are fine. */
+	snprintf(text, sizeof(text), "[Default]\n#%0*d\nNice=-3\n", 197, 0);
+	ck_assert_uint_eq(strlen(strchr(text, '#')), 198 + 1 + 8);
+	p = load_text(text, NULL);
+	assert_no_errors(p);
+}
+END_TEST
+
+START_TEST(test_error_long_last_line)
+{
+	char text[512];
+
+	/* The last line has no newline: past the limit it is refused whole, as
+	 * the same line with a newline would be. */
+	snprintf(text, sizeof(text), "[Default]\nNice=-3\n#%0*d", 198, 0);
+	assert_text_rejected(text, 3, "too long");
+	snprintf(text, sizeof(text), "[Default]\nNice=-3%*s#", 191, "");
+	assert_text_rejected(text, 2, "too long");
+}
+END_TEST
+
+START_TEST(test_error_nul_byte)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path = tpath("nul.conf");
+	static const char data[] = "[Default]\nNice=-5\0RealtimePriority=99\nMemLock=1K\n";
+	FILE *f;
+
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite(data, 1, sizeof(data) - 1, f), sizeof(data) - 1);
+	ck_assert_int_eq(fclose(f), 0);
+	p = load_files(&path, 1);
+	assert_rejected(p, path, 2, NULL);
+}
+END_TEST
+
+START_TEST(test_error_indented_continuation)
+{
+	/* INI parsers such as inih read an indented line as the continuation
+	 * of the previous value. Values do not continue here: such a line must be rejected
+	 * rather than silently replace the value before it (Policies=rr
+	 * alone, RealtimePriority=95). */
+	assert_text_rejected("[Default]\nPolicies=fifo\n  rr\n", 3, NULL);
+	assert_text_rejected("[Default]\nRealtimePriority=20\n  95\n", 3, NULL);
+	assert_text_rejected("[IRQ]\nsnd*=90\n\t80\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(test_error_file_too_large)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path = tpath("big.conf");
+	FILE *f;
+
+	/* 4 MiB of comments and one byte more. */
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < 4 * 1024 * 1024 / 64; i++)
+		fprintf(f, "#%062d\n", 0);
+	fputc('\n', f);
+	ck_assert_int_eq(fclose(f), 0);
+	p = load_files(&path, 1);
+	assert_rejected(p, path, 0, NULL);
+}
+END_TEST
+
+START_TEST(test_error_fifo_dropin)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	PolicyPaths paths = tree_paths();
+	const char *fifo;
+	PolicyGrant g;
+
+	/* A FIFO named like a drop-in must not hang the loader (and with it
+	 * every login through pam_realtime): it is rejected, the rest loads.
+	 * The test's timeout catches a hang. */
+	write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
+	fifo = tpath("etc/realtime.conf.d/10-fifo.conf");
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	ck_assert_int_eq(policy_load(&paths, &p), 0);
+	assert_rejected(p, fifo, 0, NULL);
+	eval(p, "x", 1, NULL, 0, &g);
+	ck_assert_int_eq(g.nice, -6);
+}
+END_TEST
+
+START_TEST(test_error_bom_unknown_section)
+{
+	/* ... and does not hide a bad section header behind it. */
+	assert_text_rejected("\xef\xbb\xbf[Gruop audio]\nNice=-8\n", 1, "Gruop audio");
+	assert_text_rejected("\xef\xbb\xbf[Bogus]\n", 1, "Bogus");
+}
+END_TEST
+
+START_TEST(test_error_first_of_many)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+
+	/* Several problems: exactly one error, the first. */
+	p = load_text("[Default]\nNice=-99\n[Nope]\nFoo=bar\nbaz\n", &path);
+	ck_assert_uint_eq(policy_n_errors(p), 1);
+	assert_rejected(p, path, 2, "Nice", NULL);
+}
+END_TEST
+
+START_TEST(test_irq_pattern_with_colon)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+	const PolicyIrqRule *r;
+
+	/* The kernel names HDA interrupts "snd_hda_intel:card0": a pattern
+	 * must be able to say which card: ':' is part of an [IRQ] pattern. */
+	p = load_text("[IRQ]\nsnd_hda_intel:card1=70\nsnd_hda_intel:*=60\n", &path);
+	assert_no_errors(p);
+	ck_assert_uint_eq(policy_n_irq_rules(p), 2);
+	ck_assert_str_eq(policy_irq_rule(p, 0)->pattern, "snd_hda_intel:card1");
+	r = policy_irq_match(p, "snd_hda_intel:card1");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->priority, 70);
+	ck_assert_int_eq(policy_irq_match(p, "snd_hda_intel:card0")->priority, 60);
+}
+END_TEST
+
+START_TEST(test_irq_bad_values)
+{
+	assert_text_rejected("[IRQ]\nsnd*=90\nxhci_hcd=100\n", 3, "xhci_hcd");
+	assert_text_rejected("[IRQ]\nsnd*=0\n", 2, "snd*");
+	assert_text_rejected("[IRQ]\nsnd*=\n", 2, "snd*");
+	assert_text_rejected("[IRQ]\nsnd*=high\n", 2, "high");
+	assert_text_rejected("[IRQ]\nsnd*=-5\n", 2, NULL);
+	/* An empty pattern matches no IRQ; it is a mistake, not a rule. */
+	assert_text_rejected("[IRQ]\n=90\n", 2, NULL);
+	/* The message names the pattern as written, ':' included. */
+	assert_text_rejected("[IRQ]\nsnd_hda_intel:card0=0\n", 2, "snd_hda_intel:card0");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy-parse");
+
+	policy_test_case(s, "syntax",
+			 CHECK_TESTS(test_syntax_details, test_section_header_spaces,
+				     test_no_trailing_newline, test_bom, test_blanks,
+				     test_irq_pattern_with_colon));
+	policy_test_case(s, "errors",
+			 CHECK_TESTS(test_error_unknown_section, test_error_bad_numeric_id,
+				     test_error_unknown_key, test_error_bad_value,
+				     test_error_later_line, test_error_key_outside_section,
+				     test_error_syntax, test_error_long_line, test_long_line_limit,
+				     test_error_long_last_line, test_error_nul_byte,
+				     test_error_indented_continuation, test_error_file_too_large,
+				     test_error_fifo_dropin, test_error_bom_unknown_section,
+				     test_error_first_of_many, test_irq_bad_values));
+	return policy_test_run(s);
+}
