@@ -36,6 +36,8 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,rw rtrun /rt-run; then
 	echo "RT-VM-STAGE2-FAILED: cannot mount the run directory (tag rtrun)"
 	poweroff_now
 fi
+# The host boots the VM again if the kernel crashed before this mark.
+: >/rt-run/started
 # shellcheck disable=SC1091
 . /rt-run/env
 
