@@ -20,10 +20,7 @@
 #include "pidfd.h"
 #include "proc.h"
 #include "sched-util.h"
-
-#define USEC_PER_MSEC 1000ULL
-#define USEC_PER_SEC 1000000ULL
-#define NSEC_PER_USEC 1000ULL
+#include "time-util.h"
 
 /* SCHED_DEADLINE reservation of the watchdog: it needs microseconds per look,
  * more only while demoting; 10% of one CPU at most, and never late by more
@@ -128,14 +125,6 @@ static uint64_t u64_min(uint64_t a, uint64_t b)
 static uint64_t u64_max(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
-}
-
-static uint64_t clock_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
 static void block_signals(void)
@@ -514,7 +503,7 @@ static void *watchdog_main(void *data)
 		{ .fd = c->watchdog_timer, .events = POLLIN },
 		{ .fd = c->quit_fd, .events = POLLIN },
 	};
-	uint64_t now = clock_usec(CLOCK_MONOTONIC);
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	CanaryClass k;
 	Window win;
 	int error;
@@ -525,7 +514,7 @@ static void *watchdog_main(void *data)
 	__atomic_store_n(&c->started_class, (int)k, __ATOMIC_RELEASE);
 	(void)eventfd_write(c->started_fd, 1);
 
-	window_reset(&win, now, clock_usec(CLOCK_BOOTTIME) - now);
+	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
 	for (;;) {
 		uint64_t expirations, boot_offset, missing, slot, held;
 		eventfd_t cheeps = 0;
@@ -541,8 +530,8 @@ static void *watchdog_main(void *data)
 		if (read(c->watchdog_timer, &expirations, sizeof(expirations)) < 0 &&
 		    errno != EAGAIN)
 			break;
-		now = clock_usec(CLOCK_MONOTONIC);
-		boot_offset = clock_usec(CLOCK_BOOTTIME) - now;
+		now = now_usec(CLOCK_MONOTONIC);
+		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
 		if (eventfd_read(c->cheep_fd, &cheeps) < 0)
 			cheeps = 0;
 
@@ -565,7 +554,7 @@ static void *watchdog_main(void *data)
 		missing = window_missing(&win, c->cheep_usec, &percent, &held);
 		if (missing >= c->watchdog_usec / 2) {
 			watchdog_fire(c, percent, held);
-			window_reset(&win, clock_usec(CLOCK_MONOTONIC), boot_offset);
+			window_reset(&win, now_usec(CLOCK_MONOTONIC), boot_offset);
 		} else if ((cheeps + 2) * c->cheep_usec <= slot)
 			canary_rescue(c); /* two cheeps short since the last look */
 	}

@@ -18,6 +18,7 @@
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
+#include "time-util.h"
 
 #define CREDS_CACHE_SIZE 256
 #define POLICY_CACHE_SIZE 64
@@ -71,14 +72,6 @@ typedef struct Daemon {
 	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
 	bool exiting;
 } Daemon;
-
-static inline uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
 
 /* policy-cache.c: the policy in force, evaluated per uid and cached briefly. */
 /* Loads the policy. On a reload (initial false) a policy with a broken

@@ -17,6 +17,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "time-util.h"
 #include "utf8.h"
 
 /* sites whose suppressed lines were reported at once, at most, per line */
@@ -52,14 +53,6 @@ void log_setup(bool debug, bool to_stderr)
 	pthread_once(&log_once, log_lock_init);
 	log_debug_on = debug;
 	log_stderr = to_stderr;
-}
-
-static uint64_t log_now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
 /* Under log_lock: takes the counts of sites whose window has passed (the
@@ -138,7 +131,7 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 		site = &log_shared_site;
 
 	pthread_once(&log_once, log_lock_init);
-	now = log_now_usec();
+	now = now_usec(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&log_lock);
 	n_reports = log_take_reports(now, reports, ELEMENTSOF(reports));
 	/* errors and demotions always; everything in debug mode */

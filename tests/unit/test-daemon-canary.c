@@ -42,6 +42,7 @@
 #include "canary.h"
 #include "check-main.h"
 #include "proc.h"
+#include "time-util.h"
 
 #define MSEC 1000ULL
 #define PERIOD_USEC (1000 * MSEC)
@@ -75,10 +76,7 @@ void daemon_canary_fired(const CanaryReport *r, void *userdata)
 
 static uint64_t now_msec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return now_usec(CLOCK_MONOTONIC) / USEC_PER_MSEC;
 }
 
 static int n_threads(pid_t pid)
