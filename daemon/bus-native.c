@@ -19,6 +19,7 @@
 #include "bus.h"
 #include "irq.h"
 #include "log.h"
+#include "manager.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "utf8.h"
@@ -77,7 +78,7 @@ static void method_reset(Daemon *d, DBusConnection *c, DBusMessage *m, bool thre
 	/* Only what realtimed granted is undone: a thread it never granted
 	 * runs as its owner chose, and root's "reset" could raise it (nice 0
 	 * for a nice-19 thread, SCHED_OTHER for a SCHED_IDLE one). */
-	if (daemon_reset_grants(d, pid, tid) == 0) {
+	if (manager_reset_grants(d, pid, tid) == 0) {
 		if (thread)
 			bus_reply_error(
 				c, m, request_error_name(ERR_NO_SUCH_GRANT, FLAVOUR_NATIVE),
@@ -305,7 +306,7 @@ static void reload_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_free_ char *error = NULL;
 
-	if (daemon_reload(d, &error) < 0)
+	if (manager_reload(d, &error) < 0)
 		bus_reply_error(d->bus, m, NATIVE_ERROR "Failed", "%s",
 				error ? error
 				      : "Reload failed; the last good policy stays in force");
@@ -375,7 +376,7 @@ int bus_native_register(Daemon *d)
 	return 0;
 }
 
-void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, const char *reason)
+void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason)
 {
 	_cleanup_msg_ DBusMessage *s = NULL;
 	DBusMessageIter it, arr;
@@ -389,7 +390,7 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(tt)", &arr))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t pid = threads[i][0], tid = threads[i][1];
+		uint64_t pid = threads[i].pid, tid = threads[i].tid;
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||

@@ -12,14 +12,15 @@
 #include <stdint.h>
 
 #include "daemon.h"
+#include "demote.h"
 #include "request.h"
 
 int bus_native_register(Daemon *d);
-int bus_rtkit_register(Daemon *d);
-void bus_rtkit_unregister(Daemon *d);
+/* Serves the rtkit object and owns its name, or stops (RtkitCompat=). */
+void bus_rtkit_serve(Daemon *d, bool serve);
 
 /* Signal Demoted(a(tt) threads, s reason) on the native object. */
-void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, const char *reason);
+void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason);
 
 /* The three properties, evaluated for the calling user. */
 typedef struct CallerProperties {
@@ -43,7 +44,3 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 
 /* Replies InvalidArgs and returns false when m's signature is not sig. */
 bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig);
-
-/* Resets each grant of pid (tid 0: all threads of the process) to SCHED_OTHER,
- * removes them, emits Demoted(reason "reset"). Returns how many. */
-unsigned daemon_reset_grants(Daemon *d, pid_t pid, pid_t tid);

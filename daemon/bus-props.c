@@ -11,6 +11,7 @@
 #include "bus-object.h"
 #include "bus.h"
 #include "log.h"
+#include "manager.h"
 
 bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
 {
@@ -46,8 +47,8 @@ int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 					   : (int64_t)g->rttime_usec,
 	};
 	/* what a grant can get: the canary watchdog may cap it (realtimed(8)) */
-	if (ret->max_realtime_priority > daemon_canary_max_priority(d))
-		ret->max_realtime_priority = daemon_canary_max_priority(d);
+	if (ret->max_realtime_priority > manager_canary_max_priority(d))
+		ret->max_realtime_priority = manager_canary_max_priority(d);
 	return 0;
 }
 

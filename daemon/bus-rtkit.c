@@ -14,6 +14,7 @@
 #include "bus-object.h"
 #include "bus.h"
 #include "log.h"
+#include "manager.h"
 
 static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
 	"<node>\n"
@@ -127,7 +128,7 @@ static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *
 		 dbus_message_is_method_call(m, RTKIT_IFACE, "ResetAll")) {
 		/* ResetAll demotes what realtimed granted too: it supervises nothing else. */
 		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
-			daemon_reset_grants(d, 0, 0);
+			manager_reset_grants(d, 0, 0);
 			bus_reply_empty(c, m);
 		}
 	} else if (dbus_message_is_method_call(m, RTKIT_IFACE, "Exit")) {
@@ -154,7 +155,7 @@ static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *
 	return DBUS_HANDLER_RESULT_HANDLED;
 }
 
-int bus_rtkit_register(Daemon *d)
+static int bus_rtkit_register(Daemon *d)
 {
 	static const DBusObjectPathVTable vtable = { .message_function = rtkit_message };
 	DBusError error;
@@ -179,11 +180,19 @@ int bus_rtkit_register(Daemon *d)
 	return 0;
 }
 
-void bus_rtkit_unregister(Daemon *d)
+static void bus_rtkit_unregister(Daemon *d)
 {
 	if (!d->rtkit_served)
 		return;
 	dbus_bus_release_name(d->bus, RTKIT_NAME, NULL);
 	dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
 	d->rtkit_served = false;
+}
+
+void bus_rtkit_serve(Daemon *d, bool serve)
+{
+	if (serve)
+		(void)bus_rtkit_register(d);
+	else
+		bus_rtkit_unregister(d);
 }

@@ -149,6 +149,3 @@ const char *canary_class_to_string(CanaryClass k);
 /* The highest SCHED_FIFO/RR priority the watchdog can preempt: 99 as
  * SCHED_DEADLINE, 98 as SCHED_FIFO 99, 0 when it cannot run realtime. */
 int canary_max_grant_priority(const Canary *c);
-
-/* demote.c: what the main thread does when the watchdog fired. */
-void daemon_canary_fired(const CanaryReport *report, void *userdata);

@@ -26,6 +26,7 @@
 #define USER_LIMITS_MAX 4096
 
 typedef struct Canary Canary;
+typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 
 typedef struct CredsEntry {
@@ -56,6 +57,7 @@ typedef struct Daemon {
 	GrantTable *grants;
 	Canary *canary;
 	Polkit *polkit;
+	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
 	bool rtkit_served;
 
 	CredsEntry creds[CREDS_CACHE_SIZE];
@@ -86,24 +88,6 @@ bool daemon_user_ratelimit(Daemon *d, uid_t uid);
 void daemon_state_schedule_save(Daemon *d);
 int daemon_state_save(Daemon *d);
 int daemon_state_adopt(Daemon *d);
-
-/* demote.c: reload, demotions, and what follows a change of the table. */
-int daemon_reload(Daemon *d, char **ret_error);
-/* Demotes the grants that the policy in force no longer allows, as a reset
- * would, with Demoted(reason "policy") and a journal line saying that
- * which ("the reloaded policy") no longer allows them. */
-void daemon_demote_disallowed(Daemon *d, const char *which);
-void daemon_apply_settings(Daemon *d);
-void daemon_grants_changed(GrantTable *t, void *userdata);
-/* Hands the canary every supervised realtime thread, plus pending (may be
- * NULL): a thread about to be granted, so that a thread which spins the
- * moment it turns realtime, starving this loop before the grant is
- * recorded, is still watched. < 0 (logged) when the canary could not take
- * the list: then pending is not watched, and must not be granted. */
-int daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
-/* The highest realtime priority that may be granted with the canary in
- * force: 99, or lower when its watchdog cannot preempt 99 (realtimed(8)). */
-int daemon_canary_max_priority(Daemon *d);
 
 /* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
 /* Hands the rules to realtime.ko when loaded, else applies them itself. */

@@ -19,6 +19,7 @@
 #include "bus.h"
 #include "irq-threads.h"
 #include "log.h"
+#include "manager.h"
 #include "pidfd.h"
 #include "polkit.h"
 #include "proc.h"
@@ -276,11 +277,11 @@ static int request_check_policy(Request *r, const PolicyGrant **ret_grant, const
 		request_fail(r, k == -EINVAL ? ERR_INVALID_ARGS : ERR_POLICY_DENIED, "%s", text);
 		return k;
 	}
-	if (r->value > daemon_canary_max_priority(r->d)) {
+	if (r->value > manager_canary_max_priority(r->d)) {
 		request_fail(r, ERR_POLICY_DENIED,
 			     "priority %d is above %d, the highest the canary watchdog can preempt "
 			     "here (see SAFETY in realtimed(8))",
-			     r->value, daemon_canary_max_priority(r->d));
+			     r->value, manager_canary_max_priority(r->d));
 		return -EPERM;
 	}
 	return 0;
@@ -487,11 +488,11 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	if (r->kind != GRANT_NICE) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
 
-		daemon_canary_sync(r->d, &pending);
+		manager_canary_sync(r->d, &pending);
 	}
 	k = sched_apply(r->tid, r->kind, r->value);
 	if (k < 0) {
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		request_fail(r, ERR_FAILED, "could not set %s %d on thread %d: %s",
 			     grant_kind_to_string(r->kind), r->value, (int)r->tid, strerror(-k));
 		return;
@@ -504,14 +505,14 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    proc_get_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 ||
 	    st != r->tid_start) {
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_SUCH_PROCESS,
 			     "thread %d of process %d exited during the grant", (int)r->tid,
 			     (int)r->pid);
 		return;
 	}
 	if (request_read_back(r, g, &before, &kind, &value) < 0) {
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		return;
 	}
 
@@ -523,14 +524,14 @@ static void request_finish_sched(Request *r, const PolicyGrant *g, const char *u
 			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		request_fail(r, ERR_NO_MEMORY, "could not record the grant: %s", strerror(-k));
 		return;
 	}
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
 	if (unchanged && r->kind != GRANT_NICE)
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
 	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	bus_reply_empty(r->d->bus, r->msg);

@@ -10,8 +10,9 @@
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still holds
- * the grant (or less of it: what it holds is adopted); then the policy in
- * force decides, as after a reload, and demotes what it no longer allows.
+ * the grant (or less of it: what it holds is adopted). Whether the policy
+ * in force allows what was adopted is the manager's decision, as after a
+ * reload (manager_adopt()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -179,9 +180,6 @@ int daemon_state_adopt(Daemon *d)
 	}
 	if (adopted || dropped)
 		log_info("Adopted %u grants from %s, %u were gone", adopted, path, dropped);
-	/* The same decision as a reload: an adopted grant is one the policy in
-	 * force allows, or it is demoted now. */
-	daemon_demote_disallowed(d, "the policy loaded at start");
 	daemon_state_schedule_save(d);
-	return (int)d->grants->n_grants; /* what is adopted and still allowed */
+	return (int)adopted;
 }
