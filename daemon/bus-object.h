@@ -3,7 +3,7 @@
  * The two objects realtimed serves: the native org.realtimed.Realtime1
  * (bus-native.c) and the rtkit 0.13 compatible org.freedesktop.RealtimeKit1
  * (bus-rtkit.c), and what they share: properties answered for the caller,
- * signature checks, the administrator's calls (bus-manage.c).
+ * the administrator's calls (bus-manage.c).
  */
 #pragma once
 
@@ -41,6 +41,3 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
  * string, "Reloading the policy") needs it. */
 typedef void (*bus_manage_fn)(Daemon *d, DBusMessage *m);
 void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manage_fn run);
-
-/* Replies InvalidArgs and returns false when m's signature is not sig. */
-bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig);

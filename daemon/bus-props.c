@@ -13,16 +13,6 @@
 #include "log.h"
 #include "manager.h"
 
-bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
-{
-	if (dbus_message_has_signature(m, sig))
-		return true;
-	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS,
-			"Expected arguments of signature '%s', got '%s'", sig,
-			dbus_message_get_signature(m));
-	return false;
-}
-
 int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 {
 	const PolicyGrant *g;
