@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-manage.h"
 #include "bus.h"
 #include "polkit.h"
 #include "proc.h"

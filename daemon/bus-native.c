@@ -15,11 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-manage.h"
+#include "bus-native.h"
+#include "bus-props.h"
 #include "bus.h"
 #include "irq.h"
 #include "log.h"
 #include "manager.h"
+#include "policy-cache.h"
+#include "request.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "utf8.h"

@@ -8,12 +8,20 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-props.h"
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
+#include "policy-cache.h"
 
-int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
+/* The three properties, evaluated for the calling user. */
+typedef struct CallerProperties {
+	int32_t max_realtime_priority;
+	int32_t min_nice_level;
+	int64_t rttime_usec_max;
+} CallerProperties;
+
+static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 {
 	const PolicyGrant *g;
 	const char *user;

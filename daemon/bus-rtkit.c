@@ -11,7 +11,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-props.h"
+#include "bus-rtkit.h"
 #include "bus.h"
 #include "log.h"
 #include "manager.h"

@@ -8,13 +8,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 #include <dbus/dbus.h>
 #include <systemd/sd-event.h>
 
 #include "args.h"
 #include "bus-names.h"
-#include "canary.h"
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
@@ -60,38 +58,19 @@ typedef struct Daemon {
 	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
 	bool rtkit_served;
 
+	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];
 	uint64_t creds_clock;
+	/* policy-cache.c: evaluations per uid, and each user's request rate */
 	PolicyCacheEntry policy_cache[POLICY_CACHE_SIZE];
 	UserRate *rates;
 	size_t n_rates;
 
-	uint64_t refuse_until_usec; /* CLOCK_MONOTONIC; canary cool-down */
-	sd_event_source *save_source;
+	uint64_t refuse_until_usec;   /* CLOCK_MONOTONIC; canary cool-down (manager.c) */
+	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
 	sd_event_source *uevent_source; /* irq-monitor.c */
 	sd_event_source *irq_timer;
 	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
 	bool exiting;
 } Daemon;
-
-/* policy-cache.c: the policy in force, evaluated per uid and cached briefly. */
-/* Loads the policy. On a reload (initial false) a policy with a broken
- * file is not taken: the last good one stays, *ret_error says why. At start
- * the good files are used and the broken ones logged. */
-int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
-int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user);
-/* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
-bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-
-/* state.c: the grant table on disk, for restart adoption. */
-void daemon_state_schedule_save(Daemon *d);
-int daemon_state_save(Daemon *d);
-int daemon_state_adopt(Daemon *d);
-
-/* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
-/* Hands the rules to realtime.ko when loaded, else applies them itself. */
-void daemon_irq_apply(Daemon *d);
-/* Listens to kernel uevents to re-apply the rules after devices appear. */
-int daemon_irq_monitor_start(Daemon *d);
-void daemon_irq_monitor_stop(Daemon *d);

@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "irq-monitor.h"
 #include "irq.h"
 #include "log.h"
 #include "macro.h"

@@ -19,16 +19,18 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
-#include "bus-object.h"
+#include "bus-native.h"
+#include "bus-rtkit.h"
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
 #include "config.h"
-#include "irq.h"
+#include "irq-monitor.h"
 #include "log.h"
 #include "manager.h"
+#include "policy-cache.h"
 #include "polkit.h"
-#include "proc.h"
+#include "state.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {

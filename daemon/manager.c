@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
 
+#include "irq-monitor.h"
 #include "log.h"
 #include "manager.h"
+#include "policy-cache.h"
 #include "polkit.h"
+#include "state.h"
 
 /* Room for a demotion's list of n threads: on the stack when they fit,
  * else on the heap, else (no memory) the stack all the same, and the

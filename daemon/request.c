@@ -21,6 +21,7 @@
 #include "log.h"
 #include "manager.h"
 #include "pidfd.h"
+#include "policy-cache.h"
 #include "polkit.h"
 #include "proc.h"
 #include "request.h"

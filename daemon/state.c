@@ -23,12 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon.h"
 #include "irq-threads.h"
 #include "log.h"
 #include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "state.h"
 
 #define STATE_FILE "grants"
 #define STATE_HEADER                                                                         \
