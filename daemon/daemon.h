@@ -56,7 +56,10 @@ typedef struct Daemon {
 	Canary *canary;
 	Polkit *polkit;
 	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
+	/* bus-rtkit.c: the rtkit object is served and its name owned or asked
+	 * for; the serial of the RequestName whose answer is awaited, or 0 */
 	bool rtkit_served;
+	uint32_t rtkit_request;
 
 	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];

@@ -194,9 +194,8 @@ int main(int argc, char *argv[])
 		daemon_done(&d);
 		return 1;
 	}
-	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s%s, supervising %u threads",
-	       PACKAGE_VERSION, NATIVE_NAME, d.rtkit_served ? " and " RTKIT_NAME : "",
-	       d.grants->n_grants);
+	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s, supervising %u threads",
+	       PACKAGE_VERSION, NATIVE_NAME, d.grants->n_grants);
 	sd_notifyf(false, "READY=1\nSTATUS=Supervising %u threads", d.grants->n_grants);
 
 	r = sd_event_loop(d.event);
