@@ -19,7 +19,7 @@
 #include "bus-native.h"
 #include "bus-props.h"
 #include "bus.h"
-#include "irq.h"
+#include "irq-threads.h"
 #include "log.h"
 #include "manager.h"
 #include "policy-cache.h"

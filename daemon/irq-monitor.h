@@ -7,8 +7,6 @@
 
 #include "daemon.h"
 
-/* Hands the rules to realtime.ko when loaded, else applies them itself. */
-void daemon_irq_apply(Daemon *d);
 /* Listens to kernel uevents to re-apply the rules after devices appear. */
-int daemon_irq_monitor_start(Daemon *d);
-void daemon_irq_monitor_stop(Daemon *d);
+int irq_monitor_start(Daemon *d);
+void irq_monitor_stop(Daemon *d);

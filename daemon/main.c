@@ -147,7 +147,7 @@ static int daemon_setup(Daemon *d)
 	if (r < 0)
 		return r;
 	(void)manager_adopt(d);
-	(void)daemon_irq_monitor_start(d);
+	(void)irq_monitor_start(d);
 	manager_apply_settings(d);
 	return 0;
 }
@@ -157,7 +157,7 @@ static void daemon_done(Daemon *d)
 	if (d->save_source && sd_event_source_get_enabled(d->save_source, NULL) > 0)
 		(void)daemon_state_save(d);
 	d->canary = canary_free(d->canary);
-	daemon_irq_monitor_stop(d);
+	irq_monitor_stop(d);
 	/* The table is kept on disk; the threads keep their grants for the next start. */
 	d->grants = grant_table_free(d->grants);
 	d->save_source = sd_event_source_disable_unref(d->save_source);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
 
-#include "irq-monitor.h"
+#include "irq.h"
 #include "log.h"
 #include "manager.h"
 #include "policy-cache.h"
@@ -222,7 +222,7 @@ void manager_apply_settings(Daemon *d)
 
 	if (d->hooks && d->hooks->serve_rtkit)
 		d->hooks->serve_rtkit(d, pd->rtkit_compat);
-	daemon_irq_apply(d);
+	irq_apply(d);
 	manager_canary_sync(d, NULL);
 }
 
