@@ -149,11 +149,10 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
  * are others that reuse a granted tid, or took realtime with CAP_SYS_NICE. */
 static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
-	const char *policy;
+	SchedState s;
 	ProcUids u;
-	int prio;
 
-	if (sched_get(tid, &policy, &prio) < 0 || (!streq(policy, "fifo") && !streq(policy, "rr")))
+	if (sched_get_state(tid, &s) < 0 || (s.policy != SCHED_FIFO && s.policy != SCHED_RR))
 		return false;
 	if (proc_get_uids(c->proc, pid, tid, &u) < 0)
 		return false;

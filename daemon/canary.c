@@ -411,11 +411,6 @@ int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const Canary
 	return canary_start(c);
 }
 
-bool canary_running(const Canary *c)
-{
-	return c->running;
-}
-
 CanaryClass canary_class(const Canary *c)
 {
 	return c->klass;

@@ -143,7 +143,6 @@ Canary *canary_free(Canary *c);
 /* Sets what the watchdog demotes (copied; any order); starts the threads when
  * n > 0 (and stops them when n == 0). Memory held stays proportional to n. */
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s);
-bool canary_running(const Canary *c);
 CanaryClass canary_class(const Canary *c);
 const char *canary_class_to_string(CanaryClass k);
 /* The highest SCHED_FIFO/RR priority the watchdog can preempt: 99 as

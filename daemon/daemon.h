@@ -75,5 +75,4 @@ typedef struct Daemon {
 	sd_event_source *uevent_source; /* irq-monitor.c */
 	sd_event_source *irq_timer;
 	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
-	bool exiting;
 } Daemon;

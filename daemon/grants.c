@@ -114,12 +114,6 @@ static void unlink_process(GrantTable *t, GrantProcess *p)
 	process_free(p);
 }
 
-void grant_table_remove_process(GrantTable *t, GrantProcess *p)
-{
-	unlink_process(t, p);
-	table_changed(t);
-}
-
 static void unlink_grant(GrantTable *t, Grant *g)
 {
 	GrantProcess *p = g->process;
@@ -172,9 +166,11 @@ static void grant_watch_thread(GrantTable *t, Grant *g)
 static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	GrantProcess *p = userdata;
+	GrantTable *t = p->table;
 
 	/* Readable pidfd: the process exited, its threads with it. */
-	grant_table_remove_process(p->table, p);
+	unlink_process(t, p);
+	table_changed(t);
 	return 0;
 }
 

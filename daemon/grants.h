@@ -77,7 +77,6 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		    uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
-void grant_table_remove_process(GrantTable *t, GrantProcess *p);
 
 /* 0 while g's tid is still the thread that was granted: its process's
  * pidfd (and the thread's own, where the kernel gives one) is not readable,

@@ -194,8 +194,10 @@ int main(int argc, char *argv[])
 		daemon_done(&d);
 		return 1;
 	}
-	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s, supervising %u threads",
-	       PACKAGE_VERSION, NATIVE_NAME, d.grants->n_grants);
+	log_id(LOG_INFO, LOG_ID_STARTED,
+	       "realtimed %s serving %s, supervising %u threads, canary watchdog %s",
+	       PACKAGE_VERSION, NATIVE_NAME, d.grants->n_grants,
+	       canary_class_to_string(canary_class(d.canary)));
 	sd_notifyf(false, "READY=1\nSTATUS=Supervising %u threads", d.grants->n_grants);
 
 	r = sd_event_loop(d.event);

@@ -128,7 +128,10 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 	return true;
 }
 
-void manager_demote_disallowed(Daemon *d, const char *which)
+/* Demotes the grants that the policy in force no longer allows, as a reset
+ * would, with Demoted(reason "policy") and a journal line saying that
+ * which ("the reloaded policy") no longer allows them. */
+static void manager_demote_disallowed(Daemon *d, const char *which)
 {
 	(void)demote_grants(d, grant_disallowed, (void *)which, DEMOTE_POLICY);
 }

@@ -44,10 +44,6 @@ void manager_apply_settings(Daemon *d);
  * allows, and demotes the others. Returns how many grants are held. */
 int manager_adopt(Daemon *d);
 
-/* Demotes the grants that the policy in force no longer allows, as a reset
- * would, with Demoted(reason "policy") and a journal line saying that
- * which ("the reloaded policy") no longer allows them. */
-void manager_demote_disallowed(Daemon *d, const char *which);
 /* Resets each grant of pid (tid 0: all threads of the process; pid 0: every
  * grant) to what the thread had before it, removes them, emits
  * Demoted(reason "reset"). Returns how many threads were demoted. */

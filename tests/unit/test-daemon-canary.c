@@ -155,7 +155,7 @@ static void child(int fd, uint64_t period_usec)
 	if (proc_get_start_time("/proc", target.pid, target.tid, &target.start_time) < 0)
 		_exit(2);
 	before = n_threads(getpid());
-	if (canary_update(c, &target, 1, &settings) < 0 || !canary_running(c))
+	if (canary_update(c, &target, 1, &settings) < 0)
 		_exit(2);
 	getrlimit(RLIMIT_RTPRIO, &rl);
 	report("ready %d %d %d %d %llu\n", (int)target.tid, before, n_threads(getpid()),
