@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit per
- * call site; see log.h. The rate-limit state of every site is shared by the
- * threads that log (the main loop and the canary's watchdog), so it is
- * changed only under log_lock, which is held for a few instructions and
- * never across I/O. The lock inherits priority: a watchdog at SCHED_FIFO
- * that waits for it lends its priority to the holder, which a starving
- * SCHED_OTHER main thread could not otherwise get back to releasing.
+ * call site; see log.h. The rate-limit state of every site is shared by
+ * every thread that logs, so it is changed only under log_lock, which is
+ * held for a few instructions and never across I/O. The lock inherits
+ * priority: a realtime thread that waits for it lends its priority to the
+ * holder, which a starving SCHED_OTHER thread could not otherwise get back
+ * to releasing. (The canary's watchdog, realtimed's one realtime thread,
+ * does not log: it hands its report to the main thread.)
  */
 #include <inttypes.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sched_setattr()/sched_getattr() wrappers; see sched.h. glibc 2.36 has no
- * wrappers, so these go through syscall(). */
+/* sched_setattr()/sched_getattr() wrappers; see sched-util.h. glibc 2.36 has
+ * no wrappers, so these go through syscall(). */
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
