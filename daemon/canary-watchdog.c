@@ -55,35 +55,38 @@ CanaryClass canary_become_watchdog(int *ret_error)
 	return CANARY_CLASS_OTHER;
 }
 
+/* Waits for the next expiry of timer_fd (a timerfd) and takes it, however
+ * many intervals passed. False once quit_fd is readable, or on an error:
+ * then the thread ends. */
+static bool wait_tick(int timer_fd, int quit_fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = timer_fd, .events = POLLIN },
+		{ .fd = quit_fd, .events = POLLIN },
+	};
+	uint64_t expirations;
+
+	while (poll(pfd, 2, -1) < 0)
+		if (errno != EINTR)
+			return false;
+	if (pfd[1].revents)
+		return false;
+	return read(timer_fd, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
+}
+
 void *canary_thread_main(void *data)
 {
 	Canary *c = data;
-	struct pollfd pfd[2] = {
-		{ .fd = c->canary_timer, .events = POLLIN },
-		{ .fd = c->quit_fd, .events = POLLIN },
-	};
 
 	block_signals();
 	(void)sched_apply(0, GRANT_NICE, CANARY_NICE);
 	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
 		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
-	for (;;) {
-		uint64_t expirations;
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		/* One cheep however many intervals passed: a canary that was
-		 * kept from running must not make up for it in a burst. */
-		if (read(c->canary_timer, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-			break;
+	/* One cheep however many intervals passed: a canary that was kept
+	 * from running must not make up for it in a burst. */
+	while (wait_tick(c->canary_timer, c->quit_fd))
 		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
 			break;
-	}
 	return NULL;
 }
 
@@ -367,10 +370,6 @@ static bool watch_idle(Canary *c)
 void *canary_watchdog_main(void *data)
 {
 	Canary *c = data;
-	struct pollfd pfd[2] = {
-		{ .fd = c->watchdog_timer, .events = POLLIN },
-		{ .fd = c->quit_fd, .events = POLLIN },
-	};
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	CanaryClass k;
 	Window win;
@@ -383,21 +382,11 @@ void *canary_watchdog_main(void *data)
 	(void)eventfd_write(c->started_fd, 1);
 
 	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
-	for (;;) {
-		uint64_t expirations, boot_offset, missing, slot, held;
+	while (wait_tick(c->watchdog_timer, c->quit_fd)) {
+		uint64_t boot_offset, missing, slot, held;
 		eventfd_t cheeps = 0;
 		unsigned percent;
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		if (read(c->watchdog_timer, &expirations, sizeof(expirations)) < 0 &&
-		    errno != EAGAIN)
-			break;
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
 		if (eventfd_read(c->cheep_fd, &cheeps) < 0)

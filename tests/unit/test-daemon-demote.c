@@ -40,8 +40,7 @@ START_TEST(test_skips_reused_tid)
 	ck_assert_uint_eq(demote_threads(d.grants, list, 2, DEMOTE_POLICY), 1);
 	/* the demoted thread, moved to the front */
 	ck_assert_int_eq(list[0].tid, same.tid);
-	/* the granted thread is back to what it had; the newcomer on the reused tid is not touched
-	 */
+	/* the granted thread has what it had; the newcomer on its tid is untouched */
 	ck_assert_int_eq(sched_policy_of(same.tid), SCHED_IDLE);
 	ck_assert_int_eq(sched_policy_of(reused.tid), SCHED_BATCH);
 	ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)reused.tid), 12);
