@@ -35,9 +35,12 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 		DemoteThread th = threads[i];
 		Grant *g = grant_table_find(t, th.pid, th.tid);
 
+		bool same;
+
 		if (g && g->start_time != th.start_time)
 			g = NULL; /* another thread's grant, on a reused tid */
-		if (demote_same_thread(t, g, &th)) {
+		same = demote_same_thread(t, g, &th);
+		if (same) {
 			/* The canary's watchdog demoted the thread already; again
 			 * from here, as the thread of a grant under way when it
 			 * fired may have turned realtime since. */
@@ -45,8 +48,11 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 				(void)sched_reset(th.tid);
 			else
 				(void)sched_restore(th.tid, g->kind, &g->before);
-			threads[demoted++] = th;
 		}
+		/* The watchdog checked its threads when it demoted them: each is
+		 * named, even one that exited since (a runaway may stop at once). */
+		if (same || reason == DEMOTE_CANARY)
+			threads[demoted++] = th;
 		if (g)
 			grant_table_remove(t, g);
 	}

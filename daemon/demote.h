@@ -42,6 +42,7 @@ typedef struct DemoteThread {
  * SCHED_OTHER (sched_reset()); neither ever raises it. A thread that is not
  * in t (a grant under way when the canary fired) is judged by its start
  * time alone. The grant of every listed thread leaves t; a grant of its tid
- * that another thread holds now stays. Moves the threads it demoted to the
- * front of threads, in order, and returns how many. */
+ * that another thread holds now stays. Moves the threads demoted to the
+ * front of threads, in order, and returns how many: for DEMOTE_CANARY all of
+ * them, which the watchdog demoted before, also those gone since. */
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason);

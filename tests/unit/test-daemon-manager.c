@@ -8,7 +8,9 @@
  *     new settings (RtkitCompat=no stops the rtkit name);
  *   - a reload of a broken file keeps the policy and every grant;
  *   - a reset takes the grants of one thread, then of the whole process;
- *   - the canary's report drops the grants and refuses new ones;
+ *   - the canary's report drops the grants, names every thread the
+ *     watchdog demoted in Demoted (one gone since too), and refuses new
+ *     grants;
  *   - a demotion whose list cannot be allocated (calloc fails, through the
  *     linker's --wrap=calloc) still demotes every thread, in batches.
  */
@@ -168,8 +170,8 @@ END_TEST
 START_TEST(test_canary_fired)
 {
 	Sleeper low = {}, high = {}, pending = {};
-	CanaryTarget list[2];
-	CanaryReport report = { .demoted = list, .n_demoted = 2, .window_usec = 2 * USEC_PER_SEC };
+	CanaryTarget list[3];
+	CanaryReport report = { .demoted = list, .n_demoted = 3, .window_usec = 2 * USEC_PER_SEC };
 	Daemon d;
 
 	init_two(&d, &low, &high);
@@ -178,13 +180,17 @@ START_TEST(test_canary_fired)
 	fixture_stat(getpid(), pending.tid, 1000);
 	list[0] = (CanaryTarget){ .pid = getpid(), .tid = low.tid, .start_time = 1000 };
 	list[1] = (CanaryTarget){ .pid = getpid(), .tid = pending.tid, .start_time = 1000 };
+	/* a runaway that exited between the watchdog's demotion and this look
+	 * (no stat file): the watchdog demoted it all the same */
+	list[2] = (CanaryTarget){ .pid = getpid(), .tid = 5000000, .start_time = 1000 };
 
 	manager_canary_fired(&report, &d);
 	ck_assert_uint_eq(n_signals, 1);
 	ck_assert_str_eq(signals[0].reason, "canary");
-	ck_assert_uint_eq(signals[0].n, 2);
+	ck_assert_uint_eq(signals[0].n, 3);
 	ck_assert_int_eq(signals[0].tids[0], low.tid);
 	ck_assert_int_eq(signals[0].tids[1], pending.tid);
+	ck_assert_int_eq(signals[0].tids[2], 5000000);
 	ck_assert_uint_eq(d.grants->n_grants, 1);
 	ck_assert_ptr_null(grant_table_find(d.grants, getpid(), low.tid));
 	/* new grants are refused for CanaryRefuseSec */
