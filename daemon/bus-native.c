@@ -191,8 +191,7 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only)
 	dbus_message_iter_init_append(reply, &it);
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr))
 		goto oom;
-	GRANT_TABLE_FOREACH(p, g, d->grants)
-	{
+	GRANT_TABLE_FOREACH(p, g, d->grants) {
 		uint64_t pid = p->pid, tid = g->tid, since = g->since_usec;
 		uint32_t uid = p->uid;
 		int32_t value = g->value;

@@ -303,8 +303,7 @@ unsigned grant_table_prune(GrantTable *t, uid_t uid)
 {
 	unsigned n = 0;
 
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		if (uid != (uid_t)-1 && p->uid != uid)
 			continue;
 		if (grant_table_check(t, g) >= 0)

@@ -69,8 +69,7 @@ static size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, De
 	demote_list_init(&l, d->grants->n_grants, reason);
 	do {
 		n = 0;
-		GRANT_TABLE_FOREACH(p, g, d->grants)
-		{
+		GRANT_TABLE_FOREACH(p, g, d->grants) {
 			if (n == l.size)
 				break;
 			if (filter(d, p, g, userdata))
@@ -164,8 +163,7 @@ int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
 		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
 		if (!targets)
 			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
-		GRANT_TABLE_FOREACH(p, g, d->grants)
-		{
+		GRANT_TABLE_FOREACH(p, g, d->grants) {
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
 			if (g->kind == GRANT_NICE)
 				continue;

@@ -80,12 +80,12 @@ int daemon_state_save(Daemon *d)
 	}
 	fputs(STATE_HEADER, f);
 	GRANT_TABLE_FOREACH(p, g, d->grants)
-	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", (int)p->pid,
-		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-		grant_kind_to_string(g->kind), g->value, g->since_usec,
-		sched_state_known(&g->before) ? sched_policy_to_string(g->before.policy)
-					      : "unknown",
-		g->before.priority, g->before.nice, g->before.reset_on_fork);
+		fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n",
+			(int)p->pid, p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
+			grant_kind_to_string(g->kind), g->value, g->since_usec,
+			sched_state_known(&g->before) ? sched_policy_to_string(g->before.policy)
+						      : "unknown",
+			g->before.priority, g->before.nice, g->before.reset_on_fork);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
 	if (r < 0) {
 		unlink(tmp);

@@ -211,16 +211,14 @@ START_TEST(test_foreach_is_one_loop)
 			 0);
 	ck_assert_uint_eq(t->n_grants, 3);
 
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		seen++;
 		break;
 	}
 	ck_assert_uint_eq(seen, 1);
 
 	seen = 0;
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		ck_assert_ptr_eq(g->process, p);
 		if (p->pid == self) {
 			skipped++;
@@ -233,8 +231,7 @@ START_TEST(test_foreach_is_one_loop)
 
 	/* a break in the first process's grants does not go on to the next process */
 	seen = 0;
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		seen++;
 		if (p->n_grants == 2)
 			break;
@@ -242,8 +239,7 @@ START_TEST(test_foreach_is_one_loop)
 	ck_assert_uint_eq(seen, t->processes->n_grants == 2 ? 1 : 2);
 
 	seen = 0;
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		seen++;
 		grant_table_remove(t, g);
 	}
