@@ -33,18 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "macro.h"
-
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
-#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+#include "time-util.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -147,7 +138,7 @@ static DBusMessage *new_grant(pid_t tid, unsigned prio)
 	dbus_uint32_t pr = prio;
 	DBusMessage *m;
 
-	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_NAME,
+	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 					 "MakeThreadRealtimeWithPID");
 	if (m && !dbus_message_append_args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t,
 					   DBUS_TYPE_UINT32, &pr, DBUS_TYPE_INVALID)) {
@@ -175,9 +166,9 @@ static int cmd_latency(bool grant, long n, unsigned prio)
 
 		if (!m)
 			return 2;
-		a = now_usec();
+		a = now_usec(CLOCK_MONOTONIC);
 		r = call(bus, m, 5000, errname, sizeof(errname));
-		t[ok] = now_usec() - a;
+		t[ok] = now_usec(CLOCK_MONOTONIC) - a;
 		dbus_message_unref(m);
 		if (r == 0)
 			ok++;
@@ -214,19 +205,19 @@ static int cmd_pair(long n, unsigned prio)
 		m = new_ping();
 		if (!m)
 			return 2;
-		a = now_usec();
+		a = now_usec(CLOCK_MONOTONIC);
 		r = call(bus, m, 5000, errname, sizeof(errname));
 		if (r == 0)
-			tp[np++] = now_usec() - a;
+			tp[np++] = now_usec(CLOCK_MONOTONIC) - a;
 		dbus_message_unref(m);
 
 		m = new_grant(s.tid, prio);
 		if (!m)
 			return 2;
-		a = now_usec();
+		a = now_usec(CLOCK_MONOTONIC);
 		r = call(bus, m, 5000, errname, sizeof(errname));
 		if (r == 0)
-			tg[ng++] = now_usec() - a;
+			tg[ng++] = now_usec(CLOCK_MONOTONIC) - a;
 		else if (r == 1)
 			err++;
 		else
@@ -267,8 +258,8 @@ static int cmd_rate(int clients, int secs, unsigned prio)
 
 			if (sleeper_start(&s) < 0)
 				_exit(2);
-			end = now_usec() + (uint64_t)secs * 1000000u;
-			while (now_usec() < end) {
+			end = now_usec(CLOCK_MONOTONIC) + (uint64_t)secs * 1000000u;
+			while (now_usec(CLOCK_MONOTONIC) < end) {
 				DBusMessage *m = new_grant(s.tid, prio);
 				int r;
 
@@ -316,7 +307,7 @@ static int cmd_burst(long n, unsigned prio, int max_secs)
 	struct sleeper s = {};
 	long ok = 0, err = 0, lost = 0, first_refusal = -1, first_lost = -1, i;
 	char errname[256] = "", first_err[256] = "";
-	uint64_t start = now_usec();
+	uint64_t start = now_usec(CLOCK_MONOTONIC);
 	int consecutive_lost = 0;
 
 	if (sleeper_start(&s) < 0)
@@ -347,14 +338,15 @@ static int cmd_burst(long n, unsigned prio, int max_secs)
 			if (++consecutive_lost >= 5 || r == -EIO)
 				break;
 		}
-		if (max_secs > 0 && now_usec() - start > (uint64_t)max_secs * 1000000u)
+		if (max_secs > 0 &&
+		    now_usec(CLOCK_MONOTONIC) - start > (uint64_t)max_secs * 1000000u)
 			break;
 	}
 	printf("burst n=%ld sent=%ld ok=%ld refused=%ld unanswered=%ld first_refusal_at=%ld "
 	       "first_refusal=%s "
 	       "first_unanswered_at=%ld secs=%.1f\n",
 	       n, i < n ? i + 1 : n, ok, err, lost, first_refusal, first_err[0] ? first_err : "-",
-	       first_lost, (double)(now_usec() - start) / 1e6);
+	       first_lost, (double)(now_usec(CLOCK_MONOTONIC) - start) / 1e6);
 	return 0;
 }
 

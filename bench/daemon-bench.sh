@@ -187,6 +187,10 @@ ratio()
 }
 
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
+# the build measured, as the reproduce line below says it
+bdir=$(basename "$TOP_BUILDDIR")
+buildtype=$(python3 -c 'import json, sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "buildtype"))' \
+	"$TOP_BUILDDIR/meson-info/intro-buildoptions.json" 2>/dev/null) || buildtype=unknown
 rtkit_ver=$(dpkg-query -W -f='${Version}' rtkit 2>/dev/null)
 dbus_ver=$(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null)
 {
@@ -197,7 +201,7 @@ dbus_ver=$(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null)
 	echo "RealtimeKit interface to both daemons, as the audio member rtaudio; every grant"
 	echo "is SCHED_FIFO/RR $PRIO on a sleeping thread. Reproduce, as root:"
 	echo
-	echo '    meson setup build && ninja -C build && bench/daemon-bench.sh build'
+	echo "    meson setup $bdir -Dbuildtype=$buildtype && ninja -C $bdir && bench/daemon-bench.sh $bdir"
 	echo
 	echo "| figure | rtkit-daemon | realtimed | target |"
 	echo "|---|---|---|---|"

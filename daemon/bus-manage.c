@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-manage.h"
 #include "bus.h"
 #include "polkit.h"
 #include "proc.h"
+#include "request.h"
 
 #define MANAGE_ACTION "org.realtimed.manage"
 

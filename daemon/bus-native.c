@@ -16,10 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-manage.h"
+#include "bus-native.h"
+#include "bus-props.h"
 #include "bus.h"
-#include "irq.h"
+#include "procfs-irq.h"
 #include "log.h"
+#include "manager.h"
+#include "policy-cache.h"
+#include "request.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "procfs-stat.h"
@@ -181,8 +186,7 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only)
 	dbus_message_iter_init_append(reply, &it);
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ttusssit)", &arr))
 		goto oom;
-	GRANT_TABLE_FOREACH(p, g, d->grants)
-	{
+	GRANT_TABLE_FOREACH(p, g, d->grants) {
 		uint64_t pid = p->pid, tid = g->tid, since = g->since_usec;
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
@@ -300,7 +304,7 @@ static void reload_now(Daemon *d, DBusMessage *m)
 {
 	_cleanup_free_ char *error = NULL;
 
-	if (daemon_reload(d, &error) < 0)
+	if (manager_reload(d, &error) < 0)
 		bus_reply_error(d->bus, m, NATIVE_ERROR "Failed", "%s",
 				error ? error
 				      : "Reload failed; the last good policy stays in force");
@@ -370,7 +374,7 @@ int bus_native_register(Daemon *d)
 	return 0;
 }
 
-void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, const char *reason)
+void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason)
 {
 	_cleanup_msg_ DBusMessage *s = NULL;
 	DBusMessageIter it, arr;
@@ -384,7 +388,7 @@ void bus_native_emit_demoted(Daemon *d, const pid_t (*threads)[2], size_t n, con
 	if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(tt)", &arr))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t pid = threads[i][0], tid = threads[i][1];
+		uint64_t pid = threads[i].pid, tid = threads[i].tid;
 		DBusMessageIter st;
 
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||

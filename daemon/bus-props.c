@@ -8,21 +8,20 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bus-object.h"
+#include "bus-props.h"
 #include "bus.h"
 #include "log.h"
+#include "manager.h"
+#include "policy-cache.h"
 
-bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
-{
-	if (dbus_message_has_signature(m, sig))
-		return true;
-	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS,
-			"Expected arguments of signature '%s', got '%s'", sig,
-			dbus_message_get_signature(m));
-	return false;
-}
+/* The three properties, evaluated for the calling user. */
+typedef struct CallerProperties {
+	int32_t max_realtime_priority;
+	int32_t min_nice_level;
+	int64_t rttime_usec_max;
+} CallerProperties;
 
-int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
+static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 {
 	const PolicyGrant *g;
 	const char *user;
@@ -46,8 +45,8 @@ int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
 					   : (int64_t)g->rttime_usec,
 	};
 	/* what a grant can get: the canary watchdog may cap it (realtimed(8)) */
-	if (ret->max_realtime_priority > daemon_canary_max_priority(d))
-		ret->max_realtime_priority = daemon_canary_max_priority(d);
+	if (ret->max_realtime_priority > manager_canary_max_priority(d))
+		ret->max_realtime_priority = manager_canary_max_priority(d);
 	return 0;
 }
 

@@ -327,6 +327,16 @@ void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const 
 		dbus_connection_send(c, reply, NULL);
 }
 
+bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
+{
+	if (dbus_message_has_signature(m, sig))
+		return true;
+	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS,
+			"Expected arguments of signature '%s', got '%s'", sig,
+			dbus_message_get_signature(m));
+	return false;
+}
+
 void bus_reply_empty(DBusConnection *c, DBusMessage *m)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;

@@ -3,7 +3,8 @@
  * libdbus on sd-event: the connection's watches and timeouts become sd-event
  * sources, dispatching runs from a defer source. Plus the small helpers every
  * handler uses: the caller's credentials from the bus (cached per unique
- * name), error replies, and appending common types.
+ * name), the check of a call's signature, error replies, and appending
+ * common types.
  */
 #pragma once
 
@@ -32,6 +33,8 @@ bool bus_append_text(DBusMessageIter *it, const char *s);
  * text is cut to 511 bytes between characters, then escaped as above. */
 void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
 	_printf_(4, 5);
+/* Replies InvalidArgs and returns false when m's signature is not sig. */
+bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig);
 /* Sends an empty method return. */
 void bus_reply_empty(DBusConnection *c, DBusMessage *m);
 void bus_send(DBusConnection *c, DBusMessage *reply);

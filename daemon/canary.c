@@ -1,37 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The canary watchdog threads; see canary.h for the design. */
-#include <dirent.h>
+/*
+ * The canary watchdog, the main thread's side (canary.h has the design):
+ * the class the watchdog gets, starting and stopping the threads, handing
+ * them the threads to watch, collecting a report when the watchdog fired,
+ * and giving clamped processes their RLIMIT_RTPRIO back afterwards. The
+ * threads themselves are in canary-watchdog.c.
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "canary.h"
+#include "canary-internal.h"
 #include "log.h"
 #include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
-#include "sched-util.h"
-
-#define USEC_PER_MSEC 1000ULL
-#define USEC_PER_SEC 1000000ULL
-#define NSEC_PER_USEC 1000ULL
-
-/* SCHED_DEADLINE reservation of the watchdog: it needs microseconds per look,
- * more only while demoting; 10% of one CPU at most, and never late by more
- * than a period behind a runaway. */
-#define WATCHDOG_RUNTIME_NSEC (5ULL * 1000000ULL)
-#define WATCHDOG_PERIOD_NSEC (50ULL * 1000000ULL)
-#define WATCHDOG_FIFO_PRIORITY 99
-#define CANARY_NICE (-20)
 
 /* The canary cheeps this often per window; the interval is clamped so that
  * an idle supervisor stays cheap (at most 100 wakeups per second) and so
@@ -40,72 +29,8 @@
 #define CHEEPS_PER_WINDOW 20
 #define CHEEP_MIN_USEC (50ULL * USEC_PER_MSEC)
 #define CHEEP_MAX_USEC (250ULL * USEC_PER_MSEC)
-/* The watchdog looks four times per window. */
-#define SLOTS 4
-/* CLOCK_BOOTTIME moving ahead of CLOCK_MONOTONIC by more than this is a
- * suspend and resume. */
-#define SUSPEND_SLACK_USEC (100ULL * USEC_PER_MSEC)
 /* How long a start waits for the watchdog to report its class. */
 #define STARTUP_TIMEOUT_MS 5000
-/* A look in which granted threads used this share of every CPU the canary
- * may use (in 1/100) counts as held by them. */
-#define HELD_PERCENT 90
-
-/* What the watchdog works on. The main thread allocates it with each update,
- * with room for what the watchdog may write when it fires, so that the
- * watchdog never allocates (a main thread starved while holding the malloc
- * lock must not block it). */
-typedef struct Watch {
-	CanaryTarget *targets; /* sorted by pid, so one process's threads are adjacent */
-	size_t n_targets;
-	CanaryTarget *demoted; /* room for n_targets */
-	size_t n_demoted;
-	CanaryClamp *clamped; /* room for max_clamped */
-	size_t n_clamped, max_clamped;
-	size_t n_unknown;
-	unsigned cheeps_percent;
-	uint64_t held_usec;
-	uint64_t *runtime; /* per target: CPU time (ns) at the last look, 0 before */
-} Watch;
-
-struct Canary {
-	sd_event *event;
-	sd_event_source *fired_source;
-	sd_event_source *restore_source;
-	char *proc;
-	canary_fired_t fired;
-	void *userdata;
-
-	pthread_mutex_t lock; /* priority inheritance: the watchdog may wait on it */
-	Watch watch;	      /* under lock */
-	Watch report;	      /* under lock: filled when the watchdog fired */
-	bool report_pending;  /* under lock: until the main thread collected it */
-	bool demote_unknown;  /* under lock */
-
-	/* main thread only */
-	CanaryClass klass;
-	int class_error; /* why SCHED_DEADLINE was refused */
-	CanaryClamp *restore;
-	size_t n_restore;
-	uint64_t refuse_usec;
-	bool running;
-	uint64_t watchdog_usec;
-	int quit_fd;  /* main -> both threads */
-	int fired_fd; /* watchdog -> main */
-
-	/* set before the threads start, read-only while they run */
-	uint64_t cheep_usec, slot_usec;
-	int cheep_fd;			  /* canary -> watchdog: the count of cheeps */
-	int started_fd;			  /* watchdog -> main: class reported */
-	int canary_timer;		  /* timerfd, every cheep_usec */
-	int watchdog_timer;		  /* timerfd, every slot_usec */
-	int started_class, started_error; /* atomic: what the watchdog became */
-	pthread_t canary_thread, watchdog_thread;
-	/* written by the canary before it publishes its tid (atomic), then
-	 * read by the watchdog only */
-	cpu_set_t canary_cpus;
-	pid_t canary_tid;
-};
 
 static const char *const class_names[_CANARY_CLASS_MAX] = {
 	[CANARY_CLASS_DEADLINE] = "SCHED_DEADLINE",
@@ -118,32 +43,6 @@ const char *canary_class_to_string(CanaryClass k)
 	if (k < 0 || k >= _CANARY_CLASS_MAX)
 		return NULL;
 	return class_names[k];
-}
-
-static uint64_t u64_min(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t u64_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint64_t clock_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NSEC_PER_USEC;
-}
-
-static void block_signals(void)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 }
 
 static void watch_done(Watch *w)
@@ -181,378 +80,6 @@ static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 	memcpy(w->targets, targets, n * sizeof(CanaryTarget));
 	qsort(w->targets, n, sizeof(CanaryTarget), target_compare);
 	return 0;
-}
-
-/* Tries SCHED_DEADLINE, then SCHED_FIFO 99, for the calling thread. */
-static CanaryClass become_watchdog(int *ret_error)
-{
-	int r;
-
-	r = sched_apply_deadline(0, WATCHDOG_RUNTIME_NSEC, WATCHDOG_PERIOD_NSEC);
-	*ret_error = -r;
-	if (r >= 0)
-		return CANARY_CLASS_DEADLINE;
-	if (sched_apply(0, GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
-		return CANARY_CLASS_FIFO;
-	return CANARY_CLASS_OTHER;
-}
-
-static void *canary_main(void *data)
-{
-	Canary *c = data;
-	struct pollfd pfd[2] = {
-		{ .fd = c->canary_timer, .events = POLLIN },
-		{ .fd = c->quit_fd, .events = POLLIN },
-	};
-
-	block_signals();
-	(void)sched_apply(0, GRANT_NICE, CANARY_NICE);
-	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
-		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
-	for (;;) {
-		uint64_t expirations;
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		/* One cheep however many intervals passed: a canary that was
-		 * kept from running must not make up for it in a burst. */
-		if (read(c->canary_timer, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-			break;
-		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
-			break;
-	}
-	return NULL;
-}
-
-/* Sets RLIMIT_RTPRIO 0 on process pid and keeps its old limit in the report. */
-static void clamp_process(Canary *c, Watch *w, pid_t pid)
-{
-	static const struct rlimit zero = { 0, 0 };
-	struct rlimit old;
-	uint64_t st;
-
-	if (w->n_clamped >= w->max_clamped || procfs_start_time(c->proc, pid, 0, &st) < 0)
-		return;
-	if (prlimit(pid, RLIMIT_RTPRIO, &zero, &old) < 0)
-		return; /* gone, or no CAP_SYS_RESOURCE: demoted all the same */
-	if (old.rlim_cur == 0 && old.rlim_max == 0)
-		return; /* nothing to give back later */
-	w->clamped[w->n_clamped++] = (CanaryClamp){ .pid = pid, .start_time = st, .old = old };
-}
-
-static bool is_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
-/* Calls f(c, w, pid, tid) for each thread of process pid, or for each
- * process when pid == 0; stops at the first f() that returns true. Reads the
- * directory with getdents64() into a stack buffer: opendir() allocates. */
-static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
-			 bool (*f)(Canary *c, Watch *w, pid_t pid, pid_t tid))
-{
-	char path[64], buf[4096] __attribute__((aligned(8)));
-	_cleanup_close_ int fd = -EBADF;
-	ssize_t n;
-
-	if (pid == 0)
-		snprintf(path, sizeof(path), "%s", c->proc);
-	else
-		snprintf(path, sizeof(path), "%s/%d/task", c->proc, (int)pid);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *de = (struct dirent64 *)(buf + off);
-
-			off += de->d_reclen;
-			if (!is_digits(de->d_name))
-				continue;
-			if (pid == 0 ? f(c, w, (pid_t)atoi(de->d_name), 0)
-				     : f(c, w, pid, (pid_t)atoi(de->d_name)))
-				return true;
-		}
-	return false;
-}
-
-/* A SCHED_FIFO/RR thread whose real and effective uid are not root? Run
- * after the granted threads were demoted: those that are realtime still
- * are others that reuse a granted tid, or took realtime with CAP_SYS_NICE. */
-static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
-{
-	const char *policy;
-	ProcUids u;
-	int prio;
-
-	if (sched_get(tid, &policy, &prio) < 0 || (!streq(policy, "fifo") && !streq(policy, "rr")))
-		return false;
-	if (proc_get_uids(c->proc, pid, tid, &u) < 0)
-		return false;
-	return u.ruid != 0 && u.euid != 0;
-}
-
-static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
-{
-	if (thread_is_unknown_realtime(c, w, pid, tid) && sched_reset(tid) >= 0)
-		w->n_unknown++;
-	return false;
-}
-
-/* Clamps first, then demotes: a thread that took realtime between the two
- * looks is caught by the second, and none can take it again afterwards. */
-static bool demote_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unused)
-{
-	if (pid == getpid() || !proc_foreach(c, w, pid, thread_is_unknown_realtime))
-		return false;
-	clamp_process(c, w, pid);
-	(void)proc_foreach(c, w, pid, demote_unknown_thread);
-	return false;
-}
-
-/* Runs in the watchdog thread, on a Watch that only it holds now. */
-static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
-{
-	pid_t clamped = 0;
-
-	for (size_t i = 0; i < w->n_targets; i++) {
-		CanaryTarget *t = &w->targets[i];
-		uint64_t st;
-
-		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
-			continue;
-		if (t->pid != clamped) {
-			clamp_process(c, w, t->pid);
-			clamped = t->pid;
-		}
-		(void)sched_reset(t->tid);
-		w->demoted[w->n_demoted++] = *t;
-	}
-	if (demote_unknown)
-		(void)proc_foreach(c, w, 0, demote_unknown_process);
-}
-
-/* The CPU a thread is on, if it runs SCHED_FIFO/RR now (fields 3, state,
- * 39, processor, and 41, policy, of its stat file); -1 otherwise. */
-static int realtime_thread_cpu(Canary *c, pid_t pid, pid_t tid)
-{
-	ProcfsStat s;
-
-	if (procfs_stat_read(c->proc, pid, tid, &s) < 0 || s.n_fields < 41)
-		return -1;
-	return s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) ? s.processor
-										  : -1;
-}
-
-/* The fair scheduler places a waking thread blind to realtime load: the
- * canary may wait on a CPU that a granted runaway holds while another CPU
- * could run it, and a busy CPU does not pull it over (only an idle one
- * does). That is not starvation: when the canary falls behind, the
- * watchdog moves it off the CPUs where granted threads run realtime now,
- * unless they hold every CPU it may use. */
-static void canary_rescue(Canary *c)
-{
-	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
-	cpu_set_t busy, cpus;
-
-	if (tid == 0)
-		return;
-	CPU_ZERO(&busy);
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		int cpu = realtime_thread_cpu(c, c->watch.targets[i].pid, c->watch.targets[i].tid);
-
-		if (cpu >= 0 && cpu < CPU_SETSIZE)
-			CPU_SET(cpu, &busy);
-	}
-	pthread_mutex_unlock(&c->lock);
-	CPU_XOR(&cpus, &c->canary_cpus, &busy);
-	CPU_AND(&cpus, &cpus, &c->canary_cpus);
-	(void)sched_setaffinity(tid, sizeof(cpus), CPU_COUNT(&cpus) > 0 ? &cpus : &c->canary_cpus);
-}
-
-/* CPU time (ns) a thread has used (the first field of its schedstat); 0
- * when it cannot be read. */
-static uint64_t thread_runtime(Canary *c, pid_t pid, pid_t tid)
-{
-	char path[96], line[128];
-
-	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", c->proc, (int)pid, (int)tid);
-	if (procfs_read_file(path, line, sizeof(line)) < 0)
-		return 0;
-	return strtoull(line, NULL, 10);
-}
-
-/* Did the granted threads use HELD_PERCENT of every CPU the canary may use
- * since the last look? Where a fair deadline server (6.12) serves the
- * canary's short wakeups at once, this is what shows runaways: the canary
- * alone cannot tell them from an idle machine. */
-static bool watch_held(Canary *c, uint64_t slot_usec)
-{
-	uint64_t used = 0;
-	int ncpus;
-
-	if (__atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE) == 0)
-		return false;
-	ncpus = CPU_COUNT(&c->canary_cpus);
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		const CanaryTarget *t = &c->watch.targets[i];
-		uint64_t r = thread_runtime(c, t->pid, t->tid), *last = &c->watch.runtime[i];
-
-		/* none the first time, nor from a thread that reuses the tid */
-		if (*last != 0 && r > *last)
-			used += r - *last;
-		*last = r;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
-}
-
-/* The watchdog's view of the last window: per slot, how long it was, how
- * many cheeps came, and how long granted threads held every CPU. */
-typedef struct Window {
-	uint64_t elapsed[SLOTS];
-	uint64_t held[SLOTS];
-	unsigned cheeps[SLOTS];
-	unsigned next;
-	uint64_t last;	      /* CLOCK_MONOTONIC of the previous look */
-	uint64_t boot_offset; /* CLOCK_BOOTTIME - CLOCK_MONOTONIC then */
-} Window;
-
-static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
-{
-	*win = (Window){ .last = now, .boot_offset = boot_offset };
-}
-
-/* How long in the window the canary was kept from running: per slot, the
- * time its cheeps do not cover, or the whole slot where granted threads
- * held every CPU. In microseconds. */
-static uint64_t window_missing(const Window *win, uint64_t cheep_usec, unsigned *ret_percent,
-			       uint64_t *ret_held)
-{
-	uint64_t elapsed = 0, covered = 0, missing = 0, held = 0;
-
-	for (unsigned i = 0; i < SLOTS; i++) {
-		uint64_t c = u64_min(win->cheeps[i] * cheep_usec, win->elapsed[i]);
-
-		elapsed += win->elapsed[i];
-		covered += c;
-		held += win->held[i];
-		missing += u64_max(win->elapsed[i] - c, win->held[i]);
-	}
-	*ret_percent = elapsed ? (unsigned)(covered * 100 / elapsed) : 100;
-	*ret_held = held;
-	return missing;
-}
-
-static void watchdog_fire(Canary *c, unsigned percent, uint64_t held)
-{
-	Watch w;
-	bool demote_unknown;
-
-	pthread_mutex_lock(&c->lock);
-	w = c->watch;
-	c->watch = (Watch){};
-	demote_unknown = c->demote_unknown;
-	pthread_mutex_unlock(&c->lock);
-
-	/* without the lock: the main thread may install new targets meanwhile */
-	w.cheeps_percent = percent;
-	w.held_usec = held;
-	watch_fire(c, &w, demote_unknown);
-
-	pthread_mutex_lock(&c->lock);
-	c->report = w;
-	c->report_pending = true;
-	pthread_mutex_unlock(&c->lock);
-	(void)eventfd_write(c->fired_fd, 1);
-}
-
-/* Nothing to judge: no targets, or the last report not yet collected. */
-static bool watch_idle(Canary *c)
-{
-	bool idle;
-
-	pthread_mutex_lock(&c->lock);
-	idle = c->report_pending || c->watch.n_targets == 0;
-	pthread_mutex_unlock(&c->lock);
-	return idle;
-}
-
-static void *watchdog_main(void *data)
-{
-	Canary *c = data;
-	struct pollfd pfd[2] = {
-		{ .fd = c->watchdog_timer, .events = POLLIN },
-		{ .fd = c->quit_fd, .events = POLLIN },
-	};
-	uint64_t now = clock_usec(CLOCK_MONOTONIC);
-	CanaryClass k;
-	Window win;
-	int error;
-
-	block_signals();
-	k = become_watchdog(&error);
-	__atomic_store_n(&c->started_error, error, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->started_class, (int)k, __ATOMIC_RELEASE);
-	(void)eventfd_write(c->started_fd, 1);
-
-	window_reset(&win, now, clock_usec(CLOCK_BOOTTIME) - now);
-	for (;;) {
-		uint64_t expirations, boot_offset, missing, slot, held;
-		eventfd_t cheeps = 0;
-		unsigned percent;
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		if (read(c->watchdog_timer, &expirations, sizeof(expirations)) < 0 &&
-		    errno != EAGAIN)
-			break;
-		now = clock_usec(CLOCK_MONOTONIC);
-		boot_offset = clock_usec(CLOCK_BOOTTIME) - now;
-		if (eventfd_read(c->cheep_fd, &cheeps) < 0)
-			cheeps = 0;
-
-		/* Restart the count instead of judging: nothing to demote, or
-		 * the main thread has not collected the last report yet; the
-		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
-		 * a paused VM; nothing that realtimed grants delays it); or the
-		 * machine was suspended. */
-		if (watch_idle(c) || now - win.last > c->slot_usec + c->slot_usec / 2 ||
-		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
-			window_reset(&win, now, boot_offset);
-			continue;
-		}
-		slot = now - win.last;
-		win.elapsed[win.next] = slot;
-		win.held[win.next] = watch_held(c, slot) ? slot : 0;
-		win.cheeps[win.next] = (unsigned)u64_min(cheeps, UINT32_MAX);
-		win.next = (win.next + 1) % SLOTS;
-		win.last = now;
-		missing = window_missing(&win, c->cheep_usec, &percent, &held);
-		if (missing >= c->watchdog_usec / 2) {
-			watchdog_fire(c, percent, held);
-			window_reset(&win, clock_usec(CLOCK_MONOTONIC), boot_offset);
-		} else if ((cheeps + 2) * c->cheep_usec <= slot)
-			canary_rescue(c); /* two cheeps short since the last look */
-	}
-	return NULL;
 }
 
 /* Gives a clamped process its RLIMIT_RTPRIO back, if it is still the same
@@ -703,7 +230,7 @@ static void *class_probe_main(void *data)
 {
 	int *result = data;
 
-	result[0] = become_watchdog(&result[1]);
+	result[0] = canary_become_watchdog(&result[1]);
 	return NULL;
 }
 
@@ -817,7 +344,7 @@ static int canary_start(Canary *c)
 	if (r < 0)
 		goto fail;
 
-	r = -pthread_create(&c->watchdog_thread, NULL, watchdog_main, c);
+	r = -pthread_create(&c->watchdog_thread, NULL, canary_watchdog_main, c);
 	if (r < 0)
 		goto fail;
 	pfd = (struct pollfd){ .fd = c->started_fd, .events = POLLIN };
@@ -827,7 +354,7 @@ static int canary_start(Canary *c)
 	}
 	canary_set_class(c, __atomic_load_n(&c->started_class, __ATOMIC_ACQUIRE),
 			 __atomic_load_n(&c->started_error, __ATOMIC_ACQUIRE));
-	r = -pthread_create(&c->canary_thread, NULL, canary_main, c);
+	r = -pthread_create(&c->canary_thread, NULL, canary_thread_main, c);
 	if (r < 0)
 		goto fail_watchdog;
 	/* Named here, not in the threads, so they carry their names from the start. */
@@ -882,11 +409,6 @@ int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const Canary
 		return 0;
 	c->watchdog_usec = watchdog_usec;
 	return canary_start(c);
-}
-
-bool canary_running(const Canary *c)
-{
-	return c->running;
 }
 
 CanaryClass canary_class(const Canary *c)

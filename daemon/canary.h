@@ -143,12 +143,8 @@ Canary *canary_free(Canary *c);
 /* Sets what the watchdog demotes (copied; any order); starts the threads when
  * n > 0 (and stops them when n == 0). Memory held stays proportional to n. */
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s);
-bool canary_running(const Canary *c);
 CanaryClass canary_class(const Canary *c);
 const char *canary_class_to_string(CanaryClass k);
 /* The highest SCHED_FIFO/RR priority the watchdog can preempt: 99 as
  * SCHED_DEADLINE, 98 as SCHED_FIFO 99, 0 when it cannot run realtime. */
 int canary_max_grant_priority(const Canary *c);
-
-/* demote.c: what the main thread does when the watchdog fired. */
-void daemon_canary_fired(const CanaryReport *report, void *userdata);

@@ -8,16 +8,15 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 #include <dbus/dbus.h>
 #include <systemd/sd-event.h>
 
 #include "args.h"
 #include "bus-names.h"
-#include "canary.h"
 #include "grants.h"
 #include "policy.h"
 #include "ratelimit.h"
+#include "time-util.h"
 
 #define CREDS_CACHE_SIZE 256
 #define POLICY_CACHE_SIZE 64
@@ -25,6 +24,7 @@
 #define USER_LIMITS_MAX 4096
 
 typedef struct Canary Canary;
+typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 
 typedef struct CredsEntry {
@@ -55,66 +55,24 @@ typedef struct Daemon {
 	GrantTable *grants;
 	Canary *canary;
 	Polkit *polkit;
+	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
+	/* bus-rtkit.c: the rtkit object is served and its name owned or asked
+	 * for; the serial of the RequestName whose answer is awaited, or 0 */
 	bool rtkit_served;
+	uint32_t rtkit_request;
 
+	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];
 	uint64_t creds_clock;
+	/* policy-cache.c: evaluations per uid, and each user's request rate */
 	PolicyCacheEntry policy_cache[POLICY_CACHE_SIZE];
 	UserRate *rates;
 	size_t n_rates;
 
-	uint64_t refuse_until_usec; /* CLOCK_MONOTONIC; canary cool-down */
-	sd_event_source *save_source;
+	uint64_t refuse_until_usec;   /* CLOCK_MONOTONIC; canary cool-down (manager.c) */
+	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
 	sd_event_source *uevent_source; /* irq-monitor.c */
 	sd_event_source *irq_timer;
 	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
-	bool exiting;
 } Daemon;
-
-static inline uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
-/* policy-cache.c: the policy in force, evaluated per uid and cached briefly. */
-/* Loads the policy. On a reload (initial false) a policy with a broken
- * file is not taken: the last good one stays, *ret_error says why. At start
- * the good files are used and the broken ones logged. */
-int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
-int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user);
-/* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
-bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-
-/* state.c: the grant table on disk, for restart adoption. */
-void daemon_state_schedule_save(Daemon *d);
-int daemon_state_save(Daemon *d);
-int daemon_state_adopt(Daemon *d);
-
-/* demote.c: reload, demotions, and what follows a change of the table. */
-int daemon_reload(Daemon *d, char **ret_error);
-/* Demotes the grants that the policy in force no longer allows, as a reset
- * would, with Demoted(reason "policy") and a journal line saying that
- * which ("the reloaded policy") no longer allows them. */
-void daemon_demote_disallowed(Daemon *d, const char *which);
-void daemon_apply_settings(Daemon *d);
-void daemon_grants_changed(GrantTable *t, void *userdata);
-/* Hands the canary every supervised realtime thread, plus pending (may be
- * NULL): a thread about to be granted, so that a thread which spins the
- * moment it turns realtime, starving this loop before the grant is
- * recorded, is still watched. < 0 (logged) when the canary could not take
- * the list: then pending is not watched, and must not be granted. */
-int daemon_canary_sync(Daemon *d, const CanaryTarget *pending);
-/* The highest realtime priority that may be granted with the canary in
- * force: 99, or lower when its watchdog cannot preempt 99 (realtimed(8)). */
-int daemon_canary_max_priority(Daemon *d);
-
-/* irq-monitor.c: [IRQ] rules now and for IRQ threads created later. */
-/* Hands the rules to realtime.ko when loaded, else applies them itself. */
-void daemon_irq_apply(Daemon *d);
-/* Listens to kernel uevents to re-apply the rules after devices appear. */
-int daemon_irq_monitor_start(Daemon *d);
-void daemon_irq_monitor_stop(Daemon *d);

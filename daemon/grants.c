@@ -114,12 +114,6 @@ static void unlink_process(GrantTable *t, GrantProcess *p)
 	process_free(p);
 }
 
-void grant_table_remove_process(GrantTable *t, GrantProcess *p)
-{
-	unlink_process(t, p);
-	table_changed(t);
-}
-
 static void unlink_grant(GrantTable *t, Grant *g)
 {
 	GrantProcess *p = g->process;
@@ -172,9 +166,11 @@ static void grant_watch_thread(GrantTable *t, Grant *g)
 static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	GrantProcess *p = userdata;
+	GrantTable *t = p->table;
 
 	/* Readable pidfd: the process exited, its threads with it. */
-	grant_table_remove_process(p->table, p);
+	unlink_process(t, p);
+	table_changed(t);
 	return 0;
 }
 
@@ -262,6 +258,36 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 	return 0;
 }
 
+static Grant *grant_after(const Grant *g)
+{
+	if (g->next)
+		return g->next;
+	for (GrantProcess *p = g->process->next; p; p = p->next)
+		if (p->grants)
+			return p->grants;
+	return NULL;
+}
+
+GrantIter grant_iter_start(GrantTable *t)
+{
+	GrantIter it = { .go_on = true };
+
+	for (GrantProcess *p = t->processes; p && !it.next; p = p->next)
+		it.next = p->grants;
+	return it;
+}
+
+bool grant_iter_next(GrantIter *it)
+{
+	if (!it->go_on || !it->next)
+		return false;
+	it->grant = it->next;
+	it->process = it->grant->process;
+	it->next = grant_after(it->grant);
+	it->go_on = false;
+	return true;
+}
+
 int grant_table_check(GrantTable *t, const Grant *g)
 {
 	uint64_t st;
@@ -277,10 +303,9 @@ unsigned grant_table_prune(GrantTable *t, uid_t uid)
 {
 	unsigned n = 0;
 
-	GRANT_TABLE_FOREACH(p, g, t)
-	{
+	GRANT_TABLE_FOREACH(p, g, t) {
 		if (uid != (uid_t)-1 && p->uid != uid)
-			break;
+			continue;
 		if (grant_table_check(t, g) >= 0)
 			continue;
 		unlink_grant(t, g);

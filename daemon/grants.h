@@ -77,7 +77,6 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		    uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
-void grant_table_remove_process(GrantTable *t, GrantProcess *p);
 
 /* 0 while g's tid is still the thread that was granted: its process's
  * pidfd (and the thread's own, where the kernel gives one) is not readable,
@@ -96,8 +95,26 @@ void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes,
 /* How many distinct users hold grants. */
 unsigned grant_table_n_users(GrantTable *t);
 
-#define GRANT_TABLE_FOREACH(p, g, t)                                               \
-	for (GrantProcess *p = (t)->processes, *p##_next_ = p ? p->next : NULL; p; \
-	     p = p##_next_, p##_next_ = p ? p->next : NULL)                        \
-		for (Grant *g = p->grants, *g##_next_ = g ? g->next : NULL; g;     \
-		     g = g##_next_, g##_next_ = g ? g->next : NULL)
+/* Where a GRANT_TABLE_FOREACH is. The grant after the current one is looked
+ * up before the body runs, so the body may remove the grant it is at (and
+ * with its last grant its process), but no other. */
+typedef struct GrantIter {
+	GrantProcess *process;
+	Grant *grant;
+	Grant *next;
+	bool go_on; /* the body ended or continued; not set by a break */
+} GrantIter;
+
+GrantIter grant_iter_start(GrantTable *t);
+/* Moves to the next grant; false at the end, and after a break. */
+bool grant_iter_next(GrantIter *it);
+
+/* Every grant g of table t, with its process p, as one loop: break leaves
+ * it, continue goes on to the next grant. The two inner for statements only
+ * declare p and g, once per grant; the innermost sets go_on when the body
+ * ends or continues, which a break skips, and grant_iter_next() then ends
+ * the loop. */
+#define GRANT_TABLE_FOREACH(p, g, t)                                                  \
+	for (GrantIter p##_iter_ = grant_iter_start(t); grant_iter_next(&p##_iter_);) \
+		for (GrantProcess *p = p##_iter_.process; p; p = NULL)                \
+			for (Grant *g = p##_iter_.grant; g; g = NULL, p##_iter_.go_on = true)

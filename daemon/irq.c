@@ -1,12 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* [IRQ] rules applied by realtimed; see irq.h. */
+/* [IRQ] rules, handed to realtime.ko or applied by realtimed; see irq.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "procfs-irq.h"
 #include "irq.h"
 #include "log.h"
+#include "macro.h"
 #include "sched-util.h"
 
-int irq_apply_rules(const char *proc, const Policy *p)
+#define KMOD_IRQ_RULES "/proc/realtime/irq_rules"
+#define KMOD_WRITE_MAX 4095
+
+/* Sets every IRQ thread under proc ("/proc") that a rule of p matches to
+ * SCHED_FIFO at the rule's priority. Returns how many threads were changed,
+ * or -errno when the threads cannot be listed. */
+static int irq_apply_rules(const char *proc, const Policy *p)
 {
 	IrqThread *list = NULL;
 	size_t n = 0;
@@ -38,4 +51,58 @@ int irq_apply_rules(const char *proc, const Policy *p)
 	}
 	procfs_irq_threads_free(list, n);
 	return changed;
+}
+
+/* Replaces realtime.ko's rule set with the policy's, in one write ("-"
+ * first clears the old set). -ENOENT when the module is not loaded. */
+static int irq_rules_to_kmod(const Policy *p)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[KMOD_WRITE_MAX + 1];
+	size_t used;
+	ssize_t n;
+
+	used = (size_t)snprintf(buf, sizeof(buf), "-\n");
+	for (size_t i = 0; i < policy_n_irq_rules(p); i++) {
+		const PolicyIrqRule *rule = policy_irq_rule(p, i);
+		int l;
+
+		if (strpbrk(rule->pattern, " \t\n"))
+			return -EINVAL; /* the module's line format has no room for it */
+		l = snprintf(buf + used, sizeof(buf) - used, "%s %d\n", rule->pattern,
+			     rule->priority);
+		if (l < 0 || (size_t)l >= sizeof(buf) - used)
+			return -E2BIG;
+		used += (size_t)l;
+	}
+	fd = open(KMOD_IRQ_RULES, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, used);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == used ? 0 : -EIO;
+}
+
+void irq_apply(Daemon *d)
+{
+	int r;
+
+	r = irq_rules_to_kmod(d->policy);
+	if (r >= 0) {
+		if (!d->irq_kmod)
+			log_id(LOG_INFO, LOG_ID_IRQ,
+			       "Handed %zu [IRQ] rules to realtime.ko; it applies them to IRQ "
+			       "threads now and later",
+			       policy_n_irq_rules(d->policy));
+		d->irq_kmod = true;
+		return;
+	}
+	if (r != -ENOENT)
+		log_warning_errno(r,
+				  "Failed to hand [IRQ] rules to realtime.ko (%s): %m; "
+				  "applying them from the daemon instead",
+				  KMOD_IRQ_RULES);
+	d->irq_kmod = false;
+	(void)irq_apply_rules(d->grants->proc, d->policy);
 }

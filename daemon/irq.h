@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The policy's [IRQ] rules (action name glob -> SCHED_FIFO priority),
- * applied by realtimed itself, as rtirq does, when realtime.ko is not there
- * to do it: at start, on every reload, and after kernel uevents. The IRQ
- * threads (kernel threads named irq/N-name, present with threadirqs or
- * PREEMPT_RT) come from procfs/procfs-irq.h, which ListIrqThreads uses too.
+ * The policy's [IRQ] rules (action name glob -> SCHED_FIFO priority), at
+ * start and on every reload: handed to realtime.ko when it is loaded, which
+ * then applies them to IRQ threads now and later; else applied by
+ * realtimed itself, as rtirq does, to the IRQ threads there are (kernel
+ * threads named irq/N-name, present with threadirqs or PREEMPT_RT, as
+ * procfs/procfs-irq.h lists them), and again after devices appear
+ * (irq-monitor.h).
  */
 #pragma once
 
-#include "policy.h"
-#include "procfs-irq.h"
+#include "daemon.h"
 
-/* Sets every IRQ thread under proc ("/proc") that a rule matches to
- * SCHED_FIFO at the rule's priority. Returns how many threads were changed,
- * or -errno when the threads cannot be listed. */
-int irq_apply_rules(const char *proc, const Policy *p);
+/* Applies the rules of the policy in force, one way or the other, and
+ * notes in d->irq_kmod which. */
+void irq_apply(Daemon *d);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit per
- * call site; see log.h. The rate-limit state of every site is shared by the
- * threads that log (the main loop and the canary's watchdog), so it is
- * changed only under log_lock, which is held for a few instructions and
- * never across I/O. The lock inherits priority: a watchdog at SCHED_FIFO
- * that waits for it lends its priority to the holder, which a starving
- * SCHED_OTHER main thread could not otherwise get back to releasing.
+ * call site; see log.h. The rate-limit state of every site is shared by
+ * every thread that logs, so it is changed only under log_lock, which is
+ * held for a few instructions and never across I/O. The lock inherits
+ * priority: a realtime thread that waits for it lends its priority to the
+ * holder, which a starving SCHED_OTHER thread could not otherwise get back
+ * to releasing. (The canary's watchdog, realtimed's one realtime thread,
+ * does not log: it hands its report to the main thread.)
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "time-util.h"
 #include "utf8.h"
 
 /* sites whose suppressed lines were reported at once, at most, per line */
@@ -52,14 +54,6 @@ void log_setup(bool debug, bool to_stderr)
 	pthread_once(&log_once, log_lock_init);
 	log_debug_on = debug;
 	log_stderr = to_stderr;
-}
-
-static uint64_t log_now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
 /* Under log_lock: takes the counts of sites whose window has passed (the
@@ -138,7 +132,7 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 		site = &log_shared_site;
 
 	pthread_once(&log_once, log_lock_init);
-	now = log_now_usec();
+	now = now_usec(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&log_lock);
 	n_reports = log_take_reports(now, reports, ELEMENTSOF(reports));
 	/* errors and demotions always; everything in debug mode */

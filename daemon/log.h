@@ -11,7 +11,7 @@
  * never hides another line. Errors (LOG_ERR and more urgent) and demotions
  * (LOG_ID_DEMOTION) are never limited. How many lines of a site were
  * dropped is logged once its window has passed, with the next line that is
- * logged. Logging is safe from any thread (the canary's watchdog logs too).
+ * logged. Logging is safe from any thread.
  */
 #pragma once
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * realtimed: start-up, the event loop, reload, and the demotions that touch
- * several parts (reset, policy reload, canary). See realtimed(8).
+ * realtimed: start-up, signals, the event loop and shut-down. See
+ * realtimed(8).
  *
  * Start: parse the command line, load the policy, drop capabilities, connect
  * to the system bus, serve the objects, own the names, adopt the grants left
  * by an earlier instance, apply [IRQ] rules, tell systemd READY=1. Then
  * everything happens in the sd-event loop on this one thread; only the
- * canary watchdog has threads of its own.
+ * canary watchdog has threads of its own. SIGHUP reloads, through the
+ * manager (manager.h), which owns what happens to the daemon as a whole.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,21 +19,24 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
-#include "bus-object.h"
+#include "bus-native.h"
+#include "bus-rtkit.h"
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
 #include "config.h"
-#include "irq.h"
+#include "irq-monitor.h"
 #include "log.h"
+#include "manager.h"
+#include "policy-cache.h"
 #include "polkit.h"
-#include "proc.h"
+#include "state.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	_cleanup_free_ char *error = NULL;
 
-	(void)daemon_reload(userdata, &error);
+	(void)manager_reload(userdata, &error);
 	return 0;
 }
 
@@ -132,19 +136,19 @@ static int daemon_setup(Daemon *d)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
 				  d->args.state_dir);
 
-	r = grant_table_new(d->event, "/proc", daemon_grants_changed, d, &d->grants);
+	r = grant_table_new(d->event, "/proc", manager_grants_changed, d, &d->grants);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the grant table: %m");
-	r = canary_new(d->event, "/proc", daemon_canary_fired, d, &d->canary);
+	r = canary_new(d->event, "/proc", manager_canary_fired, d, &d->canary);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the canary watchdog: %m");
 
 	r = daemon_connect(d);
 	if (r < 0)
 		return r;
-	(void)daemon_state_adopt(d);
-	(void)daemon_irq_monitor_start(d);
-	daemon_apply_settings(d);
+	(void)manager_adopt(d);
+	(void)irq_monitor_start(d);
+	manager_apply_settings(d);
 	return 0;
 }
 
@@ -153,7 +157,7 @@ static void daemon_done(Daemon *d)
 	if (d->save_source && sd_event_source_get_enabled(d->save_source, NULL) > 0)
 		(void)daemon_state_save(d);
 	d->canary = canary_free(d->canary);
-	daemon_irq_monitor_stop(d);
+	irq_monitor_stop(d);
 	/* The table is kept on disk; the threads keep their grants for the next start. */
 	d->grants = grant_table_free(d->grants);
 	d->save_source = sd_event_source_disable_unref(d->save_source);
@@ -169,9 +173,15 @@ static void daemon_done(Daemon *d)
 	d->event = sd_event_unref(d->event);
 }
 
+/* The manager's way to the bus. */
+static const ManagerHooks bus_hooks = {
+	.demoted = bus_native_emit_demoted,
+	.serve_rtkit = bus_rtkit_serve,
+};
+
 int main(int argc, char *argv[])
 {
-	Daemon d = {};
+	Daemon d = { .hooks = &bus_hooks };
 	int r;
 
 	r = args_parse(argc, argv, &d.args, stdout, stderr);
@@ -184,9 +194,10 @@ int main(int argc, char *argv[])
 		daemon_done(&d);
 		return 1;
 	}
-	log_id(LOG_INFO, LOG_ID_STARTED, "realtimed %s serving %s%s, supervising %u threads",
-	       PACKAGE_VERSION, NATIVE_NAME, d.rtkit_served ? " and " RTKIT_NAME : "",
-	       d.grants->n_grants);
+	log_id(LOG_INFO, LOG_ID_STARTED,
+	       "realtimed %s serving %s, supervising %u threads, canary watchdog %s",
+	       PACKAGE_VERSION, NATIVE_NAME, d.grants->n_grants,
+	       canary_class_to_string(canary_class(d.canary)));
 	sd_notifyf(false, "READY=1\nSTATUS=Supervising %u threads", d.grants->n_grants);
 
 	r = sd_event_loop(d.event);

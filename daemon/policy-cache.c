@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "log.h"
+#include "policy-cache.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)

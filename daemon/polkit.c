@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "bus.h"
-#include "daemon.h"
 #include "log.h"
 #include "macro.h"
 #include "polkit.h"
+#include "time-util.h"
 
 #define POLKIT_NAME "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"

@@ -12,7 +12,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "manager.h"
 #include "pidfd.h"
+#include "policy-cache.h"
 #include "proc.h"
 #include "request-check.h"
 
@@ -203,11 +205,11 @@ int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char *
 			r, k == -EINVAL ? REQUEST_E_INVALID_ARGS : REQUEST_E_POLICY_DENIED, "%s",
 			text);
 	}
-	if (r->value > daemon_canary_max_priority(r->d))
+	if (r->value > manager_canary_max_priority(r->d))
 		return request_error(r, REQUEST_E_POLICY_DENIED,
 				     "priority %d is above %d, the highest the canary watchdog can "
 				     "preempt here (see SAFETY in realtimed(8))",
-				     r->value, daemon_canary_max_priority(r->d));
+				     r->value, manager_canary_max_priority(r->d));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "manager.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "request-check.h"
@@ -120,12 +121,12 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	if (r->kind != GRANT_NICE) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
 
-		daemon_canary_sync(r->d, &pending);
+		manager_canary_sync(r->d, &pending);
 	}
 	k = request_apply(r, g, &before, &kind, &value);
 	if (k != 0) {
 		/* Only then does the canary let go of the pending target. */
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		return k;
 	}
 
@@ -137,14 +138,14 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 		return request_error(r, REQUEST_E_NO_MEMORY, "could not record the grant: %s",
 				     strerror(-k));
 	}
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
 	if (unchanged && r->kind != GRANT_NICE)
-		daemon_canary_sync(r->d, NULL);
+		manager_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
 	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	return 0;

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-object.h"
 #include "bus.h"
 #include "log.h"
+#include "manager.h"
+#include "policy-cache.h"
 #include "polkit.h"
 #include "request-check.h"
 #include "request-limits.h"
@@ -207,7 +208,7 @@ static int request_reset(Request *r)
 		k = request_check_owner(r);
 	if (k != 0)
 		return k;
-	if (daemon_reset_grants(r->d, r->pid, thread ? r->tid : 0) > 0)
+	if (manager_reset_grants(r->d, r->pid, thread ? r->tid : 0) > 0)
 		return 0;
 	if (thread)
 		return request_error(r, REQUEST_E_NO_SUCH_GRANT,

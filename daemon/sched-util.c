@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sched_setattr()/sched_getattr() wrappers; see sched.h. glibc 2.36 has no
- * wrappers, so these go through syscall(). */
+/* sched_setattr()/sched_getattr() wrappers; see sched-util.h. glibc 2.36 has
+ * no wrappers, so these go through syscall(). */
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
@@ -241,31 +241,6 @@ int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_valu
 	default:
 		return -EINVAL;
 	}
-}
-
-int sched_get(pid_t tid, const char **ret_policy, int *ret_priority)
-{
-	struct sched_attr attr = {};
-	int r;
-
-	r = sys_sched_getattr(tid, &attr);
-	if (r < 0)
-		return r;
-	switch (attr.sched_policy) {
-	case SCHED_FIFO:
-		*ret_policy = "fifo";
-		*ret_priority = attr.sched_priority;
-		break;
-	case SCHED_RR:
-		*ret_policy = "rr";
-		*ret_priority = attr.sched_priority;
-		break;
-	default:
-		*ret_policy = "other";
-		*ret_priority = attr.sched_nice;
-		break;
-	}
-	return 0;
 }
 
 int sched_apply_deadline(pid_t tid, uint64_t runtime_nsec, uint64_t period_nsec)

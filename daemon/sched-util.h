@@ -68,8 +68,6 @@ bool sched_state_above(const SchedState *a, const SchedState *b);
  * SCHED_OTHER/BATCH as a nice level. -EINVAL for SCHED_IDLE or
  * SCHED_DEADLINE, which realtimed never grants. */
 int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value);
-/* "fifo"/"rr"/"other"... and priority (or nice for other). */
-int sched_get(pid_t tid, const char **ret_policy, int *ret_priority);
 /* SCHED_DEADLINE: runtime_nsec of CPU time every period_nsec (deadline =
  * period), with SCHED_FLAG_RESET_ON_FORK. For the canary watchdog, which must
  * outrank every SCHED_FIFO priority; -EPERM/-EBUSY where the kernel refuses. */

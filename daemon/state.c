@@ -10,8 +10,9 @@
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still holds
- * the grant (or less of it: what it holds is adopted); then the policy in
- * force decides, as after a reload, and demotes what it no longer allows.
+ * the grant (or less of it: what it holds is adopted). Whether the policy
+ * in force allows what was adopted is the manager's decision, as after a
+ * reload (manager_adopt()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "state.h"
 
 #define STATE_FILE "grants"
 #define STATE_HEADER                                                                         \
@@ -79,12 +81,13 @@ int daemon_state_save(Daemon *d)
 	}
 	fputs(STATE_HEADER, f);
 	GRANT_TABLE_FOREACH(p, g, d->grants)
-	fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", (int)p->pid,
-		p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-		grant_kind_to_string(g->kind), g->value, g->since_usec,
-		sched_state_known(&g->before) ? procfs_sched_policy_to_string(g->before.policy)
-					      : "unknown",
-		g->before.priority, g->before.nice, g->before.reset_on_fork);
+		fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n",
+			(int)p->pid, p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
+			grant_kind_to_string(g->kind), g->value, g->since_usec,
+			sched_state_known(&g->before)
+				? procfs_sched_policy_to_string(g->before.policy)
+				: "unknown",
+			g->before.priority, g->before.nice, g->before.reset_on_fork);
 	r = fflush(f) == 0 && !ferror(f) ? 0 : -errno;
 	if (r < 0) {
 		unlink(tmp);
@@ -179,9 +182,6 @@ int daemon_state_adopt(Daemon *d)
 	}
 	if (adopted || dropped)
 		log_info("Adopted %u grants from %s, %u were gone", adopted, path, dropped);
-	/* The same decision as a reload: an adopted grant is one the policy in
-	 * force allows, or it is demoted now. */
-	daemon_demote_disallowed(d, "the policy loaded at start");
 	daemon_state_schedule_save(d);
-	return (int)d->grants->n_grants; /* what is adopted and still allowed */
+	return (int)adopted;
 }

@@ -42,21 +42,6 @@ size_t utf8_char_len(const char *s, size_t n)
 	return len;
 }
 
-bool utf8_is_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 0) {
-		size_t k = utf8_char_len(s, n);
-
-		if (k == 0)
-			return false;
-		s += k;
-		n -= k;
-	}
-	return true;
-}
-
 size_t utf8_cut(const char *s, size_t n)
 {
 	/* Look back over at most three continuation bytes for a lead byte

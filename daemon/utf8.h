@@ -29,9 +29,6 @@
  * accepts those since 1.9, older versions abort on them too). */
 size_t utf8_char_len(const char *s, size_t n);
 
-/* True when all of the NUL-terminated s is made of such characters. */
-bool utf8_is_valid(const char *s);
-
 /* The largest length m <= n such that s[0..m) does not end with the first
  * bytes of a multibyte character: where to cut s, of which at least n bytes
  * are readable, so that no character is split. */

@@ -5,13 +5,18 @@
 # by rtkit's own clients from Debian's rtkit package: rtkit-test (properties,
 # high priority, realtime) and rtkitctl (--reset-known, --reset-all, --exit),
 # plus dbus-send for each method and rtkit's error names. Properties answer
-# for the caller (an audio member reads 95, not 20).
+# for the caller (an audio member reads 95, not 20). A reload with
+# RtkitCompat=no gives the name up, one with RtkitCompat=yes while
+# rtkit-daemon holds it says it could not take it, and one after that takes
+# it again.
 
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
 RTKIT_TEST=/usr/libexec/installed-tests/rtkit/rtkit-test
 integ_require_cmd "$RTKIT_TEST" rtkitctl
+# rtkit's own bus policy, for rtkit-daemon holding the name in the reload part
+INTEG_BUS_EXTRA=$INTEG_BUS_RTKIT
 integ_setup
 # rtalice: a covered user whose compat grants are SCHED_RR, as rtkit's are,
 # so rtkit-test (which only knows SCHED_RR) can report them
@@ -92,6 +97,48 @@ rtkitctl --reset-all >"$WORK/rtkitctl.out" 2>&1 && ok "rtkitctl --reset-all (roo
 	fail "rtkitctl --reset-all: $(cat "$WORK/rtkitctl.out")"
 expect_sched "--reset-all demoted it" "$T1" "other 0"
 holder_stop
+
+# Reload serves the rtkit interface or stops, as RtkitCompat= says; the name
+# is asked for and given back asynchronously (no round trip to the bus in
+# the Reload handler), and the outcome is logged.
+name_gone()
+{
+	! name_has_owner "$1"
+}
+integ_admin_conf <<-EOF
+	[Daemon]
+	RtkitCompat=no
+	[User rtalice]
+	CompatPolicy=rr
+EOF
+expect_success "Reload with RtkitCompat=no" "$(native Reload)"
+wait_for 5 name_gone $RTKIT_NAME && ok "realtimed gave up $RTKIT_NAME" ||
+	fail "$RTKIT_NAME is still owned after RtkitCompat=no"
+wait_for 5 grep -q "No longer serving $RTKIT_NAME" "$WORK/realtimed.log" &&
+	ok "the journal says it no longer serves $RTKIT_NAME" || fail "no 'No longer serving' line in the log"
+integ_admin_conf <<-EOF
+	[User rtalice]
+	CompatPolicy=rr
+EOF
+if [ -x "$RTKIT_DAEMON" ] && integ_start_rtkit; then
+	expect_success "Reload with RtkitCompat=yes while rtkit-daemon holds the name" "$(native Reload)"
+	wait_for 5 grep -q "Could not own $RTKIT_NAME" "$WORK/realtimed.log" &&
+		ok "realtimed says it could not own $RTKIT_NAME" || fail "no 'Could not own' line in the log"
+	expect_success "the native interface still answers (ListGrants)" "$(native ListGrants)"
+	integ_stop_rtkit
+else
+	note "rtkit-daemon did not start here; skipping the part where it holds the name"
+fi
+expect_success "Reload with RtkitCompat=yes again" "$(native Reload)"
+wait_for 5 name_has_owner $RTKIT_NAME && ok "realtimed owns $RTKIT_NAME again" ||
+	fail "$RTKIT_NAME is not owned after RtkitCompat=yes"
+[ "$(grep -c "Serving $RTKIT_NAME" "$WORK/realtimed.log")" -ge 2 ] &&
+	ok "the journal says it serves $RTKIT_NAME, at start and after the reload" ||
+	fail "no second 'Serving $RTKIT_NAME' line in the log"
+out=$(run_as rtaudio dbus-send --system --print-reply --dest=$RTKIT_NAME $RTKIT_PATH \
+	org.freedesktop.DBus.Properties.Get string:$RTKIT_IFACE string:MaxRealtimePriority 2>&1)
+echo "$out" | grep -q 'int32 95' && ok "the rtkit object answers again (MaxRealtimePriority 95)" ||
+	fail "rtkit Get after the reload: $out"
 
 rtkitctl --exit >"$WORK/rtkitctl.out" 2>&1 && ok "rtkitctl --exit (root) answered" ||
 	fail "rtkitctl --exit: $(cat "$WORK/rtkitctl.out")"

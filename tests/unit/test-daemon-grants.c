@@ -181,9 +181,71 @@ START_TEST(test_users_counted_once)
 			 0);
 	ck_assert_uint_eq(grant_table_n_users(t), 1);
 	ck_assert_uint_eq(t->n_processes, 2);
-	grant_table_remove_process(t, grant_table_find_process(t, parent));
+	/* its last grant takes the process along */
+	grant_table_remove(t, grant_table_find(t, parent, parent));
 	ck_assert_uint_eq(t->n_processes, 1);
 	ck_assert_uint_eq(t->n_grants, 1);
+	grant_table_free(t);
+}
+END_TEST
+
+/* GRANT_TABLE_FOREACH is one loop over every grant of every process: a
+ * break leaves it whole, a continue goes on to the next grant, and the body
+ * may remove the grant it is at, and with its last grant its process. */
+START_TEST(test_foreach_is_one_loop)
+{
+	GrantTable *t = table();
+	pid_t self = getpid(), parent = getppid();
+	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
+	unsigned seen = 0, skipped = 0;
+
+	/* two grants of this process (no exit watch: any tid will do), one of the parent */
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
+					 GRANT_NICE, -5, NULL, 0, NULL),
+			 0);
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, -EBADF, self + 1, st, GRANT_NICE, -5, NULL,
+					 0, NULL),
+			 0);
+	ck_assert_int_eq(grant_table_add(t, parent, pst, 8, pidfd_open_cloexec(parent), parent, pst,
+					 GRANT_NICE, -5, NULL, 0, NULL),
+			 0);
+	ck_assert_uint_eq(t->n_grants, 3);
+
+	GRANT_TABLE_FOREACH(p, g, t) {
+		seen++;
+		break;
+	}
+	ck_assert_uint_eq(seen, 1);
+
+	seen = 0;
+	GRANT_TABLE_FOREACH(p, g, t) {
+		ck_assert_ptr_eq(g->process, p);
+		if (p->pid == self) {
+			skipped++;
+			continue;
+		}
+		seen++;
+	}
+	ck_assert_uint_eq(skipped, 2);
+	ck_assert_uint_eq(seen, 1);
+
+	/* a break in the first process's grants does not go on to the next process */
+	seen = 0;
+	GRANT_TABLE_FOREACH(p, g, t) {
+		seen++;
+		if (p->n_grants == 2)
+			break;
+	}
+	ck_assert_uint_eq(seen, t->processes->n_grants == 2 ? 1 : 2);
+
+	seen = 0;
+	GRANT_TABLE_FOREACH(p, g, t) {
+		seen++;
+		grant_table_remove(t, g);
+	}
+	ck_assert_uint_eq(seen, 3);
+	ck_assert_uint_eq(t->n_grants, 0);
+	ck_assert_uint_eq(t->n_processes, 0);
 	grant_table_free(t);
 }
 END_TEST
@@ -210,6 +272,7 @@ int main(void)
 	check_add_case(s, "grants",
 		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
 				   test_pid_reuse_replaces, test_prune_dead_thread,
-				   test_users_counted_once, test_kind_names));
+				   test_users_counted_once, test_foreach_is_one_loop,
+				   test_kind_names));
 	return check_run(s);
 }

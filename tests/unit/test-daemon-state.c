@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "check-main.h"
-#include "daemon.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "state.h"
 
 static char dir[] = "/tmp/test-daemon-state.XXXXXX";
 

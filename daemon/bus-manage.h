@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Calls that only an administrator may make (Reload, ListAllGrants, Explain
+ * of another user): root, or polkit's org.realtimed.manage.
+ */
+#pragma once
+
+#include <dbus/dbus.h>
+
+#include "daemon.h"
+
+/* Runs run(d, m) when the sender of m is root or polkit grants it
+ * org.realtimed.manage (asynchronously; interactively when m allows it);
+ * else replies PermissionDenied saying that what (a static string,
+ * "Reloading the policy") needs it. */
+typedef void (*bus_manage_fn)(Daemon *d, DBusMessage *m);
+void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manage_fn run);

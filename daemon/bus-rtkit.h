@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The RealtimeKit 0.13 compatible object, org.freedesktop.RealtimeKit1 at
+ * /org/freedesktop/RealtimeKit1, served when RtkitCompat=yes.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "daemon.h"
+
+/* Serves the rtkit object and owns its name, or stops (RtkitCompat=). */
+void bus_rtkit_serve(Daemon *d, bool serve);

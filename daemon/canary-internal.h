@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the two halves of the canary share (canary.h has the design): the
+ * Canary, the Watch the watchdog works on, the figures both halves derive
+ * their timing from, and the threads' entry points. canary.c is the main
+ * thread's side (start, stop, updates, the report, giving limits back);
+ * canary-watchdog.c is the canary's and the watchdog's threads.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "canary.h"
+#include "time-util.h"
+
+/* SCHED_DEADLINE reservation of the watchdog: it needs microseconds per look,
+ * more only while demoting; 10% of one CPU at most, and never late by more
+ * than a period behind a runaway. */
+#define WATCHDOG_RUNTIME_NSEC (5ULL * 1000000ULL)
+#define WATCHDOG_PERIOD_NSEC (50ULL * 1000000ULL)
+#define WATCHDOG_FIFO_PRIORITY 99
+
+/* The watchdog looks four times per window. */
+#define SLOTS 4
+
+/* What the watchdog works on. The main thread allocates it with each update,
+ * with room for what the watchdog may write when it fires, so that the
+ * watchdog never allocates (a main thread starved while holding the malloc
+ * lock must not block it). */
+typedef struct Watch {
+	CanaryTarget *targets; /* sorted by pid, so one process's threads are adjacent */
+	size_t n_targets;
+	CanaryTarget *demoted; /* room for n_targets */
+	size_t n_demoted;
+	CanaryClamp *clamped; /* room for max_clamped */
+	size_t n_clamped, max_clamped;
+	size_t n_unknown;
+	unsigned cheeps_percent;
+	uint64_t held_usec;
+	uint64_t *runtime; /* per target: CPU time (ns) at the last look, 0 before */
+} Watch;
+
+struct Canary {
+	sd_event *event;
+	sd_event_source *fired_source;
+	sd_event_source *restore_source;
+	char *proc;
+	canary_fired_t fired;
+	void *userdata;
+
+	pthread_mutex_t lock; /* priority inheritance: the watchdog may wait on it */
+	Watch watch;	      /* under lock */
+	Watch report;	      /* under lock: filled when the watchdog fired */
+	bool report_pending;  /* under lock: until the main thread collected it */
+	bool demote_unknown;  /* under lock */
+
+	/* main thread only */
+	CanaryClass klass;
+	int class_error; /* why SCHED_DEADLINE was refused */
+	CanaryClamp *restore;
+	size_t n_restore;
+	uint64_t refuse_usec;
+	bool running;
+	uint64_t watchdog_usec;
+	int quit_fd;  /* main -> both threads */
+	int fired_fd; /* watchdog -> main */
+
+	/* set before the threads start, read-only while they run */
+	uint64_t cheep_usec, slot_usec;
+	int cheep_fd;			  /* canary -> watchdog: the count of cheeps */
+	int started_fd;			  /* watchdog -> main: class reported */
+	int canary_timer;		  /* timerfd, every cheep_usec */
+	int watchdog_timer;		  /* timerfd, every slot_usec */
+	int started_class, started_error; /* atomic: what the watchdog became */
+	pthread_t canary_thread, watchdog_thread;
+	/* written by the canary before it publishes its tid (atomic), then
+	 * read by the watchdog only */
+	cpu_set_t canary_cpus;
+	pid_t canary_tid;
+};
+
+static inline uint64_t u64_min(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t u64_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Tries SCHED_DEADLINE, then SCHED_FIFO 99, for the calling thread; the
+ * errno of SCHED_DEADLINE's refusal in *ret_error. */
+CanaryClass canary_become_watchdog(int *ret_error);
+/* The threads' entry points; data is the Canary. */
+void *canary_thread_main(void *data);
+void *canary_watchdog_main(void *data);

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Reload, settings, the grant table's changes and the canary; see manager.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <systemd/sd-daemon.h>
+
+#include "irq.h"
+#include "log.h"
+#include "manager.h"
+#include "policy-cache.h"
+#include "polkit.h"
+#include "state.h"
+
+/* Room for a demotion's list of n threads: on the stack when they fit,
+ * else on the heap, else (no memory) the stack all the same, and the
+ * demotion goes DEMOTE_BATCH threads at a time: it must not wait for
+ * memory, nor leave a thread realtime for want of it. */
+typedef struct DemoteList {
+	DemoteThread *threads;
+	size_t size;
+	DemoteThread stack[DEMOTE_BATCH];
+} DemoteList;
+
+static void demote_list_init(DemoteList *l, size_t n, DemoteReason reason)
+{
+	l->threads = l->stack;
+	l->size = DEMOTE_BATCH;
+	if (n <= DEMOTE_BATCH)
+		return;
+	l->threads = calloc(n, sizeof(DemoteThread));
+	if (l->threads) {
+		l->size = n;
+		return;
+	}
+	l->threads = l->stack;
+	log_error("Out of memory listing %zu threads to demote (%s): demoting them %d at a time", n,
+		  demote_reason_to_string(reason), DEMOTE_BATCH);
+}
+
+static void demote_list_done(DemoteList *l)
+{
+	if (l->threads != l->stack)
+		free(l->threads);
+	l->threads = NULL;
+}
+
+/* Demotes threads (demote.h) and says so on the bus. */
+static size_t manager_demote(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason)
+{
+	size_t demoted = demote_threads(d->grants, threads, n, reason);
+
+	if (demoted > 0 && d->hooks && d->hooks->demoted)
+		d->hooks->demoted(d, threads, demoted, demote_reason_to_string(reason));
+	return demoted;
+}
+
+/* Whether demote_grants() takes grant g of process p. */
+typedef bool (*grant_filter_t)(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata);
+
+/* Demotes the grants that filter takes, for reason. A list that does not
+ * fit is taken in turns: each turn demotes what it listed, which leaves the
+ * table, and the next starts over. Returns how many threads were demoted. */
+static size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
+{
+	DemoteList l;
+	size_t n, demoted = 0;
+
+	demote_list_init(&l, d->grants->n_grants, reason);
+	do {
+		n = 0;
+		GRANT_TABLE_FOREACH(p, g, d->grants) {
+			if (n == l.size)
+				break;
+			if (filter(d, p, g, userdata))
+				l.threads[n++] = (DemoteThread){ .pid = p->pid,
+								 .tid = g->tid,
+								 .start_time = g->start_time };
+		}
+		demoted += manager_demote(d, l.threads, n, reason);
+	} while (n == l.size);
+	demote_list_done(&l);
+	return demoted;
+}
+
+typedef struct ResetFilter {
+	pid_t pid, tid; /* 0: any */
+} ResetFilter;
+
+static bool grant_of(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
+{
+	const ResetFilter *f = userdata;
+
+	return (!f->pid || p->pid == f->pid) && (!f->tid || g->tid == f->tid);
+}
+
+unsigned manager_reset_grants(Daemon *d, pid_t pid, pid_t tid)
+{
+	ResetFilter f = { .pid = pid, .tid = tid };
+
+	return (unsigned)demote_grants(d, grant_of, &f, DEMOTE_RESET);
+}
+
+/* Takes the grants that the policy in force does not allow, and logs why
+ * for each whose thread is still the one granted (the others are dropped
+ * without a word, and their tid left alone). userdata: which policy. */
+static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
+{
+	const char *which = userdata, *user;
+	const PolicyGrant *pg;
+	PolicyRefusal why;
+	char text[512];
+	int r;
+
+	r = daemon_policy_eval(d, p->uid, &pg, &user);
+	if (r >= 0) {
+		if (policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
+			return false;
+		(void)policy_refusal_format(&why, user, text, sizeof(text));
+	} else
+		snprintf(text, sizeof(text), "uid %u is not a known user", (unsigned)p->uid);
+	if (grant_table_check(d->grants, g) >= 0)
+		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
+		       "Demoted thread %d of process %d (%s %d): %s no longer allows it: %s",
+		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value, which,
+		       text);
+	return true;
+}
+
+/* Demotes the grants that the policy in force no longer allows, as a reset
+ * would, with Demoted(reason "policy") and a journal line saying that
+ * which ("the reloaded policy") no longer allows them. */
+static void manager_demote_disallowed(Daemon *d, const char *which)
+{
+	(void)demote_grants(d, grant_disallowed, (void *)which, DEMOTE_POLICY);
+}
+
+void manager_grants_changed(GrantTable *t, void *userdata)
+{
+	Daemon *d = userdata;
+
+	daemon_state_schedule_save(d);
+	manager_canary_sync(d, NULL);
+	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
+		   t->n_processes);
+}
+
+int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
+{
+	const PolicyDaemon *pd = policy_daemon(d->policy);
+	CanarySettings settings = {
+		.watchdog_usec = pd->canary ? pd->canary_watchdog_usec : 0,
+		.refuse_usec = pd->canary_refuse_usec,
+		.demote_unknown = pd->canary_demote_unknown,
+	};
+	_cleanup_free_ CanaryTarget *targets = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!d->canary)
+		return 0;
+	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
+		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
+		if (!targets)
+			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
+		GRANT_TABLE_FOREACH(p, g, d->grants) {
+			/* Nice grants cannot starve anyone; only realtime ones are watched. */
+			if (g->kind == GRANT_NICE)
+				continue;
+			targets[n++] = (CanaryTarget){ .pid = p->pid,
+						       .tid = g->tid,
+						       .start_time = g->start_time };
+		}
+		if (pending)
+			targets[n++] = *pending;
+	}
+	r = canary_update(d->canary, targets, n, &settings);
+	if (r < 0)
+		return log_error_errno(r, "Failed to update the canary watchdog: %m");
+	return 0;
+}
+
+int manager_canary_max_priority(Daemon *d)
+{
+	if (!d->canary || !policy_daemon(d->policy)->canary)
+		return 99;
+	return canary_max_grant_priority(d->canary);
+}
+
+void manager_canary_fired(const CanaryReport *report, void *userdata)
+{
+	Daemon *d = userdata;
+	const PolicyDaemon *pd = policy_daemon(d->policy);
+	size_t n = report->n_demoted;
+	DemoteList l;
+
+	d->refuse_until_usec = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
+	log_id(LOG_WARNING, LOG_ID_DEMOTION,
+	       "The canary thread got %u%% of its wakeups, and granted threads held every CPU "
+	       "for %llu ms, in %llu ms: demoted %zu granted and %zu other realtime threads, "
+	       "RLIMIT_RTPRIO 0 for %zu processes; refusing new grants for %llu s",
+	       report->cheeps_percent, (unsigned long long)(report->held_usec / USEC_PER_MSEC),
+	       (unsigned long long)(report->window_usec / USEC_PER_MSEC), n, report->n_unknown,
+	       report->n_clamped, (unsigned long long)(pd->canary_refuse_usec / USEC_PER_SEC));
+
+	demote_list_init(&l, n, DEMOTE_CANARY);
+	for (size_t i = 0; i < n;) {
+		size_t m = 0;
+
+		for (; i < n && m < l.size; i++)
+			l.threads[m++] =
+				(DemoteThread){ .pid = report->demoted[i].pid,
+						.tid = report->demoted[i].tid,
+						.start_time = report->demoted[i].start_time };
+		(void)manager_demote(d, l.threads, m, DEMOTE_CANARY);
+	}
+	demote_list_done(&l);
+}
+
+void manager_apply_settings(Daemon *d)
+{
+	const PolicyDaemon *pd = policy_daemon(d->policy);
+
+	if (d->hooks && d->hooks->serve_rtkit)
+		d->hooks->serve_rtkit(d, pd->rtkit_compat);
+	irq_apply(d);
+	manager_canary_sync(d, NULL);
+}
+
+int manager_reload(Daemon *d, char **ret_error)
+{
+	int r;
+
+	sd_notify(false, "RELOADING=1");
+	r = daemon_policy_load(d, false, ret_error);
+	if (r >= 0) {
+		if (d->polkit)
+			polkit_flush(d->polkit);
+		manager_demote_disallowed(d, "the reloaded policy");
+		manager_apply_settings(d);
+		log_id(LOG_INFO, LOG_ID_RELOAD, "Policy reloaded from %zu files",
+		       policy_n_files(d->policy));
+	}
+	sd_notify(false, "READY=1");
+	return r;
+}
+
+int manager_adopt(Daemon *d)
+{
+	int r;
+
+	r = daemon_state_adopt(d);
+	/* The same decision as a reload: an adopted grant is one the policy in
+	 * force allows, or it is demoted now. */
+	manager_demote_disallowed(d, "the policy loaded at start");
+	return r < 0 ? r : (int)d->grants->n_grants;
+}

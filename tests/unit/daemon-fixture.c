@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon's demotion tests' fixture; see daemon-fixture.h. */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "daemon-fixture.h"
+#include "manager.h"
+#include "pidfd.h"
+
+#define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
+
+static char dir[] = DIR_TEMPLATE;
+char fixture_proc[sizeof(dir) + 8], fixture_state[sizeof(dir) + 8], fixture_conf[sizeof(dir) + 16];
+
+void fixture_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+void fixture_setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fixture_proc, sizeof(fixture_proc), "%s/proc", dir);
+	snprintf(fixture_state, sizeof(fixture_state), "%s/state", dir);
+	snprintf(fixture_conf, sizeof(fixture_conf), "%s/policy.conf", dir);
+	ck_assert_int_eq(mkdir(fixture_proc, 0755), 0);
+	ck_assert_int_eq(mkdir(fixture_state, 0755), 0);
+	/* whoever runs the test may hold nice levels from 10 on, no realtime */
+	fixture_write(fixture_conf, "[Default]\nNice=10\n");
+}
+
+void fixture_teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(dir, DIR_TEMPLATE);
+}
+
+void fixture_stat(pid_t pid, pid_t tid, uint64_t st)
+{
+	char path[512], line[256];
+
+	snprintf(path, sizeof(path), "%s/%d", fixture_proc, (int)pid);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task", fixture_proc, (int)pid);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", fixture_proc, (int)pid, (int)tid);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", fixture_proc, (int)pid, (int)tid);
+	snprintf(line, sizeof(line), "%d (test) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 2 0 %llu 0 0\n",
+		 (int)tid, (unsigned long long)st);
+	fixture_write(path, line);
+}
+
+static void *sleeper_main(void *userdata)
+{
+	Sleeper *s = userdata;
+	struct sched_param sp = {};
+	char c;
+
+	/* what the thread chose for itself */
+	(void)sched_setscheduler(0, SCHED_BATCH, &sp);
+	(void)setpriority(PRIO_PROCESS, 0, 12);
+	__atomic_store_n(&s->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	while (read(s->pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+void sleeper_start(Sleeper *s)
+{
+	ck_assert_int_eq(pipe(s->pipe), 0);
+	ck_assert_int_eq(pthread_create(&s->thread, NULL, sleeper_main, s), 0);
+	while (__atomic_load_n(&s->tid, __ATOMIC_SEQ_CST) == 0)
+		usleep(1000);
+}
+
+int sched_policy_of(pid_t tid)
+{
+	return sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
+}
+
+void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
+{
+	const char *files[] = { fixture_conf };
+
+	memset(d, 0, sizeof(*d));
+	d->args.state_dir = fixture_state;
+	/* the policy the test wrote, and nothing from the machine's */
+	d->args.vendor_conf = fixture_conf;
+	d->args.admin_conf = d->args.vendor_conf_dir = d->args.admin_conf_dir = "";
+	d->hooks = hooks;
+	ck_assert_int_ge(sd_event_new(&d->event), 0);
+	/* no event: no exit watches, the fake /proc decides */
+	ck_assert_int_eq(grant_table_new(NULL, fixture_proc, manager_grants_changed, d, &d->grants),
+			 0);
+	ck_assert_int_eq(policy_load_files(files, 1, &d->policy), 0);
+	ck_assert_uint_eq(policy_n_errors(d->policy), 0);
+}
+
+void fixture_daemon_fini(Daemon *d)
+{
+	d->save_source = sd_event_source_disable_unref(d->save_source);
+	d->grants = grant_table_free(d->grants);
+	d->policy = policy_free(d->policy);
+	d->event = sd_event_unref(d->event);
+}
+
+void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)
+{
+	const SchedState before = { .policy = SCHED_IDLE, .nice = 12 };
+	pid_t self = getpid();
+
+	ck_assert_int_eq(grant_table_add(d->grants, self, 1, getuid(), pidfd_open_cloexec(self),
+					 tid, st, GRANT_NICE, nice, &before, 0, NULL),
+			 0);
+}

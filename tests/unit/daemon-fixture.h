@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the daemon's demotion tests (test-daemon-demote, test-daemon-manager)
+ * build on, with no bus and no privilege: a temporary directory holding a
+ * fake /proc, whose stat files give the start times a test decides (so a
+ * tid can be made to look reused), a state directory and a policy file;
+ * and sleeping threads of the test itself to demote. A sleeper runs
+ * SCHED_BATCH at nice 12, as its own choice; a grant's "before" of
+ * SCHED_IDLE then shows whether a demotion put it back (SCHED_IDLE) or left
+ * it alone (SCHED_BATCH).
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon.h"
+
+typedef struct Sleeper {
+	pthread_t thread;
+	pid_t tid;
+	int pipe[2];
+} Sleeper;
+
+/* The fixture's paths, valid between fixture_setup() and fixture_teardown(). */
+extern char fixture_proc[], fixture_state[], fixture_conf[];
+
+/* Check fixtures: make and remove the directory. */
+void fixture_setup(void);
+void fixture_teardown(void);
+
+void fixture_write(const char *path, const char *text);
+/* PROC/PID/task/TID/stat in the fake /proc, with start time st. */
+void fixture_stat(pid_t pid, pid_t tid, uint64_t st);
+
+/* Starts a thread that sleeps until the test ends, at SCHED_BATCH nice 12. */
+void sleeper_start(Sleeper *s);
+/* The scheduling policy of a thread, without SCHED_RESET_ON_FORK. */
+int sched_policy_of(pid_t tid);
+
+/* A Daemon on the fake /proc (a table with no exit watches: the fake /proc
+ * decides what is alive) and the policy fixture_conf holds, with hooks
+ * (may be NULL) and the manager's change callback. */
+void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks);
+void fixture_daemon_fini(Daemon *d);
+/* Grants tid of this process a nice level, recorded with start time st and
+ * SCHED_IDLE as what it ran with before. */
+void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice);

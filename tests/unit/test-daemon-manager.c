@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for daemon/manager.c, with no bus: the manager's hooks are the
+ * test's own and record each Demoted signal and each change of the rtkit
+ * name. On a fake /proc and a grant table (daemon-fixture.h):
+ *   - a reload whose policy disallows one of two grants demotes exactly that
+ *     thread, back to what it had, with Demoted(policy), and applies the
+ *     new settings (RtkitCompat=no stops the rtkit name);
+ *   - a reload of a broken file keeps the policy and every grant;
+ *   - a reset takes the grants of one thread, then of the whole process;
+ *   - the canary's report drops the grants, names every thread the
+ *     watchdog demoted in Demoted (one gone since too), and refuses new
+ *     grants;
+ *   - a demotion whose list cannot be allocated (calloc fails, through the
+ *     linker's --wrap=calloc) still demotes every thread, in batches.
+ */
+#include <check.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check-main.h"
+#include "daemon-fixture.h"
+#include "manager.h"
+
+#define SIGNALS_MAX 8
+
+typedef struct Signal {
+	char reason[16];
+	pid_t tids[DEMOTE_BATCH];
+	size_t n;
+} Signal;
+
+static Signal signals[SIGNALS_MAX];
+static size_t n_signals, n_demoted;
+static int rtkit_serve_calls, rtkit_served = -1;
+
+static void on_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason)
+{
+	Signal *s = &signals[n_signals < SIGNALS_MAX ? n_signals : SIGNALS_MAX - 1];
+
+	n_signals++;
+	n_demoted += n;
+	snprintf(s->reason, sizeof(s->reason), "%s", reason);
+	s->n = n;
+	for (size_t i = 0; i < n && i < DEMOTE_BATCH; i++)
+		s->tids[i] = threads[i].tid;
+}
+
+static void on_serve_rtkit(Daemon *d, bool serve)
+{
+	rtkit_serve_calls++;
+	rtkit_served = serve;
+}
+
+static const ManagerHooks hooks = {
+	.demoted = on_demoted,
+	.serve_rtkit = on_serve_rtkit,
+};
+
+/* calloc(fail_nmemb, sizeof(DemoteThread)) fails while fail_nmemb is set:
+ * the list of a demotion of fail_nmemb grants. The daemon's code is linked
+ * into this test statically, so --wrap=calloc reaches its calls. */
+void *__real_calloc(size_t nmemb, size_t size);
+void *__wrap_calloc(size_t nmemb, size_t size);
+static size_t fail_nmemb, failed_callocs;
+
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+	if (fail_nmemb && nmemb == fail_nmemb && size == sizeof(DemoteThread)) {
+		failed_callocs++;
+		return NULL;
+	}
+	return __real_calloc(nmemb, size);
+}
+
+static void setup(void)
+{
+	fixture_setup();
+	memset(signals, 0, sizeof(signals));
+	n_signals = n_demoted = 0;
+	rtkit_serve_calls = 0;
+	rtkit_served = -1;
+	fail_nmemb = failed_callocs = 0;
+}
+
+/* Two sleepers granted nice 5 and nice 12 under a policy that allows both. */
+static void init_two(Daemon *d, Sleeper *low, Sleeper *high)
+{
+	sleeper_start(low);
+	sleeper_start(high);
+	fixture_write(fixture_conf, "[Default]\nNice=0\n");
+	fixture_daemon_init(d, &hooks);
+	fixture_grant(d, low->tid, 1000, 5);
+	fixture_grant(d, high->tid, 1000, 12);
+	fixture_stat(getpid(), low->tid, 1000);
+	fixture_stat(getpid(), high->tid, 1000);
+}
+
+START_TEST(test_reload_demotes_disallowed)
+{
+	Sleeper low = {}, high = {};
+	char *error = NULL;
+	Daemon d;
+
+	init_two(&d, &low, &high);
+	fixture_write(fixture_conf, "[Daemon]\nRtkitCompat=no\n[Default]\nNice=10\n");
+	ck_assert_int_ge(manager_reload(&d, &error), 0);
+	ck_assert_ptr_null(error);
+
+	/* exactly the nice-5 grant, which Nice=10 no longer allows */
+	ck_assert_uint_eq(n_signals, 1);
+	ck_assert_str_eq(signals[0].reason, "policy");
+	ck_assert_uint_eq(signals[0].n, 1);
+	ck_assert_int_eq(signals[0].tids[0], low.tid);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
+	ck_assert_int_eq(sched_policy_of(high.tid), SCHED_BATCH);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	ck_assert_ptr_nonnull(grant_table_find(d.grants, getpid(), high.tid));
+	/* and the reloaded settings are applied */
+	ck_assert_int_eq(rtkit_serve_calls, 1);
+	ck_assert_int_eq(rtkit_served, 0);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_broken_reload_keeps_policy)
+{
+	Sleeper low = {}, high = {};
+	char *error = NULL;
+	Daemon d;
+
+	init_two(&d, &low, &high);
+	fixture_write(fixture_conf, "[Default]\nNice=10\nBogus=1\n");
+	ck_assert_int_lt(manager_reload(&d, &error), 0);
+	ck_assert_ptr_nonnull(error);
+	ck_assert_ptr_nonnull(strstr(error, "Bogus"));
+	free(error);
+	ck_assert_uint_eq(n_signals, 0);
+	ck_assert_int_eq(rtkit_serve_calls, 0);
+	ck_assert_uint_eq(d.grants->n_grants, 2);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_BATCH);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_reset_thread_then_process)
+{
+	Sleeper low = {}, high = {};
+	Daemon d;
+
+	init_two(&d, &low, &high);
+	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 1);
+	ck_assert_uint_eq(n_signals, 1);
+	ck_assert_str_eq(signals[0].reason, "reset");
+	ck_assert_int_eq(signals[0].tids[0], high.tid);
+	ck_assert_int_eq(sched_policy_of(high.tid), SCHED_IDLE);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_BATCH);
+	/* nothing granted to that thread any more */
+	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 0);
+	ck_assert_uint_eq(n_signals, 1);
+	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), 0), 1);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
+	ck_assert_uint_eq(d.grants->n_grants, 0);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_canary_fired)
+{
+	Sleeper low = {}, high = {}, pending = {};
+	CanaryTarget list[3];
+	CanaryReport report = { .demoted = list, .n_demoted = 3, .window_usec = 2 * USEC_PER_SEC };
+	Daemon d;
+
+	init_two(&d, &low, &high);
+	/* a thread granted realtime a moment ago: watched, but not in the table yet */
+	sleeper_start(&pending);
+	fixture_stat(getpid(), pending.tid, 1000);
+	list[0] = (CanaryTarget){ .pid = getpid(), .tid = low.tid, .start_time = 1000 };
+	list[1] = (CanaryTarget){ .pid = getpid(), .tid = pending.tid, .start_time = 1000 };
+	/* a runaway that exited between the watchdog's demotion and this look
+	 * (no stat file): the watchdog demoted it all the same */
+	list[2] = (CanaryTarget){ .pid = getpid(), .tid = 5000000, .start_time = 1000 };
+
+	manager_canary_fired(&report, &d);
+	ck_assert_uint_eq(n_signals, 1);
+	ck_assert_str_eq(signals[0].reason, "canary");
+	ck_assert_uint_eq(signals[0].n, 3);
+	ck_assert_int_eq(signals[0].tids[0], low.tid);
+	ck_assert_int_eq(signals[0].tids[1], pending.tid);
+	ck_assert_int_eq(signals[0].tids[2], 5000000);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	ck_assert_ptr_null(grant_table_find(d.grants, getpid(), low.tid));
+	/* new grants are refused for CanaryRefuseSec */
+	ck_assert_uint_gt(d.refuse_until_usec, now_usec(CLOCK_MONOTONIC));
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_demote_without_memory)
+{
+	/* more grants than fit a batch on the stack: the list is allocated */
+	const size_t n_fake = DEMOTE_BATCH + 4;
+	Sleeper low = {}, high = {};
+	char *error = NULL;
+	Daemon d;
+
+	init_two(&d, &low, &high);
+	/* tids above the kernel's PID_MAX_LIMIT (4194304): no thread has them,
+	 * so restoring them changes nothing on this machine */
+	for (size_t i = 0; i < n_fake; i++) {
+		fixture_grant(&d, (pid_t)(5000000 + i), 1000, 5);
+		fixture_stat(getpid(), (pid_t)(5000000 + i), 1000);
+	}
+	fail_nmemb = d.grants->n_grants;
+	fixture_write(fixture_conf, "[Default]\nNice=10\n");
+	ck_assert_int_ge(manager_reload(&d, &error), 0);
+
+	ck_assert_uint_eq(failed_callocs, 1);
+	/* every disallowed thread demoted, DEMOTE_BATCH at a time */
+	ck_assert_uint_eq(n_demoted, n_fake + 1);
+	ck_assert_uint_eq(n_signals, 2);
+	ck_assert_uint_eq(signals[0].n, DEMOTE_BATCH);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
+	ck_assert_int_eq(sched_policy_of(high.tid), SCHED_BATCH);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-manager");
+	TCase *tc;
+
+	tc = check_add_case(s, "manager",
+			    CHECK_TESTS(test_reload_demotes_disallowed,
+					test_broken_reload_keeps_policy,
+					test_reset_thread_then_process, test_canary_fired,
+					test_demote_without_memory));
+	tcase_add_checked_fixture(tc, setup, fixture_teardown);
+	return check_run(s);
+}
