@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The daemon's demotion tests' fixture; see daemon-fixture.h. */
+/* The daemon's unit tests' fixture; see daemon-fixture.h. */
 #include <check.h>
 #include <errno.h>
 #include <sched.h>
@@ -50,20 +50,33 @@ void fixture_teardown(void)
 	strcpy(dir, DIR_TEMPLATE);
 }
 
+void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t st)
+{
+	char task[256], path[512], text[256];
+
+	snprintf(task, sizeof(task), "%s/%d", fixture_proc, (int)pid);
+	(void)mkdir(task, 0755);
+	if (tid) {
+		snprintf(task, sizeof(task), "%s/%d/task", fixture_proc, (int)pid);
+		(void)mkdir(task, 0755);
+		snprintf(task, sizeof(task), "%s/%d/task/%d", fixture_proc, (int)pid, (int)tid);
+		(void)mkdir(task, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/status", task);
+	snprintf(text, sizeof(text), "Name:\ttest\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n",
+		 (unsigned)ruid, (unsigned)euid, (unsigned)suid, (unsigned)ruid);
+	fixture_write(path, text);
+	snprintf(path, sizeof(path), "%s/stat", task);
+	snprintf(text, sizeof(text), "%d (test) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 2 0 %llu 0 0\n",
+		 (int)(tid ? tid : pid), (unsigned long long)st);
+	fixture_write(path, text);
+}
+
 void fixture_stat(pid_t pid, pid_t tid, uint64_t st)
 {
-	char path[512], line[256];
+	uid_t uid = getuid();
 
-	snprintf(path, sizeof(path), "%s/%d", fixture_proc, (int)pid);
-	(void)mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/task", fixture_proc, (int)pid);
-	(void)mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/task/%d", fixture_proc, (int)pid, (int)tid);
-	(void)mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", fixture_proc, (int)pid, (int)tid);
-	snprintf(line, sizeof(line), "%d (test) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 2 0 %llu 0 0\n",
-		 (int)tid, (unsigned long long)st);
-	fixture_write(path, line);
+	fixture_task(pid, tid, uid, uid, uid, st);
 }
 
 static void *sleeper_main(void *userdata)
@@ -118,6 +131,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
+	free(d->rates);
 }
 
 void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)

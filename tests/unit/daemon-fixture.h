@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the daemon's demotion tests (test-daemon-demote, test-daemon-manager)
- * build on, with no bus and no privilege: a temporary directory holding a
- * fake /proc, whose stat files give the start times a test decides (so a
- * tid can be made to look reused), a state directory and a policy file;
+ * What the daemon's unit tests of demotion, the manager and the request
+ * checks build on, with no bus and no privilege: a temporary directory
+ * holding a fake /proc, whose stat and status files give the start times
+ * and uids a test decides (so a tid can be made to look reused, a process
+ * someone else's), a state directory and a policy file;
  * and sleeping threads of the test itself to demote. A sleeper runs
  * SCHED_BATCH at nice 12, as its own choice; a grant's "before" of
  * SCHED_IDLE then shows whether a demotion put it back (SCHED_IDLE) or left
@@ -31,7 +32,11 @@ void fixture_setup(void);
 void fixture_teardown(void);
 
 void fixture_write(const char *path, const char *text);
-/* PROC/PID/task/TID/stat in the fake /proc, with start time st. */
+/* PROC/PID (tid 0) or PROC/PID/task/TID in the fake /proc: a status file
+ * with those real, effective and saved uids and a stat file with start
+ * time st. */
+void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t st);
+/* The same for a thread (tid > 0) that the test's own uid owns. */
 void fixture_stat(pid_t pid, pid_t tid, uint64_t st);
 
 /* Starts a thread that sleeps until the test ends, at SCHED_BATCH nice 12. */

@@ -3,8 +3,8 @@
  * Unit tests for daemon/request-check.c, the checks before a grant, and
  * the answer table of daemon/request.c, without a bus: each check returns
  * 0, or the RequestError a client is answered with and its text. The
- * checks read /proc under the grant table's root, here a fake one (a
- * directory of this test's), so that any uid may own any task: ownership
+ * checks read /proc under the grant table's root, here a fake one
+ * (daemon-fixture.h), so that any uid may own any task: ownership
  * of a process and of its thread (real, effective and saved uid), the
  * per-user and per-machine caps of the grant table (stale grants do not
  * count near a cap), the per-user rate, the canary's cool-down, and what
@@ -16,84 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-main.h"
-#include "daemon.h"
+#include "daemon-fixture.h"
 #include "pidfd.h"
 #include "request-check.h"
 
-static char dir[] = "/tmp/test-daemon-request-check.XXXXXX";
-static char proc[sizeof(dir) + 8], conf[sizeof(dir) + 16];
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_ge(fputs(text, f), 0);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* PROC/PID (tid 0) or PROC/PID/task/TID, with a status file of those
- * uids and a stat file of that start time. */
-static void fake_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t start)
-{
-	char task[256], path[512], text[256];
-
-	snprintf(task, sizeof(task), "%s/%d", proc, (int)pid);
-	(void)mkdir(task, 0755);
-	if (tid) {
-		snprintf(task, sizeof(task), "%s/%d/task", proc, (int)pid);
-		(void)mkdir(task, 0755);
-		snprintf(task, sizeof(task), "%s/%d/task/%d", proc, (int)pid, (int)tid);
-		(void)mkdir(task, 0755);
-	}
-	snprintf(path, sizeof(path), "%s/status", task);
-	snprintf(text, sizeof(text), "Name:\tx\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n",
-		 (unsigned)ruid, (unsigned)euid, (unsigned)suid, (unsigned)ruid);
-	write_file(path, text);
-	snprintf(path, sizeof(path), "%s/stat", task);
-	snprintf(text, sizeof(text), "%d (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %llu 0 0\n",
-		 (int)(tid ? tid : pid), (unsigned long long)start);
-	write_file(path, text);
-}
-
-static void setup(void)
-{
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(proc, sizeof(proc), "%s/proc", dir);
-	snprintf(conf, sizeof(conf), "%s/policy.conf", dir);
-	ck_assert_int_eq(mkdir(proc, 0755), 0);
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/test-daemon-request-check.XXXXXX");
-}
-
+/* The daemon on the fake /proc with this policy. */
 static void daemon_init(Daemon *d, const char *policy)
 {
-	const char *files[] = { conf };
-
-	write_file(conf, policy);
-	memset(d, 0, sizeof(*d));
-	/* no event: no exit watches, the fake /proc decides */
-	ck_assert_int_eq(grant_table_new(NULL, proc, NULL, NULL, &d->grants), 0);
-	ck_assert_int_eq(policy_load_files(files, 1, &d->policy), 0);
-	ck_assert_uint_eq(policy_n_errors(d->policy), 0);
-}
-
-static void daemon_fini(Daemon *d)
-{
-	d->grants = grant_table_free(d->grants);
-	d->policy = policy_free(d->policy);
-	free(d->rates);
+	fixture_write(fixture_conf, policy);
+	fixture_daemon_init(d, NULL);
 }
 
 /* A request of uid (calling from its process caller) for thread tid of pid. */
@@ -116,11 +50,11 @@ START_TEST(test_owner)
 	Request r;
 
 	daemon_init(&d, "");
-	fake_task(500, 0, 1000, 1000, 1000, 7);
-	fake_task(500, 501, 1000, 1000, 1000, 8);
-	fake_task(500, 502, 1001, 1001, 1001, 9); /* a thread that changed its uids */
-	fake_task(510, 0, 1000, 0, 1000, 7);	  /* a setuid program */
-	fake_task(520, 0, 1001, 1001, 1001, 7);
+	fixture_task(500, 0, 1000, 1000, 1000, 7);
+	fixture_task(500, 501, 1000, 1000, 1000, 8);
+	fixture_task(500, 502, 1001, 1001, 1001, 9); /* a thread that changed its uids */
+	fixture_task(510, 0, 1000, 0, 1000, 7);	     /* a setuid program */
+	fixture_task(520, 0, 1001, 1001, 1001, 7);
 
 	r = request(&d, 1000, 500, 500);
 	ck_assert_int_eq(request_check_owner(&r), 0);
@@ -154,7 +88,7 @@ START_TEST(test_owner)
 	r = request(&d, 0, 500, 502);
 	ck_assert_int_eq(request_check_owner(&r), 0);
 	ck_assert_uint_eq(r.owner, 1000);
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -177,7 +111,7 @@ START_TEST(test_args)
 	r.tid_arg = 1ULL << 31;
 	ck_assert_int_eq(request_check_args(&r), REQUEST_E_INVALID_ARGS);
 	ck_assert_str_eq(r.why, "pid 10 / tid 2147483648 out of range");
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -197,7 +131,7 @@ START_TEST(test_policy)
 
 	r.value = 21;
 	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
-	ck_assert_msg(strstr(r.why, "priority 21") && strstr(r.why, conf), "%s", r.why);
+	ck_assert_msg(strstr(r.why, "priority 21") && strstr(r.why, fixture_conf), "%s", r.why);
 	r.kind = GRANT_FIFO;
 	r.value = 10;
 	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
@@ -227,7 +161,7 @@ START_TEST(test_policy)
 	r.owner = 4000000000u;
 	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
 	ck_assert_str_eq(r.why, "uid 4000000000 is not a known user");
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -240,7 +174,7 @@ static void grant(Daemon *d, pid_t pid, pid_t tid, uid_t uid)
 	ck_assert_int_eq(grant_table_add(d->grants, pid, 1, uid, pidfd_open_cloexec(getpid()), tid,
 					 1000, GRANT_RR, 10, &before, 0, NULL),
 			 0);
-	fake_task(pid, tid, uid, uid, uid, 1000);
+	fixture_task(pid, tid, uid, uid, uid, 1000);
 }
 
 START_TEST(test_limits)
@@ -269,7 +203,7 @@ START_TEST(test_limits)
 			 "user alice holds grants for 2 processes already (ProcessesPerUserMax=2)");
 
 	/* near a cap, a grant whose thread is gone does not count */
-	fake_task(500, 502, 1000, 1000, 1000, 2000); /* tid 502 is another thread now */
+	fixture_task(500, 502, 1000, 1000, 1000, 2000); /* tid 502 is another thread now */
 	r = request(&d, 1000, 500, 503);
 	r.owner = 1000;
 	r.pid_start = 1;
@@ -292,7 +226,7 @@ START_TEST(test_limits)
 	r.owner = 1002;
 	r.type = REQUEST_LIMITS;
 	ck_assert_int_eq(request_check_limits(&r, "carol"), 0);
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -311,7 +245,7 @@ START_TEST(test_rate)
 				"(ActionsPerBurst=, BurstSec=)");
 	/* the limit is per user */
 	ck_assert_int_eq(request_check_rate(&other), 0);
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -333,7 +267,7 @@ START_TEST(test_refusing)
 	ck_assert_int_eq(request_check_refusing(&r, now), 0);
 	r.type = REQUEST_SCHED;
 	ck_assert_int_eq(request_check_refusing(&r, now + 4500000), 0);
-	daemon_fini(&d);
+	fixture_daemon_fini(&d);
 }
 END_TEST
 
@@ -400,7 +334,7 @@ int main(void)
 	tc = check_add_case(s, "checks",
 			    CHECK_TESTS(test_owner, test_args, test_policy, test_limits, test_rate,
 					test_refusing));
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	check_add_case(s, "answers",
 		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));
 	return check_run(s);
