@@ -1,36 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sched_setattr()/sched_getattr() wrappers; see sched-util.h. glibc 2.36 has
- * no wrappers, so these go through syscall(). */
+/* What realtimed does to a thread's scheduling; see sched-util.h. The
+ * system calls are common/sched-attr.h's. */
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "macro.h"
+#include "sched-attr.h"
 #include "sched-util.h"
-
-#ifndef SCHED_FLAG_RESET_ON_FORK
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#endif
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
-
-/* The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER0); the uapi header
- * clashes with glibc's struct sched_param. */
-struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
 
 const char *grant_kind_to_string(GrantKind k)
 {
@@ -40,16 +20,6 @@ const char *grant_kind_to_string(GrantKind k)
 GrantKind grant_kind_from_string(const char *s)
 {
 	return (GrantKind)policy_grant_kind_from_string(s);
-}
-
-static int sys_sched_setattr(pid_t tid, struct sched_attr *attr)
-{
-	return RET_NERRNO(syscall(SYS_sched_setattr, tid, attr, 0));
-}
-
-static int sys_sched_getattr(pid_t tid, struct sched_attr *attr)
-{
-	return RET_NERRNO(syscall(SYS_sched_getattr, tid, attr, sizeof(*attr), 0));
 }
 
 int sched_apply(pid_t tid, GrantKind kind, int value)
@@ -77,7 +47,7 @@ int sched_apply(pid_t tid, GrantKind kind, int value)
 	case _GRANT_KIND_INVALID:
 		return -EINVAL;
 	}
-	return sys_sched_setattr(tid, &attr);
+	return sched_attr_set(tid, &attr);
 }
 
 /* The thread's nice level, which the kernel keeps under every policy;
@@ -105,7 +75,7 @@ int sched_get_state(pid_t tid, SchedState *ret)
 	struct sched_attr attr = {};
 	int r, nice;
 
-	r = sys_sched_getattr(tid, &attr);
+	r = sched_attr_get(tid, &attr);
 	if (r < 0)
 		return r;
 	r = get_nice(tid, &nice);
@@ -203,7 +173,7 @@ int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
 
 		if (to.policy == SCHED_DEADLINE)
 			return sched_reset(tid); /* its parameters are not kept */
-		return sys_sched_setattr(tid, &attr);
+		return sched_attr_set(tid, &attr);
 	}
 	return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
 }
@@ -255,5 +225,5 @@ int sched_apply_deadline(pid_t tid, uint64_t runtime_nsec, uint64_t period_nsec)
 		.sched_period = period_nsec,
 	};
 
-	return sys_sched_setattr(tid, &attr);
+	return sched_attr_set(tid, &attr);
 }

@@ -13,29 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bus-fuzz.h"
 #include "procfs-stat.h"
-
-#ifndef SCHED_FLAG_RESET_ON_FORK
-#define SCHED_FLAG_RESET_ON_FORK 0x01
-#endif
-
-/* The kernel's struct sched_attr (glibc 2.36 does not declare it). */
-struct fuzz_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-};
+#include "sched-attr.h"
 
 static int read_file(const char *path, char *buf, size_t size)
 {
@@ -100,10 +82,12 @@ int thread_uids(pid_t pid, pid_t tid, uid_t ret[3])
 
 int thread_state(pid_t tid, ThreadState *ret)
 {
-	struct fuzz_sched_attr a = { .size = sizeof(a) };
+	struct sched_attr a = {};
+	int r;
 
-	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)
-		return -errno;
+	r = sched_attr_get(tid, &a);
+	if (r < 0)
+		return r;
 	*ret = (ThreadState){
 		.policy = (int)a.sched_policy,
 		.reset_on_fork = a.sched_flags & SCHED_FLAG_RESET_ON_FORK,
