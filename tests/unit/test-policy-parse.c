@@ -221,7 +221,7 @@ START_TEST(test_error_syntax)
 	/* Text after a section header. */
 	assert_text_rejected("[Default] Nice=-5\n", 1, NULL);
 	/* Only '=' separates: "Key:value" is a mistake, with or without an
-	 * '=' later on the line (inih used to read the first as Key=value). */
+	 * '=' later on the line (inih, for one, reads the first as Key=value). */
 	assert_text_rejected("[Default]\nRealtimePriority:50\n", 2, "':' instead of '='");
 	assert_text_rejected("[Default]\nNice:x=-5\n", 2, "':'");
 	/* A ';' after a blank starts a comment, so the name is not closed. */
