@@ -34,7 +34,6 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 	for (size_t i = 0; i < n; i++) {
 		DemoteThread th = threads[i];
 		Grant *g = grant_table_find(t, th.pid, th.tid);
-
 		bool same;
 
 		if (g && g->start_time != th.start_time)
