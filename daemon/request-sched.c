@@ -121,7 +121,13 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	if (r->kind != GRANT_NICE) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
 
-		manager_canary_sync(r->d, &pending);
+		/* A grant nobody watches is not made. */
+		k = manager_canary_sync(r->d, &pending);
+		if (k < 0)
+			return request_error(r, REQUEST_E_FAILED,
+					     "the canary watchdog could not take thread %d: %s; "
+					     "nothing was granted",
+					     (int)r->tid, strerror(-k));
 	}
 	k = request_apply(r, g, &before, &kind, &value);
 	if (k != 0) {

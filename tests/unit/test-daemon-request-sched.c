@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for daemon/request-sched.c, the grant itself, on the daemon
+ * fixture (a fake /proc, threads of this test that only sleep): a grant the
+ * canary cannot watch is not made. The canary is handed the thread before
+ * it turns realtime; when it cannot take it (here calloc() of the list
+ * fails, through the linker's --wrap=calloc), the thread stays as it was
+ * and the client is answered with the reason.
+ */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "canary.h"
+#include "check-main.h"
+#include "daemon-fixture.h"
+#include "pidfd.h"
+#include "policy-cache.h"
+#include "request-check.h"
+#include "request-sched.h"
+
+/* While fail_targets is set, the next calloc() of one CanaryTarget (the
+ * canary's list: no grants yet, plus the one under way) fails. */
+void *__real_calloc(size_t nmemb, size_t size);
+void *__wrap_calloc(size_t nmemb, size_t size);
+static bool fail_targets;
+
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+	if (fail_targets && nmemb == 1 && size == sizeof(CanaryTarget)) {
+		fail_targets = false;
+		return NULL;
+	}
+	return __real_calloc(nmemb, size);
+}
+
+static void on_fired(const CanaryReport *report, void *userdata)
+{
+}
+
+/* Grants RR 1 to s's thread as its owner would ask, and returns the answer. */
+static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
+{
+	const PolicyGrant *g;
+	const char *user;
+
+	*r = (Request){ .d = d,
+			.type = REQUEST_SCHED,
+			.kind = GRANT_RR,
+			.value = 1,
+			.uid = getuid(),
+			.caller_pid = getpid(),
+			.pid = getpid(),
+			.tid = s->tid,
+			.pidfd = -EBADF };
+	ck_assert_int_eq(request_pin(r), 0);
+	ck_assert_int_eq(request_check_policy(r, &g, &user), 0);
+	return request_grant_sched(r, g, user);
+}
+
+START_TEST(test_unwatched_grant_not_made)
+{
+	Sleeper s = {};
+	Daemon d;
+	Request r;
+	int k;
+
+	sleeper_start(&s);
+	fixture_write(fixture_conf, "[Default]\nRealtimePriority=10\nPolicies=rr\n");
+	fixture_daemon_init(&d, NULL);
+	fixture_task(getpid(), 0, getuid(), getuid(), getuid(), 1000);
+	fixture_stat(getpid(), s.tid, 2000);
+	ck_assert_int_eq(canary_new(d.event, fixture_proc, on_fired, &d, &d.canary), 0);
+
+	fail_targets = true;
+	k = grant_rr(&d, &s, &r);
+	ck_assert_msg(k == REQUEST_E_FAILED, "answer %d: %s", k, r.why);
+	ck_assert_ptr_nonnull(strstr(r.why, "canary"));
+	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_BATCH);
+	ck_assert_uint_eq(d.grants->n_grants, 0);
+	safe_close(r.pidfd);
+
+	/* With memory again, the same request is granted and watched. */
+	k = grant_rr(&d, &s, &r);
+	ck_assert_msg(k == 0, "answer %d: %s", k, r.why);
+	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_RR);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+
+	d.canary = canary_free(d.canary);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-request-sched");
+	TCase *tc;
+
+	tc = check_add_case(s, "grant", CHECK_TESTS(test_unwatched_grant_not_made));
+	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+	return check_run(s);
+}
