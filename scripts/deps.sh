@@ -8,7 +8,7 @@ RT_BUILD_PACKAGES=(
         check scdoc
 )
 RT_TEST_PACKAGES=(
-        dbus-daemon polkitd rtkit pipewire-bin pulseaudio jackd2 pamtester libpam-wrapper
+        dbus-daemon polkitd rtkit pipewire-bin pipewire-jack pulseaudio jackd2 pamtester libpam-wrapper
         libpam-modules libpam-runtime libcap2-bin util-linux procps systemd
         libxml2-utils python3 clang-format git
 )
