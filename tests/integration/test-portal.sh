@@ -21,7 +21,10 @@
 # thread, found independently here from /proc; a pid that is not the app's
 # is refused and nothing outside the sandbox changes; an app the portal does
 # not know as sandboxed gets its namespace ids passed on untranslated, and
-# realtimed refuses them (they are not the caller's threads).
+# realtimed refuses them (they are not the caller's threads). Last, a real
+# sandboxed client: PipeWire's JACK client (pw-jack jack_metro) in the
+# flatpak sandbox, whose module-rt asks the portal by itself, gets its
+# process thread SCHED_FIFO 88 on the host with RLIMIT_RTPRIO still 0.
 
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
@@ -81,13 +84,14 @@ echo "$props" | grep -q 'int32 95' &&
 dbus-monitor --system "type='method_call',interface='$RTKIT_IFACE'" >"$WORK/monitor.out" 2>&1 &
 integ_track $!
 
-# sandbox_start NAME [flatpak]: an app in bwrap with its own pid namespace
-# (and, with "flatpak", a /.flatpak-info and the bwrapinfo.json that flatpak
-# leaves for the portal). It runs `rt-client hold 1` and a shell that makes
-# the portal call on "call PID TID PRIO" written to $P/NAME/app.in.
-# Sets SB_NS (the app's pid namespace inode), SB_PID and SB_TID (the
-# holder's ids as the app sees them).
-sandbox_start()
+# sandbox_run NAME flatpak|plain [BWRAP-ARG...] -- COMMAND...: COMMAND as
+# $U in bwrap with its own pid namespace, in a root made of the host's /usr
+# and /etc (as flatpak builds one, so that /.flatpak-info can be placed in
+# it), with the session bus; "flatpak" adds a /.flatpak-info and the
+# bwrapinfo.json that flatpak leaves for the portal. Its stdin is
+# $P/NAME/app.in, its output $P/NAME/out.log. Sets SB_NS, the inode of the
+# sandbox's pid namespace.
+sandbox_run()
 {
 	_d=$P/$1
 	mkdir -p "$_d"
@@ -101,7 +105,29 @@ sandbox_start()
 		_info=$RUN/.flatpak/$_inst/bwrapinfo.json
 		_fp="--ro-bind $_d/flatpak-info /.flatpak-info"
 	fi
-	cat >"$_d/app.sh" <<-'EOF'
+	shift 2
+	mkfifo "$_d/app.in"
+	chown -R $U "$_d" "$RUN/.flatpak" 2>/dev/null
+	# shellcheck disable=SC2086
+	as_bg $U bwrap --unshare-pid --die-with-parent \
+		--ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+		--symlink usr/bin /bin --symlink usr/sbin /sbin --ro-bind /etc /etc \
+		--proc /proc --dev /dev --tmpfs /tmp --bind "$_d" "$_d" \
+		--bind "$RUN/bus" /run/session-bus --setenv DBUS_SESSION_BUS_ADDRESS unix:path=/run/session-bus \
+		$_fp --info-fd 3 "$@" 3>"$_info" <>"$_d/app.in" >"$_d/out.log" 2>&1
+	integ_track $!
+	wait_for 5 grep -q '"pid-namespace"' "$_info" || { fail "bwrap wrote no pid-namespace: $(cat "$_info" "$_d/out.log")"; return 1; }
+	SB_NS=$(sed -n 's/.*"pid-namespace": *\([0-9]*\).*/\1/p' "$_info")
+}
+
+# sandbox_start NAME flatpak|plain: an app in a sandbox that runs
+# `rt-client hold 1` and a shell that makes the portal call on "call PID
+# TID PRIO" written to $P/NAME/app.in. Sets SB_NS, and SB_PID and SB_TID
+# (the holder's ids as the app sees them).
+sandbox_start()
+{
+	mkdir -p "$P/$1"
+	cat >"$P/$1/app.sh" <<-'EOF'
 		d=$1
 		/app/rt-client hold 1 <>"$d/holder.in" >"$d/holder.out" 2>&1 &
 		while read -r cmd pid tid prio; do
@@ -113,25 +139,11 @@ sandbox_start()
 			mv "$d/reply.new" "$d/reply"
 		done
 	EOF
-	mkfifo "$_d/app.in" "$_d/holder.in"
-	chown -R $U "$_d" "$RUN/.flatpak" 2>/dev/null
-	# a root made of the host's /usr and /etc, as flatpak builds one, so
-	# that /.flatpak-info can be placed in it
-	# shellcheck disable=SC2086
-	as_bg $U bwrap --unshare-pid --die-with-parent \
-		--ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
-		--symlink usr/bin /bin --symlink usr/sbin /sbin --ro-bind /etc /etc \
-		--proc /proc --dev /dev --tmpfs /tmp \
-		--ro-bind "$RT_CLIENT" /app/rt-client --bind "$_d" "$_d" \
-		--bind "$RUN/bus" /run/session-bus --setenv DBUS_SESSION_BUS_ADDRESS unix:path=/run/session-bus \
-		$_fp --info-fd 3 -- /bin/sh "$_d/app.sh" "$_d" 3>"$_info" <>"$_d/app.in"
-	integ_track $!
-	wait_for 5 grep -q '^threads' "$_d/holder.out" || { cat "$_d/holder.out"; fail "the app in $1 did not start"; return 1; }
-	SB_NS=$(sed -n 's/.*"pid-namespace": *\([0-9]*\).*/\1/p' "$_info")
-	SB_PID=$(sed -n 's/^pid //p' "$_d/holder.out")
-	SB_TID=$(sed -n 's/^threads //p' "$_d/holder.out")
-	[ -n "$SB_NS" ] || { fail "bwrap wrote no pid-namespace: $(cat "$_info")"; return 1; }
-	return 0
+	mkfifo "$P/$1/holder.in"
+	sandbox_run "$1" "$2" --ro-bind "$RT_CLIENT" /app/rt-client -- /bin/sh "$P/$1/app.sh" "$P/$1" || return 1
+	wait_for 5 grep -q '^threads' "$P/$1/holder.out" || { cat "$P/$1/holder.out"; fail "the app in $1 did not start"; return 1; }
+	SB_PID=$(sed -n 's/^pid //p' "$P/$1/holder.out")
+	SB_TID=$(sed -n 's/^threads //p' "$P/$1/holder.out")
 }
 
 # app_call NAME PID TID PRIO: the app's portal call; prints dbus-send's output
@@ -160,6 +172,18 @@ calls_for()
 	grep -A2 'member=MakeThreadRealtimeWithPID' "$WORK/monitor.out" | grep -c "uint64 $1\$"
 }
 
+# caller_of TID: the pid of the system-bus connection that called
+# MakeThreadRealtimeWithPID for TID (the bus's own word for who asked)
+caller_of()
+{
+	_sender=$(grep -A2 'member=MakeThreadRealtimeWithPID' "$WORK/monitor.out" |
+		awk -v t="$1" '/member=/ { for (i = 1; i <= NF; i++) if ($i ~ /^sender=/) s = substr($i, 8) }
+			$1 == "uint64" && $2 == t { print s; exit }')
+	[ -n "$_sender" ] || return
+	dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.GetConnectionUnixProcessID "string:$_sender" 2>/dev/null | awk '$1 == "uint32" { print $2 }'
+}
+
 # 1. A flatpak app in its own pid namespace asks for its own thread.
 sandbox_start fp flatpak || integ_finish
 hpid=$(host_pid "$SB_NS" "$SB_PID")
@@ -178,6 +202,8 @@ if grep -A3 'member=MakeThreadRealtimeWithPID' "$WORK/monitor.out" | tr -s ' \n'
 else
 	fail "no MakeThreadRealtimeWithPID($hpid, $htid) on the system bus: $(cat "$WORK/monitor.out")"
 fi
+[ "$(caller_of "$htid")" = "$PORTAL_PID" ] && ok "the caller on the system bus was the portal (pid $PORTAL_PID)" ||
+	fail "the call for $htid came from pid '$(caller_of "$htid")', not the portal's $PORTAL_PID"
 for t in $SB_PID $SB_TID; do
 	[ "$(calls_for "$t")" = 0 ] || fail "the namespace id $t reached realtimed untranslated"
 done
@@ -231,5 +257,69 @@ else
 	[ -z "$(grant_of "$SB_TID")" ] && ok "host thread $SB_TID, not the app's, got no grant" ||
 		fail "host thread $SB_TID, not the app's, has a grant: $(grant_of "$SB_TID")"
 fi
+
+# 4. A real sandboxed client: PipeWire's JACK client (pw-jack jack_metro)
+# in the flatpak sandbox. Its module-rt finds the portal on the session bus
+# and asks it with the ids it sees; PipeWire itself runs outside. PipeWire
+# makes a flatpak client wait until the session manager sets its
+# permissions; with no session manager here, pw-cli does that.
+if ! command -v pipewire >/dev/null || ! command -v pw-jack >/dev/null ||
+	! command -v jack_metro >/dev/null || ! command -v pw-cli >/dev/null; then
+	note "pipewire, pw-jack, pw-cli or jack_metro is missing: no sandboxed JACK client (pipewire-bin, pipewire-jack, jackd2)"
+	integ_finish
+fi
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || { fail "cannot mount a private /dev/shm"; integ_finish; }
+PW="env -u DBUS_SESSION_BUS_ADDRESS HOME=$P/home XDG_RUNTIME_DIR=$RUN"
+# shellcheck disable=SC2086
+as_bg $U $PW PIPEWIRE_DEBUG=3 pipewire >"$P/pipewire.log" 2>&1
+integ_track $!
+wait_for 10 test -S "$RUN/pipewire-0" || { tail -n 20 "$P/pipewire.log"; fail "pipewire did not start"; integ_finish; }
+sandbox_run jack flatpak --tmpfs /dev/shm --dir /run/pw --bind "$RUN/pipewire-0" /run/pw/pipewire-0 \
+	--setenv XDG_RUNTIME_DIR /run/pw --setenv HOME /tmp --setenv PIPEWIRE_DEBUG 3 \
+	-- pw-jack jack_metro -b 120 || integ_finish
+# pw_flatpak_client: the id of the PipeWire client that waits as "flatpak"
+pw_flatpak_client()
+{
+	# shellcheck disable=SC2086
+	run_as $U $PW pw-cli ls Client 2>/dev/null | awk '
+		$1 == "id" { id = $2; sub(",", "", id) }
+		/pipewire.access = "flatpak"/ { print id; exit }'
+}
+pw_has_flatpak_client()
+{
+	[ -n "$(pw_flatpak_client)" ]
+}
+wait_for 10 pw_has_flatpak_client
+cid=$(pw_flatpak_client)
+[ -n "$cid" ] || { fail "PipeWire has no flatpak client: $(tail -n 5 "$P/jack/out.log")"; integ_finish; }
+# shellcheck disable=SC2086
+run_as $U $PW pw-cli -- permissions "$cid" -1 0710 >/dev/null 2>&1
+wait_for 10 grep -q 'impl_create()] create thread' "$P/jack/out.log" ||
+	{ fail "jack_metro in the sandbox did not activate: $(tail -n 5 "$P/jack/out.log")"; integ_finish; }
+wait_for 5 sh -c "grep -A20 'create thread' '$P/jack/out.log' | grep -q 'acquired realtime priority'"
+jpid=""
+for h in /proc/[0-9]*; do
+	h=${h#/proc/}
+	[ "$(stat -L -c %i "/proc/$h/ns/pid" 2>/dev/null)" = "$SB_NS" ] &&
+		[ "$(cat "/proc/$h/comm" 2>/dev/null)" = jack_metro ] && jpid=$h && break
+done
+jtid=""
+for t in /proc/"$jpid"/task/*; do
+	t=${t##*/}
+	[ "$(cat "/proc/$jpid/task/$t/comm" 2>/dev/null)" = jack_metro ] && [ "$t" != "$jpid" ] && jtid=$t
+done
+asked=$(grep -A20 'create thread' "$P/jack/out.log" | sed -n 's/.*acquired realtime priority 88 for thread \([0-9]*\) .*/\1/p' | head -n 1)
+inner=$(awk '/^NSpid:/ { print $NF }' "/proc/$jpid/task/$jtid/status" 2>/dev/null)
+note "jack_metro in the sandbox: host $jpid, process thread $jtid (in the sandbox $inner); module-rt says it asked for thread ${asked:-?}"
+expect_sched "the sandboxed JACK client's process thread runs SCHED_FIFO 88 on the host" "$jtid" "fifo 88"
+[ -n "$asked" ] && [ "$asked" = "$inner" ] && [ "$asked" != "$jtid" ] &&
+	ok "the client asked for its thread by its sandbox id $asked; the host thread is $jtid" ||
+	fail "the client's own id for its thread: '$asked', NSpid says '$inner', host '$jtid'"
+[ "$(grant_of "$jtid")" = "fifo 88" ] && ok "realtimed lists the grant for $jpid/$jtid" ||
+	fail "ListGrants has no fifo 88 for $jtid"
+[ "$(caller_of "$jtid")" = "$PORTAL_PID" ] && ok "RealtimeKit1 was asked by the portal, with the host ids" ||
+	fail "the RealtimeKit1 call for $jtid came from '$(caller_of "$jtid")', not the portal's $PORTAL_PID"
+grep -q '^Max realtime priority *0 *0 ' "/proc/$jpid/limits" && ok "the sandboxed client's RLIMIT_RTPRIO is still 0" ||
+	fail "the sandboxed client's RLIMIT_RTPRIO: $(grep -i 'realtime priority' "/proc/$jpid/limits")"
 
 integ_finish
