@@ -47,13 +47,6 @@ pw_start()
 	wait_for 10 test -S "$WORK/pw/run/pipewire-0" || { tail -n 20 "$WORK/pw/server.log"; fail "pipewire did not start"; integ_finish; }
 }
 
-pw_stop()
-{
-	kill "$PW_PID" 2>/dev/null
-	wait "$PW_PID" 2>/dev/null
-	integ_untrack "$PW_PID"
-}
-
 client_start()
 {
 	as_bg $U $PW_ENV pw-jack jack_metro -b 120 >"$WORK/pw/$1.log" 2>&1
@@ -64,37 +57,18 @@ client_start()
 		{ tail -n 20 "$WORK/pw/$1.log"; fail "jack_metro under pw-jack did not activate"; }
 }
 
-client_stop()
-{
-	kill "$CL_PID" 2>/dev/null
-	wait "$CL_PID" 2>/dev/null
-	integ_untrack "$CL_PID"
-}
-
-# client_rt_threads: "TID POLICY PRIO" of each realtime thread of the client
-client_rt_threads()
-{
-	for t in /proc/"$CL_PID"/task/*; do
-		t=${t##*/}
-		s=$(sched_of "$t")
-		case "$s" in
-		fifo* | rr*) echo "$t $s" ;;
-		esac
-	done
-}
-
 # 1. No realtimed: nothing owns RealtimeKit1, so the client stays SCHED_OTHER.
 pw_start
 client_start none
 sleep 1
-rt=$(client_rt_threads)
+rt=$(rt_threads "$CL_PID")
 if [ -z "$rt" ] && [ -d "/proc/$CL_PID" ]; then
 	ok "without realtimed the JACK client has no realtime thread (the kernel alone refuses it)"
 else
 	fail "without realtimed the JACK client has realtime threads: '${rt:-its process is gone}'"
 fi
-client_stop
-pw_stop
+integ_stop "$CL_PID"
+integ_stop "$PW_PID"
 
 # 2. realtimed serves RealtimeKit1.
 integ_start_daemon
@@ -105,7 +79,7 @@ pw_start
 client_start granted
 wait_for 5 sh -c "grep -q 'acquired realtime priority.*using RTKit' '$WORK/pw/granted.log'"
 sleep 0.3
-rt=$(client_rt_threads)
+rt=$(rt_threads "$CL_PID")
 note "jack_metro (pid $CL_PID) realtime threads: $(echo $rt)"
 note "module-rt: $(grep 'mod.rt' "$WORK/pw/granted.log" | sed 's/.*\] //' | tr '\n' ';')"
 tid=$(echo "$rt" | awk '$2 == "fifo" && $3 == 88 { print $1; exit }')
@@ -160,13 +134,13 @@ for l in 'Max locked memory' 'Max nice priority' 'Max realtime timeout'; do
 done
 
 # the grant ends with the client
-client_stop
+integ_stop "$CL_PID"
 if wait_for 2 sh -c "! dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
 	$NATIVE_IFACE.ListGrants | grep -q 'uint64 $tid\$'"; then
 	ok "the JACK client exited: its grant is gone"
 else
 	fail "the JACK client exited but thread $tid is still listed"
 fi
-pw_stop
+integ_stop "$PW_PID"
 
 integ_finish
