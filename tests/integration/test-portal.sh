@@ -296,7 +296,7 @@ cid=$(pw_flatpak_client)
 run_as $U $PW pw-cli -- permissions "$cid" -1 0710 >/dev/null 2>&1
 wait_for 10 grep -q 'impl_create()] create thread' "$P/jack/out.log" ||
 	{ fail "jack_metro in the sandbox did not activate: $(tail -n 5 "$P/jack/out.log")"; integ_finish; }
-wait_for 5 sh -c "grep -A20 'create thread' '$P/jack/out.log' | grep -q 'acquired realtime priority'"
+wait_for 10 sh -c "grep -A20 'create thread' '$P/jack/out.log' | grep -q 'acquired realtime priority'"
 jpid=""
 for h in /proc/[0-9]*; do
 	h=${h#/proc/}
