@@ -19,7 +19,8 @@
 # /.flatpak-info as flatpak writes it, whose sleeping thread asks the portal
 # with the ids it sees (pid 3, tid 4, say). realtimed grants the right host
 # thread, found independently here from /proc; a pid that is not the app's
-# is refused and nothing outside the sandbox changes; an app the portal does
+# is refused and nothing outside the sandbox changes, as is an app that the
+# permission store (xdg-permission-store) forbids; an app the portal does
 # not know as sandboxed gets its namespace ids passed on untranslated, and
 # realtimed refuses them (they are not the caller's threads). Last, a real
 # sandboxed client: PipeWire's JACK client (pw-jack jack_metro) in the
@@ -68,9 +69,13 @@ as_bg $U env HOME="$P/home" XDG_RUNTIME_DIR="$RUN" DBUS_SESSION_BUS_ADDRESS="$SE
 	"$PORTAL" --verbose >"$P/portal.log" 2>&1
 PORTAL_PID=$!
 integ_track $PORTAL_PID
-if ! wait_for 10 run_as $U sh -c "dbus-send --bus='$SESSION' --print-reply --dest=org.freedesktop.DBus \
-	/org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:org.freedesktop.portal.Desktop |
-	grep -q 'boolean true'"; then
+# session_has_owner NAME: true when NAME is owned on the session bus
+session_has_owner()
+{
+	run_as $U dbus-send --bus="$SESSION" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q 'boolean true'
+}
+if ! wait_for 10 session_has_owner org.freedesktop.portal.Desktop; then
 	tail -n 20 "$P/portal.log"
 	skip "xdg-desktop-portal did not take org.freedesktop.portal.Desktop on the session bus"
 fi
@@ -230,6 +235,32 @@ else
 	fail "the app asked for tid 2 of pid $SB_PID: $out"
 fi
 holder_stop
+
+# ...and an app the user's permission store forbids: the portal refuses it
+# before asking realtimed. (xdg-permission-store from the same package.)
+PERMSTORE=/usr/libexec/xdg-permission-store
+if [ -x "$PERMSTORE" ]; then
+	as_bg $U env HOME="$P/home" XDG_RUNTIME_DIR="$RUN" DBUS_SESSION_BUS_ADDRESS="$SESSION" \
+		"$PERMSTORE" --replace >"$P/permission-store.log" 2>&1
+	integ_track $!
+	wait_for 10 session_has_owner org.freedesktop.impl.portal.PermissionStore
+	out=$(run_as $U dbus-send --bus="$SESSION" --print-reply --dest=org.freedesktop.impl.portal.PermissionStore \
+		/org/freedesktop/impl/portal/PermissionStore org.freedesktop.impl.portal.PermissionStore.SetPermission \
+		string:realtime boolean:true string:realtime string:org.realtimed.Testfp array:string:no 2>&1)
+	expect_success "the permission store says no to org.realtimed.Testfp" "$out"
+	before=$(calls_for "$htid")
+	out=$(app_call fp "$SB_PID" "$SB_TID" 12)
+	if printf '%s\n' "$out" | grep -q '^Error' && printf '%s\n' "$out" | grep -qi 'permission denied'; then
+		ok "the portal refuses a forbidden app ($(printf '%s\n' "$out" | head -n 1 | cut -c1-140))"
+	else
+		fail "a forbidden app asked for fifo 12: $out"
+	fi
+	expect_sched "its thread keeps its grant" "$htid" "fifo $PRIO"
+	[ "$(calls_for "$htid")" = "$before" ] && ok "no request of the forbidden app reached realtimed" ||
+		fail "the forbidden app's request reached realtimed"
+else
+	note "$PERMSTORE is missing: the permission store's refusal is not tried"
+fi
 
 # 3. An app the portal does not know as sandboxed (no /.flatpak-info), in
 # its own pid namespace: the portal passes its ids on as they are, and
