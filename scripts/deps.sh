@@ -8,9 +8,11 @@ RT_BUILD_PACKAGES=(
         check scdoc
 )
 RT_TEST_PACKAGES=(
-        dbus-daemon polkitd rtkit pipewire-bin pulseaudio jackd2 pamtester libpam-wrapper
+        dbus-daemon polkitd rtkit pipewire-bin pipewire-jack pulseaudio jackd2 pamtester libpam-wrapper
         libpam-modules libpam-runtime libcap2-bin util-linux procps systemd
         libxml2-utils python3 clang-format git
+        # integ-portal: the Realtime portal and the sandbox its apps run in
+        xdg-desktop-portal bubblewrap
 )
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static

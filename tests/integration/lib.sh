@@ -135,6 +135,14 @@ integ_untrack()
 	integ_pids=$(echo "$integ_pids" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
 }
 
+# integ_stop PID: end a tracked background process and wait for it.
+integ_stop()
+{
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	integ_untrack "$1"
+}
+
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 on timeout.
 wait_for()
 {
@@ -467,6 +475,18 @@ sched_of()
 		split("other fifo rr batch iso idle deadline", n, " ");
 		pol = $39 % 1073741824;
 		print n[pol + 1], $38 }'
+}
+
+# rt_threads PID: "TID POLICY PRIO" of each SCHED_FIFO/SCHED_RR thread of PID
+rt_threads()
+{
+	for _t in /proc/"$1"/task/*; do
+		_t=${_t##*/}
+		_s=$(sched_of "$_t")
+		case "$_s" in
+		fifo* | rr*) echo "$_t $_s" ;;
+		esac
+	done
 }
 
 # nice_of TID

@@ -49,24 +49,13 @@ pw_start()
 
 pw_stop()
 {
-	kill "$PW_PID" 2>/dev/null
-	wait "$PW_PID" 2>/dev/null
-	integ_untrack "$PW_PID"
+	integ_stop "$PW_PID"
 }
 
 # pw_rt_thread: "TID POLICY PRIO" of PipeWire's realtime (data) thread, if any
 pw_rt_thread()
 {
-	for t in /proc/"$PW_PID"/task/*; do
-		t=${t##*/}
-		s=$(sched_of "$t")
-		case "$s" in
-		fifo* | rr*)
-			echo "$t $s"
-			return
-			;;
-		esac
-	done
+	rt_threads "$PW_PID" | head -n 1
 }
 
 if [ -x "$RTKIT_DAEMON" ]; then
