@@ -35,6 +35,19 @@ typedef struct Request {
 	int64_t *ret;
 } Request;
 
+/* A round trip proves that the service is there (and starts it when the
+ * bus can); Peer.Ping is answered by every libdbus and sd-bus service. */
+static int request_ping(DBusConnection *c, const char *dest, const char *path,
+			realtime_deadline deadline)
+{
+	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
+
+	m = dbus_message_new_method_call(dest, path, DBUS_INTERFACE_PEER, "Ping");
+	if (!m)
+		return realtime_fail(-ENOMEM, "Out of memory");
+	return realtime_bus_call(c, m, deadline, "Ping", &reply);
+}
+
 static int request_native(DBusConnection *c, const Request *q, realtime_deadline deadline)
 {
 	switch (q->kind) {
@@ -50,9 +63,7 @@ static int request_native(DBusConnection *c, const Request *q, realtime_deadline
 		return realtime_bus_get_property(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 q->property, deadline, q->ret);
 	case REQUEST_SERVICE:
-		/* a round trip proves the service is there (and starts it) */
-		return realtime_bus_get_property(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
-						 "MaxRealtimePriority", deadline, q->ret);
+		return request_ping(c, NATIVE_NAME, NATIVE_PATH, deadline);
 	}
 	return realtime_fail(-EINVAL, "Unknown request");
 }
@@ -74,8 +85,7 @@ static int request_rtkit(DBusConnection *c, const Request *q, realtime_deadline 
 		return realtime_bus_get_property(c, RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 q->property, deadline, q->ret);
 	case REQUEST_SERVICE:
-		return realtime_bus_get_property(c, RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
-						 "MaxRealtimePriority", deadline, q->ret);
+		return request_ping(c, RTKIT_NAME, RTKIT_PATH, deadline);
 	}
 	return realtime_fail(-EINVAL, "Unknown request");
 }
@@ -229,8 +239,7 @@ _public_ int realtime_get_rttime_usec_max(int64_t *ret)
 
 _public_ int realtime_service(void)
 {
-	int64_t ignored;
-	Request q = { .kind = REQUEST_SERVICE, .ret = &ignored };
+	Request q = { .kind = REQUEST_SERVICE };
 
 	realtime_clear_error();
 	return request_run(&q);
