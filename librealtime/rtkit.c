@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bus-names.h"
@@ -215,7 +216,10 @@ int rtkit_reset_thread(pid_t tid)
 		return realtime_fail(-errno, "Failed to read the scheduling of thread %d: %m",
 				     (int)tid);
 	sp.sched_priority = p.priority;
-	if (sched_setscheduler(tid, p.policy | (current & SCHED_RESET_ON_FORK), &sp) < 0)
+	/* the system call, not the libc symbol: librealtime-preload.so
+	 * interposes sched_setscheduler() and calls this library */
+	if (syscall(SYS_sched_setscheduler, tid, p.policy | (current & SCHED_RESET_ON_FORK), &sp) <
+	    0)
 		return realtime_fail(-errno, "Failed to put thread %d back to its scheduling: %m",
 				     (int)tid);
 	if (setpriority(PRIO_PROCESS, (id_t)tid, p.nice) < 0)
