@@ -40,12 +40,8 @@ typedef struct Request {
 static int request_ping(DBusConnection *c, const char *dest, const char *path,
 			realtime_deadline deadline)
 {
-	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
-
-	m = dbus_message_new_method_call(dest, path, DBUS_INTERFACE_PEER, "Ping");
-	if (!m)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	return realtime_bus_call(c, m, deadline, "Ping", &reply);
+	return realtime_bus_call_method(c, dest, path, DBUS_INTERFACE_PEER, "Ping", deadline, NULL,
+					DBUS_TYPE_INVALID);
 }
 
 static int request_native(DBusConnection *c, const Request *q, realtime_deadline deadline)
@@ -208,28 +204,27 @@ static int get_property(const char *name, int64_t *ret)
 	return r < 0 ? r : 0;
 }
 
-_public_ int realtime_get_max_realtime_priority(int *ret)
+/* The properties MaxRealtimePriority and MinNiceLevel are D-Bus int32s. */
+static int get_int_property(const char *name, int *ret)
 {
 	int64_t v;
 	int r;
 
-	r = get_property("MaxRealtimePriority", ret ? &v : NULL);
+	r = get_property(name, ret ? &v : NULL);
 	if (r < 0)
 		return r;
 	*ret = (int)v;
 	return 0;
 }
 
+_public_ int realtime_get_max_realtime_priority(int *ret)
+{
+	return get_int_property("MaxRealtimePriority", ret);
+}
+
 _public_ int realtime_get_min_nice_level(int *ret)
 {
-	int64_t v;
-	int r;
-
-	r = get_property("MinNiceLevel", ret ? &v : NULL);
-	if (r < 0)
-		return r;
-	*ret = (int)v;
-	return 0;
+	return get_int_property("MinNiceLevel", ret);
 }
 
 _public_ int realtime_get_rttime_usec_max(int64_t *ret)
