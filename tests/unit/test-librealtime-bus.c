@@ -5,7 +5,8 @@
  * tid, GrantLimits' answer fills struct realtime_limits, a refusal keeps
  * the daemon's message, a child of fork() asks on a connection of its own
  * (the bus, not the library, tells the mock who called: the child's pid)
- * and has closed the parent's socket, and when the service leaves the bus
+ * and has closed the parent's socket, threads whose first calls race share
+ * one connection, and when the service leaves the bus
  * the next call says so and the one after it finds the service again.
  *
  * usage: test-librealtime-bus PATH/mock-realtimed
@@ -13,6 +14,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -249,6 +251,44 @@ START_TEST(test_fork_child_opens_its_own)
 }
 END_TEST
 
+/* Threads whose first calls race: one connection is opened, and each
+ * request names its own thread. */
+#define N_RACERS 8
+static pthread_barrier_t racers_ready;
+static int racer_result[N_RACERS];
+static pid_t racer_tid[N_RACERS];
+
+static void *racer(void *arg)
+{
+	int i = (int)(long)arg;
+
+	racer_tid[i] = gettid_();
+	pthread_barrier_wait(&racers_ready);
+	racer_result[i] = realtime_make_thread_realtime(0, SCHED_FIFO, 30 + i);
+	return NULL;
+}
+
+START_TEST(test_threads_race_to_connect)
+{
+	char before[64][64];
+	size_t nb = sockets_of_self(before, 64);
+	pthread_t t[N_RACERS];
+
+	ck_assert_int_eq(pthread_barrier_init(&racers_ready, NULL, N_RACERS), 0);
+	for (long i = 0; i < N_RACERS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, racer, (void *)i), 0);
+	for (int i = 0; i < N_RACERS; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		ck_assert_msg(racer_result[i] == 0, "thread %d: %d", i, racer_result[i]);
+		ck_assert_msg(logged("MakeThreadRealtime caller=%d 0 %d fifo %d", (int)getpid(),
+				     (int)racer_tid[i], 30 + i),
+			      "thread %d's request not sent as its own", i);
+	}
+	char after[64][64];
+	ck_assert_uint_eq(sockets_of_self(after, 64), nb + 1);
+}
+END_TEST
+
 START_TEST(test_service_leaves_and_returns)
 {
 	ck_assert_int_eq(realtime_make_thread_realtime(0, SCHED_RR, 20), 0);
@@ -333,7 +373,8 @@ int main(int argc, char **argv)
 		       CHECK_TESTS(test_native_requests, test_refusal_keeps_the_message,
 				   test_grant_limits));
 	check_add_case(s, "connection",
-		       CHECK_TESTS(test_fork_child_opens_its_own, test_service_leaves_and_returns));
+		       CHECK_TESTS(test_fork_child_opens_its_own, test_threads_race_to_connect,
+				   test_service_leaves_and_returns));
 	r = check_run_forked(s, "each test must start without a connection");
 out:
 	mock_stop();
