@@ -32,10 +32,6 @@ static int bus_fd = -EBADF;
 /* REALTIME_SERVICE_* or 0: not asked yet on this connection */
 static int bus_service;
 
-/* In the child of fork() the parent's connection object is never touched:
- * another thread of the parent may have held libdbus's locks at the
- * fork. Its socket is closed (that needs no lock), so that the child can
- * never write into the parent's stream, and the child opens its own. */
 void realtime_lock(void)
 {
 	pthread_mutex_lock(&bus_lock);
@@ -46,6 +42,11 @@ void realtime_unlock(void)
 	pthread_mutex_unlock(&bus_lock);
 }
 
+/* In the child of fork() the parent's connection object is never touched:
+ * another thread of the parent may have held libdbus's locks at the
+ * fork. Its socket is closed (that needs no lock), so that the child can
+ * never write into the parent's stream, and the child opens its own. Our
+ * lock is held across the fork, so the child finds our state whole. */
 static void bus_atfork_prepare(void)
 {
 	pthread_mutex_lock(&bus_lock);

@@ -100,7 +100,7 @@ static int request_run(const Request *q)
 		int service = realtime_bus_service(c, deadline, failed);
 
 		if (service < 0)
-			return attempt > 0 ? r : service;
+			return service;
 		realtime_clear_error();
 		r = service == REALTIME_SERVICE_REALTIMED ? request_native(c, q, deadline)
 							  : request_rtkit(c, q, deadline);
