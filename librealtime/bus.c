@@ -134,13 +134,26 @@ int realtime_bus_call(DBusConnection *c, DBusMessage *m, realtime_deadline deadl
 }
 
 /* Hello by hand, not dbus_bus_register(): that one waits libdbus's default
- * 25 s on a bus that accepted the connection but does not answer. */
+ * 25 s on a bus that accepted the connection but does not answer. And the
+ * authentication first, by hand too: libdbus flushes a message it sends
+ * with no timeout at all, and a message waits for the authentication. */
 static int bus_hello(DBusConnection *c, realtime_deadline deadline)
 {
 	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
 	const char *name;
 	int r;
 
+	while (!dbus_connection_get_is_authenticated(c)) {
+		int left = deadline_left_msec(deadline);
+
+		if (left == 0)
+			return realtime_fail(-ETIMEDOUT, "The system bus did not let us in within "
+							 "REALTIME_TIMEOUT_MSEC");
+		if (!dbus_connection_read_write(c, left))
+			return realtime_fail(
+				-ECONNRESET,
+				"The system bus closed the connection before letting us in");
+	}
 	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
 					 "Hello");
 	if (!m)

@@ -194,6 +194,7 @@ int rtkit_reset_thread(pid_t tid)
 	struct sched_param sp = {};
 	RtkitPrior p = {};
 	RtkitPrior *found;
+	int current;
 
 	realtime_lock();
 	found = prior_find(tid);
@@ -206,9 +207,15 @@ int rtkit_reset_thread(pid_t tid)
 			(int)tid);
 
 	/* Back down, never up: the kernel refuses a raise without privilege,
-	 * and then the thread keeps its grant and the caller hears why. */
+	 * and then the thread keeps its grant and the caller hears why. Nor
+	 * may an unprivileged thread clear SCHED_RESET_ON_FORK (rtkit sets
+	 * it): the flag stays, as realtimed's own reset leaves it. */
+	current = sched_getscheduler(tid);
+	if (current < 0)
+		return realtime_fail(-errno, "Failed to read the scheduling of thread %d: %m",
+				     (int)tid);
 	sp.sched_priority = p.priority;
-	if (sched_setscheduler(tid, p.policy, &sp) < 0)
+	if (sched_setscheduler(tid, p.policy | (current & SCHED_RESET_ON_FORK), &sp) < 0)
 		return realtime_fail(-errno, "Failed to put thread %d back to its scheduling: %m",
 				     (int)tid);
 	if (setpriority(PRIO_PROCESS, (id_t)tid, p.nice) < 0)
