@@ -108,8 +108,13 @@ bool preload_is_own_thread(pid_t tid)
 		return true;
 	if (tid < 0)
 		return false;
+	int saved = errno;
+	bool r;
+
 	/* signal 0: only asks whether tid is a thread of this process */
-	return syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+	r = syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+	errno = saved;
+	return r;
 }
 
 int preload_grant(pid_t tid, int policy, int priority)
