@@ -22,7 +22,7 @@
  *     many            16 threads at once each make themselves SCHED_FIFO
  *     refused PRIO    SCHED_FIFO PRIO beyond policy: EPERM in every form, no thread runs
  *     absent          realtimed not there: EPERM, within ARG milliseconds
- *     allowed         the kernel allows it (RLIMIT_RTPRIO): done by the kernel, no
+ *     allowed         the kernel allows it (CAP_SYS_NICE): done by the kernel, no
  *                     SCHED_RESET_ON_FORK (which only realtimed sets)
  *     mlockall        mlockall(MCL_CURRENT | MCL_FUTURE): prints its outcome, exits 0
  *                     when it succeeded
