@@ -171,9 +171,14 @@ int preload_grant_memlock(void)
 		(void)setrlimit(RLIMIT_RTPRIO, &rtprio);
 		(void)setrlimit(RLIMIT_NICE, &nice_limit);
 		getrlimit(RLIMIT_MEMLOCK, &memlock);
-		preload_debug("locking memory was refused; realtimed granted RLIMIT_MEMLOCK %lld",
-			      memlock.rlim_cur == RLIM_INFINITY ? -1LL
-								: (long long)memlock.rlim_cur);
+		if (memlock.rlim_cur == RLIM_INFINITY)
+			preload_debug(
+				"locking memory was refused; realtimed granted RLIMIT_MEMLOCK "
+				"unlimited");
+		else
+			preload_debug(
+				"locking memory was refused; realtimed granted RLIMIT_MEMLOCK %llu",
+				(unsigned long long)memlock.rlim_cur);
 	} else
 		preload_debug("locking memory was refused, and realtimed granted no limits: %s",
 			      realtime_error_message());
