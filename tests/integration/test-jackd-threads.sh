@@ -21,9 +21,7 @@ integ_enter "$@"
 integ_require_daemon
 integ_require_cmd jackd jack_metro jack_simple_client dbus-monitor
 [ -x "$REALTIMECTL" ] || skip "realtimectl is not built ($REALTIMECTL)"
-REALTIME_PRELOAD=${REALTIME_PRELOAD:-$TOP_BUILDDIR/librealtime/preload/librealtime-preload.so}
-[ -f "$REALTIME_PRELOAD" ] || skip "librealtime-preload.so is not built ($REALTIME_PRELOAD)"
-export REALTIME_PRELOAD
+integ_require_preload
 integ_setup
 # JACK keeps its server sockets and shared memory in /dev/shm: a private one
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm || skip "cannot mount a private /dev/shm"

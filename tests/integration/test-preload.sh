@@ -25,11 +25,9 @@ integ_enter "$@"
 integ_require_daemon
 integ_require_cmd dbus-monitor prlimit python3
 [ -x "$REALTIMECTL" ] || skip "realtimectl is not built ($REALTIMECTL)"
-REALTIME_PRELOAD=${REALTIME_PRELOAD:-$TOP_BUILDDIR/librealtime/preload/librealtime-preload.so}
+integ_require_preload
 PROBE=$TOP_BUILDDIR/tests/integration/preload-probe
-[ -f "$REALTIME_PRELOAD" ] || skip "librealtime-preload.so is not built ($REALTIME_PRELOAD)"
 [ -x "$PROBE" ] || skip "preload-probe is not built ($PROBE)"
-export REALTIME_PRELOAD
 integ_setup
 integ_start_daemon
 

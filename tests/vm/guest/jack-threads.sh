@@ -22,11 +22,9 @@ integ_require_daemon
 [ -x "$REALTIMECTL" ] || skip "realtimectl is not built"
 integ_enter "$@"
 integ_require_cmd jackd dbus-monitor taskset
-REALTIME_PRELOAD=${REALTIME_PRELOAD:-$TOP_BUILDDIR/librealtime/preload/librealtime-preload.so}
+integ_require_preload
 SPIN=$TOP_BUILDDIR/tests/integration/jack-spin
-[ -f "$REALTIME_PRELOAD" ] || skip "librealtime-preload.so is not built"
 [ -x "$SPIN" ] || skip "jack-spin is not built"
-export REALTIME_PRELOAD
 integ_setup
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm || skip "cannot mount a private /dev/shm"
 
