@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,10 +32,6 @@ static int bus_fd = -EBADF;
 /* REALTIME_SERVICE_* or 0: not asked yet on this connection */
 static int bus_service;
 
-/* In the child of fork() the parent's connection object is never touched:
- * another thread of the parent may have held libdbus's locks at the
- * fork. Its socket is closed (that needs no lock), so that the child can
- * never write into the parent's stream, and the child opens its own. */
 void realtime_lock(void)
 {
 	pthread_mutex_lock(&bus_lock);
@@ -45,6 +42,11 @@ void realtime_unlock(void)
 	pthread_mutex_unlock(&bus_lock);
 }
 
+/* In the child of fork() the parent's connection object is never touched:
+ * another thread of the parent may have held libdbus's locks at the
+ * fork. Its socket is closed (that needs no lock), so that the child can
+ * never write into the parent's stream, and the child opens its own. Our
+ * lock is held across the fork, so the child finds our state whole. */
 static void bus_atfork_prepare(void)
 {
 	pthread_mutex_lock(&bus_lock);
@@ -133,13 +135,38 @@ int realtime_bus_call(DBusConnection *c, DBusMessage *m, realtime_deadline deadl
 	return 0;
 }
 
+int realtime_bus_call_method(DBusConnection *c, const char *dest, const char *path,
+			     const char *iface, const char *method, realtime_deadline deadline,
+			     DBusMessage **ret_reply, int first_arg_type, ...)
+{
+	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
+	va_list ap;
+	bool ok;
+	int r;
+
+	m = dbus_message_new_method_call(dest, path, iface, method);
+	if (!m)
+		return realtime_fail(-ENOMEM, "Out of memory");
+	va_start(ap, first_arg_type);
+	ok = dbus_message_append_args_valist(m, first_arg_type, ap);
+	va_end(ap);
+	if (!ok)
+		return realtime_fail(-ENOMEM, "Out of memory");
+	r = realtime_bus_call(c, m, deadline, method, &reply);
+	if (r < 0)
+		return r;
+	if (ret_reply)
+		*ret_reply = TAKE_PTR(reply);
+	return 0;
+}
+
 /* Hello by hand, not dbus_bus_register(): that one waits libdbus's default
  * 25 s on a bus that accepted the connection but does not answer. And the
  * authentication first, by hand too: libdbus flushes a message it sends
  * with no timeout at all, and a message waits for the authentication. */
 static int bus_hello(DBusConnection *c, realtime_deadline deadline)
 {
-	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
+	_cleanup_message_ DBusMessage *reply = NULL;
 	const char *name;
 	int r;
 
@@ -154,11 +181,8 @@ static int bus_hello(DBusConnection *c, realtime_deadline deadline)
 				-ECONNRESET,
 				"The system bus closed the connection before letting us in");
 	}
-	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
-					 "Hello");
-	if (!m)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	r = realtime_bus_call(c, m, deadline, "Failed to register on the system bus", &reply);
+	r = realtime_bus_call_method(c, DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+				     "Hello", deadline, &reply, DBUS_TYPE_INVALID);
 	if (r < 0)
 		return r;
 	if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID) ||
@@ -243,42 +267,36 @@ bool realtime_bus_error_is_unreachable(const char *name)
 /* 1 when the bus has an owner for name or can start one, 0 when not. */
 static int bus_name_reachable(DBusConnection *c, const char *name, realtime_deadline deadline)
 {
-	const char *methods[] = { "NameHasOwner", "ListActivatableNames" };
+	_cleanup_message_ DBusMessage *owner = NULL, *activatable = NULL;
+	DBusMessageIter it, sub;
+	dbus_bool_t has = false;
+	int r;
 
-	for (size_t i = 0; i < ELEMENTSOF(methods); i++) {
-		_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
-		DBusMessageIter it, sub;
-		dbus_bool_t has;
-		int r;
+	r = realtime_bus_call_method(c, DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+				     "NameHasOwner", deadline, &owner, DBUS_TYPE_STRING, &name,
+				     DBUS_TYPE_INVALID);
+	if (r < 0)
+		return r;
+	if (dbus_message_get_args(owner, NULL, DBUS_TYPE_BOOLEAN, &has, DBUS_TYPE_INVALID) && has)
+		return 1;
 
-		m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS,
-						 DBUS_INTERFACE_DBUS, methods[i]);
-		if (!m || (i == 0 && !dbus_message_append_args(m, DBUS_TYPE_STRING, &name,
-							       DBUS_TYPE_INVALID)))
-			return realtime_fail(-ENOMEM, "Out of memory");
-		r = realtime_bus_call(c, m, deadline, "Failed to ask the bus for a service",
-				      &reply);
-		if (r < 0)
-			return r;
-		if (i == 0) {
-			if (dbus_message_get_args(reply, NULL, DBUS_TYPE_BOOLEAN, &has,
-						  DBUS_TYPE_INVALID) &&
-			    has)
-				return 1;
-			continue;
-		}
-		if (!dbus_message_has_signature(reply, "as"))
-			return 0;
-		dbus_message_iter_init(reply, &it);
-		for (dbus_message_iter_recurse(&it, &sub);
-		     dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_STRING;
-		     dbus_message_iter_next(&sub)) {
-			const char *s;
+	/* no owner now: can the bus start one? */
+	r = realtime_bus_call_method(c, DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+				     "ListActivatableNames", deadline, &activatable,
+				     DBUS_TYPE_INVALID);
+	if (r < 0)
+		return r;
+	if (!dbus_message_has_signature(activatable, "as"))
+		return 0;
+	dbus_message_iter_init(activatable, &it);
+	for (dbus_message_iter_recurse(&it, &sub);
+	     dbus_message_iter_get_arg_type(&sub) == DBUS_TYPE_STRING;
+	     dbus_message_iter_next(&sub)) {
+		const char *s;
 
-			dbus_message_iter_get_basic(&sub, &s);
-			if (streq(s, name))
-				return 1;
-		}
+		dbus_message_iter_get_basic(&sub, &s);
+		if (streq(s, name))
+			return 1;
 	}
 	return 0;
 }
@@ -325,15 +343,13 @@ int realtime_bus_get_property(DBusConnection *c, const char *dest, const char *p
 			      const char *iface, const char *name, realtime_deadline deadline,
 			      int64_t *ret)
 {
-	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
+	_cleanup_message_ DBusMessage *reply = NULL;
 	DBusMessageIter it, v;
 	int r;
 
-	m = dbus_message_new_method_call(dest, path, DBUS_INTERFACE_PROPERTIES, "Get");
-	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &name,
-					    DBUS_TYPE_INVALID))
-		return realtime_fail(-ENOMEM, "Out of memory");
-	r = realtime_bus_call(c, m, deadline, "Failed to read a property", &reply);
+	r = realtime_bus_call_method(c, dest, path, DBUS_INTERFACE_PROPERTIES, "Get", deadline,
+				     &reply, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &name,
+				     DBUS_TYPE_INVALID);
 	if (r < 0)
 		return r;
 	if (!dbus_message_has_signature(reply, "v"))

@@ -7,7 +7,6 @@
  * name (error.c maps it) and its message.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <sched.h>
 #include <string.h>
@@ -16,30 +15,6 @@
 #include "bus-names.h"
 #include "realtime-internal.h"
 
-static int native_call(DBusConnection *c, const char *method, realtime_deadline deadline,
-		       DBusMessage **ret_reply, int first_arg_type, ...)
-{
-	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
-	va_list ap;
-	bool ok;
-	int r;
-
-	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, method);
-	if (!m)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	va_start(ap, first_arg_type);
-	ok = dbus_message_append_args_valist(m, first_arg_type, ap);
-	va_end(ap);
-	if (!ok)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	r = realtime_bus_call(c, m, deadline, method, &reply);
-	if (r < 0)
-		return r;
-	if (ret_reply)
-		*ret_reply = TAKE_PTR(reply);
-	return 0;
-}
-
 int native_make_thread_realtime(DBusConnection *c, pid_t tid, int policy, int priority,
 				realtime_deadline deadline)
 {
@@ -47,9 +22,10 @@ int native_make_thread_realtime(DBusConnection *c, pid_t tid, int policy, int pr
 	dbus_uint32_t prio = (dbus_uint32_t)priority;
 	const char *p = policy == SCHED_FIFO ? "fifo" : "rr";
 
-	return native_call(c, "MakeThreadRealtime", deadline, NULL, DBUS_TYPE_UINT64, &pid,
-			   DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &p, DBUS_TYPE_UINT32, &prio,
-			   DBUS_TYPE_INVALID);
+	return realtime_bus_call_method(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
+					"MakeThreadRealtime", deadline, NULL, DBUS_TYPE_UINT64,
+					&pid, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &p,
+					DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
 }
 
 int native_make_thread_high_priority(DBusConnection *c, pid_t tid, int nice_level,
@@ -58,16 +34,19 @@ int native_make_thread_high_priority(DBusConnection *c, pid_t tid, int nice_leve
 	dbus_uint64_t pid = 0, t = (dbus_uint64_t)tid;
 	dbus_int32_t n = nice_level;
 
-	return native_call(c, "MakeThreadHighPriority", deadline, NULL, DBUS_TYPE_UINT64, &pid,
-			   DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
+	return realtime_bus_call_method(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
+					"MakeThreadHighPriority", deadline, NULL, DBUS_TYPE_UINT64,
+					&pid, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32, &n,
+					DBUS_TYPE_INVALID);
 }
 
 int native_reset_thread(DBusConnection *c, pid_t tid, realtime_deadline deadline)
 {
 	dbus_uint64_t pid = 0, t = (dbus_uint64_t)tid;
 
-	return native_call(c, "ResetThread", deadline, NULL, DBUS_TYPE_UINT64, &pid,
-			   DBUS_TYPE_UINT64, &t, DBUS_TYPE_INVALID);
+	return realtime_bus_call_method(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ResetThread",
+					deadline, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
+					&t, DBUS_TYPE_INVALID);
 }
 
 /* GrantLimits' keys, and where each goes in struct realtime_limits. */
@@ -124,8 +103,8 @@ int native_grant_limits(DBusConnection *c, struct realtime_limits *ret, realtime
 	dbus_uint64_t pid = 0;
 	int r;
 
-	r = native_call(c, "GrantLimits", deadline, &reply, DBUS_TYPE_UINT64, &pid,
-			DBUS_TYPE_INVALID);
+	r = realtime_bus_call_method(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "GrantLimits",
+				     deadline, &reply, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
 	if (r < 0)
 		return r;
 	return native_parse_limits(reply, ret);

@@ -55,6 +55,12 @@ int realtime_bus_get(realtime_deadline deadline, DBusConnection **ret);
  * a negative errno with the calling thread's message set. */
 int realtime_bus_call(DBusConnection *c, DBusMessage *m, realtime_deadline deadline,
 		      const char *what, DBusMessage **ret_reply);
+/* dest's method with the arguments (libdbus's type, pointer pairs, ended
+ * by DBUS_TYPE_INVALID), until the deadline; the reply in ret_reply when
+ * that is not NULL. */
+int realtime_bus_call_method(DBusConnection *c, const char *dest, const char *path,
+			     const char *iface, const char *method, realtime_deadline deadline,
+			     DBusMessage **ret_reply, int first_arg_type, ...);
 /* Which service answers for this process: realtimed when
  * org.realtimed.Realtime1 has an owner or can be activated, else
  * RealtimeKit1, else -ENXIO. Remembered per connection; failed (a

@@ -35,6 +35,15 @@ typedef struct Request {
 	int64_t *ret;
 } Request;
 
+/* A round trip proves that the service is there (and starts it when the
+ * bus can); Peer.Ping is answered by every libdbus and sd-bus service. */
+static int request_ping(DBusConnection *c, const char *dest, const char *path,
+			realtime_deadline deadline)
+{
+	return realtime_bus_call_method(c, dest, path, DBUS_INTERFACE_PEER, "Ping", deadline, NULL,
+					DBUS_TYPE_INVALID);
+}
+
 static int request_native(DBusConnection *c, const Request *q, realtime_deadline deadline)
 {
 	switch (q->kind) {
@@ -50,9 +59,7 @@ static int request_native(DBusConnection *c, const Request *q, realtime_deadline
 		return realtime_bus_get_property(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						 q->property, deadline, q->ret);
 	case REQUEST_SERVICE:
-		/* a round trip proves the service is there (and starts it) */
-		return realtime_bus_get_property(c, NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
-						 "MaxRealtimePriority", deadline, q->ret);
+		return request_ping(c, NATIVE_NAME, NATIVE_PATH, deadline);
 	}
 	return realtime_fail(-EINVAL, "Unknown request");
 }
@@ -74,8 +81,7 @@ static int request_rtkit(DBusConnection *c, const Request *q, realtime_deadline 
 		return realtime_bus_get_property(c, RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
 						 q->property, deadline, q->ret);
 	case REQUEST_SERVICE:
-		return realtime_bus_get_property(c, RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
-						 "MaxRealtimePriority", deadline, q->ret);
+		return request_ping(c, RTKIT_NAME, RTKIT_PATH, deadline);
 	}
 	return realtime_fail(-EINVAL, "Unknown request");
 }
@@ -94,7 +100,7 @@ static int request_run(const Request *q)
 		int service = realtime_bus_service(c, deadline, failed);
 
 		if (service < 0)
-			return attempt > 0 ? r : service;
+			return service;
 		realtime_clear_error();
 		r = service == REALTIME_SERVICE_REALTIMED ? request_native(c, q, deadline)
 							  : request_rtkit(c, q, deadline);
@@ -198,28 +204,27 @@ static int get_property(const char *name, int64_t *ret)
 	return r < 0 ? r : 0;
 }
 
-_public_ int realtime_get_max_realtime_priority(int *ret)
+/* The properties MaxRealtimePriority and MinNiceLevel are D-Bus int32s. */
+static int get_int_property(const char *name, int *ret)
 {
 	int64_t v;
 	int r;
 
-	r = get_property("MaxRealtimePriority", ret ? &v : NULL);
+	r = get_property(name, ret ? &v : NULL);
 	if (r < 0)
 		return r;
 	*ret = (int)v;
 	return 0;
 }
 
+_public_ int realtime_get_max_realtime_priority(int *ret)
+{
+	return get_int_property("MaxRealtimePriority", ret);
+}
+
 _public_ int realtime_get_min_nice_level(int *ret)
 {
-	int64_t v;
-	int r;
-
-	r = get_property("MinNiceLevel", ret ? &v : NULL);
-	if (r < 0)
-		return r;
-	*ret = (int)v;
-	return 0;
+	return get_int_property("MinNiceLevel", ret);
 }
 
 _public_ int realtime_get_rttime_usec_max(int64_t *ret)
@@ -229,8 +234,7 @@ _public_ int realtime_get_rttime_usec_max(int64_t *ret)
 
 _public_ int realtime_service(void)
 {
-	int64_t ignored;
-	Request q = { .kind = REQUEST_SERVICE, .ret = &ignored };
+	Request q = { .kind = REQUEST_SERVICE };
 
 	realtime_clear_error();
 	return request_run(&q);

@@ -17,10 +17,10 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bus-names.h"
@@ -104,24 +104,6 @@ static void prior_drop(pid_t tid)
 	realtime_unlock();
 }
 
-static int rtkit_call(DBusConnection *c, const char *method, realtime_deadline deadline,
-		      int first_arg_type, ...)
-{
-	_cleanup_message_ DBusMessage *m = NULL, *reply = NULL;
-	va_list ap;
-	bool ok;
-
-	m = dbus_message_new_method_call(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, method);
-	if (!m)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	va_start(ap, first_arg_type);
-	ok = dbus_message_append_args_valist(m, first_arg_type, ap);
-	va_end(ap);
-	if (!ok)
-		return realtime_fail(-ENOMEM, "Out of memory");
-	return realtime_bus_call(c, m, deadline, method, &reply);
-}
-
 /* rtkit refuses a process that may run realtime longer than RTTimeUSecMax
  * without blocking: lower RLIMIT_RTTIME (soft and hard) to it. */
 static int rtkit_lower_rttime(DBusConnection *c, realtime_deadline deadline)
@@ -152,12 +134,26 @@ static int rtkit_lower_rttime(DBusConnection *c, realtime_deadline deadline)
 	return 0;
 }
 
+/* Asks rtkit's method (t thread, then the one argument of type arg_type)
+ * for tid, remembering how tid ran before, for a reset. */
+static int rtkit_ask(DBusConnection *c, const char *method, pid_t tid, int arg_type,
+		     const void *arg, realtime_deadline deadline)
+{
+	dbus_uint64_t t = (dbus_uint64_t)tid;
+	bool added = prior_remember(tid);
+	int r;
+
+	r = realtime_bus_call_method(c, RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, method, deadline, NULL,
+				     DBUS_TYPE_UINT64, &t, arg_type, arg, DBUS_TYPE_INVALID);
+	if (r < 0 && added)
+		prior_drop(tid);
+	return r;
+}
+
 int rtkit_make_thread_realtime(DBusConnection *c, pid_t tid, int policy, int priority,
 			       realtime_deadline deadline)
 {
-	dbus_uint64_t t = (dbus_uint64_t)tid;
 	dbus_uint32_t prio = (dbus_uint32_t)priority;
-	bool added;
 	int r;
 
 	/* SCHED_FIFO too: rtkit grants SCHED_RR, the nearest it has */
@@ -165,28 +161,15 @@ int rtkit_make_thread_realtime(DBusConnection *c, pid_t tid, int policy, int pri
 	r = rtkit_lower_rttime(c, deadline);
 	if (r < 0)
 		return r;
-	added = prior_remember(tid);
-	r = rtkit_call(c, "MakeThreadRealtime", deadline, DBUS_TYPE_UINT64, &t, DBUS_TYPE_UINT32,
-		       &prio, DBUS_TYPE_INVALID);
-	if (r < 0 && added)
-		prior_drop(tid);
-	return r;
+	return rtkit_ask(c, "MakeThreadRealtime", tid, DBUS_TYPE_UINT32, &prio, deadline);
 }
 
 int rtkit_make_thread_high_priority(DBusConnection *c, pid_t tid, int nice_level,
 				    realtime_deadline deadline)
 {
-	dbus_uint64_t t = (dbus_uint64_t)tid;
 	dbus_int32_t n = nice_level;
-	bool added;
-	int r;
 
-	added = prior_remember(tid);
-	r = rtkit_call(c, "MakeThreadHighPriority", deadline, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32,
-		       &n, DBUS_TYPE_INVALID);
-	if (r < 0 && added)
-		prior_drop(tid);
-	return r;
+	return rtkit_ask(c, "MakeThreadHighPriority", tid, DBUS_TYPE_INT32, &n, deadline);
 }
 
 int rtkit_reset_thread(pid_t tid)
@@ -215,7 +198,10 @@ int rtkit_reset_thread(pid_t tid)
 		return realtime_fail(-errno, "Failed to read the scheduling of thread %d: %m",
 				     (int)tid);
 	sp.sched_priority = p.priority;
-	if (sched_setscheduler(tid, p.policy | (current & SCHED_RESET_ON_FORK), &sp) < 0)
+	/* the system call, not the libc symbol: librealtime-preload.so
+	 * interposes sched_setscheduler() and calls this library */
+	if (syscall(SYS_sched_setscheduler, tid, p.policy | (current & SCHED_RESET_ON_FORK), &sp) <
+	    0)
 		return realtime_fail(-errno, "Failed to put thread %d back to its scheduling: %m",
 				     (int)tid);
 	if (setpriority(PRIO_PROCESS, (id_t)tid, p.nice) < 0)
