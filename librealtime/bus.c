@@ -12,11 +12,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bus-names.h"
 #include "realtime-internal.h"
+#include "time-util.h"
 
 /* The system bus where libdbus would look for it; DBUS_SYSTEM_BUS_ADDRESS
  * overrides it, except in a setuid program (secure_getenv()). */
@@ -57,12 +57,20 @@ static void bus_atfork_parent(void)
 	pthread_mutex_unlock(&bus_lock);
 }
 
+/* Forgets the connection without touching it (the caller closes or
+ * unrefs it as it may). */
+static void bus_forget(void)
+{
+	bus_connection = NULL;
+	bus_fd = -EBADF;
+	bus_service = 0;
+}
+
 static void bus_atfork_child(void)
 {
-	bus_fd = safe_close(bus_fd);
-	bus_connection = NULL;
+	safe_close(bus_fd);
+	bus_forget();
 	bus_owner = 0;
-	bus_service = 0;
 	rtkit_forget_all();
 	pthread_mutex_unlock(&bus_lock);
 }
@@ -87,26 +95,18 @@ int realtime_timeout_msec(const char *value)
 	return v > REALTIME_TIMEOUT_MSEC_MAX ? REALTIME_TIMEOUT_MSEC_MAX : (int)v;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 realtime_deadline realtime_deadline_start(void)
 {
 	/* secure_getenv: the preload runs inside setuid programs too */
 	int msec = realtime_timeout_msec(secure_getenv("REALTIME_TIMEOUT_MSEC"));
 
-	return now_usec() + (uint64_t)msec * 1000;
+	return now_usec(CLOCK_MONOTONIC) + (uint64_t)msec * 1000;
 }
 
 /* Milliseconds left until the deadline, at least 1; 0 when it has passed. */
 static int deadline_left_msec(realtime_deadline deadline)
 {
-	uint64_t now = now_usec();
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 
 	if (now >= deadline)
 		return 0;
@@ -233,18 +233,13 @@ int realtime_bus_get(realtime_deadline deadline, DBusConnection **ret)
 
 	pthread_mutex_lock(&bus_lock);
 	/* a child made without pthread_atfork() (clone(), vfork()) too */
-	if (bus_connection && bus_owner != pid) {
-		bus_connection = NULL;
-		bus_fd = -EBADF;
-		bus_service = 0;
-	}
+	if (bus_connection && bus_owner != pid)
+		bus_forget();
 	if (bus_connection && !dbus_connection_get_is_connected(bus_connection)) {
 		/* the bus went away: drop ours, connect afresh */
 		dbus_connection_close(bus_connection);
 		dbus_connection_unref(bus_connection);
-		bus_connection = NULL;
-		bus_fd = -EBADF;
-		bus_service = 0;
+		bus_forget();
 	}
 	if (!bus_connection) {
 		r = bus_open(deadline, &bus_connection);
@@ -255,13 +250,6 @@ int realtime_bus_get(realtime_deadline deadline, DBusConnection **ret)
 		*ret = dbus_connection_ref(bus_connection);
 	pthread_mutex_unlock(&bus_lock);
 	return r;
-}
-
-bool realtime_bus_error_is_unreachable(const char *name)
-{
-	return name && (streq(name, DBUS_ERROR_SERVICE_UNKNOWN) ||
-			streq(name, DBUS_ERROR_NAME_HAS_NO_OWNER) ||
-			startswith(name, "org.freedesktop.DBus.Error.Spawn."));
 }
 
 /* 1 when the bus has an owner for name or can start one, 0 when not. */

@@ -38,6 +38,11 @@ void realtime_clear_error(void);
 /* Copies s into buf (size > 0), cut at a UTF-8 character boundary. */
 void realtime_utf8_copy(char *buf, size_t size, const char *s);
 
+/* --- realtime.c --- */
+
+/* True when tid is a live thread of this process (tgkill(2) with signal 0). */
+bool realtime_thread_is_ours(pid_t tid);
+
 /* --- bus.c --- */
 
 /* A point in CLOCK_MONOTONIC microseconds by which a public call ends. */
@@ -71,8 +76,6 @@ int realtime_bus_service(DBusConnection *c, realtime_deadline deadline, int fail
  * its grants; held across fork() so a child finds both consistent. */
 void realtime_lock(void);
 void realtime_unlock(void);
-/* True for the bus errors that mean "no such service (any more)". */
-bool realtime_bus_error_is_unreachable(const char *name);
 
 /* Property NAME (type 'i' or 'x') of IFACE at DEST/PATH, as int64. */
 int realtime_bus_get_property(DBusConnection *c, const char *dest, const char *path,

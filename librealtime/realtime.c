@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,16 +116,24 @@ static pid_t thread_resolve(pid_t tid)
 	return tid == 0 ? (pid_t)syscall(SYS_gettid) : tid;
 }
 
+bool realtime_thread_is_ours(pid_t tid)
+{
+	int saved = errno;
+	bool r;
+
+	/* signal 0 is only the question whether tid is a thread of this process */
+	r = tid > 0 && syscall(SYS_tgkill, getpid(), tid, 0) == 0;
+	errno = saved;
+	return r;
+}
+
 /* tid must be a thread of this process, as the library promises: anything
  * else is ESRCH, as sched_setscheduler(2) says of a thread it cannot find. */
 static int thread_check(pid_t tid)
 {
-	char path[64];
-
 	if (tid < 0)
 		return realtime_fail(-EINVAL, "Invalid thread id %d", (int)tid);
-	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
-	if (access(path, F_OK) < 0 && errno == ENOENT && access("/proc/self/task", F_OK) >= 0)
+	if (!realtime_thread_is_ours(tid))
 		return realtime_fail(-ESRCH, "Thread %d is not a thread of this process (%d)",
 				     (int)tid, (int)getpid());
 	return 0;

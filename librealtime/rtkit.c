@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -42,14 +41,6 @@ static RtkitPrior rtkit_prior[RTKIT_REMEMBER_MAX];
 void rtkit_forget_all(void)
 {
 	memset(rtkit_prior, 0, sizeof(rtkit_prior));
-}
-
-static bool thread_exists(pid_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
-	return access(path, F_OK) >= 0 || errno != ENOENT;
 }
 
 static RtkitPrior *prior_find(pid_t tid)
@@ -84,7 +75,7 @@ static bool prior_remember(pid_t tid)
 	}
 	p = prior_find(0);
 	for (size_t i = 0; !p && i < ELEMENTSOF(rtkit_prior); i++)
-		if (!thread_exists(rtkit_prior[i].tid))
+		if (!realtime_thread_is_ours(rtkit_prior[i].tid))
 			p = &rtkit_prior[i];
 	if (p)
 		*p = (RtkitPrior){ tid, policy & ~SCHED_RESET_ON_FORK, sp.sched_priority,
