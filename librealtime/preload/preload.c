@@ -129,7 +129,7 @@ int preload_grant(pid_t tid, int policy, int priority)
 	preload_depth++;
 	r = realtime_make_thread_realtime(tid, policy, priority);
 	if (r >= 0) {
-		__atomic_store_n(&changed_scheduling, true, __ATOMIC_RELAXED);
+		preload_note_changed_scheduling();
 		preload_debug("thread %d: the kernel refused SCHED_%s %d, realtimed granted it",
 			      tid ?: (int)gettid(), policy == SCHED_FIFO ? "FIFO" : "RR", priority);
 	} else

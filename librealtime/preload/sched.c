@@ -135,7 +135,6 @@ int sched_setparam(pid_t pid, const struct sched_param *param)
 /* The SCHED_FLAG_KEEP_* and utilization clamp flags (Linux 5.3) ask for
  * more than a policy and a priority: those requests are left to the kernel. */
 #define SCHED_FLAGS_GRANTABLE SCHED_FLAG_RESET_ON_FORK
-#define SCHED_ATTR_SIZE_VER0 48
 
 static int real_sched_setattr(pid_t pid, struct sched_attr *attr, unsigned flags)
 {
