@@ -152,6 +152,9 @@ int request_recheck(Request *r)
 	uid_t owner;
 	int k;
 
+	if (!r->waited)
+		return 0;
+	r->waited = false;
 	if (pidfd_alive(r->pidfd) < 0 ||
 	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",

@@ -32,7 +32,10 @@ int request_check_owner(Request *r);
 int request_pin(Request *r);
 
 /* Still the pinned process and thread, and still the caller's? Asked again
- * after polkit and right before the thread is changed. */
+ * when the request waited for polkit since the last check (r->waited).
+ * Without a wait, the pin's answer stands: nothing of realtimed ran in
+ * between, and the grant's own check after the change (request-sched.c)
+ * still finds a thread that exited or whose tid was reused. */
 int request_recheck(Request *r);
 
 /* Policy allows the grant (for rtkit's realtime calls, also picks fifo or

@@ -108,19 +108,18 @@ static void request_finish(Request *r, int code)
 }
 
 /* The grant, after the checks and polkit. */
-static int request_grant(Request *r, bool after_polkit)
+static int request_grant(Request *r)
 {
 	const PolicyGrant *g;
 	const char *user;
 	int k;
 
-	/* After polkit the world may have moved on: check the target again. The
-	 * policy too (it may have been reloaded); without polkit that is a cache hit. */
-	if (after_polkit) {
-		k = request_recheck(r);
-		if (k != 0)
-			return k;
-	}
+	/* After polkit the world may have moved on: check the target again
+	 * (request_recheck() knows whether the request waited). The policy too
+	 * (it may have been reloaded); without polkit that is a cache hit. */
+	k = request_recheck(r);
+	if (k != 0)
+		return k;
 	k = request_check_policy(r, &g, &user);
 	if (k != 0)
 		return k;
@@ -136,7 +135,7 @@ static void on_polkit(int k, void *userdata)
 	const char *user;
 
 	if (k > 0) {
-		request_finish(r, request_grant(r, true));
+		request_finish(r, request_grant(r));
 		return;
 	}
 	if (daemon_policy_eval(r->d, r->owner, &g, &user) < 0)
@@ -181,11 +180,14 @@ static int request_check(Request *r, bool *ret_pending)
 	/* root callers and root-owned targets need no polkit */
 	if (r->uid == 0 || r->owner == 0 || !policy_grant_needs_polkit(g, pd))
 		return 0;
+	/* set before: from here on, on_polkit() may carry on at any time */
+	r->waited = true;
 	k = polkit_check(r->d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
 			 on_polkit, r, request_free_void);
 	*ret_pending = k == 0;
 	if (k == 0)
 		return 0;
+	r->waited = false; /* answered at once */
 	if (k == -EBUSY)
 		return request_error(r, REQUEST_E_RATE_LIMITED,
 				     "too many authorization checks are pending");
@@ -254,7 +256,7 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 		if (pending)
 			return; /* on_polkit() answers */
 		if (k == 0)
-			k = request_grant(r, false);
+			k = request_grant(r);
 	}
 	request_finish(r, k);
 }

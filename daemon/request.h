@@ -95,6 +95,9 @@ typedef struct Request {
 	uid_t owner; /* of the target process */
 	int pidfd;
 	uint64_t pid_start, tid_start;
+	/* polkit was asked after request_pin(): the checks of the target are
+	 * stale until request_recheck() */
+	bool waited;
 
 	char why[512]; /* the text of the error answer */
 } Request;

@@ -329,10 +329,13 @@ integ_admin_conf()
 }
 
 # integ_start_daemon [ARGS...]: start realtimed with the shipped vendor
-# policy and $WORK/admin.conf; wait until it owns its name.
+# policy and $WORK/admin.conf; wait until it owns its name. With --debug
+# (the tests read its debug lines) unless INTEG_DAEMON_DEBUG is set empty,
+# as a benchmark does: realtimed runs without it in production.
 integ_start_daemon()
 {
-	"$REALTIMED" --debug \
+	# shellcheck disable=SC2086
+	"$REALTIMED" ${INTEG_DAEMON_DEBUG---debug} \
 		--vendor-conf="$VENDOR_CONF" \
 		--admin-conf="$WORK/admin.conf" \
 		--vendor-conf-dir="$WORK/vendor.d" \

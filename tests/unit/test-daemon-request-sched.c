@@ -5,10 +5,12 @@
  * canary cannot watch is not made. The canary is handed the thread before
  * it turns realtime; when it cannot take it (here calloc() of the list
  * fails, through the linker's --wrap=calloc), the thread stays as it was
- * and the client is answered with the reason.
+ * and the client is answered with the reason. The target is read again
+ * before the grant only when polkit was waited for.
  */
 #include <check.h>
 #include <errno.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,12 +96,78 @@ START_TEST(test_unwatched_grant_not_made)
 }
 END_TEST
 
+/* The target is read once when nothing came between the pin and the grant,
+ * and again when polkit was waited for: a thread that changed its uids or
+ * whose tid was reused meanwhile is then refused. */
+START_TEST(test_recheck_after_wait)
+{
+	const struct passwd *pw = getpwnam("nobody");
+	const PolicyGrant *g;
+	const char *user;
+	Sleeper s = {};
+	Daemon d;
+	Request r;
+	uid_t me, other;
+	int k;
+
+	/* a caller other than root, whom the uids of the target bind */
+	ck_assert_ptr_nonnull(pw);
+	me = pw->pw_uid;
+	other = me - 1;
+	sleeper_start(&s);
+	fixture_write(fixture_conf, "[Default]\nRealtimePriority=10\nPolicies=rr\n");
+	fixture_daemon_init(&d, NULL);
+	fixture_task(getpid(), 0, me, me, me, 1000);
+	fixture_task(getpid(), s.tid, me, me, me, 2000);
+	r = (Request){ .d = &d,
+		       .type = REQUEST_SCHED,
+		       .kind = GRANT_RR,
+		       .value = 1,
+		       .uid = me,
+		       .caller_pid = getpid(),
+		       .pid = getpid(),
+		       .tid = s.tid,
+		       .pidfd = -EBADF };
+	ck_assert_int_eq(request_pin(&r), 0);
+	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+
+	/* The thread takes another uid after the pin. Without a wait the
+	 * pin's answer stands: the fake /proc is not read again. */
+	fixture_task(getpid(), s.tid, other, other, other, 2000);
+	ck_assert_int_eq(request_recheck(&r), 0);
+
+	/* polkit was asked (request.c sets waited): read again, refused */
+	r.waited = true;
+	k = request_recheck(&r);
+	ck_assert_msg(k == REQUEST_E_PERMISSION_DENIED, "answer %d: %s", k, r.why);
+	ck_assert_ptr_nonnull(strstr(r.why, "belongs to uid"));
+	ck_assert(!r.waited);
+
+	/* the tid reused by another thread of the process while polkit thought */
+	fixture_task(getpid(), s.tid, me, me, me, 2001);
+	r.waited = true;
+	k = request_recheck(&r);
+	ck_assert_msg(k == REQUEST_E_NO_SUCH_PROCESS, "answer %d: %s", k, r.why);
+
+	/* the same thread, the caller's again, after the wait: granted */
+	fixture_task(getpid(), s.tid, me, me, me, 2000);
+	r.waited = true;
+	ck_assert_int_eq(request_recheck(&r), 0);
+	k = request_grant_sched(&r, g, user);
+	ck_assert_msg(k == 0, "answer %d: %s", k, r.why);
+	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_RR);
+
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-request-sched");
 	TCase *tc;
 
-	tc = check_add_case(s, "grant", CHECK_TESTS(test_unwatched_grant_not_made));
+	tc = check_add_case(s, "grant",
+			    CHECK_TESTS(test_unwatched_grant_not_made, test_recheck_after_wait));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	return check_run(s);
 }
