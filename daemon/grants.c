@@ -36,10 +36,6 @@ int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t cha
 	return 0;
 }
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
 static void grant_free(Grant *g)
 {
 	sd_event_source_disable_unref(g->exit_source);
@@ -152,7 +148,7 @@ static void grant_watch_thread(GrantTable *t, Grant *g)
 
 	if (!t->event || unsupported || g->tid == g->process->pid)
 		return;
-	g->pidfd = RET_NERRNO(syscall(SYS_pidfd_open, g->tid, PIDFD_THREAD));
+	g->pidfd = pidfd_open_thread(g->tid);
 	if (g->pidfd < 0) {
 		if (g->pidfd == -EINVAL)
 			unsupported = true; /* older kernel: revalidation covers it */

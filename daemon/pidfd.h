@@ -6,10 +6,29 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "macro.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* PIDFD_GET_INFO (Linux 6.13), its first version: Debian 12's headers
+ * predate it. The kernel takes the size from the command, so this layout
+ * is understood by every kernel that has the call. */
+typedef struct PidfdInfo {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid;
+	uint32_t ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	uint32_t spare0;
+} PidfdInfo;
+#define PIDFD_INFO_CREDS_ (1ULL << 1)
+#define PIDFD_GET_INFO_ _IOWR(0xFF, 11, PidfdInfo)
 
 /* A pidfd is always close-on-exec. */
 static inline int pidfd_open_cloexec(pid_t pid)
@@ -27,4 +46,31 @@ static inline int pidfd_alive(int pidfd)
 	if (r < 0)
 		return -errno;
 	return r > 0 ? -ESRCH : 0;
+}
+
+/* A PIDFD_THREAD pidfd of thread tid (Linux 6.9): it turns readable when
+ * that thread exits, and never names another thread. -EINVAL on an older
+ * kernel. */
+static inline int pidfd_open_thread(pid_t tid)
+{
+	return RET_NERRNO(syscall(SYS_pidfd_open, tid, PIDFD_THREAD));
+}
+
+/* The task's credentials and thread group, as the kernel answers for a
+ * pidfd (a PIDFD_THREAD one: that thread's; per thread, as /proc's status
+ * file gives them). -EOPNOTSUPP before Linux 6.13; -ESRCH once the task
+ * is gone. */
+static inline int pidfd_get_info(int pidfd, PidfdInfo *ret)
+{
+	PidfdInfo info = { .mask = PIDFD_INFO_CREDS_ };
+
+	if (ioctl(pidfd, PIDFD_GET_INFO_, &info) < 0) {
+		if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)
+			return -EOPNOTSUPP;
+		return -errno;
+	}
+	if (!(info.mask & PIDFD_INFO_CREDS_))
+		return -EOPNOTSUPP;
+	*ret = info;
+	return 0;
 }

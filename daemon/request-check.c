@@ -60,16 +60,48 @@ static int owned_by(Request *r, const ProcUids *u, const char *what)
 			     what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)r->uid);
 }
 
-/* Credentials are per thread: the process's (its main thread's) and the
- * thread's are both asked. The process's real uid in *ret_owner. */
-static int check_owner(Request *r, uid_t *ret_owner)
+/* Whether the kernel's pidfds speak for the target: with the real /proc
+ * only, as a test's fake /proc describes tasks the kernel does not have. */
+static bool use_pidfds(const Request *r)
 {
-	const char *proc = r->d->grants->proc;
+	return streq(r->d->grants->proc, "/proc");
+}
+
+/* The uids of the process's main thread (tid 0) or of thread tid. Once
+ * pinned, from the kernel through r's pidfds where it answers
+ * (PIDFD_GET_INFO, 6.13+): the very credentials the status file prints,
+ * without formatting a page of text and reading it (most of a grant's cost
+ * was that). Else from /proc. -ESRCH when tid is no thread of the process. */
+static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
+{
+	int fd = tid ? r->tidfd : r->pidfd;
+	PidfdInfo info = {};
+	int k;
+
+	if (pinned && fd >= 0 && use_pidfds(r)) {
+		k = pidfd_get_info(fd, &info);
+		if (k == 0 && (pid_t)info.tgid != r->pid)
+			return -ESRCH; /* a thread of another process */
+		if (k == 0) {
+			*ret = (ProcUids){ info.ruid, info.euid, info.suid };
+			return 0;
+		}
+		if (k != -EOPNOTSUPP)
+			return k;
+	}
+	return proc_get_uids(r->d->grants->proc, r->pid, tid, ret);
+}
+
+/* Credentials are per thread: the process's (its main thread's) and the
+ * thread's are both asked. The process's real uid in *ret_owner. pinned:
+ * r's pidfds name the target (request_pin()). */
+static int check_owner(Request *r, bool pinned, uid_t *ret_owner)
+{
 	char what[64];
 	ProcUids u;
 	int k;
 
-	if (proc_get_uids(proc, r->pid, 0, &u) < 0)
+	if (get_uids(r, pinned, 0, &u) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d does not exist",
 				     (int)r->pid);
 	snprintf(what, sizeof(what), "process %d", (int)r->pid);
@@ -80,7 +112,7 @@ static int check_owner(Request *r, uid_t *ret_owner)
 	if (r->tid == r->pid)
 		return 0; /* the main thread: its uids were those */
 	/* /proc/PID/task/TID exists only for a thread of PID */
-	if (proc_get_uids(proc, r->pid, r->tid, &u) < 0)
+	if (get_uids(r, pinned, r->tid, &u) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d is not a thread of process %d", (int)r->tid,
 				     (int)r->pid);
@@ -90,13 +122,61 @@ static int check_owner(Request *r, uid_t *ret_owner)
 
 int request_check_owner(Request *r)
 {
-	return check_owner(r, &r->owner);
+	return check_owner(r, false, &r->owner);
+}
+
+/* Pins tid, when it is not the main thread, by a PIDFD_THREAD pidfd where
+ * the kernel has them (6.9+; else r->tidfd stays -EBADF and start times
+ * do). A thread whose grant the table watches through a pidfd that is not
+ * readable is still the thread the table recorded: its start time is the
+ * table's, and reading it again would say the same. *ret_known: whether
+ * r->tid_start is set. */
+static int pin_thread(Request *r, bool *ret_known)
+{
+	Grant *g;
+
+	*ret_known = false;
+	r->tidfd = -EBADF;
+	if (r->tid == r->pid || !use_pidfds(r))
+		return 0;
+	g = grant_table_find(r->d->grants, r->pid, r->tid);
+	if (g && g->pidfd >= 0 && g->process->start_time == r->pid_start &&
+	    pidfd_alive(g->pidfd) == 0) {
+		r->tidfd = fcntl(g->pidfd, F_DUPFD_CLOEXEC, 3);
+		if (r->tidfd < 0)
+			return -errno;
+		r->tid_start = g->start_time;
+		*ret_known = true;
+		return 0;
+	}
+	r->tidfd = pidfd_open_thread(r->tid);
+	if (r->tidfd == -ESRCH)
+		return -ESRCH;
+	if (r->tidfd < 0)
+		r->tidfd = -EBADF; /* an older kernel: start times tell */
+	return 0;
+}
+
+int request_target_alive(Request *r)
+{
+	uint64_t st;
+
+	if (pidfd_alive(r->pidfd) < 0)
+		return -ESRCH;
+	/* A PIDFD_THREAD pidfd that is not readable names a thread that has
+	 * not exited, so its tid is not another's: as good as its start time. */
+	if (r->tidfd >= 0)
+		return pidfd_alive(r->tidfd);
+	if (procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+		return -ESRCH;
+	return 0;
 }
 
 int request_pin(Request *r)
 {
 	const char *proc = r->d->grants->proc;
 	GrantProcess *p;
+	bool known;
 	int k;
 
 	/* A process already in the table is pinned by the table's pidfd: while
@@ -130,15 +210,28 @@ int request_pin(Request *r)
 					     (int)r->pid);
 	}
 
-	k = request_check_owner(r);
+	/* The thread's pidfd comes first: whatever is read below, while it
+	 * is not readable afterwards, was read of that thread. */
+	k = pin_thread(r, &known);
+	if (k == -ESRCH)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d is not a thread of process %d", (int)r->tid,
+				     (int)r->pid);
+	if (k < 0)
+		return request_error(r, k, "could not pin thread %d: %s", (int)r->tid,
+				     strerror(-k));
+
+	k = check_owner(r, true, &r->owner);
 	if (k != 0)
 		return k;
 
 	/* /proc/PID/task/TID/stat exists only for a thread of PID. */
-	k = procfs_start_time(proc, r->pid, r->tid, &r->tid_start);
+	k = known ? 0 : procfs_start_time(proc, r->pid, r->tid, &r->tid_start);
 	if (pidfd_alive(r->pidfd) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
 				     (int)r->pid);
+	if (k == 0 && r->tidfd >= 0)
+		k = pidfd_alive(r->tidfd);
 	if (k < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d is not a thread of process %d", (int)r->tid,
@@ -148,20 +241,18 @@ int request_pin(Request *r)
 
 int request_recheck(Request *r)
 {
-	uint64_t st;
 	uid_t owner;
 	int k;
 
 	if (!r->waited)
 		return 0;
 	r->waited = false;
-	if (pidfd_alive(r->pidfd) < 0 ||
-	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+	if (request_target_alive(r) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
 	/* and still the caller's: a thread may change its uids (or exec a
 	 * setuid program) while polkit thinks */
-	k = check_owner(r, &owner);
+	k = check_owner(r, true, &owner);
 	if (k != 0)
 		return k;
 	if (owner != r->owner)

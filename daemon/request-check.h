@@ -28,8 +28,14 @@ int request_check_args(Request *r);
 int request_check_owner(Request *r);
 
 /* The target exists, belongs to the caller (request_check_owner()), tid is
- * its thread, and both are pinned: r->pidfd, r->pid_start, r->tid_start. */
+ * its thread, and both are pinned: r->pidfd, r->tidfd where the kernel has
+ * thread pidfds, r->pid_start, r->tid_start. */
 int request_pin(Request *r);
+
+/* 0 while the pinned process and thread live (through their pidfds, or
+ * the thread's start time where the kernel has no thread pidfds), else
+ * -ESRCH: a tid that names another thread now is not the target. */
+int request_target_alive(Request *r);
 
 /* Still the pinned process and thread, and still the caller's? Asked again
  * when the request waited for polkit since the last check (r->waited).

@@ -75,7 +75,6 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 static int request_apply(Request *r, const PolicyGrant *g, const SchedState *before,
 			 GrantKind *ret_kind, int *ret_value)
 {
-	uint64_t st;
 	int k;
 
 	k = sched_apply(r->tid, r->kind, r->value);
@@ -87,8 +86,7 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 	 * and it holds a grant we can supervise. A thread that exited
 	 * meanwhile took its grant along; its tid may be another thread's
 	 * already, which is left alone. */
-	if (pidfd_alive(r->pidfd) < 0 ||
-	    procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+	if (request_target_alive(r) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d of process %d exited during the grant", (int)r->tid,
 				     (int)r->pid);

@@ -71,6 +71,7 @@ static Request *request_free(Request *r)
 	if (!r)
 		return NULL;
 	safe_close(r->pidfd);
+	safe_close(r->tidfd);
 	if (r->msg)
 		dbus_message_unref(r->msg);
 	if (r->reply)
@@ -243,7 +244,8 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 			.value = args->value,
 			.pid_arg = args->pid,
 			.tid_arg = args->tid,
-			.pidfd = -EBADF };
+			.pidfd = -EBADF,
+			.tidfd = -EBADF };
 
 	k = bus_get_creds(d, m, &r->uid, &r->caller_pid);
 	if (k < 0)

@@ -94,6 +94,7 @@ typedef struct Request {
 	pid_t pid, tid;
 	uid_t owner; /* of the target process */
 	int pidfd;
+	int tidfd; /* PIDFD_THREAD pidfd of tid, a non-main thread (6.9+), or -EBADF */
 	uint64_t pid_start, tid_start;
 	/* polkit was asked after request_pin(): the checks of the target are
 	 * stale until request_recheck() */
