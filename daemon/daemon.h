@@ -54,6 +54,7 @@ typedef struct Daemon {
 	Policy *policy;
 	GrantTable *grants;
 	Canary *canary;
+	bool canary_synced; /* the canary took the table at its last change (manager.c) */
 	Polkit *polkit;
 	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
 	/* bus-rtkit.c: the rtkit object is served and its name owned or asked

@@ -161,8 +161,10 @@ int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
 		return 0;
 	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
 		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets)
+		if (!targets) {
+			d->canary_synced = false;
 			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
+		}
 		GRANT_TABLE_FOREACH(p, g, d->grants) {
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
 			if (g->kind == GRANT_NICE)
@@ -175,6 +177,7 @@ int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
 			targets[n++] = *pending;
 	}
 	r = canary_update(d->canary, targets, n, &settings);
+	d->canary_synced = r >= 0;
 	if (r < 0)
 		return log_error_errno(r, "Failed to update the canary watchdog: %m");
 	return 0;

@@ -25,6 +25,18 @@ static int request_before(Request *r, SchedState *ret)
 	return sched_get_state(r->tid, ret);
 }
 
+/* Whether the canary watches r's thread already: the table holds a
+ * realtime grant of that very thread, and the canary took the table at its
+ * last change. A grant to it then needs no hand-off of a pending target
+ * (which would rebuild the canary's list twice to end where it began). */
+static bool request_watched(Request *r)
+{
+	Grant *g = grant_table_find(r->d->grants, r->pid, r->tid);
+
+	return r->d->canary_synced && g && g->kind != GRANT_NICE &&
+	       g->process->start_time == r->pid_start && g->start_time == r->tid_start;
+}
+
 /* After sched_apply() the thread may have changed its own scheduling
  * before the read-back: lowered its priority (any thread may), or raised it
  * within its own RLIMIT_RTPRIO. What it holds is supervised if it is a
@@ -98,7 +110,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	SchedState before;
 	GrantKind kind;
 	Grant *grant;
-	bool unchanged;
+	bool unchanged, handed = false;
 	int value, k;
 
 	if (r->kind != GRANT_NICE) {
@@ -115,10 +127,11 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
 
-	if (r->kind != GRANT_NICE) {
+	if (r->kind != GRANT_NICE && !request_watched(r)) {
 		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
 
 		/* A grant nobody watches is not made. */
+		handed = true;
 		k = manager_canary_sync(r->d, &pending);
 		if (k < 0)
 			return request_error(r, REQUEST_E_FAILED,
@@ -129,7 +142,8 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	k = request_apply(r, g, &before, &kind, &value);
 	if (k != 0) {
 		/* Only then does the canary let go of the pending target. */
-		manager_canary_sync(r->d, NULL);
+		if (handed)
+			manager_canary_sync(r->d, NULL);
 		return k;
 	}
 
@@ -147,7 +161,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	}
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
-	if (unchanged && r->kind != GRANT_NICE)
+	if (unchanged && handed)
 		manager_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
 	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);

@@ -5,7 +5,8 @@
  * canary cannot watch is not made. The canary is handed the thread before
  * it turns realtime; when it cannot take it (here calloc() of the list
  * fails, through the linker's --wrap=calloc), the thread stays as it was
- * and the client is answered with the reason. The target is read again
+ * and the client is answered with the reason. A repeated grant leaves a
+ * canary that watches the thread already alone. The target is read again
  * before the grant only when polkit was waited for.
  */
 #include <check.h>
@@ -29,9 +30,13 @@
 void *__real_calloc(size_t nmemb, size_t size);
 void *__wrap_calloc(size_t nmemb, size_t size);
 static bool fail_targets;
+/* lists of CanaryTarget allocated: each update of the canary makes some */
+static unsigned n_target_lists;
 
 void *__wrap_calloc(size_t nmemb, size_t size)
 {
+	if (size == sizeof(CanaryTarget))
+		n_target_lists++;
 	if (fail_targets && nmemb == 1 && size == sizeof(CanaryTarget)) {
 		fail_targets = false;
 		return NULL;
@@ -63,6 +68,26 @@ static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 	return request_grant_sched(r, g, user);
 }
 
+/* grant_rr(), which must succeed. */
+static void grant_rr_ok(Daemon *d, const Sleeper *s, Request *r)
+{
+	int k = grant_rr(d, s, r);
+
+	ck_assert_msg(k == 0, "answer %d: %s", k, r->why);
+}
+
+/* A daemon with a canary, policy RR up to 10 for all, and a sleeping
+ * thread s of this test's, which the test's uid owns. */
+static void setup(Daemon *d, Sleeper *s)
+{
+	sleeper_start(s);
+	fixture_write(fixture_conf, "[Default]\nRealtimePriority=10\nPolicies=rr\n");
+	fixture_daemon_init(d, NULL);
+	fixture_task(getpid(), 0, getuid(), getuid(), getuid(), 1000);
+	fixture_stat(getpid(), s->tid, 2000);
+	ck_assert_int_eq(canary_new(d->event, fixture_proc, on_fired, d, &d->canary), 0);
+}
+
 START_TEST(test_unwatched_grant_not_made)
 {
 	Sleeper s = {};
@@ -70,12 +95,7 @@ START_TEST(test_unwatched_grant_not_made)
 	Request r;
 	int k;
 
-	sleeper_start(&s);
-	fixture_write(fixture_conf, "[Default]\nRealtimePriority=10\nPolicies=rr\n");
-	fixture_daemon_init(&d, NULL);
-	fixture_task(getpid(), 0, getuid(), getuid(), getuid(), 1000);
-	fixture_stat(getpid(), s.tid, 2000);
-	ck_assert_int_eq(canary_new(d.event, fixture_proc, on_fired, &d, &d.canary), 0);
+	setup(&d, &s);
 
 	fail_targets = true;
 	k = grant_rr(&d, &s, &r);
@@ -86,10 +106,41 @@ START_TEST(test_unwatched_grant_not_made)
 	safe_close(r.pidfd);
 
 	/* With memory again, the same request is granted and watched. */
-	k = grant_rr(&d, &s, &r);
-	ck_assert_msg(k == 0, "answer %d: %s", k, r.why);
+	grant_rr_ok(&d, &s, &r);
 	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_RR);
 	ck_assert_uint_eq(d.grants->n_grants, 1);
+
+	d.canary = canary_free(d.canary);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* A grant repeated to a thread whose realtime grant the canary watches
+ * already leaves the canary as it is: handing it the thread as pending and
+ * back rebuilt its list twice to end where it began. Unless the canary
+ * missed the table's last change: then the thread is handed over again. */
+START_TEST(test_repeated_grant_keeps_canary)
+{
+	Sleeper s = {};
+	Daemon d;
+	Request r;
+
+	setup(&d, &s);
+
+	grant_rr_ok(&d, &s, &r);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	ck_assert(d.canary_synced);
+
+	n_target_lists = 0;
+	grant_rr_ok(&d, &s, &r);
+	ck_assert_uint_eq(n_target_lists, 0);
+	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_RR);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+
+	d.canary_synced = false;
+	grant_rr_ok(&d, &s, &r);
+	ck_assert_uint_gt(n_target_lists, 0);
+	ck_assert(d.canary_synced);
 
 	d.canary = canary_free(d.canary);
 	fixture_daemon_fini(&d);
@@ -167,7 +218,8 @@ int main(void)
 	TCase *tc;
 
 	tc = check_add_case(s, "grant",
-			    CHECK_TESTS(test_unwatched_grant_not_made, test_recheck_after_wait));
+			    CHECK_TESTS(test_unwatched_grant_not_made,
+					test_repeated_grant_keeps_canary, test_recheck_after_wait));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	return check_run(s);
 }
