@@ -84,6 +84,7 @@ typedef struct Section {
 	uint32_t id;	     /* the GID or UID when numeric */
 	const char *display; /* "Group audio", as written */
 	uint64_t hash;	     /* section_hash() of kind, id or name */
+	bool name_checked;   /* check only: its name was looked up in NSS */
 	PolicyGrant values;
 } Section;
 
@@ -113,8 +114,10 @@ struct Policy {
 	 * allocation per POLICY_POOL_BLOCK bytes instead of one per section. */
 	char **blocks;
 	size_t n_blocks;
-	size_t pool_used, pool_size; /* of blocks[n_blocks - 1] */
-	const PolicyUser *only;	     /* while loading for one user */
+	size_t pool_used, pool_size;  /* of blocks[n_blocks - 1] */
+	const PolicyUser *only;	      /* while loading for one user */
+	bool check;		      /* policy_load_check(): all errors, and warnings */
+	PolicySource *daemon_sources; /* check only: where each [Daemon] key was set */
 };
 
 /* One parsed "Key=value" line of a file that is still being checked. */
@@ -124,8 +127,19 @@ typedef struct Assignment {
 	char *target;		/* group/user name or "#N"; IRQ pattern for [IRQ] */
 	const PolicyItem *item; /* the key; NULL in [IRQ] */
 	unsigned line;
+	unsigned header_line; /* of the section header above it */
 	PolicyValue v;
 } Assignment;
+
+/* One problem of a file, at its line. */
+typedef struct FileParseError {
+	unsigned line;
+	char *message;
+} FileParseError;
+
+/* In a check (realtimectl policy check), at most this many errors of one
+ * file are kept: a binary file must not fill the memory with them. */
+#define POLICY_FILE_ERRORS_MAX 64
 
 /* The state of one file being parsed. Names are cut out of the file's
  * buffer in place (NUL-terminated there), so the assignments point into it
@@ -140,8 +154,15 @@ typedef struct FileParse {
 	bool keep;		/* the keys of the current section */
 	Assignment *assignments;
 	size_t n_assignments, n_allocated;
-	unsigned error_line;
-	char *error; /* the first problem; parsing stops there */
+	unsigned header_line; /* of the section header last read */
+	bool bad_header;      /* that header was an error: its keys are checked loosely */
+	/* The problems found: the first only, where parsing stops, or with
+	 * all_errors every one (up to POLICY_FILE_ERRORS_MAX), for a person
+	 * who fixes a file in one go. The file is rejected whole either way. */
+	bool all_errors;
+	FileParseError *errors;
+	size_t n_errors;
+	bool errors_truncated;
 	bool oom;
 } FileParse;
 
@@ -160,7 +181,7 @@ void policy_key_names_format(char *buf, size_t size);
 
 /* policy-parse.c: one file's text into assignments */
 /* Parses the file in data[0..size) (data[size] is writable), stopping at
- * the first problem: fp->error (at fp->error_line), or fp->oom. */
+ * the first problem (fp->errors), unless fp->all_errors, or fp->oom. */
 void policy_file_parse(FileParse *fp, char *data, size_t size);
 void policy_file_parse_done(FileParse *fp);
 
@@ -175,9 +196,21 @@ int policy_new(Policy **ret);
 int policy_add_path(Policy *p, const char *path, const char **ret);
 _printf_(4, 5) int policy_add_error(Policy *p, const char *path, unsigned line, const char *fmt,
 				    ...);
-_printf_(3, 4) int policy_add_warning(Policy *p, const char *path, const char *fmt, ...);
+_printf_(4, 5) int policy_add_warning(Policy *p, const char *path, unsigned line, const char *fmt,
+				      ...);
 /* Applies a file that parsed without error. */
 int policy_apply(Policy *p, const char *file, const FileParse *fp);
+
+/* policy-check.c: the warnings of policy_load_check(); each does nothing
+ * unless p->check. */
+/* a sets key, which prev (file NULL: nothing) set before. */
+int policy_check_override(Policy *p, const char *file, const Assignment *a, const char *key,
+			  const PolicySource *prev);
+/* a sets a [Daemon] key: policy_check_override() with its last source. */
+int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a);
+/* a is the first key of its header in file, and s its section: is the user
+ * or group name known to NSS? Looked up once per section. */
+int policy_check_name(Policy *p, const char *file, const Assignment *a, Section *s);
 
 /* Small predicates of the parser's inner loop, inline: they run for every
  * line of every file at each login (bench/RESULTS.md). */

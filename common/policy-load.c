@@ -53,7 +53,7 @@ static int policy_add_untrusted(Policy *p, const char *path, const struct stat *
 
 	if (t == TRUST_CALLER)
 		return policy_add_warning(
-			p, path,
+			p, path, 0,
 			"%sowned by uid %u, not root: read because it is yours, but realtimed and "
 			"pam_realtime (running as root) trust only %s that root owns and only root "
 			"can write: chown root:root %s",
@@ -168,7 +168,7 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *data = NULL;
-	FileParse fp = { .kind = _SECTION_KIND_INVALID, .only = p->only };
+	FileParse fp = { .kind = _SECTION_KIND_INVALID, .only = p->only, .all_errors = p->check };
 	const char *file;
 	struct stat st;
 	Trust trust = TRUST_NONE;
@@ -201,9 +201,15 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 		policy_file_parse_done(&fp);
 		return -ENOMEM;
 	}
-	if (fp.error)
-		r = policy_add_error(p, path, fp.error_line, "%s", fp.error);
-	else {
+	if (fp.n_errors > 0) {
+		for (size_t i = 0; r >= 0 && i < fp.n_errors; i++)
+			r = policy_add_error(p, path, fp.errors[i].line, "%s",
+					     fp.errors[i].message);
+		if (r >= 0 && fp.errors_truncated)
+			r = policy_add_error(p, path, 0,
+					     "more than %u errors; the rest are not shown",
+					     POLICY_FILE_ERRORS_MAX);
+	} else {
 		r = policy_add_path(p, path, &file);
 		if (r >= 0)
 			r = policy_apply(p, file, &fp);
@@ -300,15 +306,21 @@ static int policy_load_dropins(Policy *p, const char *vendor_dir, const char *ad
 			r = -ENOMEM;
 			break;
 		}
-		/* An /etc drop-in masks the vendor drop-in of the same name. */
-		if (admin && access(admin, F_OK) == 0) {
-			r = policy_load_one(p, admin, true);
-			continue;
-		}
 		if (asprintf(&vendor, "%s/%s", vendor_dir, names[i]) < 0) {
 			vendor = NULL;
 			r = -ENOMEM;
 			break;
+		}
+		/* An /etc drop-in masks the vendor drop-in of the same name. */
+		if (admin && access(admin, F_OK) == 0) {
+			r = policy_load_one(p, admin, true);
+			if (r >= 0 && p->check && !isempty(vendor_dir) && access(vendor, F_OK) == 0)
+				r = policy_add_warning(
+					p, admin, 0,
+					"masks the vendor drop-in %s: nothing of that "
+					"file is read (remove %s to read it again)",
+					vendor, admin);
+			continue;
 		}
 		r = policy_load_one(p, vendor, true);
 	}
@@ -328,7 +340,7 @@ static const PolicyPaths default_paths = {};
 /* Loads the files of paths, or with paths NULL exactly files, for everyone
  * or only for u. */
 static int policy_load_internal(const PolicyPaths *paths, const char *const *files, size_t n_files,
-				const PolicyUser *u, Policy **ret)
+				const PolicyUser *u, bool check, Policy **ret)
 {
 	Policy *p;
 	int r;
@@ -337,6 +349,7 @@ static int policy_load_internal(const PolicyPaths *paths, const char *const *fil
 	if (r < 0)
 		return r;
 	p->only = u;
+	p->check = check;
 	if (!paths) {
 		for (size_t i = 0; r >= 0 && i < n_files; i++)
 			r = policy_load_one(p, files[i], false);
@@ -365,21 +378,31 @@ static int policy_load_internal(const PolicyPaths *paths, const char *const *fil
 
 int policy_load(const PolicyPaths *paths, Policy **ret)
 {
-	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, NULL, ret);
+	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, NULL, false, ret);
 }
 
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret)
 {
-	return policy_load_internal(NULL, files, n_files, NULL, ret);
+	return policy_load_internal(NULL, files, n_files, NULL, false, ret);
 }
 
 int policy_load_for_user(const PolicyPaths *paths, const PolicyUser *u, Policy **ret)
 {
-	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, u, ret);
+	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, u, false, ret);
 }
 
 int policy_load_files_for_user(const char *const *files, size_t n_files, const PolicyUser *u,
 			       Policy **ret)
 {
-	return policy_load_internal(NULL, files, n_files, u, ret);
+	return policy_load_internal(NULL, files, n_files, u, false, ret);
+}
+
+int policy_load_check(const PolicyPaths *paths, Policy **ret)
+{
+	return policy_load_internal(paths ? paths : &default_paths, NULL, 0, NULL, true, ret);
+}
+
+int policy_load_files_check(const char *const *files, size_t n_files, Policy **ret)
+{
+	return policy_load_internal(NULL, files, n_files, NULL, true, ret);
 }

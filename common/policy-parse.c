@@ -2,9 +2,9 @@
 /*
  * The reader of realtime.conf(5): one file's text, in one pass over its
  * buffer, into a list of assignments, stopping at the first problem with
- * its line. Names are cut out of the buffer in place. Nothing is applied
- * here: policy_apply() takes a file only when it parsed without error, so a
- * typo never half-applies.
+ * its line (or, for realtimectl policy check, going on to find them all). Names are cut out of the
+ * buffer in place. Nothing is applied here: policy_apply() takes a file only when it parsed without
+ * error, so a typo never half-applies.
  *
  * The dialect is the small one realtime.conf(5) describes, read here rather
  * than by a general INI library: a login (pam_realtime) reads the whole
@@ -24,24 +24,41 @@
 void policy_file_parse_done(FileParse *fp)
 {
 	free(fp->assignments);
-	free(fp->error);
+	for (size_t i = 0; i < fp->n_errors; i++)
+		free(fp->errors[i].message);
+	free(fp->errors);
 }
 
 /* Records the problem with the current line; returns false, for
  * "return file_parse_fail(...)" in the parsers below. */
 _printf_(2, 3) static bool file_parse_fail(FileParse *fp, const char *fmt, ...)
 {
+	FileParseError *n;
 	va_list ap;
+	char *msg;
+	int r;
 
-	if (fp->error || fp->oom)
+	if (fp->oom || (fp->n_errors > 0 && !fp->all_errors))
 		return false; /* the first problem is the one reported */
-	va_start(ap, fmt);
-	if (vasprintf(&fp->error, fmt, ap) < 0) {
-		fp->error = NULL;
-		fp->oom = true;
+	if (fp->n_errors >= POLICY_FILE_ERRORS_MAX) {
+		fp->errors_truncated = true;
+		return false;
 	}
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fp->error_line = fp->line;
+	if (r < 0) {
+		fp->oom = true;
+		return false;
+	}
+	n = reallocarray(fp->errors, fp->n_errors + 1, sizeof(FileParseError));
+	if (!n) {
+		free(msg);
+		fp->oom = true;
+		return false;
+	}
+	fp->errors = n;
+	n[fp->n_errors++] = (FileParseError){ .line = fp->line, .message = msg };
 	return false;
 }
 
@@ -178,10 +195,27 @@ static bool file_parse_unknown_key(FileParse *fp, const char *key)
 			       fp->section, names);
 }
 
+/* A key under a header that was an error, when all errors are collected:
+ * its section is unknown, so the value is checked against the key of that
+ * name in any section, and a name no section knows is passed over (the
+ * header's error already covers it). The file is rejected anyway. */
+static bool file_parse_key_loosely(FileParse *fp, const char *key, const char *value)
+{
+	const PolicyItem *it =
+		policy_item_lookup(policy_keys, _POLICY_KEY_MAX, key)
+			?: policy_item_lookup(policy_daemon_keys, policy_n_daemon_keys, key);
+	PolicyValue v;
+
+	if (!it || it->parse(value, &v) >= 0)
+		return true;
+	return file_parse_fail(fp, "invalid value '%s' for %s: expected %s", value, key,
+			       it->expect);
+}
+
 /* "Key=value", the stripped line s..e. */
 static bool file_parse_key(FileParse *fp, char *s, char *e)
 {
-	Assignment a = { .line = fp->line, .kind = fp->kind };
+	Assignment a = { .line = fp->line, .header_line = fp->header_line, .kind = fp->kind };
 	char *eq, *name_end = NULL, *value, *c;
 	const char *expect = NULL;
 	bool colon, comment;
@@ -209,7 +243,7 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 	if (eq == e || comment)
 		return file_parse_fail(
 			fp, "syntax error: expected 'Key=value', '[Section]' or a '#' comment");
-	if (!fp->section) {
+	if (!fp->section && !fp->bad_header) {
 		*name_end = '\0';
 		return file_parse_fail(
 			fp, "'%s=' outside of a section; put it under [Default] or another section",
@@ -227,6 +261,9 @@ static bool file_parse_key(FileParse *fp, char *s, char *e)
 		}
 	trim(&value, &e);
 	*e = '\0';
+
+	if (fp->bad_header)
+		return file_parse_key_loosely(fp, s, value);
 
 	switch (a.kind) {
 	case SECTION_DAEMON:
@@ -301,13 +338,18 @@ static bool file_parse_line(FileParse *fp, char *s, size_t len)
 	*e = '\0';
 	if (s == e || *s == '#' || *s == ';')
 		return true;
-	if (*s == '[')
-		return file_parse_header(fp, s, e);
+	if (*s == '[') {
+		/* after a bad header, keys are checked loosely until the next */
+		fp->bad_header = !file_parse_header(fp, s, e);
+		if (!fp->bad_header)
+			fp->header_line = fp->line;
+		return !fp->bad_header;
+	}
 	return file_parse_key(fp, s, e);
 }
 
 /* Parses the file in data[0..size) (data[size] is writable), stopping at
- * the first problem. */
+ * the first problem unless fp->all_errors. */
 void policy_file_parse(FileParse *fp, char *data, size_t size)
 {
 	const char *nul = memchr(data, '\0', size);
@@ -322,7 +364,7 @@ void policy_file_parse(FileParse *fp, char *data, size_t size)
 			file_parse_fail(fp, "line contains a NUL byte; is this a text file?");
 			return;
 		}
-		if (!file_parse_line(fp, s, len))
+		if (!file_parse_line(fp, s, len) && (!fp->all_errors || fp->oom))
 			return;
 	}
 }

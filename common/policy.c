@@ -66,13 +66,14 @@ _printf_(4, 5) int policy_add_error(Policy *p, const char *path, unsigned line, 
 	return r;
 }
 
-_printf_(3, 4) int policy_add_warning(Policy *p, const char *path, const char *fmt, ...)
+_printf_(4, 5) int policy_add_warning(Policy *p, const char *path, unsigned line, const char *fmt,
+				      ...)
 {
 	va_list ap;
 	int r;
 
 	va_start(ap, fmt);
-	r = policy_add_note(p, &p->warnings, &p->n_warnings, path, 0, fmt, ap);
+	r = policy_add_note(p, &p->warnings, &p->n_warnings, path, line, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -84,6 +85,11 @@ static int policy_set_irq(Policy *p, const Assignment *a, PolicySource src)
 
 	for (size_t i = 0; i < p->n_irq; i++)
 		if (streq(p->irq[i].pattern, a->target)) {
+			int r = policy_check_override(p, src.file, a, a->target,
+						      &p->irq[i].rule.source);
+
+			if (r < 0)
+				return r;
 			p->irq[i].rule.priority = a->v.i;
 			p->irq[i].rule.source = src;
 			return 0;
@@ -111,6 +117,7 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp)
 {
 	const char *last_header = NULL;
 	Section *s = NULL;
+	PolicyKey k;
 	int r;
 
 	/* at most one new section per header: grow the index once, up front */
@@ -123,6 +130,9 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp)
 
 		switch (a->kind) {
 		case SECTION_DAEMON:
+			r = policy_check_daemon_key(p, file, a);
+			if (r < 0)
+				return r;
 			policy_value_store(a->item, &p->daemon, &a->v);
 			break;
 		case SECTION_IRQ:
@@ -137,13 +147,21 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp)
 			/* the keys under one header share one name pointer */
 			if (a->section != last_header) {
 				r = policy_get_section(p, a, &s);
+				if (r >= 0)
+					r = policy_check_name(p, file, a, s);
 				if (r < 0)
 					return r;
 				last_header = a->section;
 			}
+			k = (PolicyKey)(a->item - policy_keys);
+			if (s->values.set[k]) {
+				r = policy_check_override(p, file, a, a->item->name,
+							  &s->values.source[k]);
+				if (r < 0)
+					return r;
+			}
 			src.section = s->display;
-			policy_grant_set(&s->values, (PolicyKey)(a->item - policy_keys), &a->v,
-					 src);
+			policy_grant_set(&s->values, k, &a->v, src);
 			break;
 		case _SECTION_KIND_MAX:
 		case _SECTION_KIND_INVALID:
@@ -200,6 +218,7 @@ Policy *policy_free(Policy *p)
 	for (size_t i = 0; i < p->n_irq; i++)
 		free(p->irq[i].pattern);
 	free(p->irq);
+	free(p->daemon_sources);
 	free(p);
 	return NULL;
 }

@@ -82,7 +82,8 @@ typedef struct PolicyIrqRule {
 	PolicySource source;
 } PolicyIrqRule;
 
-/* One rejected file: the first problem found in it, as "file:line: message". */
+/* One problem of a rejected file, as "file:line: message" (the first only,
+ * except from policy_load_check()), or a warning. */
 typedef struct PolicyError {
 	const char *file;
 	unsigned line; /* 0: the file as a whole (unreadable, ...) */
@@ -138,6 +139,16 @@ int policy_load(const PolicyPaths *paths, Policy **ret);
  * pam_realtime's conf=). A missing file here is an error. */
 int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
 
+/* As policy_load() and policy_load_files(), for a person who reads the
+ * result (realtimectl policy check): every error of a rejected file, not
+ * only its first (it is rejected whole all the same), and warnings that
+ * reject nothing: a [Group NAME] or [User NAME] that NSS does not know, a
+ * key set twice in one section of one file, a key that a later file
+ * overrides (both file:lines), an admin drop-in that masks a vendor one.
+ * Slower (NSS lookups): not for realtimed or a login. */
+int policy_load_check(const PolicyPaths *paths, Policy **ret);
+int policy_load_files_check(const char *const *files, size_t n_files, Policy **ret);
+
 Policy *policy_free(Policy *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
@@ -147,7 +158,8 @@ const PolicyError *policy_error(const Policy *p, size_t i);
 
 /* Files and drop-in directories that were read only because the calling
  * process owns them, not root: realtimed and pam_realtime would reject
- * them. Never any for a process running as root. */
+ * them. Never any for a process running as root. After
+ * policy_load_check(), its warnings too (line 0: the file as a whole). */
 size_t policy_n_warnings(const Policy *p);
 const PolicyError *policy_warning(const Policy *p, size_t i);
 

@@ -22,6 +22,7 @@ enum {
 	CTL_EXIT_UNREACHABLE = 3, /* realtimed or the system bus is not there */
 	CTL_EXIT_NO_SUCH = 4,	  /* no such process, thread or user */
 	CTL_EXIT_FAILED = 5,	  /* anything else: the kernel said no, I/O, memory */
+	CTL_EXIT_WARNINGS = 6,	  /* policy check: warnings, and no file rejected */
 };
 
 typedef struct Ctl {
@@ -64,6 +65,8 @@ int ctl_load_policy(const Ctl *ctl, bool report_errors, Policy **ret);
 
 /* Prints "file:line: message" (or "file: message" for line 0) to stderr. */
 void ctl_print_policy_error(const PolicyError *e);
+/* The same, with "warning: " before the message. */
+void ctl_print_policy_warning(const PolicyError *e);
 
 /* Logs a usage error and a pointer to --help; returns CTL_EXIT_USAGE. */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -131,7 +131,8 @@ static void help(void)
 	       "     --conf=FILE              Read exactly these files, in order (repeatable)\n"
 	       "\n"
 	       "Exit status: 0 ok, 1 refused or policy errors, 2 usage, 3 realtimed or the\n"
-	       "system bus unreachable, 4 no such process/thread/user, 5 other failure.\n"
+	       "system bus unreachable, 4 no such process/thread/user, 5 other failure,\n"
+	       "6 policy check: warnings only.\n"
 	       "See realtimectl(1).\n",
 	       POLICY_VENDOR_FILE, POLICY_ADMIN_FILE, POLICY_VENDOR_DROPIN_DIR,
 	       POLICY_ADMIN_DROPIN_DIR);
@@ -179,12 +180,22 @@ int ctl_exit_from_errno(int r)
 	}
 }
 
-void ctl_print_policy_error(const PolicyError *e)
+static void print_policy_note(const PolicyError *e, const char *prefix)
 {
 	if (e->line > 0)
-		fprintf(stderr, "%s:%u: %s\n", e->file, e->line, e->message);
+		fprintf(stderr, "%s:%u: %s%s\n", e->file, e->line, prefix, e->message);
 	else
-		fprintf(stderr, "%s: %s\n", e->file, e->message);
+		fprintf(stderr, "%s: %s%s\n", e->file, prefix, e->message);
+}
+
+void ctl_print_policy_error(const PolicyError *e)
+{
+	print_policy_note(e, "");
+}
+
+void ctl_print_policy_warning(const PolicyError *e)
+{
+	print_policy_note(e, "warning: ");
 }
 
 int ctl_load_policy(const Ctl *ctl, bool report_errors, Policy **ret)

@@ -2,11 +2,14 @@
 /*
  * realtimectl policy check [FILE...]: validates policy files through the
  * policy library, the same code the daemon and the PAM module use, so what
- * passes here is what they accept. Every rejected file's first error is
- * printed as "file:line: message"; exit status 1 if any file was rejected.
- * Run by a user other than root, the library also reads that user's own
- * files (so a draft can be checked before it is installed); each comes
- * with a warning that realtimed, running as root, would reject it.
+ * passes here is what they accept. Every error of a rejected file is
+ * printed as "file:line: message", and the warnings (policy_load_check():
+ * names NSS does not know, keys set twice or overridden, masked drop-ins)
+ * as "file:line: warning: message"; exit status 1 if any file was
+ * rejected, 6 if there were only warnings. Run by a user other than root,
+ * the library also reads that user's own files (so a draft can be checked
+ * before it is installed); each comes with a warning that realtimed,
+ * running as root, would reject it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +70,9 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 			files[n_files++] = ctl->conf_files[i];
 		for (int i = 0; i < argc; i++)
 			files[n_files++] = argv[i];
-		r = policy_load_files(files, n_files, &p);
+		r = policy_load_files_check(files, n_files, &p);
 	} else
-		r = policy_load(&ctl->paths, &p);
+		r = policy_load_check(&ctl->paths, &p);
 	if (r < 0) {
 		fprintf(stderr, "Failed to load the policy: %s\n", strerror(-r));
 		return ctl_exit_from_errno(r);
@@ -77,11 +80,8 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 
 	for (size_t i = 0; i < policy_n_errors(p); i++)
 		ctl_print_policy_error(policy_error(p, i));
-	/* a warning does not change the exit status: the file is fine for
-	 * this user to check; only root's copy of it will count */
 	for (size_t i = 0; i < policy_n_warnings(p); i++)
-		fprintf(stderr, "%s: warning: %s\n", policy_warning(p, i)->file,
-			policy_warning(p, i)->message);
+		ctl_print_policy_warning(policy_warning(p, i));
 
 	if (ctl->json)
 		print_json(p);
@@ -103,7 +103,8 @@ static int policy_check(Ctl *ctl, int argc, char **argv)
 				policy_n_errors(p));
 		return CTL_EXIT_REFUSED;
 	}
-	return CTL_EXIT_OK;
+	/* warnings reject nothing, but a script may want to know of them */
+	return policy_n_warnings(p) > 0 ? CTL_EXIT_WARNINGS : CTL_EXIT_OK;
 }
 
 int verb_policy(Ctl *ctl, int argc, char **argv)

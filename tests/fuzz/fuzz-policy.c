@@ -230,6 +230,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		policy_free(mine);
 	}
 
+	/* policy check's load: the same verdict, the same first error, and
+	 * every further error on an existing line, in order (the parser goes
+	 * on after an error there, so it must survive what follows one). It
+	 * looks section names up in NSS: the price of fuzzing that path. */
+	{
+		Policy *check = NULL;
+
+		fuzz_assert(policy_load_files_check(files, 1, &check) == 0);
+		fuzz_assert(policy_n_files(check) == policy_n_files(p));
+		fuzz_assert((policy_n_errors(check) > 0) == (policy_n_errors(p) > 0));
+		fuzz_assert(policy_n_errors(check) <= POLICY_FILE_ERRORS_MAX + 1);
+		for (size_t i = 0; i < policy_n_errors(check); i++) {
+			const PolicyError *e = policy_error(check, i);
+
+			fuzz_assert(!isempty(e->message));
+			fuzz_assert(e->line <= n_lines);
+			fuzz_assert(e->line > 0 || i == POLICY_FILE_ERRORS_MAX);
+			if (i > 0 && e->line > 0)
+				fuzz_assert(e->line > policy_error(check, i - 1)->line);
+		}
+		if (policy_n_errors(p) == 1) {
+			fuzz_assert(policy_error(check, 0)->line == policy_error(p, 0)->line);
+			fuzz_assert(streq(policy_error(check, 0)->message,
+					  policy_error(p, 0)->message));
+		}
+		policy_free(check);
+	}
+
 	policy_free(p);
 	return 0;
 }

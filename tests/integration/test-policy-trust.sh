@@ -7,8 +7,9 @@
 # that others can write; the last good policy stays in force, the error
 # reply and the log name the file and the command that fixes it, and
 # `realtimectl policy check` says the same and exits 1. Once fixed, the
-# same file is taken. A symlink to /dev/null still masks a vendor drop-in,
-# and a symlink to a root-owned file is followed.
+# same file is taken (policy check exits 6 then: the admin file overrides a
+# vendor value, a warning). A symlink to /dev/null still masks a vendor
+# drop-in, and a symlink to a root-owned file is followed.
 
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
@@ -84,7 +85,8 @@ printf '[Group audio]\nRealtimePriority=50\n' >"$ADMIN"
 integ_start_daemon
 ask rtaudio 70 && fail "fifo 70 granted under RealtimePriority=50: $(cat "$WORK/ask.out")" ||
 	ok "with the admin file's RealtimePriority=50, fifo 70 is refused"
-checked 0 "the root-owned set"
+# the admin file overrides the vendor file's value: a warning (exit 6)
+checked 6 "the root-owned set" "$ADMIN:2: warning: RealtimePriority= in [Group audio] overrides $VENDOR_CONF:"
 
 # --- an admin file anyone may write --------------------------------------
 printf '[Group audio]\nRealtimePriority=80\n' >"$ADMIN"
@@ -102,7 +104,7 @@ out=$(native Reload)
 expect_success "the same file, chmod go-w: Reload takes it" "$out"
 ask rtaudio 70 && ok "now fifo 70 is granted (RealtimePriority=80)" ||
 	fail "fifo 70 after the fixed reload: $(cat "$WORK/ask.out")"
-checked 0 "admin.conf mode 0644"
+checked 6 "admin.conf mode 0644" "overrides $VENDOR_CONF:"
 
 # --- another user's admin file -------------------------------------------
 printf '[Group audio]\nRealtimePriority=90\n' >"$ADMIN"
@@ -133,7 +135,7 @@ ln -s /dev/null "$WORK/conf.d/60-vendor.conf"
 expect_success "a symlink to /dev/null masking a vendor drop-in: Reload takes it" "$(native Reload)"
 ask rtaudio 95 && fail "the masked vendor drop-in was read: fifo 95 granted" ||
 	ok "the masked vendor drop-in is not read: fifo 95 refused"
-checked 0 "a /dev/null mask"
+checked 6 "a /dev/null mask" "$WORK/conf.d/60-vendor.conf: warning: masks the vendor drop-in $WORK/vendor.d/60-vendor.conf"
 rm "$WORK/conf.d/60-vendor.conf"
 mkdir "$WORK/elsewhere"
 printf '[Group audio]\nRealtimePriority=60\n' >"$WORK/elsewhere/studio.conf"

@@ -149,7 +149,8 @@ if [ "$(id -u)" = 0 ]; then
 	expect err "chown root:root $work/theirs.conf" "the error gives the fix"
 	rm "$work/theirs.conf"
 fi
-# A user's own draft: read, with a warning that realtimed would not, exit 0.
+# A user's own draft: read, with a warning that realtimed would not, exit 6
+# (warnings only).
 # As root, that user is nobody.
 printf '[Default]\nRealtimePriority=20\n' >"$work/draft.conf"
 as_user=()
@@ -163,8 +164,8 @@ if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
 	status=$?
 	out=$(cat "$work/out")
 	err=$(cat "$work/err")
-	if [ $status = 0 ]; then
-		pass "a user's own file passes their check (exit 0)"
+	if [ $status = 6 ]; then
+		pass "a user's own file passes their check, with a warning (exit 6)"
 	else
 		fail "a user's own file: exit $status: $err"
 	fi
@@ -185,7 +186,48 @@ expect out "$work/vendor.conf: ok" "the vendor file is read"
 expect out "$work/admin.d/10-more.conf: ok" "the good drop-in is read"
 expect err "$work/admin.d/20-broken.conf:2: " "the broken drop-in is reported with its line"
 rm "$work/admin.d/20-broken.conf"
-run 0 "the same set passes once the broken drop-in is gone" -- policy check "${paths[@]}"
+run 6 "the same set passes once the broken drop-in is gone, with a warning" -- policy check "${paths[@]}"
+expect err "$work/admin.d/10-more.conf:2: warning: RealtimePriority= in [Default] overrides $work/vendor.conf:$(line_of "$work/vendor.conf" Default RealtimePriority)" \
+	"the override is a warning with both file:lines"
+# An admin drop-in that masks a vendor drop-in of the same name.
+printf '[Default]\nNice=-10\n' >"$work/vendor.d/10-more.conf"
+run 6 "a masking drop-in is a warning" -- policy check "${paths[@]}"
+expect err "$work/admin.d/10-more.conf: warning: masks the vendor drop-in $work/vendor.d/10-more.conf" "the mask names the vendor drop-in"
+rm "$work/vendor.d/10-more.conf"
+
+echo "# policy check: every error, and the warnings"
+# A typo in a section name and a wrong value further down: both reported,
+# with their lines, and the file is still rejected whole.
+printf '[Default]\nRealtimePriority=20\n[Gruop audio]\nNice=-30\nFoo=1\n[Default]\nMemLock=lots\n' >"$work/multi.conf"
+run 1 "a file with three errors is rejected" -- policy check "$work/multi.conf"
+expect err "$work/multi.conf:3: unknown section [Gruop audio]" "the bad header (line 3)"
+expect err "$work/multi.conf:4: invalid value '-30' for Nice" "the bad value under the bad header (line 4)"
+expect err "$work/multi.conf:7: invalid value 'lots' for MemLock" "the bad value further down (line 7)"
+checks=$((checks + 1))
+if [ "$(grep -c "^$work/multi.conf:" <<<"$err")" = 3 ]; then
+	pass "exactly three errors (an unknown key under an unknown header adds none)"
+else
+	fail "want 3 errors: $err"
+fi
+run 1 "--json lists every error" -- --json policy check "$work/multi.conf"
+json_ok "policy check --json with several errors parses"
+expect out '"line":7' "JSON has the last error's line"
+# Warnings: a group and a user NSS does not know, a key set twice.
+printf '[Group audoi-nonexistent]\nNice=-5\n[User nobody-nonexistent]\nNice=-5\n[Default]\nNice=-5\nNice=-6\n[IRQ]\nsnd*=80\nsnd*=81\n' >"$work/warn.conf"
+run 6 "warnings only: exit 6" -- policy check "$work/warn.conf"
+expect out "$work/warn.conf: ok" "the file is accepted"
+expect err "$work/warn.conf:1: warning: [Group audoi-nonexistent]: no group 'audoi-nonexistent' is known" "an unknown group"
+expect err "which may be down now" "the warning says a directory may be down"
+expect err "$work/warn.conf:3: warning: [User nobody-nonexistent]: no user 'nobody-nonexistent' is known" "an unknown user"
+expect err "$work/warn.conf:7: warning: Nice= set twice in [Default] (first at line 6)" "a key set twice"
+expect err "$work/warn.conf:10: warning: snd*= set twice in [IRQ] (first at line 9)" "an IRQ rule set twice"
+run 6 "--json: warnings, exit 6" -- --json policy check "$work/warn.conf"
+json_ok "policy check --json with warnings parses"
+expect out '"errors":[]' "no errors in JSON"
+expect out '"line":7,"message":"Nice= set twice' "the warning's line in JSON"
+# Errors win over warnings.
+run 1 "errors and warnings: exit 1" -- policy check "$work/warn.conf" "$work/multi.conf"
+rm "$work/multi.conf" "$work/warn.conf"
 
 echo "# explain --offline"
 if id -nG root 2>/dev/null | tr ' ' '\n' | grep -qx audio; then

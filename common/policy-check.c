@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The warnings of policy_load_check() (realtimectl policy check) that come
+ * from applying files: a key set twice, a key that a later file overrides,
+ * a [User NAME] or [Group NAME] that NSS does not know. They reject
+ * nothing: realtimed and pam_realtime never load in check mode, so none of
+ * this (nor its NSS lookups) weighs on a login.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy-internal.h"
+
+int policy_check_override(Policy *p, const char *file, const Assignment *a, const char *key,
+			  const PolicySource *prev)
+{
+	const char *section = a->kind == SECTION_IRQ ? "IRQ" : a->section;
+
+	if (!p->check || !prev->file)
+		return 0;
+	if (streq(prev->file, file))
+		return policy_add_warning(
+			p, file, a->line,
+			"%s= set twice in [%s] (first at line %u); the later value "
+			"is the one in force",
+			key, section, prev->line);
+	return policy_add_warning(p, file, a->line,
+				  "%s= in [%s] overrides %s:%u, which sets it too; this value is "
+				  "the one in force",
+				  key, section, prev->file, prev->line);
+}
+
+int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a)
+{
+	size_t k = (size_t)(a->item - policy_daemon_keys);
+	int r;
+
+	if (!p->check)
+		return 0;
+	if (!p->daemon_sources) {
+		p->daemon_sources = calloc(policy_n_daemon_keys, sizeof(PolicySource));
+		if (!p->daemon_sources)
+			return -ENOMEM;
+	}
+	r = policy_check_override(p, file, a, a->item->name, &p->daemon_sources[k]);
+	p->daemon_sources[k] = (PolicySource){ .file = file, .line = a->line };
+	return r;
+}
+
+/* 1 if NSS knows the user or group name, 0 if not, -errno if the lookup
+ * failed. */
+static int nss_knows(SectionKind kind, const char *name)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 1024;
+
+	for (;;) {
+		struct passwd pw, *pwr = NULL;
+		struct group gr, *grr = NULL;
+		char *b;
+		int r;
+
+		b = realloc(buf, size);
+		if (!b)
+			return -ENOMEM;
+		buf = b;
+		if (kind == SECTION_USER)
+			r = getpwnam_r(name, &pw, buf, size, &pwr);
+		else
+			r = getgrnam_r(name, &gr, buf, size, &grr);
+		if (r == ERANGE && size < 1024 * 1024) {
+			size *= 2;
+			continue;
+		}
+		/* ENOENT, ESRCH... are what some NSS modules say for "no such" */
+		if (r == 0 || r == ENOENT || r == ESRCH || r == EBADF || r == EPERM)
+			return pwr || grr;
+		return -r;
+	}
+}
+
+int policy_check_name(Policy *p, const char *file, const Assignment *a, Section *s)
+{
+	const char *what = a->kind == SECTION_USER ? "user" : "group";
+	int r;
+
+	if (!p->check || s->name_checked || s->numeric || !s->name)
+		return 0;
+	s->name_checked = true;
+	r = nss_knows(a->kind, s->name);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return policy_add_warning(p, file, a->header_line,
+					  "[%s]: looking up the %s '%s' failed (%s); the section "
+					  "matches nobody while it does not resolve",
+					  s->display, what, s->name, strerror(-r));
+	if (r == 0)
+		return policy_add_warning(
+			p, file, a->header_line,
+			"[%s]: no %s '%s' is known on this machine (NSS: /etc/%s, and any "
+			"directory "
+			"such as LDAP or SSSD, which may be down now); the section matches nobody "
+			"until it resolves: a typo?",
+			s->display, what, s->name, a->kind == SECTION_USER ? "passwd" : "group");
+	return 0;
+}
