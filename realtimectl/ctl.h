@@ -3,7 +3,7 @@
  * realtimectl's shared state: the parsed command line, the exit statuses
  * documented in realtimectl(1), and one entry point per command group
  * (policy-check.c, explain.c, status.c, grant.c, reset.c, run.c, reload.c,
- * irq.c). Each verb returns an exit status (>= 0) and has already told the
+ * irq.c, check-verb.c). Each verb returns an exit status (>= 0) and has already told the
  * user what went wrong; helpers below them return 0 / -errno as usual.
  */
 #pragma once
@@ -46,6 +46,9 @@ typedef struct Ctl {
 
 	/* status --all: every user's grants, not only the caller's */
 	bool all;
+
+	/* check --user USER: whose session is checked (name, #UID) */
+	const char *user;
 } Ctl;
 
 int verb_policy(Ctl *ctl, int argc, char **argv);
@@ -56,6 +59,7 @@ int verb_reset(Ctl *ctl, int argc, char **argv);
 int verb_run(Ctl *ctl, int argc, char **argv);
 int verb_reload(Ctl *ctl, int argc, char **argv);
 int verb_irq(Ctl *ctl, int argc, char **argv);
+int verb_check(Ctl *ctl, int argc, char **argv);
 
 /* Loads the policy the offline commands evaluate: --conf files if given,
  * else the vendor/admin/drop-in paths (overridden by the --*-conf* options).

@@ -34,6 +34,7 @@ enum {
 	ARG_LIMITS,
 	ARG_THREADS,
 	ARG_ALL,
+	ARG_USER,
 };
 
 /* clang-format off */
@@ -51,7 +52,8 @@ enum {
 	{ "nice", required_argument, NULL, ARG_NICE },			\
 	{ "limits", no_argument, NULL, ARG_LIMITS },			\
 	{ "threads", no_argument, NULL, ARG_THREADS },			\
-	{ "all", no_argument, NULL, ARG_ALL }
+	{ "all", no_argument, NULL, ARG_ALL },				\
+	{ "user", required_argument, NULL, ARG_USER }
 /* clang-format on */
 
 /* grant: "--fifo PRIO PID" reads PRIO as the first positional argument. */
@@ -86,6 +88,7 @@ static const Verb verbs[] = {
 	{ "run", verb_run },
 	{ "reload", verb_reload },
 	{ "irq", verb_irq },
+	{ "check", verb_check },
 };
 /* clang-format on */
 
@@ -117,6 +120,11 @@ static void help(void)
 	       "                              (JACK, Ardour...), no rlimits asked for\n"
 	       "  reload                      Make realtimed re-read the policy\n"
 	       "  irq [--offline]             List IRQ threads and their priorities\n"
+	       "\n"
+	       "Diagnosis (reads, changes nothing):\n"
+	       "  check [--user USER]         Check the kernel, limits, groups, policy,\n"
+	       "                              realtimed and IRQ threads for realtime audio;\n"
+	       "                              say what to change (exit 1 if a check failed)\n"
 	       "\n"
 	       "Options:\n"
 	       "  -h --help                   Show this help\n"
@@ -304,6 +312,9 @@ static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *o
 		case ARG_ALL:
 			ctl->all = true;
 			break;
+		case ARG_USER:
+			ctl->user = optarg;
+			break;
 		case '?':
 			/* getopt printed what was wrong */
 			fputs("Try 'realtimectl --help' for more information.\n", stderr);
@@ -322,7 +333,8 @@ static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *o
 static int check_verb_options(const Ctl *ctl, const char *verb)
 {
 	bool grants = streq(verb, "grant") || streq(verb, "run");
-	bool policy = streq(verb, "policy") || streq(verb, "explain") || streq(verb, "irq");
+	bool policy = streq(verb, "policy") || streq(verb, "explain") || streq(verb, "irq") ||
+		      streq(verb, "check");
 
 	if ((ctl->sched_policy || ctl->have_nice) && !grants)
 		return ctl_usage_error("--fifo, --rr and --nice go with grant and run only.");
@@ -332,11 +344,13 @@ static int check_verb_options(const Ctl *ctl, const char *verb)
 		return ctl_usage_error("--threads goes with run only.");
 	if (ctl->all && !streq(verb, "status"))
 		return ctl_usage_error("--all goes with status only.");
+	if (ctl->user && !streq(verb, "check"))
+		return ctl_usage_error("--user goes with check only.");
 	if (ctl->offline && !streq(verb, "explain") && !streq(verb, "irq"))
 		return ctl_usage_error("--offline goes with explain and irq only.");
 	if ((ctl->have_paths || ctl->n_conf_files > 0) && !policy)
-		return ctl_usage_error(
-			"the policy file options go with policy check, explain and irq only.");
+		return ctl_usage_error("the policy file options go with policy check, explain, irq "
+				       "and check only.");
 	if (ctl->have_paths && ctl->n_conf_files > 0)
 		return ctl_usage_error(
 			"--conf reads exactly the given files; do not combine it with "

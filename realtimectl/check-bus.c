@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What realtimectl check asks the system bus (ctl-check.h, CheckBus): who owns
+ * realtimed's name and rtkit's, their pids, and realtimed's
+ * MaxRealtimePriority for the caller. Nothing is activated: names are
+ * looked up with GetNameOwner, and the property is read with
+ * NO_AUTO_START, so a stopped realtimed stays stopped.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <dbus/dbus.h>
+
+#include "bus-names.h"
+#include "bus.h"
+#include "ctl-check.h"
+
+#define CHECK_BUS_TIMEOUT_MS 5000
+
+static DBusMessage *call(DBusConnection *bus, DBusMessage *m)
+{
+	DBusMessage *reply;
+	DBusError error;
+
+	dbus_message_set_auto_start(m, false);
+	dbus_error_init(&error);
+	reply = dbus_connection_send_with_reply_and_block(bus, m, CHECK_BUS_TIMEOUT_MS, &error);
+	dbus_error_free(&error);
+	return reply;
+}
+
+/* The unique name that owns name, into buf; false when none. */
+static bool name_owner(DBusConnection *bus, const char *name, char *buf, size_t size)
+{
+	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
+	const char *owner;
+
+	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					 "GetNameOwner");
+	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID))
+		return false;
+	reply = call(bus, m);
+	if (!reply || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_METHOD_RETURN ||
+	    !dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &owner, DBUS_TYPE_INVALID))
+		return false;
+	snprintf(buf, size, "%s", owner);
+	return true;
+}
+
+static pid_t owner_pid(DBusConnection *bus, const char *unique)
+{
+	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
+	dbus_uint32_t pid;
+
+	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					 "GetConnectionUnixProcessID");
+	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &unique, DBUS_TYPE_INVALID))
+		return 0;
+	reply = call(bus, m);
+	if (!reply || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_METHOD_RETURN ||
+	    !dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID))
+		return 0;
+	return (pid_t)pid;
+}
+
+static int max_priority(DBusConnection *bus)
+{
+	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
+	const char *iface = NATIVE_IFACE, *prop = "MaxRealtimePriority";
+	DBusMessageIter it, v;
+	dbus_int32_t prio;
+
+	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES,
+					 "Get");
+	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
+					    DBUS_TYPE_INVALID))
+		return -1;
+	reply = call(bus, m);
+	if (!reply || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_METHOD_RETURN ||
+	    !dbus_message_iter_init(reply, &it) ||
+	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_VARIANT)
+		return -1;
+	dbus_message_iter_recurse(&it, &v);
+	if (dbus_message_iter_get_arg_type(&v) != DBUS_TYPE_INT32)
+		return -1;
+	dbus_message_iter_get_basic(&v, &prio);
+	return prio;
+}
+
+void check_bus_query(CheckBus *ret)
+{
+	_cleanup_bus_connection_ DBusConnection *bus = NULL;
+	char realtimed[256] = "", rtkit[256] = "";
+	DBusError error;
+
+	*ret = (CheckBus){ .max_priority = -1 };
+	dbus_error_init(&error);
+	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error);
+	if (!bus) {
+		snprintf(ret->error, sizeof(ret->error), "%s",
+			 error.message ?: error.name ?: "unknown error");
+		dbus_error_free(&error);
+		return;
+	}
+	dbus_connection_set_exit_on_disconnect(bus, false);
+	ret->reachable = true;
+	ret->realtimed = name_owner(bus, NATIVE_NAME, realtimed, sizeof(realtimed));
+	if (ret->realtimed) {
+		ret->realtimed_pid = owner_pid(bus, realtimed);
+		ret->max_priority = max_priority(bus);
+	}
+	ret->rtkit_owned = name_owner(bus, RTKIT_NAME, rtkit, sizeof(rtkit));
+	if (ret->rtkit_owned) {
+		ret->rtkit_pid = owner_pid(bus, rtkit);
+		ret->rtkit_is_realtimed = ret->realtimed && streq(rtkit, realtimed);
+	}
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * realtimectl check: the checks of a machine's realtime setup, one small
+ * function per table entry (check.c holds the table; check-kernel.c,
+ * check-system.c and check-user.c the functions). A check reads, never
+ * writes: every /proc, /sys, /etc, /boot and /var path goes through the
+ * context's root prefix ("" on a live system, a canned tree in
+ * test-ctl-check.c), and what the system bus says comes from a callback
+ * (bus_query), so the whole table runs in a unit test. A check never
+ * prints; it fills a CheckResult that check.c prints as text or JSON.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "macro.h"
+#include "policy.h"
+
+/* In the order of severity, for the summary and the exit status. */
+typedef enum CheckStatus {
+	CHECK_OK,
+	CHECK_INFO, /* nothing to change; a fact worth knowing */
+	CHECK_SKIP, /* could not tell: unreadable, not applicable; the value says why */
+	CHECK_WARN, /* works, but worse than it could: the hint says what to change */
+	CHECK_FAIL, /* realtime will not work as policy means it: the hint says what to change */
+	_CHECK_STATUS_MAX,
+	_CHECK_STATUS_INVALID = -EINVAL,
+} CheckStatus;
+
+#define CHECK_SUMMARY_MAX 256
+#define CHECK_VALUE_MAX 512
+#define CHECK_HINT_MAX 768
+
+typedef struct CheckResult {
+	CheckStatus status;
+	char summary[CHECK_SUMMARY_MAX]; /* one line for people */
+	char value[CHECK_VALUE_MAX];	 /* the raw finding */
+	char hint[CHECK_HINT_MAX];	 /* for warn and fail: what to do, exactly */
+} CheckResult;
+
+/* What the system bus says, for the daemon and rtkit-conflict checks. */
+typedef struct CheckBus {
+	bool reachable;	 /* the system bus answered */
+	char error[128]; /* why not, when !reachable */
+	bool realtimed;	 /* org.realtimed.Realtime1 has an owner */
+	pid_t realtimed_pid;
+	int max_priority; /* its MaxRealtimePriority for the caller; -1 unknown */
+	bool rtkit_owned; /* org.freedesktop.RealtimeKit1 has an owner */
+	pid_t rtkit_pid;
+	bool rtkit_is_realtimed; /* ... and it is realtimed's compat interface */
+} CheckBus;
+
+typedef struct CheckContext {
+	const char *root; /* prefix of every path read: "" on a live system */
+	/* The user checked: the caller, or --user USER. */
+	uid_t uid;
+	const char *user;
+	const char *home;
+	const PolicyUser *pu; /* NSS's view of the user; NULL when unknown */
+	pid_t pid;	      /* the process whose limits and groups are the session's; 0: self */
+	bool have_audio_gid;
+	gid_t audio_gid;
+	const Policy *policy;	       /* loaded with policy_load_check() */
+	const char *policy_hint_paths; /* how policy check was run, for hints */
+	/* NULL: no bus (skip what needs it). Fills ret; never prints. */
+	void (*bus_query)(CheckBus *ret);
+
+	/* Read once by check_context_load() under root. NULL when unreadable. */
+	char *cmdline;	 /* /proc/cmdline */
+	char *osrelease; /* /proc/sys/kernel/osrelease */
+	char *version;	 /* /proc/version */
+	char *kconfig;	 /* /boot/config-OSRELEASE */
+	int kconfig_errno;
+} CheckContext;
+
+typedef struct Check {
+	const char *id;
+	void (*run)(const CheckContext *c, CheckResult *r);
+} Check;
+
+/* The checks, each filling r from c (check-kernel.c, check-system.c,
+ * check-user.c); the table names them. */
+void check_kernel_preempt(const CheckContext *c, CheckResult *r);
+void check_threadirqs(const CheckContext *c, CheckResult *r);
+void check_rt_throttling(const CheckContext *c, CheckResult *r);
+void check_rt_group_sched(const CheckContext *c, CheckResult *r);
+void check_swappiness(const CheckContext *c, CheckResult *r);
+void check_cpu_governor(const CheckContext *c, CheckResult *r);
+void check_smt(const CheckContext *c, CheckResult *r);
+void check_mitigations(const CheckContext *c, CheckResult *r);
+void check_timer(const CheckContext *c, CheckResult *r);
+void check_rlimit_rtprio(const CheckContext *c, CheckResult *r);
+void check_rlimit_memlock(const CheckContext *c, CheckResult *r);
+void check_rlimit_rttime(const CheckContext *c, CheckResult *r);
+void check_audio_group(const CheckContext *c, CheckResult *r);
+void check_daemon(const CheckContext *c, CheckResult *r);
+void check_rtkit_conflict(const CheckContext *c, CheckResult *r);
+void check_limits_conflict(const CheckContext *c, CheckResult *r);
+void check_policy(const CheckContext *c, CheckResult *r);
+void check_irq_priorities(const CheckContext *c, CheckResult *r);
+void check_realtime_module(const CheckContext *c, CheckResult *r);
+void check_filesystem(const CheckContext *c, CheckResult *r);
+
+/* The table, in the order printed (check.c). */
+extern const Check check_table[];
+extern const size_t check_table_n;
+const Check *check_find(const char *id);
+
+const char *check_status_to_string(CheckStatus s);
+
+/* Reads cmdline, osrelease, version and the kernel config under c->root. */
+int check_context_load(CheckContext *c);
+void check_context_done(CheckContext *c);
+
+/* check-util.c: helpers of the checks. */
+
+/* Sets status, value and summary (printf), leaving the hint. */
+_printf_(4, 5) void check_set(CheckResult *r, CheckStatus s, const char *value, const char *fmt,
+			      ...);
+/* Sets the hint (printf). */
+_printf_(2, 3) void check_hint(CheckResult *r, const char *fmt, ...);
+/* Appends to buf (printf), cut to size. */
+_printf_(3, 4) void strbuf_append(char *buf, size_t size, const char *fmt, ...);
+/* skip: "cannot read PATH: reason" (EACCES: "needs root"). */
+void check_skip_errno(CheckResult *r, const char *path, int err);
+
+/* c->root + path; "" root gives path itself. NULL on OOM. */
+char *check_path(const CheckContext *c, const char *path);
+/* Reads c->root + path whole (at most 1 MiB), NUL-terminated, with trailing
+ * blanks and newlines cut. -errno. */
+int check_read(const CheckContext *c, const char *path, char **ret);
+int check_read_long(const CheckContext *c, const char *path, long long *ret);
+/* Does c->root + path exist? */
+bool check_exists(const CheckContext *c, const char *path);
+/* Is word (or "word=...") on the kernel command line? *ret_value: what
+ * follows '=', up to the next blank (NULL for a bare word). */
+bool check_cmdline_word(const CheckContext *c, const char *word, char *value, size_t size);
+/* The kernel config's value of name ("CONFIG_HZ"): "y", "250"...; NULL when
+ * unset or the config is unknown. */
+const char *check_kconfig(const CheckContext *c, const char *name, char *buf, size_t size);
+/* The /proc directory of the checked session: "/proc/self" or "/proc/PID". */
+void check_proc_dir(const CheckContext *c, char *buf, size_t size);
+
+/* One line of pam_limits' files that sets an item. */
+typedef struct LimitsLine {
+	char file[256];
+	unsigned line;
+	char domain[64];
+	char type[8];
+	char item[16];
+	char value[32];
+	bool matches; /* the domain covers the checked user */
+} LimitsLine;
+/* The lines of /etc/security/limits.conf and the *.conf files of limits.d (C order)
+ * whose item is one of items (NULL-terminated). -errno for limits.conf
+ * unreadable other than missing. */
+int check_limits_lines(const CheckContext *c, const char *const *items, LimitsLine **ret,
+		       size_t *ret_n);
+/* Is pam_realtime.so in a session line of a file under /etc/pam.d? */
+bool check_pam_realtime(const CheckContext *c);
+/* The installed version of a Debian package from /var/lib/dpkg/status;
+ * false when not installed. */
+bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, size_t size);
+/* Is there a process named comm (its /proc/PID/comm)? Its pid, or 0. */
+pid_t check_find_process(const CheckContext *c, const char *comm);
+
+/* check-bus.c (only with D-Bus): the bus_query of a live system. */
+void check_bus_query(CheckBus *ret);
