@@ -217,8 +217,8 @@ static bool session_cgroup(const CheckContext *c, char *ret, size_t size, bool *
 	char dir[32];
 	bool found = false;
 
-	check_proc_dir(c, dir, sizeof(dir));
-	if (asprintf(&path, "%s/cgroup", dir) < 0 || check_read(c, path, &text) < 0)
+	if (check_proc_dir(c, dir, sizeof(dir)) < 0 || asprintf(&path, "%s/cgroup", dir) < 0 ||
+	    check_read(c, path, &text) < 0)
 		return false;
 	for (char *p = text; p && *p;) {
 		char *nl = strchrnul(p, '\n'), *ctrl = strchr(p, ':'), *cg;

@@ -152,8 +152,9 @@ static bool has_option(const char *options, const char *opt)
 
 void check_filesystem(const CheckContext *c, CheckResult *r)
 {
-	_cleanup_free_ char *text = NULL, *path = NULL;
-	char best[256] = "", best_opts[128] = "", best_type[32] = "", dir[32];
+	static const char path[] = "/proc/self/mountinfo";
+	_cleanup_free_ char *text = NULL;
+	char best[256] = "", best_opts[128] = "", best_type[32] = "";
 	char value[CHECK_VALUE_MAX];
 	size_t best_len = 0;
 	int e;
@@ -162,9 +163,7 @@ void check_filesystem(const CheckContext *c, CheckResult *r)
 		check_set(r, CHECK_SKIP, "", "the user's home directory is unknown");
 		return;
 	}
-	check_proc_dir(c, dir, sizeof(dir));
-	if (asprintf(&path, "%s/mountinfo", dir) < 0)
-		return;
+	/* the mounts are the machine's, not the session's: this mount namespace */
 	e = check_read(c, path, &text);
 	if (e < 0) {
 		check_skip_errno(r, path, e);

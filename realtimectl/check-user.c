@@ -53,7 +53,10 @@ static int session_limit(const CheckContext *c, const char *name, uint64_t *ret_
 	size_t l = strlen(name);
 	int e;
 
-	check_proc_dir(c, dir, sizeof(dir));
+	snprintf(ret_path, size, "/proc/PID/limits");
+	e = check_proc_dir(c, dir, sizeof(dir));
+	if (e < 0)
+		return e;
 	snprintf(ret_path, size, "%s/limits", dir);
 	e = check_read(c, ret_path, &text);
 	if (e < 0)
@@ -189,7 +192,9 @@ static int session_has_gid(const CheckContext *c, gid_t gid, char *ret_path, siz
 	char dir[32], *g;
 	int e;
 
-	check_proc_dir(c, dir, sizeof(dir));
+	e = check_proc_dir(c, dir, sizeof(dir));
+	if (e < 0)
+		return e;
 	snprintf(ret_path, size, "%s/status", dir);
 	e = check_read(c, ret_path, &text);
 	if (e < 0)

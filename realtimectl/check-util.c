@@ -53,7 +53,10 @@ void check_hint(CheckResult *r, const char *fmt, ...)
 void check_skip_errno(CheckResult *r, const char *path, int err)
 {
 	err = err < 0 ? -err : err;
-	if (err == EACCES || err == EPERM)
+	if (err == ESRCH)
+		check_set(r, CHECK_SKIP, "",
+			  "no process of the user runs: log in, then check again");
+	else if (err == EACCES || err == EPERM)
 		check_set(r, CHECK_SKIP, "",
 			  "cannot read %s: permission denied (run as root to see it)", path);
 	else
@@ -181,12 +184,15 @@ const char *check_kconfig(const CheckContext *c, const char *name, char *buf, si
 	return NULL;
 }
 
-void check_proc_dir(const CheckContext *c, char *buf, size_t size)
+int check_proc_dir(const CheckContext *c, char *buf, size_t size)
 {
+	if (c->pid < 0)
+		return -ESRCH;
 	if (c->pid > 0)
 		snprintf(buf, size, "/proc/%d", (int)c->pid);
 	else
 		snprintf(buf, size, "/proc/self");
+	return 0;
 }
 
 int check_context_load(CheckContext *c)

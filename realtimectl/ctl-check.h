@@ -60,7 +60,7 @@ typedef struct CheckContext {
 	const char *user;
 	const char *home;
 	const PolicyUser *pu; /* NSS's view of the user; NULL when unknown */
-	pid_t pid;	      /* the process whose limits and groups are the session's; 0: self */
+	pid_t pid; /* the process whose limits and groups are the session's; 0: self, -1: none */
 	bool have_audio_gid;
 	gid_t audio_gid;
 	const Policy *policy;	       /* loaded with policy_load_check() */
@@ -141,8 +141,9 @@ bool check_cmdline_word(const CheckContext *c, const char *word, char *value, si
 /* The kernel config's value of name ("CONFIG_HZ"): "y", "250"...; NULL when
  * unset or the config is unknown. */
 const char *check_kconfig(const CheckContext *c, const char *name, char *buf, size_t size);
-/* The /proc directory of the checked session: "/proc/self" or "/proc/PID". */
-void check_proc_dir(const CheckContext *c, char *buf, size_t size);
+/* The /proc directory of the checked session: "/proc/self" or "/proc/PID".
+ * -ESRCH when the user has no process (check_skip_errno() says so). */
+int check_proc_dir(const CheckContext *c, char *buf, size_t size);
 
 /* One line of pam_limits' files that sets an item. */
 typedef struct LimitsLine {

@@ -1,0 +1,210 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# realtimectl check on a real machine, as root and as the test users, with
+# realtimed running and stopped on the private bus: the values agree with
+# /proc (swappiness, sched_rt_runtime_us, the kernel command line, the
+# caller's getrlimit()), audio membership shows (rtaudio in audio: ok;
+# rtplain: warn with the usermod hint; rtaudio with its groups dropped:
+# warn, log in again), the daemon check follows realtimed, the exit status
+# follows the fails, --json parses even for a user whose home holds control
+# bytes and invalid UTF-8, and nothing is changed. In the project's VM
+# (tests/vm/guest/check*.sh) it also switches RT throttling off and back,
+# which the host must not, and says which way threadirqs went.
+. "$TOP_SRCDIR/tests/integration/lib.sh"
+
+integ_require_daemon
+integ_require_cmd python3
+integ_enter "$@"
+integ_setup
+
+# a python3 the test users can run too (not one under root's home)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+in_vm=0
+[ "$(hostname)" = rt-vm ] && grep -q ' /rt-run ' /proc/mounts && in_vm=1
+POLICY_ARGS="--vendor-conf=$VENDOR_CONF --admin-conf=$WORK/admin.conf --vendor-conf-dir=$WORK/vendor.d --admin-conf-dir=$WORK/conf.d"
+
+# check_json OUT [USER [ARGS...]]: realtimectl check --json as USER (root
+# when empty) into OUT; $rc is its exit status.
+check_json()
+{
+	_out=$1 _who=$2
+	shift 2
+	# shellcheck disable=SC2086
+	if [ -n "$_who" ]; then
+		run_as "$_who" "$REALTIMECTL" check --json $POLICY_ARGS "$@" >"$_out" 2>"$_out.err"
+	else
+		"$REALTIMECTL" check --json $POLICY_ARGS "$@" >"$_out" 2>"$_out.err"
+	fi
+	rc=$?
+}
+
+# field OUT ID KEY: the KEY of check ID in OUT's JSON.
+field()
+{
+	python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1])):
+    if c["id"] == sys.argv[2]:
+        v = c[sys.argv[3]]
+        print("" if v is None else v)' "$1" "$2" "$3"
+}
+
+# expect OUT ID STATUS [VALUE]: check ID's status (and value) in OUT.
+expect()
+{
+	_s=$(field "$1" "$2" status) _v=$(field "$1" "$2" value)
+	if [ "$_s" != "$3" ]; then
+		fail "$2: status $_s, want $3 ($(field "$1" "$2" summary); value '$_v')"
+	elif [ $# -ge 4 ] && [ "$_v" != "$4" ]; then
+		fail "$2: value '$_v', want '$4'"
+	else
+		ok "$2 is $3${4:+ ($4)}"
+	fi
+}
+
+# agree OUT WHO: the values that /proc and getrlimit() give WHO.
+agree()
+{
+	_o=$1 _who=$2
+	expect "$_o" swappiness "$(field "$_o" swappiness status)" "$(cat /proc/sys/vm/swappiness)"
+	expect "$_o" rt-throttling "$(field "$_o" rt-throttling status)" \
+		"$(cat /proc/sys/kernel/sched_rt_runtime_us)/$(cat /proc/sys/kernel/sched_rt_period_us)"
+	if grep -qw threadirqs /proc/cmdline || [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
+		expect "$_o" threadirqs ok
+	else
+		expect "$_o" threadirqs warn "not threaded"
+	fi
+	# the soft/hard limits realtimectl's own process had, from getrlimit()
+	# in a process started the same way
+	_py='
+import resource as r
+def f(v): return "unlimited" if v == r.RLIM_INFINITY else str(v)
+for n in ("RLIMIT_RTPRIO", "RLIMIT_MEMLOCK", "RLIMIT_RTTIME"):
+    s, h = r.getrlimit(getattr(r, n))
+    print(n, f(s) + "/" + f(h))'
+	if [ "$_who" = root ]; then
+		"$PY" -c "$_py"
+	else
+		run_as "$_who" "$PY" -c "$_py"
+	fi >"$WORK/getrlimit"
+	for _pair in RLIMIT_RTPRIO:rlimit-rtprio RLIMIT_MEMLOCK:rlimit-memlock RLIMIT_RTTIME:rlimit-rttime; do
+		_want=$(awk -v n="${_pair%%:*}" '$1 == n { print $2 }' "$WORK/getrlimit")
+		_v=$(field "$_o" "${_pair#*:}" value)
+		case "$_v" in
+		"$_want" | "$_want "*) ok "$_who: ${_pair#*:} starts with getrlimit()'s $_want" ;;
+		*) fail "$_who: ${_pair#*:} is '$_v', getrlimit() says $_want" ;;
+		esac
+	done
+	# the exit status follows the fails
+	if grep -q '"status":"fail"' "$_o"; then _want=1; else _want=0; fi
+	[ "$rc" = "$_want" ] && ok "$_who: exit status $rc matches the fails" ||
+		fail "$_who: exit status $rc, want $_want: $(cat "$_o.err")"
+}
+
+snapshot()
+{
+	cat /proc/sys/vm/swappiness /proc/sys/kernel/sched_rt_runtime_us /proc/cmdline
+	ls -l --time-style=+%s "$VENDOR_CONF" "$WORK/admin.conf"
+}
+snapshot >"$WORK/before"
+
+note "realtimed stopped"
+check_json "$WORK/root-stopped.json" ""
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$WORK/root-stopped.json" &&
+	ok "--json output parses" || fail "--json output: $(head -c 300 "$WORK/root-stopped.json")"
+n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/root-stopped.json")
+[ "$n" = 20 ] && ok "20 checks" || fail "$n checks, want 20"
+expect "$WORK/root-stopped.json" daemon warn
+grep -q 'systemctl enable --now realtimed' "$WORK/root-stopped.json" && ok "the daemon hint says how to start it" ||
+	fail "no start hint"
+expect "$WORK/root-stopped.json" policy ok
+agree "$WORK/root-stopped.json" root
+
+integ_start_daemon
+note "realtimed running (pid $DAEMON_PID)"
+check_json "$WORK/root.json" ""
+expect "$WORK/root.json" daemon ok
+case "$(field "$WORK/root.json" daemon value)" in
+"pid $DAEMON_PID;"*) ok "the daemon check names realtimed's pid" ;;
+*) fail "daemon value: $(field "$WORK/root.json" daemon value)" ;;
+esac
+agree "$WORK/root.json" root
+"$REALTIMECTL" check $POLICY_ARGS >"$WORK/root.txt" 2>&1
+grep -Eq '^[0-9]+ checks: [0-9]+ ok, [0-9]+ info, [0-9]+ skipped, [0-9]+ warnings, [0-9]+ failed\.$' "$WORK/root.txt" &&
+	ok "the text output ends with the summary line" || fail "no summary line: $(tail -n 3 "$WORK/root.txt")"
+
+note "rtaudio, in audio, with its groups"
+check_json "$WORK/audio.json" rtaudio
+expect "$WORK/audio.json" audio-group ok "nss=member session=member"
+expect "$WORK/audio.json" daemon ok
+case "$(field "$WORK/audio.json" daemon value)" in
+*"MaxRealtimePriority 95 for you"*) ok "realtimed tells rtaudio its 95" ;;
+*) fail "daemon value for rtaudio: $(field "$WORK/audio.json" daemon value)" ;;
+esac
+agree "$WORK/audio.json" rtaudio
+
+note "rtaudio, its groups dropped (a session from before usermod)"
+setpriv --reuid=rtaudio --regid=rtaudio --clear-groups -- "$REALTIMECTL" check --json $POLICY_ARGS \
+	>"$WORK/stale.json" 2>/dev/null
+expect "$WORK/stale.json" audio-group warn "nss=member session=no"
+grep -q 'log out and in again' "$WORK/stale.json" && ok "the hint says to log in again" || fail "no re-login hint"
+
+note "rtplain, in no group of the policy"
+check_json "$WORK/plain.json" rtplain
+expect "$WORK/plain.json" audio-group warn "nss=no session=no"
+grep -q 'usermod -aG audio rtplain' "$WORK/plain.json" && ok "the hint names usermod" || fail "no usermod hint"
+expect "$WORK/plain.json" policy warn
+agree "$WORK/plain.json" rtplain
+
+note "root checks rtaudio's session (--user)"
+as_bg rtaudio sleep 30
+SLEEPER=$!
+integ_track $SLEEPER
+check_json "$WORK/user.json" "" --user rtaudio
+expect "$WORK/user.json" audio-group ok "nss=member session=member"
+case "$(field "$WORK/user.json" rlimit-rtprio value)" in
+"$(awk '/^Max realtime priority/ { print $4 "/" $5 }' "/proc/$SLEEPER/limits") "*) ok "--user reads the session's limits" ;;
+*) fail "--user rtprio: $(field "$WORK/user.json" rlimit-rtprio value)" ;;
+esac
+kill $SLEEPER 2>/dev/null
+
+note "hostile bytes in a home directory, through NSS"
+printf 'rthostile:x:4199:4199:x:/tmp/\001q"\\\377z:/bin/sh\n' >>"$WORK/etc/passwd"
+check_json "$WORK/hostile.json" "" --user rthostile
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+s = [c for c in d if c["id"] == "filesystem"][0]["summary"]
+assert "/tmp/\x01q\"\\\ufffdz" in s, s' "$WORK/hostile.json" &&
+	ok "control bytes, quotes and invalid UTF-8 are escaped, and the JSON parses" ||
+	fail "hostile JSON: $(grep -a filesystem "$WORK/hostile.json" | head -c 400)"
+
+integ_stop_daemon
+check_json "$WORK/again.json" ""
+expect "$WORK/again.json" daemon warn
+
+if [ "$in_vm" = 1 ]; then
+	note "VM: RT throttling switched off and back"
+	old=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	check_json "$WORK/nothrottle.json" ""
+	echo "$old" >/proc/sys/kernel/sched_rt_runtime_us
+	expect "$WORK/nothrottle.json" rt-throttling warn "-1/$(cat /proc/sys/kernel/sched_rt_period_us)"
+	check_json "$WORK/throttle.json" ""
+	expect "$WORK/throttle.json" rt-throttling ok "$old/$(cat /proc/sys/kernel/sched_rt_period_us)"
+	if grep -qw threadirqs /proc/cmdline; then
+		note "VM: threadirqs on"
+		n=$(field "$WORK/throttle.json" irq-priorities status)
+		[ "$n" != skip ] && ok "irq-priorities sees IRQ threads ($n)" || fail "irq-priorities skipped with threadirqs"
+	else
+		note "VM: threadirqs off"
+		expect "$WORK/throttle.json" irq-priorities skip "no IRQ threads"
+	fi
+fi
+
+snapshot >"$WORK/after"
+cmp -s "$WORK/before" "$WORK/after" && ok "nothing changed (sysctls, cmdline, policy files)" ||
+	fail "something changed: $(diff "$WORK/before" "$WORK/after")"
+integ_finish
