@@ -213,12 +213,11 @@ void check_rt_throttling(const CheckContext *c, CheckResult *r)
  * the unified path for v2. */
 static bool session_cgroup(const CheckContext *c, char *ret, size_t size, bool *ret_v1)
 {
-	_cleanup_free_ char *text = NULL, *path = NULL;
-	char dir[32];
+	_cleanup_free_ char *text = NULL;
+	char path[64];
 	bool found = false;
 
-	if (check_proc_dir(c, dir, sizeof(dir)) < 0 || asprintf(&path, "%s/cgroup", dir) < 0 ||
-	    check_read(c, path, &text) < 0)
+	if (check_read_session(c, "cgroup", path, sizeof(path), &text) < 0)
 		return false;
 	for (char *p = text; p && *p;) {
 		char *nl = strchrnul(p, '\n'), *ctrl = strchr(p, ':'), *cg;

@@ -49,16 +49,10 @@ static int session_limit(const CheckContext *c, const char *name, uint64_t *ret_
 			 uint64_t *ret_hard, char *ret_path, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
-	char dir[32];
 	size_t l = strlen(name);
 	int e;
 
-	snprintf(ret_path, size, "/proc/PID/limits");
-	e = check_proc_dir(c, dir, sizeof(dir));
-	if (e < 0)
-		return e;
-	snprintf(ret_path, size, "%s/limits", dir);
-	e = check_read(c, ret_path, &text);
+	e = check_read_session(c, "limits", ret_path, size, &text);
 	if (e < 0)
 		return e;
 	for (char *p = text; p && *p;) {
@@ -189,14 +183,10 @@ void check_rlimit_rttime(const CheckContext *c, CheckResult *r)
 static int session_has_gid(const CheckContext *c, gid_t gid, char *ret_path, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
-	char dir[32], *g;
+	char *g;
 	int e;
 
-	e = check_proc_dir(c, dir, sizeof(dir));
-	if (e < 0)
-		return e;
-	snprintf(ret_path, size, "%s/status", dir);
-	e = check_read(c, ret_path, &text);
+	e = check_read_session(c, "status", ret_path, size, &text);
 	if (e < 0)
 		return e;
 	g = strstr(text, "\nGroups:");

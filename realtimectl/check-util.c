@@ -16,8 +16,6 @@
 
 #include "ctl-check.h"
 
-#define CHECK_FILE_MAX (1024 * 1024)
-
 void strbuf_append(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t l = strnlen(buf, size);
@@ -75,8 +73,10 @@ char *check_path(const CheckContext *c, const char *path)
 int check_read(const CheckContext *c, const char *path, char **ret)
 {
 	_cleanup_free_ char *full = check_path(c, path), *buf = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t size = 0, allocated = 0;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t allocated = 0;
+	ssize_t n;
+	int fd;
 
 	if (!full)
 		return -ENOMEM;
@@ -84,35 +84,42 @@ int check_read(const CheckContext *c, const char *path, char **ret)
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (size + 1 >= allocated) {
-			char *b;
-
-			if (allocated >= CHECK_FILE_MAX)
-				return -EFBIG;
-			allocated = allocated ? 2 * allocated : 4096;
-			b = realloc(buf, allocated);
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-		}
-		n = read(fd, buf + size, allocated - size - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		size += n;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
 	}
-	while (size > 0 && isspace((unsigned char)buf[size - 1]))
-		size--;
-	buf[size] = '\0';
+	/* the files read are text: the whole of it, up to a NUL if any */
+	errno = 0;
+	n = getdelim(&buf, &allocated, '\0', f);
+	if (n < 0) {
+		if (errno)
+			return -errno;
+		n = 0; /* empty */
+		if (!buf && !(buf = malloc(1)))
+			return -ENOMEM;
+	}
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
+	buf[n] = '\0';
 	*ret = TAKE_PTR(buf);
 	return 0;
+}
+
+/* The session's file name ("limits", "status", "cgroup") under /proc/self
+ * or /proc/PID; ret_path: its path, for a skip. */
+int check_read_session(const CheckContext *c, const char *name, char *ret_path, size_t size,
+		       char **ret)
+{
+	if (c->pid < 0) {
+		snprintf(ret_path, size, "/proc/PID/%s", name);
+		return -ESRCH;
+	}
+	if (c->pid > 0)
+		snprintf(ret_path, size, "/proc/%d/%s", (int)c->pid, name);
+	else
+		snprintf(ret_path, size, "/proc/self/%s", name);
+	return check_read(c, ret_path, ret);
 }
 
 int check_read_long(const CheckContext *c, const char *path, long long *ret)
@@ -182,17 +189,6 @@ const char *check_kconfig(const CheckContext *c, const char *name, char *buf, si
 		p = *nl ? nl + 1 : nl;
 	}
 	return NULL;
-}
-
-int check_proc_dir(const CheckContext *c, char *buf, size_t size)
-{
-	if (c->pid < 0)
-		return -ESRCH;
-	if (c->pid > 0)
-		snprintf(buf, size, "/proc/%d", (int)c->pid);
-	else
-		snprintf(buf, size, "/proc/self");
-	return 0;
 }
 
 int check_context_load(CheckContext *c)

@@ -129,8 +129,8 @@ void check_skip_errno(CheckResult *r, const char *path, int err);
 
 /* c->root + path; "" root gives path itself. NULL on OOM. */
 char *check_path(const CheckContext *c, const char *path);
-/* Reads c->root + path whole (at most 1 MiB), NUL-terminated, with trailing
- * blanks and newlines cut. -errno. */
+/* Reads c->root + path whole (up to a NUL byte), NUL-terminated, with
+ * trailing blanks and newlines cut. -errno. */
 int check_read(const CheckContext *c, const char *path, char **ret);
 int check_read_long(const CheckContext *c, const char *path, long long *ret);
 /* Does c->root + path exist? */
@@ -141,9 +141,11 @@ bool check_cmdline_word(const CheckContext *c, const char *word, char *value, si
 /* The kernel config's value of name ("CONFIG_HZ"): "y", "250"...; NULL when
  * unset or the config is unknown. */
 const char *check_kconfig(const CheckContext *c, const char *name, char *buf, size_t size);
-/* The /proc directory of the checked session: "/proc/self" or "/proc/PID".
- * -ESRCH when the user has no process (check_skip_errno() says so). */
-int check_proc_dir(const CheckContext *c, char *buf, size_t size);
+/* Reads the checked session's NAME ("limits", "status", "cgroup") from
+ * /proc/self or /proc/PID; ret_path gets its path. -ESRCH when the user
+ * has no process (check_skip_errno() says so). */
+int check_read_session(const CheckContext *c, const char *name, char *ret_path, size_t size,
+		       char **ret);
 
 /* One line of pam_limits' files that sets an item. */
 typedef struct LimitsLine {
