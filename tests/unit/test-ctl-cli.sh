@@ -306,6 +306,9 @@ run 2 "run without a command" -- run --limits
 run 2 "run: a bad priority" -- run --fifo 0 -- true
 run 2 "run: --fifo before the verb has no priority" -- --fifo run -- true
 run 2 "--conf with the path options" -- explain --offline --conf "$policy" --admin-conf=x root
+run 2 "--user on status" -- status --user root
+expect err "--user goes with check only" "it says where --user goes"
+run 2 "check takes no operands" -- check root
 run 0 "--help" -- --help
 expect out "policy check" "help lists policy check"
 run 0 "--version" -- --version
@@ -318,6 +321,14 @@ json_ok "irq --json output parses"
 
 echo "# no system bus (exit 3)"
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/no-such-bus"
+# check needs no bus: the daemon check fails (exit 1), the rest runs
+run 1 "check without a system bus: the daemon check fails" -- check --conf "$policy"
+expect out "fail  daemon" "the daemon line fails"
+expect out "checks:" "the summary line"
+run 1 "check --json without a system bus" -- --json check --conf "$policy"
+json_ok "check --json output parses"
+expect out '"id":"daemon","status":"fail"' "the daemon check is a fail in JSON"
+run 4 "check --user: an unknown user is exit 4" -- check --user no-such-user-realtimectl
 run 3 "status without a system bus" -- status
 expect err "system bus" "it says the system bus is missing"
 run 3 "explain (online) without a system bus" -- explain root
