@@ -146,6 +146,11 @@ void check_kernel_preempt(const CheckContext *c, CheckResult *r)
 			   "preempt=full) or CONFIG_PREEMPT_RT");
 }
 
+bool check_irqs_threaded(const CheckContext *c)
+{
+	return kernel_is_rt(c) || check_cmdline_word(c, "threadirqs", NULL, 0);
+}
+
 void check_threadirqs(const CheckContext *c, CheckResult *r)
 {
 	if (kernel_is_rt(c)) {

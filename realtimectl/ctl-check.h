@@ -167,6 +167,8 @@ bool check_pam_realtime(const CheckContext *c);
 /* The installed version of a Debian package from /var/lib/dpkg/status;
  * false when not installed. */
 bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, size_t size);
+/* Do IRQ handlers run in threads (threadirqs, or PREEMPT_RT)? */
+bool check_irqs_threaded(const CheckContext *c);
 /* Is there a process named comm (its /proc/PID/comm)? Its pid, or 0. */
 pid_t check_find_process(const CheckContext *c, const char *comm);
 

@@ -208,7 +208,7 @@ if [ "$in_vm" = 1 ]; then
 		[ "$n" != skip ] && ok "irq-priorities sees IRQ threads ($n)" || fail "irq-priorities skipped with threadirqs"
 	else
 		note "VM: threadirqs off"
-		expect "$WORK/throttle.json" irq-priorities skip "no IRQ threads"
+		expect "$WORK/throttle.json" irq-priorities skip "not threaded"
 	fi
 fi
 

@@ -527,9 +527,14 @@ static void put_irq_thread(int pid, int irq, const char *action, int prio)
 START_TEST(test_irq_priorities)
 {
 	mkdir_p("/proc");
+	put("/proc/cmdline", "root=/dev/sda1\n");
 	run("irq-priorities");
-	assert_result(CHECK_SKIP, "no IRQ threads");
+	assert_result(CHECK_SKIP, "not threaded");
+	/* a driver's own IRQ thread, without threadirqs: still not threaded */
 	put_irq_thread(100, 1, "i8042", 50);
+	run("irq-priorities");
+	assert_result(CHECK_SKIP, "not threaded");
+	put("/proc/cmdline", "root=/dev/sda1 threadirqs\n");
 	run("irq-priorities");
 	assert_result(CHECK_INFO, "");
 	put_irq_thread(101, 30, "snd_hda_intel:card0", 50);
