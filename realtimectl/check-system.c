@@ -217,7 +217,7 @@ void check_daemon(const CheckContext *c, CheckResult *r)
 	size_t n_errors = c->policy ? policy_n_errors(c->policy) : 0;
 
 	if (!check_dpkg_version(c, "realtimed", version, sizeof(version)))
-		snprintf(version, sizeof(version), "not from a package");
+		snprintf(version, sizeof(version), "none");
 	if (!c->bus_query) {
 		check_set(r, CHECK_SKIP, "", "realtimectl was built without D-Bus support");
 		return;
@@ -234,7 +234,7 @@ void check_daemon(const CheckContext *c, CheckResult *r)
 			c, "/usr/share/dbus-1/system-services/org.realtimed.Realtime1.service");
 
 		snprintf(value, sizeof(value),
-			 "not running; package %s; policy: %zu files, %zu rejected", version,
+			 "not running; package: %s; policy: %zu files, %zu rejected", version,
 			 n_files, n_errors);
 		check_set(r, CHECK_WARN, value,
 			  "realtimed is not running%s: no grants without a re-login, no IRQ "
@@ -244,7 +244,7 @@ void check_daemon(const CheckContext *c, CheckResult *r)
 		return;
 	}
 	snprintf(value, sizeof(value),
-		 "pid %d; MaxRealtimePriority %d for you; package %s; policy: %zu files, %zu "
+		 "pid %d; MaxRealtimePriority %d for you; package: %s; policy: %zu files, %zu "
 		 "rejected",
 		 (int)bus.realtimed_pid, bus.max_priority, version, n_files, n_errors);
 	if (n_errors > 0) {

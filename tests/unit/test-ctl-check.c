@@ -448,8 +448,8 @@ START_TEST(test_daemon_rtkit)
 			       .rtkit_owned = true,
 			       .rtkit_is_realtimed = true };
 	run("daemon");
-	assert_result(CHECK_OK, "pid 42; MaxRealtimePriority 95 for you; package not from a "
-				"package; policy: 1 files, 0 rejected");
+	assert_result(CHECK_OK, "pid 42; MaxRealtimePriority 95 for you; package: none; policy: "
+				"1 files, 0 rejected");
 	run("rtkit-conflict");
 	assert_result(CHECK_OK, "installed=no running=no RealtimeKit1=realtimed");
 
@@ -459,7 +459,7 @@ START_TEST(test_daemon_rtkit)
 				    "0.13-5\n\nPackage: realtimed\nStatus: install ok "
 				    "installed\nVersion: 0.3\n");
 	run("daemon");
-	assert_result(CHECK_WARN, "not running; package 0.3; policy: 1 files, 0 rejected");
+	assert_result(CHECK_WARN, "not running; package: 0.3; policy: 1 files, 0 rejected");
 	ck_assert_ptr_nonnull(strstr(res.hint, "systemctl enable --now realtimed"));
 	run("rtkit-conflict");
 	assert_result(CHECK_WARN, "installed=0.13-5 running=yes RealtimeKit1=rtkit-daemon");
