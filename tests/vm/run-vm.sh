@@ -23,7 +23,8 @@
 # the run directory with console.log).
 #
 # A guest script may ask for more QEMU arguments with a comment line
-# "# vm-qemu-args: ARGS".
+# "# vm-qemu-args: ARGS", and for a kernel booted without threadirqs with a
+# line "# vm-no-threadirqs".
 #
 # Inside the guest: PID 1 is a shell (no systemd, no udev: start what you
 # need, modprobe what you need); /proc, /sys, /dev, /run, /tmp, /var/tmp are
@@ -134,6 +135,8 @@ cpu=max
 [ "$accel" = kvm ] && cpu=host
 
 extra="$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ') ${VM_QEMU_ARGS:-}"
+threadirqs=threadirqs
+grep -q '^# vm-no-threadirqs$' "$guest" && threadirqs=""
 
 # A guest kernel sometimes oopses while it boots under TCG (seen with 6.12:
 # "int3" in sched_clock_cpu while PID 0 patches its own code), long before
@@ -155,7 +158,7 @@ boot_vm()
 		-nodefaults -no-user-config -display none -no-reboot \
 		-chardev file,id=con,path="$run/console.log" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initramfs" \
-		-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$here/init-stage2.sh" \
+		-append "console=ttyS0 quiet loglevel=4 $threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$here/init-stage2.sh" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \
