@@ -2,13 +2,16 @@
 /*
  * Properties shared by both interfaces, answered for the caller: what the
  * calling user's policy allows (a member of audio reads 95, not 20), so
- * PipeWire asks for its real priority instead of the default's.
+ * PipeWire asks for its real priority instead of the default's. The native
+ * interface also has Version, the running daemon's (realtimectl check tells
+ * it from the installed package's: an upgrade not yet restarted).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "bus-props.h"
+#include "config.h"
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
@@ -53,10 +56,14 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 static bool append_property(DBusMessageIter *it, const CallerProperties *p, const char *name,
 			    bool dict)
 {
+	static const char *const version = PACKAGE_VERSION;
 	int type;
 	const void *v;
 
-	if (streq(name, "MaxRealtimePriority")) {
+	if (streq(name, "Version")) {
+		type = DBUS_TYPE_STRING;
+		v = &version;
+	} else if (streq(name, "MaxRealtimePriority")) {
 		type = DBUS_TYPE_INT32;
 		v = &p->max_realtime_priority;
 	} else if (streq(name, "MinNiceLevel")) {
@@ -70,8 +77,14 @@ static bool append_property(DBusMessageIter *it, const CallerProperties *p, cons
 	return dict ? bus_append_dict_variant(it, name, type, v) : bus_append_variant(it, type, v);
 }
 
+/* RealtimeKit1's three, then the native interface's own */
 static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
-					      "MinNiceLevel" };
+					      "MinNiceLevel", "Version" };
+
+static size_t n_properties(BusFlavour f)
+{
+	return f == FLAVOUR_NATIVE ? ELEMENTSOF(property_names) : ELEMENTSOF(property_names) - 1;
+}
 
 DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
 					const char *iface, BusFlavour f)
@@ -118,7 +131,7 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 	if (name) {
 		bool known = false;
 
-		for (size_t i = 0; i < ELEMENTSOF(property_names); i++)
+		for (size_t i = 0; i < n_properties(f); i++)
 			known = known || streq(name, property_names[i]);
 		if (!known) {
 			bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s",
@@ -130,7 +143,7 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 	} else {
 		if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &arr))
 			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-		for (size_t i = 0; i < ELEMENTSOF(property_names); i++)
+		for (size_t i = 0; i < n_properties(f); i++)
 			if (!append_property(&arr, &p, property_names[i], true)) {
 				dbus_message_iter_abandon_container(&it, &arr);
 				return DBUS_HANDLER_RESULT_NEED_MEMORY;

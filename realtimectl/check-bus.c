@@ -2,7 +2,7 @@
 /*
  * What realtimectl check asks the system bus (ctl-check.h, CheckBus): who owns
  * realtimed's name and rtkit's, their pids, and realtimed's
- * MaxRealtimePriority for the caller. Nothing is activated: names are
+ * MaxRealtimePriority for the caller and its Version. Nothing is activated: names are
  * looked up with GetNameOwner, and the property is read with
  * NO_AUTO_START, so a stopped realtimed stays stopped.
  */
@@ -63,28 +63,55 @@ static pid_t owner_pid(DBusConnection *bus, const char *unique)
 	return (pid_t)pid;
 }
 
-static int max_priority(DBusConnection *bus)
+/* A property of realtimed's native interface, its variant opened in *v when
+ * it holds type; false when there is no such answer. */
+static bool get_property(DBusConnection *bus, const char *prop, int type, DBusMessage **ret_reply,
+			 DBusMessageIter *v)
 {
 	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
-	const char *iface = NATIVE_IFACE, *prop = "MaxRealtimePriority";
-	DBusMessageIter it, v;
-	dbus_int32_t prio;
+	const char *iface = NATIVE_IFACE;
+	DBusMessageIter it;
 
 	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES,
 					 "Get");
 	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &prop,
 					    DBUS_TYPE_INVALID))
-		return -1;
+		return false;
 	reply = call(bus, m);
 	if (!reply || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_METHOD_RETURN ||
 	    !dbus_message_iter_init(reply, &it) ||
 	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_VARIANT)
-		return -1;
-	dbus_message_iter_recurse(&it, &v);
-	if (dbus_message_iter_get_arg_type(&v) != DBUS_TYPE_INT32)
+		return false;
+	dbus_message_iter_recurse(&it, v);
+	if (dbus_message_iter_get_arg_type(v) != type)
+		return false;
+	*ret_reply = TAKE_PTR(reply);
+	return true;
+}
+
+static int max_priority(DBusConnection *bus)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	DBusMessageIter v;
+	dbus_int32_t prio;
+
+	if (!get_property(bus, "MaxRealtimePriority", DBUS_TYPE_INT32, &reply, &v))
 		return -1;
 	dbus_message_iter_get_basic(&v, &prio);
 	return prio;
+}
+
+/* The running daemon's Version; "" from a realtimed older than it. */
+static void daemon_version(DBusConnection *bus, char *buf, size_t size)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	DBusMessageIter v;
+	const char *s;
+
+	if (!get_property(bus, "Version", DBUS_TYPE_STRING, &reply, &v))
+		return;
+	dbus_message_iter_get_basic(&v, &s);
+	snprintf(buf, size, "%s", s);
 }
 
 void check_bus_query(CheckBus *ret)
@@ -108,6 +135,7 @@ void check_bus_query(CheckBus *ret)
 	if (ret->realtimed) {
 		ret->realtimed_pid = owner_pid(bus, realtimed);
 		ret->max_priority = max_priority(bus);
+		daemon_version(bus, ret->version, sizeof(ret->version));
 	}
 	ret->rtkit_owned = name_owner(bus, RTKIT_NAME, rtkit, sizeof(rtkit));
 	if (ret->rtkit_owned) {

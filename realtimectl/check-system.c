@@ -209,6 +209,17 @@ void check_filesystem(const CheckContext *c, CheckResult *r)
 		   best, best);
 }
 
+/* Whether a Debian package version (EPOCH:UPSTREAM-REVISION) is of the
+ * upstream version running. */
+static bool package_is_version(const char *package, const char *running)
+{
+	const char *up = strchr(package, ':') ? strchr(package, ':') + 1 : package;
+	const char *dash = strrchr(up, '-');
+	size_t n = dash ? (size_t)(dash - up) : strlen(up);
+
+	return strlen(running) == n && strncmp(up, running, n) == 0;
+}
+
 void check_daemon(const CheckContext *c, CheckResult *r)
 {
 	char value[CHECK_VALUE_MAX], version[64] = "";
@@ -244,9 +255,19 @@ void check_daemon(const CheckContext *c, CheckResult *r)
 		return;
 	}
 	snprintf(value, sizeof(value),
-		 "pid %d; MaxRealtimePriority %d for you; package: %s; policy: %zu files, %zu "
-		 "rejected",
-		 (int)bus.realtimed_pid, bus.max_priority, version, n_files, n_errors);
+		 "pid %d; version %s; MaxRealtimePriority %d for you; package: %s; policy: %zu "
+		 "files, %zu rejected",
+		 (int)bus.realtimed_pid, bus.version[0] ? bus.version : "unknown", bus.max_priority,
+		 version, n_files, n_errors);
+	if (bus.version[0] && !streq(version, "none") &&
+	    !package_is_version(version, bus.version)) {
+		check_set(r, CHECK_WARN, value,
+			  "the realtimed running (%s) is not the one installed (%s): an upgrade "
+			  "waits for a restart",
+			  bus.version, version);
+		check_hint(r, "systemctl restart realtimed (grants stay supervised)");
+		return;
+	}
 	if (n_errors > 0) {
 		check_set(r, CHECK_WARN, value,
 			  "realtimed runs, but %zu policy file%s rejected: it keeps its last good "

@@ -48,6 +48,7 @@ typedef struct CheckBus {
 	bool realtimed;	 /* org.realtimed.Realtime1 has an owner */
 	pid_t realtimed_pid;
 	int max_priority; /* its MaxRealtimePriority for the caller; -1 unknown */
+	char version[64]; /* its Version; "" unknown */
 	bool rtkit_owned; /* org.freedesktop.RealtimeKit1 has an owner */
 	pid_t rtkit_pid;
 	bool rtkit_is_realtimed; /* ... and it is realtimed's compat interface */

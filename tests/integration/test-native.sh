@@ -146,6 +146,17 @@ prop()
 [ "$(prop rtplain RTTimeUSecMax)" = 200000 ] && ok "RTTimeUSecMax for rtplain is 200000" ||
 	fail "RTTimeUSecMax for rtplain: $(prop rtplain RTTimeUSecMax)"
 
+# the running daemon's version, native interface only (realtimectl check's daemon line)
+version=$(run_as rtplain dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+	org.freedesktop.DBus.Properties.Get string:$NATIVE_IFACE string:Version 2>&1 |
+	sed -n 's/.*string "\(.*\)"/\1/p')
+want=$("$TOP_BUILDDIR/daemon/realtimed" --version | awk '{ print $2 }')
+[ -n "$version" ] && [ "$version" = "$want" ] && ok "Version is realtimed --version's ($version)" ||
+	fail "Version: '$version', realtimed --version says '$want'"
+run_as rtplain dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+	org.freedesktop.DBus.Properties.GetAll string:$NATIVE_IFACE 2>&1 | grep -q '"Version"' &&
+	ok "GetAll lists Version" || fail "GetAll does not list Version"
+
 # --- Explain ----------------------------------------------------------------
 out=$(native --as rtaudio Explain uint32:$UID_AUDIO)
 if echo "$out" | grep -A4 '"RealtimePriority"' | grep -q '"95"' &&

@@ -448,10 +448,23 @@ START_TEST(test_daemon_rtkit)
 			       .rtkit_owned = true,
 			       .rtkit_is_realtimed = true };
 	run("daemon");
-	assert_result(CHECK_OK, "pid 42; MaxRealtimePriority 95 for you; package: none; policy: "
-				"1 files, 0 rejected");
+	assert_result(CHECK_OK, "pid 42; version unknown; MaxRealtimePriority 95 for you; package: "
+				"none; policy: 1 files, 0 rejected");
 	run("rtkit-conflict");
 	assert_result(CHECK_OK, "installed=no running=no RealtimeKit1=realtimed");
+
+	/* the running version against the installed package's upstream part */
+	snprintf(fake_bus.version, sizeof(fake_bus.version), "0.3");
+	put("/var/lib/dpkg/status", "Package: realtimed\nStatus: install ok installed\nVersion: "
+				    "1:0.3-2\n");
+	run("daemon");
+	assert_result(CHECK_OK, "pid 42; version 0.3; MaxRealtimePriority 95 for you; package: "
+				"1:0.3-2; policy: 1 files, 0 rejected");
+	put("/var/lib/dpkg/status", "Package: realtimed\nStatus: install ok installed\nVersion: "
+				    "0.4-1\n");
+	run("daemon");
+	ck_assert_int_eq(res.status, CHECK_WARN);
+	ck_assert_ptr_nonnull(strstr(res.hint, "systemctl restart realtimed"));
 
 	fake_bus.realtimed = fake_bus.rtkit_is_realtimed = false;
 	put("/proc/77/comm", "rtkit-daemon\n");
