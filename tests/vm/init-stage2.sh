@@ -41,30 +41,12 @@ fi
 # shellcheck disable=SC1091
 . /rt-run/env
 
-# /run, /tmp and /var/tmp are fresh below. The source or build tree may
-# live there on the host (a CI clone in /tmp): hold it aside first and put
-# it back at the same path on the fresh filesystem.
-hold_dir()
-{
-	case "$2" in
-	/run/* | /tmp/* | /var/tmp/*) ;;
-	*) return 0 ;;
-	esac
-	mkdir -p "/rt-hold/$1" && mount --bind "$2" "/rt-hold/$1"
-}
-restore_dir()
-{
-	mountpoint -q "/rt-hold/$1" 2>/dev/null || return 0
-	mkdir -p "$2" && mount --bind "/rt-hold/$1" "$2"
-}
-hold_dir src "$TOP_SRCDIR"
-hold_dir build "$TOP_BUILDDIR"
-mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+# /run, /tmp and /var/tmp are fresh, with the source and build trees kept
+# visible at their paths.
+# shellcheck disable=SC1091
+. "${0%/*}/fresh-tmp.sh"
+fresh_tmp_dirs /run /tmp /var/tmp
 mkdir -p /run/lock /run/user
-restore_dir src "$TOP_SRCDIR"
-restore_dir build "$TOP_BUILDDIR"
 
 echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
 cd /tmp || exit 1

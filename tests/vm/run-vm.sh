@@ -8,7 +8,8 @@
 # script, or a timeout is a failure, reported with the console's tail.
 #
 # usage: run-vm.sh [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER]
-#                  [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT
+#                  [--kernel-package PACKAGE] [--timeout SEC] [--system]
+#                  GUEST_SCRIPT
 #
 # The kernel: --kernel, else /boot/vmlinuz-KVER, else the one the Debian
 # meta-package PACKAGE depends on (default linux-image-amd64; see
@@ -24,6 +25,12 @@
 #
 # A guest script may ask for more QEMU arguments with a comment line
 # "# vm-qemu-args: ARGS".
+#
+# --system (the vm-system tier): systemd is PID 1 instead (init-system.sh),
+# and the guest script runs from a service once multi-user.target is
+# reached (system-guest-run.sh). Before the boot, the build is installed
+# here with `meson install --destdir` into the run directory, which the
+# guest sees as /rt-run/destdir (RT_DESTDIR) to lay onto its root.
 #
 # Inside the guest: PID 1 is a shell (no systemd, no udev: start what you
 # need, modprobe what you need); /proc, /sys, /dev, /run, /tmp, /var/tmp are
@@ -41,6 +48,7 @@ initramfs=
 kver=
 kpkg=
 timeout=300
+system=0
 
 while [ $# -gt 1 ]; do
 	case "$1" in
@@ -49,11 +57,12 @@ while [ $# -gt 1 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--kernel-package) kpkg=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--system) system=1; shift ;;
 	*) break ;;
 	esac
 done
 if [ $# -ne 1 ]; then
-	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT" >&2
+	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--kernel-package PACKAGE] [--timeout SEC] [--system] GUEST_SCRIPT" >&2
 	exit 2
 fi
 guest=$(realpath "$1")
@@ -100,6 +109,24 @@ if [ -z "$initramfs" ]; then
 	initramfs=$run/initramfs.cpio
 fi
 
+stage2=$here/init-stage2.sh
+systemd_args=
+if [ "$system" = 1 ]; then
+	[ -x /lib/systemd/systemd ] || skip "systemd is not installed: apt-get install systemd"
+	command -v meson >/dev/null || skip "meson is not installed"
+	[ -f "$TOP_BUILDDIR/meson-private/install.dat" ] || skip "$TOP_BUILDDIR is not a meson build tree"
+	# What a package would ship: the build's own install, in a staging tree.
+	if ! meson install -C "$TOP_BUILDDIR" --no-rebuild --quiet --destdir "$run/destdir" >"$run/install.log" 2>&1; then
+		echo "FAIL: meson install --destdir failed:"
+		cat "$run/install.log"
+		exit 1
+	fi
+	stage2=$here/init-system.sh
+	# quiet keeps systemd's status lines to errors; the guest service's
+	# output still reaches the console.
+	systemd_args="systemd.unit=multi-user.target systemd.show_status=false"
+fi
+
 # Values reach the guest through a shell file on the shared run directory:
 # quote each one for sh.
 quote()
@@ -111,6 +138,8 @@ quote()
 	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
 	echo "export GUEST_SCRIPT=$(quote "$guest")"
 	echo "export GUEST_TIMEOUT=$(quote "$timeout")"
+	echo "export RT_VM_HERE=$(quote "$here")"
+	echo "export RT_DESTDIR=/rt-run/destdir"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154
@@ -155,7 +184,7 @@ boot_vm()
 		-nodefaults -no-user-config -display none -no-reboot \
 		-chardev file,id=con,path="$run/console.log" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initramfs" \
-		-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$here/init-stage2.sh" \
+		-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$stage2 $systemd_args" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \

@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# ExecStart of rt-vm-guest.service in the vm-system tier (init-system.sh
+# writes the unit): runs the guest script as root under systemd, with the
+# run directory's env, writes its exit code to /rt-run/rc and powers the
+# guest off. A kernel oops or warning during the script is a failure, as in
+# the vm tier.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+# shellcheck disable=SC1091
+. /rt-run/env
+
+echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus, systemd $(systemctl --version | head -n 1), boot took $(cut -d' ' -f1 /proc/uptime)s)"
+cd /tmp || exit 1
+tainted_before=$(cat /proc/sys/kernel/tainted)
+timeout -s KILL "${GUEST_TIMEOUT:-600}" /bin/sh "$GUEST_SCRIPT" </dev/null 2>&1
+rc=$?
+[ "$rc" = 137 ] && echo "RT-VM-GUEST-TIMEOUT after ${GUEST_TIMEOUT:-600}s"
+tainted_after=$(cat /proc/sys/kernel/tainted)
+new=$(((tainted_after & ~tainted_before) & (128 | 512)))
+if [ "$new" != 0 ]; then
+	echo "RT-VM-KERNEL-OOPS-OR-WARNING: taint $tainted_before -> $tainted_after; kernel log tail:"
+	dmesg | tail -n 60
+	rc=1
+fi
+if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+	echo "---- journal of the failed run (last 60 lines) ----"
+	journalctl -b --no-pager -n 60 -o short-monotonic
+fi
+echo "$rc" >/rt-run/rc.tmp && mv /rt-run/rc.tmp /rt-run/rc
+sync
+echo "RT-VM-GUEST-EXIT $rc"
+# At once: nothing of the test is left to save, and a clean shutdown of
+# systemd under TCG takes long.
+systemctl poweroff -ff
