@@ -44,28 +44,12 @@ fi
 # /run, /tmp and /var/tmp are fresh, with the source and build trees kept
 # visible at their paths.
 # shellcheck disable=SC1091
-. "${0%/*}/fresh-tmp.sh"
+. "${0%/*}/stage-lib.sh"
 fresh_tmp_dirs /run /tmp /var/tmp
 mkdir -p /run/lock /run/user
 
 echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
-cd /tmp || exit 1
-tainted_before=$(cat /proc/sys/kernel/tainted)
-# shellcheck disable=SC2016
-timeout -s KILL "${GUEST_TIMEOUT:-600}" /bin/sh -c \
-	'if [ -x "$0" ]; then exec "$0"; else exec /bin/sh "$0"; fi' "$GUEST_SCRIPT" </dev/null 2>&1
-rc=$?
-[ "$rc" = 137 ] && echo "RT-VM-GUEST-TIMEOUT after ${GUEST_TIMEOUT:-600}s"
-# A kernel oops (taint D, 128) or warning (W, 512) during the script is a
-# failure whatever the script said.
-tainted_after=$(cat /proc/sys/kernel/tainted)
-new=$(((tainted_after & ~tainted_before) & (128 | 512)))
-if [ "$new" != 0 ]; then
-	echo "RT-VM-KERNEL-OOPS-OR-WARNING: taint $tainted_before -> $tainted_after; kernel log tail:"
-	dmesg | tail -n 60
-	rc=1
-fi
-echo "$rc" >/rt-run/rc.tmp && mv /rt-run/rc.tmp /rt-run/rc
-echo "RT-VM-GUEST-EXIT $rc"
+run_guest_script
+write_rc
 umount /rt-run
 poweroff_now

@@ -30,7 +30,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,rw rtrun /rt-run ||
 # shellcheck disable=SC1091
 . /rt-run/env
 # shellcheck disable=SC1091
-. "${0%/*}/fresh-tmp.sh"
+. "${0%/*}/stage-lib.sh"
 fresh_tmp_dirs /run /tmp /var/tmp
 
 # The host's own services and timers have no business here (a database, apt,

@@ -13,25 +13,15 @@ export HOME=/root LANG=C.UTF-8
 . /rt-run/env
 
 echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus, systemd $(systemctl --version | head -n 1), boot took $(cut -d' ' -f1 /proc/uptime)s)"
-cd /tmp || exit 1
-tainted_before=$(cat /proc/sys/kernel/tainted)
-timeout -s KILL "${GUEST_TIMEOUT:-600}" /bin/sh "$GUEST_SCRIPT" </dev/null 2>&1
-rc=$?
-[ "$rc" = 137 ] && echo "RT-VM-GUEST-TIMEOUT after ${GUEST_TIMEOUT:-600}s"
-tainted_after=$(cat /proc/sys/kernel/tainted)
-new=$(((tainted_after & ~tainted_before) & (128 | 512)))
-if [ "$new" != 0 ]; then
-	echo "RT-VM-KERNEL-OOPS-OR-WARNING: taint $tainted_before -> $tainted_after; kernel log tail:"
-	dmesg | tail -n 60
-	rc=1
-fi
+# shellcheck disable=SC1091
+. "$RT_VM_HERE/stage-lib.sh"
+run_guest_script
+# shellcheck disable=SC2154 # rc: set by run_guest_script
 if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 	echo "---- journal of the failed run (last 60 lines) ----"
 	journalctl -b --no-pager -n 60 -o short-monotonic
 fi
-echo "$rc" >/rt-run/rc.tmp && mv /rt-run/rc.tmp /rt-run/rc
-sync
-echo "RT-VM-GUEST-EXIT $rc"
+write_rc
 # At once: nothing of the test is left to save, and a clean shutdown of
 # systemd under TCG takes long.
 systemctl poweroff -ff

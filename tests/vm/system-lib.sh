@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # Helpers for the vm-system tier's guest scripts (tests/vm/system/*.sh, run by
 # systemd's rt-vm-guest.service; see run-vm.sh --system). Sourced after
 # tests/vm/lib.sh. The steps here are README's "Install for real", in order.

@@ -37,9 +37,11 @@ check_eq "su - non-member: RLIMIT_RTPRIO unchanged" "0 0" "$(su - rtplain -c 'ec
 for u in rtaudio rtplain; do
 	uid=$(id -u "$u")
 	systemctl start "user@$uid.service"
+	# shellcheck disable=SC2034 # read through eval below
 	mgr=$(systemctl show -p MainPID --value "user@$uid.service")
 	as "$u" env XDG_RUNTIME_DIR="/run/user/$uid" \
 		systemd-run --user --quiet --unit=rt-limits sleep 600
+	# shellcheck disable=SC2034
 	svc=$(as "$u" env XDG_RUNTIME_DIR="/run/user/$uid" \
 		systemctl --user show -p MainPID --value rt-limits.service)
 	eval "mgr_$u=\$(rtprio_of \"\$mgr\")"

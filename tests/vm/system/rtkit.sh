@@ -27,15 +27,7 @@ uid=$(id -u rtaudio)
 
 # The member's PipeWire, as its user unit, loading only module-rt as
 # pipewire.conf does (the guest has no sound card or session bus).
-cat >/etc/pipewire-vm-system.conf <<'EOF'
-context.properties = { log.level = 2 }
-context.spa-libs = { support.* = support/libspa-support }
-context.modules = [
-    { name = libpipewire-module-rt
-      args = { nice.level = -11 rt.prio = 88 rt.time.soft = -1 rt.time.hard = -1 }
-      flags = [ ifexists nofail ] }
-]
-EOF
+cp "$TOP_SRCDIR/tests/integration/pipewire-rt88.conf" /etc/pipewire-vm-system.conf
 mkdir -p /etc/systemd/user/pipewire.service.d
 cat >/etc/systemd/user/pipewire.service.d/vm-system.conf <<'EOF'
 [Service]
