@@ -35,22 +35,8 @@
 
 #include "bus-names.h"
 #include "macro.h"
+#include "percentile.h"
 #include "time-util.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t percentile(uint64_t *v, size_t n, unsigned p)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v[(n - 1) * p / 100];
-}
 
 /* A thread that only sleeps: the target of every grant. */
 struct sleeper {

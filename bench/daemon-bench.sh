@@ -248,19 +248,7 @@ dbus_ver=$(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null)
 echo
 cat "$WORK/section.md"
 
-python3 - "$TOP_SRCDIR/bench/RESULTS.md" "$WORK/section.md" <<'PY' || note "could not update bench/RESULTS.md"
-import sys
-path, sec = sys.argv[1], open(sys.argv[2]).read()
-text = open(path).read()
-head = "## realtimed vs rtkit-daemon"
-i = text.find(head)
-if i < 0:
-    text = text.rstrip("\n") + "\n\n" + head + "\n\n" + sec
-else:
-    j = text.find("\n## ", i + len(head))
-    rest = text[j:] if j >= 0 else "\n"
-    text = text[:i] + head + "\n\n" + sec + rest
-open(path, "w").write(text)
-PY
+python3 "$TOP_SRCDIR/bench/results-section.py" "$TOP_SRCDIR/bench/RESULTS.md" "realtimed vs rtkit-daemon" "$WORK/section.md" ||
+	note "could not update bench/RESULTS.md"
 note "bench/RESULTS.md updated"
 exit 0

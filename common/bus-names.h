@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * realtimed's names on the bus, for every part that speaks or answers them:
  * the daemon, realtimectl, and the test clients and stand-ins. The native

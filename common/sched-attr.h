@@ -20,6 +20,9 @@
 #define SCHED_FLAG_RESET_ON_FORK 0x01
 #endif
 
+/* The first struct sched_attr's size; a caller's size 0 means it too. */
+#define SCHED_ATTR_SIZE_VER0 48
+
 /* SCHED_ATTR_SIZE_VER1 (Linux 5.3): the utilization clamps are read only
  * with their SCHED_FLAG_UTIL_CLAMP_* flags, so zeros there change nothing,
  * and an older kernel accepts the larger size while they are zero. */

@@ -42,14 +42,20 @@ struct realtime_limits {
 };
 
 /* Thread tid of the calling process (0: the calling thread) to policy
- * SCHED_FIFO or SCHED_RR at priority 1..99, with SCHED_RESET_ON_FORK. */
+ * SCHED_FIFO or SCHED_RR at priority 1..99, with SCHED_RESET_ON_FORK
+ * (which policy may include). Over RealtimeKit, SCHED_FIFO is granted as
+ * SCHED_RR, the only policy rtkit grants. A tid that is not a thread of
+ * the calling process is -ESRCH. */
 int realtime_make_thread_realtime(pid_t tid, int policy, int priority);
 /* Thread tid (0: the calling thread) to SCHED_OTHER at nice level -20..19. */
 int realtime_make_thread_high_priority(pid_t tid, int nice_level);
 /* Undoes realtimed's grant of thread tid (0: the calling thread): it goes
- * back to what it ran with before; -ENOENT when it holds no grant. */
+ * back to what it ran with before; -ENOENT when it holds no grant. Over
+ * RealtimeKit, which cannot reset one thread, the library lowers the
+ * thread itself to what it remembered of it. */
 int realtime_reset_thread(pid_t tid);
-/* The policy's rlimits onto the calling process; ret may be NULL. */
+/* The policy's rlimits onto the calling process; ret may be NULL.
+ * -EOPNOTSUPP over RealtimeKit, which has no such call. */
 int realtime_grant_limits(struct realtime_limits *ret);
 
 /* What the policy allows the calling user. */
@@ -57,8 +63,9 @@ int realtime_get_max_realtime_priority(int *ret);
 int realtime_get_min_nice_level(int *ret);
 int realtime_get_rttime_usec_max(int64_t *ret);
 
-/* The service this process talks to (connecting if need be), or a negative
- * errno when neither is reachable. */
+/* The service this process talks to (connecting, and pinging it, if need
+ * be): REALTIME_SERVICE_REALTIMED or REALTIME_SERVICE_RTKIT, or a negative
+ * errno (-ENXIO) when neither is reachable. */
 int realtime_service(void);
 
 /* Why the calling thread's last failed call failed; "" when none did. The

@@ -41,6 +41,7 @@ typedef struct Ctl {
 	bool have_nice;
 	int nice;
 	bool limits;
+	bool threads; /* run --threads: COMMAND under librealtime-preload.so */
 
 	/* status --all: every user's grants, not only the caller's */
 	bool all;

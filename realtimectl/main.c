@@ -32,6 +32,7 @@ enum {
 	ARG_RR,
 	ARG_NICE,
 	ARG_LIMITS,
+	ARG_THREADS,
 	ARG_ALL,
 };
 
@@ -49,6 +50,7 @@ enum {
 	{ "conf", required_argument, NULL, ARG_CONF },			\
 	{ "nice", required_argument, NULL, ARG_NICE },			\
 	{ "limits", no_argument, NULL, ARG_LIMITS },			\
+	{ "threads", no_argument, NULL, ARG_THREADS },			\
 	{ "all", no_argument, NULL, ARG_ALL }
 /* clang-format on */
 
@@ -109,6 +111,10 @@ static void help(void)
 	       "  run [--fifo PRIO|--rr PRIO] [--nice N] [--limits] [--] COMMAND [ARG...]\n"
 	       "                              Get the grant (default: --limits, the policy's\n"
 	       "                              rlimits) for this process, then exec COMMAND\n"
+	       "  run --threads [--] COMMAND [ARG...]\n"
+	       "                              Run COMMAND with librealtime-preload.so: each\n"
+	       "                              thread it makes realtime is granted by realtimed\n"
+	       "                              (JACK, Ardour...), no rlimits asked for\n"
 	       "  reload                      Make realtimed re-read the policy\n"
 	       "  irq [--offline]             List IRQ threads and their priorities\n"
 	       "\n"
@@ -281,6 +287,9 @@ static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *o
 		case ARG_LIMITS:
 			ctl->limits = true;
 			break;
+		case ARG_THREADS:
+			ctl->threads = true;
+			break;
 		case ARG_ALL:
 			ctl->all = true;
 			break;
@@ -308,6 +317,8 @@ static int check_verb_options(const Ctl *ctl, const char *verb)
 		return ctl_usage_error("--fifo, --rr and --nice go with grant and run only.");
 	if (ctl->limits && !streq(verb, "run"))
 		return ctl_usage_error("--limits goes with run only.");
+	if (ctl->threads && !streq(verb, "run"))
+		return ctl_usage_error("--threads goes with run only.");
 	if (ctl->all && !streq(verb, "status"))
 		return ctl_usage_error("--all goes with status only.");
 	if (ctl->offline && !streq(verb, "explain") && !streq(verb, "irq"))

@@ -7,9 +7,15 @@
  * a login session with the limits (e.g. jackd -R, which sets its own
  * SCHED_FIFO within RLIMIT_RTPRIO) gets what policy allows. With none of
  * the options, --limits is implied.
+ *
+ * realtimectl run --threads [--] COMMAND...: asks for nothing; execs COMMAND
+ * with librealtime-preload.so added to LD_PRELOAD, so that each thread
+ * COMMAND asks the kernel to make realtime and the kernel refuses is
+ * granted by realtimed, one by one, supervised (librealtime(3)).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,6 +76,35 @@ static int request_grants(const Ctl *ctl)
 	return CTL_EXIT_OK;
 }
 
+/* LD_PRELOAD with the preload after what is there already ($REALTIME_PRELOAD,
+ * else the installed one). Returns an exit status on failure, -1 on success. */
+static int set_preload(void)
+{
+	const char *path = secure_getenv("REALTIME_PRELOAD") ?: REALTIME_PRELOAD_PATH;
+	const char *old = getenv("LD_PRELOAD");
+	_cleanup_free_ char *new = NULL;
+
+	/* ld.so splits LD_PRELOAD at spaces and colons */
+	if (isempty(path) || strpbrk(path, " :\t")) {
+		fprintf(stderr,
+			"Cannot preload '%s': LD_PRELOAD takes no paths with spaces or colons.\n",
+			path);
+		return CTL_EXIT_USAGE;
+	}
+	if (access(path, R_OK) < 0) {
+		fprintf(stderr, "Cannot use %s: %s.\n%s", path, strerror(errno),
+			getenv("REALTIME_PRELOAD")
+				? ""
+				: "Set REALTIME_PRELOAD to where librealtime-preload.so is.\n");
+		return CTL_EXIT_FAILED;
+	}
+	if (isempty(old))
+		return setenv("LD_PRELOAD", path, 1) < 0 ? ctl_oom() : -1;
+	if (asprintf(&new, "%s %s", old, path) < 0 || setenv("LD_PRELOAD", new, 1) < 0)
+		return ctl_oom();
+	return -1;
+}
+
 int verb_run(Ctl *ctl, int argc, char **argv)
 {
 	Ctl c = *ctl;
@@ -81,7 +116,7 @@ int verb_run(Ctl *ctl, int argc, char **argv)
 	}
 	if (argc < 1)
 		return ctl_usage_error("usage: realtimectl run [--fifo PRIO|--rr PRIO] [--nice N] "
-				       "[--limits] [--] COMMAND [ARG...]");
+				       "[--limits] [--threads] [--] COMMAND [ARG...]");
 	if (c.json)
 		return ctl_usage_error("run prints nothing of its own; --json does not apply.");
 	/* "--fifo" before the verb is grant's flag, without a priority. */
@@ -89,13 +124,23 @@ int verb_run(Ctl *ctl, int argc, char **argv)
 		return ctl_usage_error(
 			"run takes the priority with the policy: run --%s PRIO -- COMMAND",
 			c.sched_policy);
-	if (!c.sched_policy && !c.have_nice)
+	/* --threads asks for no rlimits: realtimed grants thread by thread */
+	if (!c.sched_policy && !c.have_nice && !c.threads)
 		c.limits = true;
 
-	r = request_grants(&c);
-	if (r > 0) {
-		fprintf(stderr, "Not starting %s.\n", argv[0]);
-		return r;
+	if (c.limits || c.sched_policy || c.have_nice) {
+		r = request_grants(&c);
+		if (r > 0) {
+			fprintf(stderr, "Not starting %s.\n", argv[0]);
+			return r;
+		}
+	}
+	if (c.threads) {
+		r = set_preload();
+		if (r >= 0) {
+			fprintf(stderr, "Not starting %s.\n", argv[0]);
+			return r;
+		}
 	}
 
 	execvp(argv[0], argv);

@@ -88,6 +88,15 @@ integ_require_daemon()
 	[ -x "$RT_CLIENT" ] || skip "the test client is not built ($RT_CLIENT)"
 }
 
+# integ_require_preload: skip unless librealtime-preload.so is built; exports
+# REALTIME_PRELOAD (the build dir's, unless set) for realtimectl run --threads.
+integ_require_preload()
+{
+	REALTIME_PRELOAD=${REALTIME_PRELOAD:-$TOP_BUILDDIR/librealtime/preload/librealtime-preload.so}
+	[ -f "$REALTIME_PRELOAD" ] || skip "librealtime-preload.so is not built ($REALTIME_PRELOAD)"
+	export REALTIME_PRELOAD
+}
+
 # integ_enter "$@": become root in a private mount namespace (re-exec).
 integ_enter()
 {

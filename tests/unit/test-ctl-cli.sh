@@ -283,6 +283,21 @@ expect err "realtimectl explain --offline root" "it suggests --offline"
 run 3 "run without a system bus does not exec" -- run --limits -- touch "$work/ran"
 checks=$((checks + 1))
 if [ -e "$work/ran" ]; then fail "run executed its command although the grant failed"; else pass "command not executed"; fi
+echo "# run --threads (asks realtimed for nothing itself: no bus needed)"
+: >"$work/preload.so"
+REALTIME_PRELOAD=$work/preload.so run 0 "run --threads sets LD_PRELOAD" -- \
+	run --threads -- sh -c 'echo "$LD_PRELOAD"'
+expect out "$work/preload.so" "LD_PRELOAD is \$REALTIME_PRELOAD"
+LD_PRELOAD=$work/other.so REALTIME_PRELOAD=$work/preload.so run 0 "run --threads keeps LD_PRELOAD" -- \
+	run --threads sh -c 'echo "[$LD_PRELOAD]"'
+expect out "[$work/other.so $work/preload.so]" "the preload comes after what was there"
+REALTIME_PRELOAD=$work/missing.so run 5 "run --threads without the preload" -- \
+	run --threads -- touch "$work/ran-threads"
+expect err "Cannot use $work/missing.so" "it names the missing preload"
+checks=$((checks + 1))
+if [ -e "$work/ran-threads" ]; then fail "run --threads executed its command without the preload"; else pass "command not executed"; fi
+REALTIME_PRELOAD="$work/a b.so" run 2 "run --threads: a path LD_PRELOAD cannot take" -- run --threads -- true
+run 2 "--threads on status" -- status --threads
 run 0 "irq falls back to /proc without a bus" -- irq --conf "$policy"
 expect err "Reading the IRQ threads without realtimed instead." "it says it reads them itself"
 

@@ -10,17 +10,13 @@
  */
 #include <check.h>
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <link.h>
-#include <stdbool.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "check-main.h"
+#include "elf-exports.h"
 
 static const char *module_path;
 
@@ -42,59 +38,22 @@ START_TEST(test_dlopen_now)
 }
 END_TEST
 
-/* Walks .dynsym of the file: every defined global or weak symbol must be
- * a pam_sm_* function. */
+/* Every defined global or weak symbol of .dynsym must be a pam_sm_*
+ * function. */
 START_TEST(test_exports_only_pam_sm)
 {
-	const ElfW(Ehdr) * eh;
-	const ElfW(Shdr) * sh;
-	const unsigned char *base;
-	struct stat st;
-	size_t n_exported = 0;
-	bool found_dynsym = false;
-	int fd;
+	ElfExports e = {};
 
-	fd = open(module_path, O_RDONLY | O_CLOEXEC);
-	ck_assert_msg(fd >= 0, "open %s: %m", module_path);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	ck_assert(base != MAP_FAILED);
-	close(fd);
-
-	eh = (const ElfW(Ehdr) *)base;
-	ck_assert(memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0);
-	ck_assert_uint_ge((size_t)st.st_size,
-			  eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)));
-	sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
-
-	for (size_t i = 0; i < eh->e_shnum; i++) {
-		const ElfW(Sym) * syms;
-		const char *strtab;
-
-		if (sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		found_dynsym = true;
-		syms = (const ElfW(Sym) *)(base + sh[i].sh_offset);
-		strtab = (const char *)(base + sh[sh[i].sh_link].sh_offset);
-
-		for (size_t j = 0; j < sh[i].sh_size / sizeof(ElfW(Sym)); j++) {
-			const char *name = strtab + syms[j].st_name;
-			unsigned bind = ELF64_ST_BIND(syms[j].st_info);
-
-			if (syms[j].st_shndx == SHN_UNDEF ||
-			    (bind != STB_GLOBAL && bind != STB_WEAK))
-				continue;
-			ck_assert_msg(strncmp(name, "pam_sm_", 7) == 0,
-				      "%s exports \"%s\"; only pam_sm_* may be exported "
-				      "(pam_realtime.sym)",
-				      module_path, name);
-			ck_assert_int_eq(ELF64_ST_TYPE(syms[j].st_info), STT_FUNC);
-			n_exported++;
-		}
+	ck_assert_int_eq(elf_exports_read(module_path, &e), 0);
+	for (size_t i = 0; i < e.n; i++) {
+		ck_assert_msg(strncmp(e.symbols[i].name, "pam_sm_", 7) == 0,
+			      "%s exports \"%s\"; only pam_sm_* may be exported "
+			      "(pam_realtime.sym)",
+			      module_path, e.symbols[i].name);
+		ck_assert_int_eq(e.symbols[i].type, STT_FUNC);
 	}
-	ck_assert_msg(found_dynsym, "no .dynsym in %s", module_path);
-	ck_assert_uint_eq(n_exported, 2);
-	munmap((void *)base, (size_t)st.st_size);
+	ck_assert_uint_eq(e.n, 2);
+	elf_exports_free(&e);
 }
 END_TEST
 

@@ -85,3 +85,28 @@ capeff_of_exec()
 {
 	"$@" grep CapEff /proc/self/status | awk '{ print $2 }'
 }
+
+# run_integration_real_path TEST LINE...: for what the project's host
+# cannot show because its root lacks CAP_SYS_RESOURCE (realtimed cannot
+# prlimit() another user's process there): as root with every capability,
+# tests/integration/TEST.sh must pass and print each LINE, the lines of
+# the path that only such a root takes. Prints each check; exits 1 on the
+# first failure.
+run_integration_real_path()
+{
+	_t=$1
+	shift
+	echo "check: this is root with CAP_SYS_RESOURCE"
+	_eff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	[ "$(id -u)" = 0 ] && [ $(((0x$_eff >> 24) & 1)) = 1 ] ||
+		{ echo "FAIL: uid $(id -u), CapEff $_eff"; exit 1; }
+	echo "check: tests/integration/$_t.sh passes here"
+	_out=$(sh "$TOP_SRCDIR/tests/integration/$_t.sh" 2>&1)
+	_rc=$?
+	printf '%s\n' "$_out" | sed 's/^/    /'
+	[ "$_rc" = 0 ] || { echo "FAIL: $_t.sh exited $_rc"; exit 1; }
+	for _m in "$@"; do
+		echo "check: $_t.sh took the real path: $_m"
+		printf '%s\n' "$_out" | grep -qF -- "$_m" || { echo "FAIL: no line \"$_m\""; exit 1; }
+	done
+}
