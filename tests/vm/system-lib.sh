@@ -46,6 +46,22 @@ system_leftovers()
 	done </var/lib/realtimed.files
 }
 
+# system_reboot: ends this boot of the guest script: reboots the guest for
+# real when every check so far passed; the script runs again from the start
+# at the next boot, with RT_VM_BOOT one higher. Only with a persistent root
+# ("# vm-persistent-root: MIB" in the script, see run-vm.sh): the tmpfs
+# overlay would forget everything.
+system_reboot()
+{
+	# shellcheck disable=SC2154 # rt_failures: lib.sh counts the failed checks
+	[ "$rt_failures" -eq 0 ] || finish
+	[ -b /dev/vda ] || skip "no persistent root disk (the script needs a '# vm-persistent-root:' line)"
+	: >/rt-run/reboot
+	sync
+	echo "rebooting after boot ${RT_VM_BOOT:-1}"
+	exit 0
+}
+
 # journal_of UNIT: the unit's journal of this boot, verbose.
 journal_of()
 {
