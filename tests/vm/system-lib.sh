@@ -24,11 +24,25 @@ system_install()
 	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
 }
 
-# system_uninstall: the documented removal: stop and disable the service,
-# remove every file system_install laid, the directories it created that are
-# now empty, then daemon-reload and a bus reload.
+# system_uninstall: the documented removal, every step of it in every test:
+# realtime.ko's boot settings, the module (if loaded) and its dkms build (if
+# added), pam_realtime out of the PAM stack, the service stopped and
+# disabled, every file system_install laid and the directories it created
+# that are now empty, then daemon-reload and a bus reload.
 system_uninstall()
 {
+	rm -f /etc/modules-load.d/realtime.conf /etc/modprobe.d/realtime.conf
+	if [ -d /sys/module/realtime ]; then
+		rmmod realtime
+	fi
+	# dkms's own tree says whether it was added: asking dkms status (a
+	# long bash script) takes a minute under TCG on a loaded host.
+	for src in /usr/src/realtime-*; do
+		if [ -d "/var/lib/dkms/realtime/${src##*/realtime-}" ]; then
+			dkms remove "realtime/${src##*/realtime-}" --all
+		fi
+	done
+	DEBIAN_FRONTEND=noninteractive pam-auth-update --remove realtime
 	systemctl disable --now realtimed.service 2>&1
 	xargs -d '\n' rm -f </var/lib/realtimed.files
 	xargs -d '\n' rmdir --ignore-fail-on-non-empty </var/lib/realtimed.dirs 2>/dev/null

@@ -60,7 +60,6 @@ check_eq "a service of the non-member's systemd --user: unchanged" "0 0" "$svc_r
 su - rtaudio -c 'exec sleep 600' &
 sleep 3
 session=$(pgrep -u rtaudio -x sleep | head -n 1)
-DEBIAN_FRONTEND=noninteractive pam-auth-update --remove realtime
 system_uninstall
 check "pam-auth-update --remove took pam_realtime out of common-session" \
 	sh -c '! grep -q pam_realtime.so /etc/pam.d/common-session'
