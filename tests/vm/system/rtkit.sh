@@ -7,11 +7,18 @@
 # makes rtkit-daemon.service an alias of realtimed.service ([Install]
 # Alias=), so whatever activates that name starts realtimed. Proved with the
 # member's own PipeWire, a `systemd --user` service asking module-rt for 88:
-#   - realtimed enabled and running: the data thread runs FIFO 88;
+#   - before the install, rtkit-daemon is running and owns the name, as on a
+#     desktop: PipeWire gets RR 20;
+#   - installed, then README's steps (stop rtkit-daemon, enable --now
+#     realtimed): the data thread runs FIFO 88, from realtimed;
 #   - realtimed enabled but stopped: the RealtimeKit1 call activates
 #     realtimed (not rtkit-daemon), again FIFO 88;
 #   - realtimed removed (the documented removal): the name goes back to
-#     rtkit-daemon, which clamps PipeWire to RR 20.
+#     rtkit-daemon, which clamps PipeWire to RR 20;
+#   - installed again and enabled while rtkit-daemon runs (the stop
+#     forgotten): realtimed.service counts rtkit-daemon as its process and
+#     starts nothing; `systemctl restart realtimed.service`, as README says,
+#     ends rtkit-daemon and starts realtimed: FIFO 88.
 
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 . "$TOP_SRCDIR/tests/vm/system-lib.sh"
@@ -73,9 +80,16 @@ pw_data_thread()
 	echo "$found"
 }
 
-# --- installed and enabled ----------------------------------------------------
+# --- before: the desktop's rtkit-daemon runs and owns the name -----------------
+check_eq "rtkit alone: rtkit-daemon clamps the member's PipeWire to RR 20" "2 20" "$(pw_data_thread)"
+rtkit_pid=$(pgrep -x rtkit-daemon)
+owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
+check_eq "rtkit-daemon runs and owns org.freedesktop.RealtimeKit1" "${rtkit_pid:-none}" "$owner"
+
+# --- installed and enabled as README says, rtkit-daemon running -------------------
 system_install
-systemctl stop rtkit-daemon.service 2>/dev/null
+systemctl stop rtkit-daemon.service
+check "systemctl stop rtkit-daemon.service stopped rtkit's daemon" sh -c '! pgrep -x rtkit-daemon'
 systemctl enable --now realtimed.service
 check "enable made rtkit-daemon.service an alias of realtimed.service" \
 	sh -c '[ "$(readlink /etc/systemd/system/rtkit-daemon.service)" = /lib/systemd/system/realtimed.service ]'
@@ -105,5 +119,24 @@ rtkit_pid=$(pgrep -x rtkit-daemon)
 check "rtkit-daemon was activated for it" test -n "$rtkit_pid"
 owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
 check_eq "org.freedesktop.RealtimeKit1 is rtkit-daemon's again" "$rtkit_pid" "$owner"
+
+# --- installed again, enabled without stopping the running rtkit-daemon --------
+# daemon-reload makes the running rtkit-daemon.service a name of
+# realtimed.service: systemd then counts rtkit-daemon's process as
+# realtimed.service's, so --now starts nothing. README: restart it.
+system_install
+systemctl enable --now realtimed.service
+check_eq "enabled while rtkit-daemon ran: realtimed.service's main process is rtkit-daemon" \
+	"$rtkit_pid" "$(systemctl show -p MainPID --value realtimed.service)"
+check "and no realtimed started" sh -c '! pgrep -x realtimed'
+systemctl restart realtimed.service
+check "systemctl restart realtimed.service ended rtkit-daemon" sh -c '! pgrep -x rtkit-daemon'
+check "and started realtimed" sh -c 'pgrep -x realtimed >/dev/null'
+check_eq "after the restart, the member's PipeWire runs FIFO 88 again" "1 88" "$(pw_data_thread)"
+owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
+check_eq "org.freedesktop.RealtimeKit1 is realtimed's" \
+	"$(systemctl show -p MainPID --value realtimed.service)" "$owner"
 user_ctl stop pipewire.service
+system_uninstall
+check_eq "the removal leaves none of the installed files" "" "$(system_leftovers)"
 finish
