@@ -187,7 +187,11 @@ int main(int argc, char *argv[])
 	r = args_parse(argc, argv, &d.args, stdout, stderr);
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
-	log_setup(d.args.debug, d.args.debug || !sd_booted() || getenv("REALTIMED_LOG_STDERR"));
+	/* --debug by hand: the requests on the terminal. Under systemd
+	 * (JOURNAL_STREAM: stderr is the journal already) they go to the
+	 * journal with their MESSAGE_ID=, as an admin's drop-in asks for. */
+	log_setup(d.args.debug, (d.args.debug && !getenv("JOURNAL_STREAM")) || !sd_booted() ||
+					getenv("REALTIMED_LOG_STDERR"));
 
 	r = daemon_setup(&d);
 	if (r < 0) {

@@ -21,6 +21,8 @@ RT_VM_PACKAGES=(
         # vm-canary-6.12: the canary against the fair deadline server
         # (bookworm-security); the vm tier's default stays linux-image-amd64's
         linux-image-6.12-amd64
+        # vm-system: systemd as the guest's PID 1, realtime.ko through DKMS
+        systemd-sysv dkms
 )
 
 # rt_install_deps PACKAGE...: apt-get update + install of what is missing.

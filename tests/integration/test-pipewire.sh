@@ -20,16 +20,7 @@ INTEG_BUS_EXTRA=$INTEG_BUS_RTKIT
 integ_setup
 
 mkdir -p "$WORK/pw"
-cat >"$WORK/pw/pipewire.conf" <<-EOF
-	# a PipeWire that only loads module-rt, as pipewire.conf does, asking for 88
-	context.properties = { log.level = 2 }
-	context.spa-libs = { support.* = support/libspa-support }
-	context.modules = [
-	    { name = libpipewire-module-rt
-	      args = { nice.level = -11 rt.prio = 88 rt.time.soft = -1 rt.time.hard = -1 }
-	      flags = [ ifexists nofail ] }
-	]
-EOF
+cp "$(dirname "$0")/pipewire-rt88.conf" "$WORK/pw/pipewire.conf"
 
 # pw_start USER: start pipewire as USER; sets PW_PID
 pw_start()

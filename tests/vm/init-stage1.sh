@@ -5,6 +5,9 @@
 # and overlay modules, mounts the host's / read-only over 9p (tag hostroot)
 # under a tmpfs overlay, and switch_roots into tests/vm/init-stage2.sh of the
 # source tree, whose path the host passes as rt.stage2= on the command line.
+# With rt.upper=vda (run-vm.sh, "# vm-persistent-root:") the overlay's upper
+# layer is the ext4 filesystem of that virtio disk instead, which the host
+# keeps across the guest's reboots.
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -22,19 +25,34 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
 stage2=
+upper=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	rt.stage2=*) stage2=${arg#rt.stage2=} ;;
+	rt.upper=*) upper=${arg#rt.upper=} ;;
 	esac
 done
 
-while read -r _ mod; do
-	insmod "/modules/$mod" || fail "insmod $mod"
-done </modules/order
+orders=/modules/order
+[ -n "$upper" ] && orders="$orders /modules/order-disk"
+for order in $orders; do
+	while read -r _ mod; do
+		insmod "/modules/$mod" || fail "insmod $mod"
+	done <"$order"
+done
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /lower ||
 	fail "mount of the host root over 9p"
-mount -t tmpfs -o mode=0755,size=50% tmpfs /upper || fail "tmpfs"
+if [ -n "$upper" ]; then
+	n=0
+	while [ ! -b "/dev/$upper" ] && [ "$n" -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	mount -t ext4 "/dev/$upper" /upper || fail "mount of the upper layer's disk /dev/$upper"
+else
+	mount -t tmpfs -o mode=0755,size=50% tmpfs /upper || fail "tmpfs"
+fi
 mkdir -p /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
 	fail "overlay mount"

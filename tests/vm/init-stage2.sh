@@ -41,49 +41,15 @@ fi
 # shellcheck disable=SC1091
 . /rt-run/env
 
-# /run, /tmp and /var/tmp are fresh below. The source or build tree may
-# live there on the host (a CI clone in /tmp): hold it aside first and put
-# it back at the same path on the fresh filesystem.
-hold_dir()
-{
-	case "$2" in
-	/run/* | /tmp/* | /var/tmp/*) ;;
-	*) return 0 ;;
-	esac
-	mkdir -p "/rt-hold/$1" && mount --bind "$2" "/rt-hold/$1"
-}
-restore_dir()
-{
-	mountpoint -q "/rt-hold/$1" 2>/dev/null || return 0
-	mkdir -p "$2" && mount --bind "/rt-hold/$1" "$2"
-}
-hold_dir src "$TOP_SRCDIR"
-hold_dir build "$TOP_BUILDDIR"
-mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
+# /run, /tmp and /var/tmp are fresh, with the source and build trees kept
+# visible at their paths.
+# shellcheck disable=SC1091
+. "${0%/*}/stage-lib.sh"
+fresh_tmp_dirs /run /tmp /var/tmp
 mkdir -p /run/lock /run/user
-restore_dir src "$TOP_SRCDIR"
-restore_dir build "$TOP_BUILDDIR"
 
 echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
-cd /tmp || exit 1
-tainted_before=$(cat /proc/sys/kernel/tainted)
-# shellcheck disable=SC2016
-timeout -s KILL "${GUEST_TIMEOUT:-600}" /bin/sh -c \
-	'if [ -x "$0" ]; then exec "$0"; else exec /bin/sh "$0"; fi' "$GUEST_SCRIPT" </dev/null 2>&1
-rc=$?
-[ "$rc" = 137 ] && echo "RT-VM-GUEST-TIMEOUT after ${GUEST_TIMEOUT:-600}s"
-# A kernel oops (taint D, 128) or warning (W, 512) during the script is a
-# failure whatever the script said.
-tainted_after=$(cat /proc/sys/kernel/tainted)
-new=$(((tainted_after & ~tainted_before) & (128 | 512)))
-if [ "$new" != 0 ]; then
-	echo "RT-VM-KERNEL-OOPS-OR-WARNING: taint $tainted_before -> $tainted_after; kernel log tail:"
-	dmesg | tail -n 60
-	rc=1
-fi
-echo "$rc" >/rt-run/rc.tmp && mv /rt-run/rc.tmp /rt-run/rc
-echo "RT-VM-GUEST-EXIT $rc"
+run_guest_script
+write_rc
 umount /rt-run
 poweroff_now

@@ -8,7 +8,8 @@
 # script, or a timeout is a failure, reported with the console's tail.
 #
 # usage: run-vm.sh [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER]
-#                  [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT
+#                  [--kernel-package PACKAGE] [--timeout SEC] [--system]
+#                  GUEST_SCRIPT
 #
 # The kernel: --kernel, else /boot/vmlinuz-KVER, else the one the Debian
 # meta-package PACKAGE depends on (default linux-image-amd64; see
@@ -23,8 +24,25 @@
 # the run directory with console.log).
 #
 # A guest script may ask for more QEMU arguments with a comment line
-# "# vm-qemu-args: ARGS", and for a kernel booted without threadirqs with a
-# line "# vm-no-threadirqs".
+# "# vm-qemu-args: ARGS", for a kernel booted without threadirqs with a
+# line "# vm-no-threadirqs", and with "# vm-smp: host" for as many vCPUs as
+# the host has CPUs (at most 8) unless VM_SMP says otherwise: work that
+# parallelizes in the guest (dkms's make -j) then goes faster on a larger
+# host.
+#
+# A --system guest script with a line "# vm-persistent-root: MIB" gets a
+# writable layer that survives a reboot: an ext4 disk image of MIB MiB made
+# here, the overlay's upper layer instead of a tmpfs. When the script ends
+# with system_reboot (system-lib.sh), the guest reboots for real (systemctl
+# reboot), QEMU ends (-no-reboot), and the same kernel boots again here with
+# the same disk; RT_VM_BOOT (1, 2, ...) tells the script which boot it is in.
+# The script's --timeout is for all its boots together.
+#
+# --system (the vm-system tier): systemd is PID 1 instead (init-system.sh),
+# and the guest script runs from a service once multi-user.target is
+# reached (system-guest-run.sh). Before the boot, the build is installed
+# here with `meson install --destdir` into the run directory, which the
+# guest sees as /rt-run/destdir (RT_DESTDIR) to lay onto its root.
 #
 # Inside the guest: PID 1 is a shell (no systemd, no udev: start what you
 # need, modprobe what you need); /proc, /sys, /dev, /run, /tmp, /var/tmp are
@@ -42,6 +60,7 @@ initramfs=
 kver=
 kpkg=
 timeout=300
+system=0
 
 while [ $# -gt 1 ]; do
 	case "$1" in
@@ -50,11 +69,12 @@ while [ $# -gt 1 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--kernel-package) kpkg=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--system) system=1; shift ;;
 	*) break ;;
 	esac
 done
 if [ $# -ne 1 ]; then
-	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--kernel-package PACKAGE] [--timeout SEC] GUEST_SCRIPT" >&2
+	echo "usage: $0 [--kernel VMLINUZ] [--initramfs CPIO] [--kver KVER] [--kernel-package PACKAGE] [--timeout SEC] [--system] GUEST_SCRIPT" >&2
 	exit 2
 fi
 guest=$(realpath "$1")
@@ -101,6 +121,37 @@ if [ -z "$initramfs" ]; then
 	initramfs=$run/initramfs.cpio
 fi
 
+stage2=$here/init-stage2.sh
+systemd_args=
+if [ "$system" = 1 ]; then
+	[ -x /lib/systemd/systemd ] || skip "systemd is not installed: apt-get install systemd"
+	command -v meson >/dev/null || skip "meson is not installed"
+	[ -f "$TOP_BUILDDIR/meson-private/install.dat" ] || skip "$TOP_BUILDDIR is not a meson build tree"
+	# What a package would ship: the build's own install, in a staging tree.
+	if ! meson install -C "$TOP_BUILDDIR" --no-rebuild --quiet --destdir "$run/destdir" >"$run/install.log" 2>&1; then
+		echo "FAIL: meson install --destdir failed:"
+		cat "$run/install.log"
+		exit 1
+	fi
+	stage2=$here/init-system.sh
+	# quiet keeps systemd's status lines to errors; the guest service's
+	# output still reaches the console.
+	systemd_args="systemd.unit=multi-user.target systemd.show_status=false"
+	# A systemd boot under TCG takes minutes on a loaded host (4 seen with
+	# the load at 15 on 2 CPUs): more time for it, none taken from the
+	# script's --timeout.
+	boot_allowance=300
+	persist=$(sed -n 's/^# vm-persistent-root: *//p' "$guest")
+fi
+disk_args=
+if [ -n "${persist:-}" ]; then
+	command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not found: install e2fsprogs"
+	truncate -s "${persist}M" "$run/upper.img" &&
+		mkfs.ext4 -q -F -L rt-upper "$run/upper.img" || exit 1
+	disk_args="-drive file=$run/upper.img,format=raw,if=none,id=upper,cache=unsafe -device virtio-blk-pci,drive=upper"
+	systemd_args="$systemd_args rt.upper=vda"
+fi
+
 # Values reach the guest through a shell file on the shared run directory:
 # quote each one for sh.
 quote()
@@ -112,6 +163,9 @@ quote()
 	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
 	echo "export GUEST_SCRIPT=$(quote "$guest")"
 	echo "export GUEST_TIMEOUT=$(quote "$timeout")"
+	echo "export RT_VM_HERE=$(quote "$here")"
+	echo "export RT_DESTDIR=/rt-run/destdir"
+	echo "export RT_VM_BOOT=1"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154
@@ -137,6 +191,11 @@ cpu=max
 extra="$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ') ${VM_QEMU_ARGS:-}"
 threadirqs=threadirqs
 grep -q '^# vm-no-threadirqs$' "$guest" && threadirqs=""
+smp=${VM_SMP:-2}
+if [ -z "${VM_SMP:-}" ] && grep -q '^# vm-smp: host' "$guest"; then
+	smp=$(nproc)
+	[ "$smp" -le 8 ] || smp=8
+fi
 
 # A guest kernel sometimes oopses while it boots under TCG (seen with 6.12:
 # "int3" in sched_clock_cpu while PID 0 patches its own code), long before
@@ -152,27 +211,41 @@ boot_vm()
 	# lockups. The host side gives the guest its own timeout plus time to
 	# boot and halt.
 	# shellcheck disable=SC2086
-	timeout -k 10 $((timeout + 120)) "$qemu" \
+	timeout -k 10 $((boot_timeout + ${boot_allowance:-120})) "$qemu" \
 		-name rt-vm -machine q35 -accel "$accel" -cpu "$cpu" \
-		-smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
+		-smp "$smp" -m "${VM_MEM:-1024}" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-chardev file,id=con,path="$run/console.log" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initramfs" \
-		-append "console=ttyS0 quiet loglevel=4 $threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$here/init-stage2.sh" \
+		-append "console=ttyS0 quiet loglevel=4 $threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$stage2 $systemd_args" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=run,mount_tag=rtrun \
 		-device virtio-rng-pci \
-		$extra </dev/null
+		$disk_args $extra </dev/null
 }
 
 start=$(date +%s)
 attempt=1
+boot=1
+boot_timeout=$timeout
 while :; do
 	rm -f "$run/started"
 	boot_vm
 	qrc=$?
+	# The guest asked for another boot (system_reboot): the same disk, the
+	# rest of the script's time.
+	if [ ! -f "$run/rc" ] && [ -f "$run/reboot" ] && [ -n "$disk_args" ] && [ "$boot" -lt 3 ]; then
+		rm -f "$run/reboot"
+		mv "$run/console.log" "$run/console.reboot$boot.log"
+		boot=$((boot + 1))
+		boot_timeout=$((timeout - ($(date +%s) - start)))
+		[ "$boot_timeout" -gt 60 ] || boot_timeout=60
+		printf 'export RT_VM_BOOT=%s\nexport GUEST_TIMEOUT=%s\n' "$boot" "$boot_timeout" >>"$run/env"
+		echo "the guest rebooted after $(($(date +%s) - start))s; boot $boot of the same disk:"
+		continue
+	fi
 	if [ -f "$run/rc" ] || [ -f "$run/started" ] || [ "$attempt" -ge 3 ] ||
 		! grep -q -e 'Kernel panic' -e 'Oops' "$run/console.log" 2>/dev/null; then
 		break
@@ -194,8 +267,10 @@ if [ ! -f "$run/rc" ]; then
 	exit 1
 fi
 rc=$(cat "$run/rc")
-# The serial console ends lines with CR LF.
-tr -d '\r' <"$run/console.log"
+# The serial console ends lines with CR LF. Earlier boots first.
+for log in "$run"/console.reboot*.log "$run/console.log"; do
+	[ -f "$log" ] && tr -d '\r' <"$log"
+done
 echo "VM run took ${elapsed}s; guest script exit code $rc"
 case "$rc" in
 0 | 77) exit "$rc" ;;

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Stage 2 of the vm-system tier (run-vm.sh --system): PID 1 for a moment on
+# the host's userspace (read-only 9p + tmpfs overlay), then systemd. Mounts
+# the run directory that the host shares read-write (tag rtrun) at /rt-run,
+# masks the units that cannot work in the guest or would only slow its boot,
+# adds rt-vm-guest.service (which runs the guest script as root once
+# multi-user.target is reached, writes its exit code and powers off), and
+# execs systemd as PID 1. Everything written here lives in the overlay and is
+# gone at power-off.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+die()
+{
+	echo "RT-VM-STAGE2-FAILED: $*"
+	echo o >/proc/sysrq-trigger
+	while :; do :; done
+}
+
+mount -t proc -o nosuid,nodev,noexec proc /proc
+mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+mount -t devtmpfs -o mode=0755,nosuid devtmpfs /dev
+mkdir -p /rt-run
+mount -t 9p -o trans=virtio,version=9p2000.L,rw rtrun /rt-run ||
+	die "cannot mount the run directory (tag rtrun)"
+# The host boots the VM again if the kernel crashed before this mark.
+: >/rt-run/started
+# shellcheck disable=SC1091
+. /rt-run/env
+# shellcheck disable=SC1091
+. "${0%/*}/stage-lib.sh"
+fresh_tmp_dirs /run /tmp /var/tmp
+
+# The host's own services and timers have no business here (a database, apt,
+# fstrim); nor have gettys on the console the test output goes to, a clock
+# sync without a network, or pstore.
+for unit in postgresql.service e2scrub_reap.service systemd-timesyncd.service \
+	systemd-pstore.service getty@tty1.service serial-getty@ttyS0.service \
+	console-getty.service systemd-networkd-wait-online.service \
+	apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+	fstrim.timer man-db.timer systemd-tmpfiles-clean.timer remote-fs.target \
+	systemd-firstboot.service systemd-udev-settle.service; do
+	ln -sf /dev/null "/etc/systemd/system/$unit"
+done
+echo rt-vm >/etc/hostname
+# A fresh machine id for this boot (systemd writes one into the overlay).
+: >/etc/machine-id
+
+cat >/etc/systemd/system/rt-vm-guest.service <<EOF
+[Unit]
+Description=realtimed vm-system guest script
+After=multi-user.target dbus.service systemd-logind.service
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh $RT_VM_HERE/system-guest-run.sh
+StandardOutput=journal+console
+StandardError=journal+console
+TimeoutStartSec=infinity
+EOF
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -sf ../rt-vm-guest.service /etc/systemd/system/multi-user.target.wants/rt-vm-guest.service
+
+umount /dev 2>/dev/null
+exec /lib/systemd/systemd

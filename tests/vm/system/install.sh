@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# vm-system-install: realtimed installed for real on a systemd-booted guest
+# (README, "Install for real"), with real services only: the meson install
+# tree laid onto / (merged /lib kept), sysusers and tmpfiles applied, the
+# unit clean under systemd-analyze verify; realtimed started by D-Bus
+# activation on the first call, inside the unit's sandbox, READY, its
+# watchdog fed; an audio member gets FIFO through realtimectl run, a
+# non-member is refused with the reason; reload (good and broken edits),
+# restart (live grants adopted, then demoted by a reload), the journal's
+# MESSAGE_IDs; and the documented removal, after which a running session
+# keeps its grant and nothing of realtimed is left.
+
+. "$TOP_SRCDIR/tests/vm/lib.sh"
+. "$TOP_SRCDIR/tests/vm/system-lib.sh"
+
+[ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is not systemd (run through run-vm.sh --system)"
+add_test_users
+
+id_grant=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a02
+id_refusal=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a03
+id_demotion=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a04
+
+# --- install -------------------------------------------------------------
+system_install
+check "/lib is still the merged-usr symlink after the install" test -L /lib
+check "/sbin is still the merged-usr symlink after the install" test -L /sbin
+check "the unit is where systemd finds it" test -f /lib/systemd/system/realtimed.service
+check "sysusers: group audio exists" getent group audio
+check "tmpfiles: /etc/realtime/realtime.conf.d exists" test -d /etc/realtime/realtime.conf.d
+check "tmpfiles: /run/realtime exists" test -d /run/realtime
+out=$(systemd-analyze verify realtimed.service 2>&1)
+check_eq "systemd-analyze verify realtimed.service says nothing" "" "$out"
+check "realtimed is not running before the first call" sh -c '! systemctl -q is-active realtimed.service'
+
+# An admin who wants every grant and refusal in the journal (realtimed(8),
+# --debug): a drop-in, as systemctl edit would write it.
+mkdir -p /etc/systemd/system/realtimed.service.d
+printf '[Service]\nExecStart=\nExecStart=/usr/libexec/realtimed --debug\n' \
+	>/etc/systemd/system/realtimed.service.d/debug.conf
+systemctl daemon-reload
+
+# hold_grant PRIO: a member's sleep, run by realtimectl with FIFO PRIO; sets
+# held to its pid (setpriv and realtimectl exec into it) once it runs FIFO.
+hold_grant()
+{
+	setpriv --reuid=rtaudio --regid=rtaudio --init-groups --inh-caps=-all -- \
+		realtimectl run --fifo "$1" -- sleep 900 &
+	held=$!
+	wait_until 30 sh -c "[ \"\$(sed 's/^.*) //' /proc/$held/stat | cut -d' ' -f39)\" = 1 ]"
+}
+
+# --- D-Bus activation, sandbox, READY, watchdog ---------------------------
+# The first call: an audio member asks for FIFO 50 for a command.
+out=$(as rtaudio realtimectl run --fifo 50 -- sh -c 'sed "s/^.*) //" /proc/$$/stat | cut -d" " -f38,39' 2>&1)
+check_eq "an audio member gets FIFO 50 through realtimectl run (priority policy)" "50 1" "$out"
+check "realtimed is active now" systemctl -q is-active realtimed.service
+check "dbus-daemon started it through systemd (activation of org.realtimed.Realtime1)" \
+	sh -c "journalctl -b -u dbus.service --no-pager | grep -q \"Activating via systemd: service name='org.realtimed.Realtime1' unit='realtimed.service'\""
+pid=$(systemctl show -p MainPID --value realtimed.service)
+check "realtimed has a main pid" test "${pid:-0}" -gt 0
+status=$(systemctl show -p StatusText --value realtimed.service)
+case "$status" in
+Supervising*) echo "ok - READY=1 and its status reached systemd ($status)" ;;
+*)
+	echo "FAIL - no READY status from realtimed: '$status'"
+	rt_failures=$((rt_failures + 1))
+	;;
+esac
+# CapBnd: CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19) CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24)
+check_eq "the sandbox's capability bounding set" "0000000001880004" \
+	"$(awk '/^CapBnd:/ { print $2 }' "/proc/$pid/status")"
+check_eq "no new privileges" "1" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")"
+check_eq "a seccomp filter" "2" "$(awk '/^Seccomp:/ { print $2 }' "/proc/$pid/status")"
+check "its own mount namespace (ProtectSystem=, PrivateTmp=)" \
+	test "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/1/ns/mnt)"
+check "its own network namespace (PrivateNetwork=)" \
+	test "$(readlink "/proc/$pid/ns/net")" != "$(readlink /proc/1/ns/net)"
+check_eq "the unit's watchdog" "30s" "$(systemctl show -p WatchdogUSec --value realtimed.service)"
+
+# --- a non-member ----------------------------------------------------------
+out=$(as rtplain realtimectl run --fifo 50 -- true 2>&1)
+rc=$?
+check_eq "a non-member's FIFO request fails with exit 1" 1 "$rc"
+case "$out" in
+*fifo*rtplain*realtime.conf:*) echo "ok - the refusal gives the reason and file:line ($out)" ;;
+*)
+	echo "FAIL - the refusal does not say why: '$out'"
+	rt_failures=$((rt_failures + 1))
+	;;
+esac
+
+# --- a live grant, reload, restart, demotion --------------------------------
+hold_grant 40
+check_eq "a held grant: sleep runs FIFO 40" "1 40" "$(sched_of "$held")"
+
+conf=/etc/realtime/realtime.conf.d/50-vm-system.conf
+printf '[Group audio]\nRealtimePriority=70\n' >"$conf"
+systemctl reload realtimed.service
+check "after a reload to 70, FIFO 80 is refused to a member" \
+	sh -c '! setpriv --reuid=rtaudio --regid=rtaudio --init-groups realtimectl run --fifo 80 -- true 2>/dev/null'
+check "after a reload to 70, FIFO 70 is granted" as rtaudio realtimectl run --fifo 70 -- true
+printf '[Group audio]\nRealtimePriority=70\nNoSuchKey=1\n' >"$conf"
+systemctl reload realtimed.service
+sleep 2
+check "a broken edit: the journal names the file and line" \
+	sh -c "journalctl -b -u realtimed.service --no-pager | grep -q '50-vm-system.conf:3'"
+check "a broken edit keeps the last good policy (FIFO 80 still refused)" \
+	sh -c '! setpriv --reuid=rtaudio --regid=rtaudio --init-groups realtimectl run --fifo 80 -- true 2>/dev/null'
+check "a broken edit keeps the last good policy (FIFO 70 still granted)" as rtaudio realtimectl run --fifo 70 -- true
+check "the service survives a broken edit" systemctl -q is-active realtimed.service
+
+old_pid=$pid
+systemctl restart realtimed.service
+pid=$(systemctl show -p MainPID --value realtimed.service)
+check "restart: a new realtimed" test "$pid" != "$old_pid"
+check_eq "restart: the held grant is untouched" "1 40" "$(sched_of "$held")"
+check "restart: the new realtimed lists the held grant (adopted)" \
+	sh -c "realtimectl status --all --no-legend | grep -qw $held"
+
+# A reload that no longer allows 40 demotes the adopted grant: it is still
+# supervised after the restart.
+printf '[Group audio]\nRealtimePriority=30\n' >"$conf"
+systemctl reload realtimed.service
+wait_until 10 sh -c "[ \"\$(sed 's/^.*) //' /proc/$held/stat | cut -d' ' -f39)\" = 0 ]"
+check_eq "a reload to 30 demotes the adopted FIFO 40 grant to SCHED_OTHER" "0 0" "$(sched_of "$held")"
+kill "$held" 2>/dev/null
+rm -f "$conf"
+systemctl reload realtimed.service
+
+journal=$(journal_of realtimed.service)
+for id in grant:$id_grant refusal:$id_refusal demotion:$id_demotion; do
+	check "journalctl -u realtimed -o verbose has MESSAGE_ID of a ${id%%:*}" \
+		sh -c "printf '%s\n' \"\$1\" | grep -q 'MESSAGE_ID=${id#*:}'" sh "$journal"
+done
+
+# --- the watchdog is fed ----------------------------------------------------
+# An unfed watchdog gets realtimed killed (SIGABRT) WatchdogSec=30 after its
+# start or its last ping, and Restart=on-failure starts another. So: the
+# realtimed of the restart above lives on past 40 s, with pings that systemd
+# saw after its start, and systemd never had to restart it.
+mono_us()
+{
+	awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime
+}
+started=$(systemctl show -p ExecMainStartTimestampMonotonic --value realtimed.service)
+left=$((40 - ($(mono_us) - started) / 1000000))
+[ "$left" -gt 0 ] && sleep "$left"
+check_eq "the same realtimed runs 40 s after its start (watchdog 30 s)" "$pid" \
+	"$(systemctl show -p MainPID --value realtimed.service)"
+check "and it is active" systemctl -q is-active realtimed.service
+check_eq "systemd never restarted it on its own (NRestarts)" 0 "$(systemctl show -p NRestarts --value realtimed.service)"
+wd=$(systemctl show -p WatchdogTimestampMonotonic --value realtimed.service)
+check "systemd saw a watchdog ping after its start (${started}us -> ${wd}us)" test "$wd" -gt $((started + 1000000))
+check "no watchdog timeout in the journal" \
+	sh -c "! journalctl -b -u realtimed.service --no-pager | grep -qi 'watchdog timeout'"
+
+# --- removal: a running session keeps working --------------------------------
+hold_grant 40
+system_uninstall
+left=$(system_leftovers)
+check_eq "the documented removal leaves none of the installed files" "" "$left"
+check "no realtimed runs" sh -c '! pgrep -x realtimed'
+check "systemd no longer knows realtimed.service" \
+	sh -c '[ "$(systemctl show -p LoadState --value realtimed.service)" = not-found ]'
+check_eq "the running session keeps its FIFO 40 thread" "1 40" "$(sched_of "$held")"
+check "and it keeps running" kill -0 "$held"
+check "realtimectl is gone too" sh -c '! command -v realtimectl'
+kill "$held" 2>/dev/null
+finish
