@@ -13,8 +13,12 @@
 
 #include "realtime.h"
 
-static int rt_sysctl_counter(struct ctl_table *table, int write, void *buffer,
-			     size_t *lenp, loff_t *ppos)
+/*
+ * RT_CTL_TABLE_CONST (set by Kbuild from the kernel's headers) is "const"
+ * where a proc_handler gets its table const, since 6.11.
+ */
+static int rt_sysctl_counter(RT_CTL_TABLE_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	unsigned long (*get)(void) = table->extra1;
 	unsigned long value = get();
@@ -75,7 +79,14 @@ static struct ctl_table rt_sysctl_table[] = {
 		.proc_handler = rt_sysctl_counter,
 		.extra1 = rt_missed,
 	},
+#ifndef register_sysctl
+	/*
+	 * Before 6.6 register_sysctl() was a function that took the table to
+	 * its empty entry; since, it is a macro that counts the entries, and
+	 * since 6.11 an empty one is refused.
+	 */
 	{ }
+#endif
 };
 
 static struct ctl_table_header *rt_sysctl_header;
