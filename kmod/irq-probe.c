@@ -7,9 +7,15 @@
  * set up; a kretprobe there notices new "irq/" threads and a work item
  * applies the rules once the action is linked in, after the kernel's own
  * setting.
+ *
+ * The probe's handlers run with preemption disabled. On PREEMPT_RT a
+ * spinlock_t sleeps and the slab allocator must not be entered there, so
+ * the handler only puts the thread into a fixed array under a raw spinlock;
+ * the work item allocates and keeps the list of threads still waiting.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -25,6 +31,7 @@
 #include "realtime.h"
 
 #define RT_IRQ_RETRIES		50	/* 50 x 20 ms for a new action to be linked */
+#define RT_IRQ_NEW_MAX		64	/* new threads seen before the work runs */
 
 /* A new "irq/" thread seen by the probe, waiting for its action to be linked. */
 struct rt_irq_pending {
@@ -33,7 +40,13 @@ struct rt_irq_pending {
 	unsigned int tries;
 };
 
-static DEFINE_SPINLOCK(rt_irq_pending_lock);
+/* Filled by the probe, emptied by the work; overflow counts as missed. */
+static DEFINE_RAW_SPINLOCK(rt_irq_new_lock);
+static struct task_struct *rt_irq_new[RT_IRQ_NEW_MAX];
+static unsigned int rt_irq_nnew;
+static atomic_long_t rt_irq_new_dropped;
+
+/* Only the work item touches it (a work item never runs twice at once). */
 static LIST_HEAD(rt_irq_pending_list);
 static void rt_irq_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rt_irq_work, rt_irq_work_fn);
@@ -46,23 +59,38 @@ static void rt_irq_work_fn(struct work_struct *work)
 {
 	struct rt_irq_pending *pd, *tmp;
 	struct task_struct **tasks = NULL;
+	struct task_struct *t;
 	bool *seen = NULL;
-	LIST_HEAD(list);
+	struct list_head *list = &rt_irq_pending_list;
 	size_t n = 0, i = 0;
 	bool again = false;
 
-	spin_lock_irq(&rt_irq_pending_lock);
-	list_splice_init(&rt_irq_pending_list, &list);
-	spin_unlock_irq(&rt_irq_pending_lock);
+	for (;;) {
+		t = NULL;
+		raw_spin_lock_irq(&rt_irq_new_lock);
+		if (rt_irq_nnew)
+			t = rt_irq_new[--rt_irq_nnew];
+		raw_spin_unlock_irq(&rt_irq_new_lock);
+		if (!t)
+			break;
+		pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+		if (!pd) {
+			put_task_struct(t);
+			atomic_long_inc(&rt_irq_new_dropped);
+			continue;
+		}
+		pd->task = t;
+		list_add_tail(&pd->node, list);
+	}
 
-	list_for_each_entry(pd, &list, node)
+	list_for_each_entry(pd, list, node)
 		n++;
 	if (n) {
 		tasks = kcalloc(n, sizeof(*tasks), GFP_KERNEL);
 		seen = kcalloc(n, sizeof(*seen), GFP_KERNEL);
 	}
 	if (tasks && seen)
-		list_for_each_entry(pd, &list, node)
+		list_for_each_entry(pd, list, node)
 			tasks[i++] = pd->task;
 	else
 		n = 0;
@@ -75,7 +103,7 @@ static void rt_irq_work_fn(struct work_struct *work)
 	mutex_unlock(&rt_irq_mutex);
 
 	i = 0;
-	list_for_each_entry_safe(pd, tmp, &list, node) {
+	list_for_each_entry_safe(pd, tmp, list, node) {
 		bool found = i < n && seen[i];
 
 		i++;
@@ -91,12 +119,8 @@ static void rt_irq_work_fn(struct work_struct *work)
 	kfree(tasks);
 	kfree(seen);
 
-	if (again) {
-		spin_lock_irq(&rt_irq_pending_lock);
-		list_splice(&list, &rt_irq_pending_list);
-		spin_unlock_irq(&rt_irq_pending_lock);
+	if (again)
 		schedule_delayed_work(&rt_irq_work, msecs_to_jiffies(20));
-	}
 }
 
 struct rt_fifo_data {
@@ -122,17 +146,17 @@ static int rt_fifo_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int rt_fifo_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct rt_fifo_data *d = (struct rt_fifo_data *)ri->data;
-	struct rt_irq_pending *pd;
 	unsigned long flags;
+	bool kept = false;
 
-	pd = kzalloc(sizeof(*pd), GFP_ATOMIC);
-	if (!pd)
-		return 0;
-	pd->task = get_task_struct(d->task);
-
-	spin_lock_irqsave(&rt_irq_pending_lock, flags);
-	list_add_tail(&pd->node, &rt_irq_pending_list);
-	spin_unlock_irqrestore(&rt_irq_pending_lock, flags);
+	raw_spin_lock_irqsave(&rt_irq_new_lock, flags);
+	if (rt_irq_nnew < RT_IRQ_NEW_MAX) {
+		rt_irq_new[rt_irq_nnew++] = get_task_struct(d->task);
+		kept = true;
+	}
+	raw_spin_unlock_irqrestore(&rt_irq_new_lock, flags);
+	if (!kept)
+		atomic_long_inc(&rt_irq_new_dropped);
 	mod_delayed_work(system_wq, &rt_irq_work, 0);
 	return 0;
 }
@@ -147,7 +171,8 @@ static struct kretprobe rt_fifo_probe = {
 
 unsigned long rt_irq_missed(void)
 {
-	return (unsigned long)rt_fifo_probe.nmissed + rt_fifo_probe.kp.nmissed;
+	return (unsigned long)rt_fifo_probe.nmissed + rt_fifo_probe.kp.nmissed +
+	       atomic_long_read(&rt_irq_new_dropped);
 }
 
 int rt_irq_probe_init(void)
@@ -174,4 +199,6 @@ void rt_irq_probe_exit(void)
 		put_task_struct(pd->task);
 		kfree(pd);
 	}
+	while (rt_irq_nnew)
+		put_task_struct(rt_irq_new[--rt_irq_nnew]);
 }
