@@ -17,14 +17,16 @@
 # one is built for it here.
 #
 # Environment: TOP_SRCDIR, TOP_BUILDDIR (the same paths inside the guest,
-# read-only there); VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm"
-# to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS
+# read-only there; the guest also gets RT_KO, the build's realtime.ko for
+# the booted kernel, see below); VM_ACCEL (tcg by default: KVM hangs on
+# some hosts; "kvm" to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS
 # (more QEMU arguments, e.g. "-icount shift=0" for timing), VM_PASS_ENV
 # (names of more variables to hand to the guest script), VM_KEEP=1 (keep
 # the run directory with console.log).
 #
 # A guest script may ask for more QEMU arguments with a comment line
-# "# vm-qemu-args: ARGS".
+# "# vm-qemu-args: ARGS", and for a boot without threadirqs (to see which
+# kernels thread their IRQs anyway: PREEMPT_RT) with "# vm-no-threadirqs".
 #
 # --system (the vm-system tier): systemd is PID 1 instead (init-system.sh),
 # and the guest script runs from a service once multi-user.target is
@@ -133,6 +135,16 @@ quote()
 {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
+
+# RT_KO: realtime.ko for the kernel that boots, realtime-KVER.ko where the
+# build made one for it (kmod/meson.build), else realtime.ko when that was
+# built for KVER; empty when none was, and the guest scripts say so.
+rt_ko=
+if [ -f "$TOP_BUILDDIR/kmod/realtime-$kver.ko" ]; then
+	rt_ko=$TOP_BUILDDIR/kmod/realtime-$kver.ko
+elif [ "$(modinfo -F vermagic "$TOP_BUILDDIR/kmod/realtime.ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ]; then
+	rt_ko=$TOP_BUILDDIR/kmod/realtime.ko
+fi
 {
 	echo "export TOP_SRCDIR=$(quote "$TOP_SRCDIR")"
 	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
@@ -140,6 +152,7 @@ quote()
 	echo "export GUEST_TIMEOUT=$(quote "$timeout")"
 	echo "export RT_VM_HERE=$(quote "$here")"
 	echo "export RT_DESTDIR=/rt-run/destdir"
+	echo "export RT_KO=$(quote "$rt_ko")"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154
@@ -163,6 +176,8 @@ cpu=max
 [ "$accel" = kvm ] && cpu=host
 
 extra="$(sed -n 's/^# vm-qemu-args: *//p' "$guest" | tr '\n' ' ') ${VM_QEMU_ARGS:-}"
+threadirqs=threadirqs
+grep -q '^# vm-no-threadirqs' "$guest" && threadirqs=
 
 # A guest kernel sometimes oopses while it boots under TCG (seen with 6.12:
 # "int3" in sched_clock_cpu while PID 0 patches its own code), long before
@@ -184,7 +199,7 @@ boot_vm()
 		-nodefaults -no-user-config -display none -no-reboot \
 		-chardev file,id=con,path="$run/console.log" -serial chardev:con \
 		-kernel "$kernel" -initrd "$initramfs" \
-		-append "console=ttyS0 quiet loglevel=4 threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$stage2 $systemd_args" \
+		-append "console=ttyS0 quiet loglevel=4 $threadirqs panic=-1 no_timer_check nowatchdog rt.stage2=$stage2 $systemd_args" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev local,id=run,path="$run",security_model=none,multidevs=remap \
