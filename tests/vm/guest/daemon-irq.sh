@@ -28,10 +28,13 @@ integ_admin_conf <<-EOF
 EOF
 
 # virtio_threads: "pid policy priority" of every irq/N-virtio* thread.
+# The comm is read without a fork per process: PREEMPT_RT has many more
+# kernel threads, and a slow TCG guest spent minutes here.
 virtio_threads()
 {
 	for d in /proc/[0-9]*; do
-		case "$(cat "$d/comm" 2>/dev/null)" in
+		read -r comm 2>/dev/null <"$d/comm" || continue
+		case "$comm" in
 		irq/*-virtio*) echo "${d#/proc/} $(sed 's/^.*) //' "$d/stat" | awk '{ print $39, $38 }')" ;;
 		esac
 	done
