@@ -18,9 +18,12 @@ RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make
         linux-source-6.1
-        # vm-canary-6.12: the canary against the fair deadline server
-        # (bookworm-security); the vm tier's default stays linux-image-amd64's
-        linux-image-6.12-amd64
+        # The vm tier's kernel matrix (tests/vm/meson.build, vm-also-on):
+        # Debian's 6.12 and its PREEMPT_RT flavour from bookworm-security,
+        # with headers so that realtime.ko is built for each; the default
+        # kernel stays linux-image-amd64's (6.1).
+        linux-image-6.12-amd64 linux-headers-6.12-amd64
+        linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
         # vm-system: systemd as the guest's PID 1, realtime.ko through DKMS
         systemd-sysv dkms
 )

@@ -17,15 +17,17 @@
 # one is built for it here.
 #
 # Environment: TOP_SRCDIR, TOP_BUILDDIR (the same paths inside the guest,
-# read-only there); VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm"
-# to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS
+# read-only there; the guest also gets RT_KO, the build's realtime.ko for
+# the booted kernel, see below); VM_ACCEL (tcg by default: KVM hangs on
+# some hosts; "kvm" to try it), VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS
 # (more QEMU arguments, e.g. "-icount shift=0" for timing), VM_PASS_ENV
 # (names of more variables to hand to the guest script), VM_KEEP=1 (keep
 # the run directory with console.log).
 #
 # A guest script may ask for more QEMU arguments with a comment line
-# "# vm-qemu-args: ARGS", for a kernel booted without threadirqs with a
-# line "# vm-no-threadirqs", and with "# vm-smp: host" for as many vCPUs as
+# "# vm-qemu-args: ARGS", for a boot without threadirqs (to see which
+# kernels thread their IRQs anyway: PREEMPT_RT) with a line
+# "# vm-no-threadirqs", and with "# vm-smp: host" for as many vCPUs as
 # the host has CPUs (at most 8) unless VM_SMP says otherwise: work that
 # parallelizes in the guest (dkms's make -j) then goes faster on a larger
 # host.
@@ -158,6 +160,16 @@ quote()
 {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
+
+# RT_KO: realtime.ko for the kernel that boots, realtime-KVER.ko where the
+# build made one for it (kmod/meson.build), else realtime.ko when that was
+# built for KVER; empty when none was, and the guest scripts say so.
+rt_ko=
+if [ -f "$TOP_BUILDDIR/kmod/realtime-$kver.ko" ]; then
+	rt_ko=$TOP_BUILDDIR/kmod/realtime-$kver.ko
+elif [ "$(modinfo -F vermagic "$TOP_BUILDDIR/kmod/realtime.ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ]; then
+	rt_ko=$TOP_BUILDDIR/kmod/realtime.ko
+fi
 {
 	echo "export TOP_SRCDIR=$(quote "$TOP_SRCDIR")"
 	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
@@ -166,6 +178,7 @@ quote()
 	echo "export RT_VM_HERE=$(quote "$here")"
 	echo "export RT_DESTDIR=/rt-run/destdir"
 	echo "export RT_VM_BOOT=1"
+	echo "export RT_KO=$(quote "$rt_ko")"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # A vm-tier guest script (tests/vm/run-vm.sh contract: real root in QEMU
 # with Debian's kernel booted with threadirqs; TOP_SRCDIR/TOP_BUILDDIR set;
@@ -13,7 +14,7 @@
 #   tests/vm/run-vm.sh tests/vm/guest/ctl-irq.sh
 
 C=${TOP_BUILDDIR:?}/realtimectl/realtimectl
-KO=$TOP_BUILDDIR/kmod/realtime.ko
+KO=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
 failed=0
 passed=0
 ok() { passed=$((passed + 1)); echo "ok   - $*"; }
@@ -23,7 +24,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ -x "$C" ] || skip "realtimectl is not built ($C)"
 command -v python3 >/dev/null || skip "python3 is missing"
 [ "$(id -u)" = 0 ] || skip "needs root (run it in the VM through tests/vm/run-vm.sh)"
-grep -qw threadirqs /proc/cmdline || skip "the kernel was not booted with threadirqs: no IRQ threads"
+grep -qw threadirqs /proc/cmdline || uname -v | grep -q PREEMPT_RT ||
+	skip "the kernel was not booted with threadirqs, and is not PREEMPT_RT: no IRQ threads"
 
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -78,7 +80,7 @@ for r in json.load(open(sys.argv[1])):
 ' "$work/proc.json" && ok "the RULE column names the matching [IRQ] line" || fail "RULE column"
 
 if [ ! -f "$KO" ]; then
-	echo "note: realtime.ko is not built; its listing is not checked"
+	echo "note: realtime.ko is not built for $(uname -r); its listing is not checked"
 elif ! insmod "$KO"; then
 	fail "insmod $KO"
 else

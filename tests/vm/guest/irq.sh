@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # realtime.ko's IRQ-thread rules in a real kernel booted with threadirqs:
 # /proc/realtime/irq_threads lists every IRQ thread with its full action
@@ -10,9 +11,11 @@
 # unload leaves the threads as they are.
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
-ko=$TOP_BUILDDIR/kmod/realtime.ko
-[ -f "$ko" ] || skip "$ko not built (-Dkmod=disabled or no kernel headers)"
-grep -qw threadirqs /proc/cmdline || skip "kernel not booted with threadirqs"
+ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
+[ -f "$ko" ] || skip "realtime.ko is not built for $(uname -r) (-Dkmod=disabled or no linux-headers-$(uname -r))"
+# (PREEMPT_RT threads IRQs without threadirqs: irq-nothreadirqs.sh)
+grep -qw threadirqs /proc/cmdline || uname -v | grep -q PREEMPT_RT ||
+	skip "kernel not booted with threadirqs, and not PREEMPT_RT"
 lsmod | grep -q '^virtio_rng ' && skip "virtio_rng already loaded: cannot create IRQ threads later"
 rules=/proc/realtime/irq_rules
 threads=/proc/realtime/irq_threads

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # What realtime.ko(4)'s SECURITY section says membership in the configured
 # group hands out, shown in a real kernel so that the page stays true. A
@@ -19,8 +20,8 @@
 # The member succeeds where the page says so, the non-member never does.
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
-ko=$TOP_BUILDDIR/kmod/realtime.ko
-[ -f "$ko" ] || skip "$ko not built (-Dkmod=disabled or no kernel headers)"
+ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
+[ -f "$ko" ] || skip "realtime.ko is not built for $(uname -r) (-Dkmod=disabled or no linux-headers-$(uname -r))"
 command -v python3 >/dev/null || skip "python3 missing (mlockall and SHM_LOCK need it)"
 command -v prlimit >/dev/null || skip "prlimit missing (util-linux)"
 add_test_users

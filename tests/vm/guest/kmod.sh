@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # realtime.ko's exec-time grant, in a real kernel as real root: a member of
 # the configured group gets CAP_SYS_NICE (+ CAP_IPC_LOCK, CAP_SYS_RESOURCE
@@ -11,8 +12,8 @@
 # capabilities let a member do to other processes is kmod-security.sh.
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
-ko=$TOP_BUILDDIR/kmod/realtime.ko
-[ -f "$ko" ] || skip "$ko not built (-Dkmod=disabled or no kernel headers)"
+ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
+[ -f "$ko" ] || skip "realtime.ko is not built for $(uname -r) (-Dkmod=disabled or no linux-headers-$(uname -r))"
 command -v python3 >/dev/null || skip "python3 missing (the ptrace check needs it)"
 add_test_users
 
