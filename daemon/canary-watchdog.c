@@ -75,6 +75,34 @@ static bool wait_tick(int timer_fd, int quit_fd)
 	return read(timer_fd, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
 }
 
+/* Waits until *next_usec (CLOCK_MONOTONIC), the watchdog's next look on a
+ * grid of slot_usec, then moves *next_usec past now, however many slots
+ * went by. The timeout of ppoll(), not a timerfd: on PREEMPT_RT a timerfd
+ * expires in the ktimers threads (SCHED_FIFO 1), which the very runaways
+ * the watchdog must catch starve, while the sleep of a deadline or
+ * realtime task expires in hard interrupt context. False once quit_fd is
+ * readable, or on an error: then the thread ends. */
+static bool wait_slot(Canary *c, uint64_t *next_usec)
+{
+	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+	while (now < *next_usec) {
+		uint64_t left = *next_usec - now;
+		struct timespec ts = { .tv_sec = (time_t)(left / USEC_PER_SEC),
+				       .tv_nsec = (long)(left % USEC_PER_SEC * NSEC_PER_USEC) };
+		int n = ppoll(&pfd, 1, &ts, NULL);
+
+		if (n < 0 && errno != EINTR)
+			return false;
+		if (n > 0)
+			return false; /* quit_fd */
+		now = now_usec(CLOCK_MONOTONIC);
+	}
+	*next_usec += ((now - *next_usec) / c->slot_usec + 1) * c->slot_usec;
+	return true;
+}
+
 void *canary_thread_main(void *data)
 {
 	Canary *c = data;
@@ -354,7 +382,7 @@ static bool watch_idle(Canary *c)
 void *canary_watchdog_main(void *data)
 {
 	Canary *c = data;
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	uint64_t now = now_usec(CLOCK_MONOTONIC), next;
 	CanaryClass k;
 	Window win;
 	int error;
@@ -366,7 +394,8 @@ void *canary_watchdog_main(void *data)
 	(void)eventfd_write(c->started_fd, 1);
 
 	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
-	while (wait_tick(c->watchdog_timer, c->quit_fd)) {
+	next = now + c->slot_usec;
+	while (wait_slot(c, &next)) {
 		uint64_t boot_offset, missing, slot, held;
 		eventfd_t cheeps = 0;
 		unsigned percent;

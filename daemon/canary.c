@@ -258,7 +258,7 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	if (!c)
 		return -ENOMEM;
 	c->cheep_fd = c->quit_fd = c->fired_fd = c->started_fd = -EBADF;
-	c->canary_timer = c->watchdog_timer = -EBADF;
+	c->canary_timer = -EBADF;
 	c->klass = _CANARY_CLASS_INVALID;
 	c->event = sd_event_ref(e);
 	c->fired = fired;
@@ -290,7 +290,6 @@ static void canary_close_fds(Canary *c)
 	c->quit_fd = safe_close(c->quit_fd);
 	c->started_fd = safe_close(c->started_fd);
 	c->canary_timer = safe_close(c->canary_timer);
-	c->watchdog_timer = safe_close(c->watchdog_timer);
 }
 
 static void canary_stop(Canary *c)
@@ -332,15 +331,11 @@ static int canary_start(Canary *c)
 	c->quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->started_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->canary_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	c->watchdog_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 ||
-	    c->watchdog_timer < 0) {
+	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0) {
 		r = -errno;
 		goto fail;
 	}
 	r = timer_start(c->canary_timer, c->cheep_usec);
-	if (r >= 0)
-		r = timer_start(c->watchdog_timer, c->slot_usec);
 	if (r < 0)
 		goto fail;
 
