@@ -98,18 +98,55 @@ static Preempt kernel_preempt(const CheckContext *c, const char **ret_how)
 	return PREEMPT_UNKNOWN;
 }
 
+/* Whether Debian's -rt kernel can be had: "installed", "installable
+ * (VERSION)" or why not, into value; the hint's tail into how. */
+static void rt_kernel_offer(const CheckContext *c, char *value, size_t vsize, char *how,
+			    size_t hsize)
+{
+	char version[64] = "";
+	int k;
+
+	if (!check_exists(c, "/etc/debian_version"))
+		return;
+	if (check_dpkg_version(c, RT_KERNEL_PACKAGE, version, sizeof(version))) {
+		strbuf_append(value, vsize, ", %s %s installed", RT_KERNEL_PACKAGE, version);
+		snprintf(how, hsize,
+			 "boot the installed PREEMPT_RT kernel (%s; pick it in GRUB's "
+			 "\"Advanced options\" or set GRUB_DEFAULT)",
+			 RT_KERNEL_PACKAGE);
+		return;
+	}
+	k = check_apt_candidate(c, RT_KERNEL_PACKAGE, version, sizeof(version));
+	if (k >= 0) {
+		strbuf_append(value, vsize, ", %s %s installable", RT_KERNEL_PACKAGE, version);
+		snprintf(how, hsize,
+			 "install Debian's PREEMPT_RT kernel: apt install %s, and boot it",
+			 RT_KERNEL_PACKAGE);
+	} else if (k == -ENODATA) {
+		strbuf_append(value, vsize, ", %s: no apt lists", RT_KERNEL_PACKAGE);
+		snprintf(how, hsize,
+			 "run apt update, then apt install %s (Debian's PREEMPT_RT kernel)",
+			 RT_KERNEL_PACKAGE);
+	} else {
+		strbuf_append(value, vsize, ", %s not in the apt lists", RT_KERNEL_PACKAGE);
+		snprintf(how, hsize,
+			 "add Debian's main archive to /etc/apt/sources.list, run apt "
+			 "update, then apt install %s",
+			 RT_KERNEL_PACKAGE);
+	}
+}
+
 void check_kernel_preempt(const CheckContext *c, CheckResult *r)
 {
 	const char *how;
 	Preempt p = kernel_preempt(c, &how);
 	bool dynamic = p != PREEMPT_RT && kernel_is_dynamic(c);
-	char value[CHECK_VALUE_MAX], version[64] = "";
-	bool debian = check_exists(c, "/etc/debian_version");
-	bool rt_installed = check_dpkg_version(c, "linux-image-rt-amd64", version, sizeof(version));
+	char value[CHECK_VALUE_MAX], rt_how[256] = "";
 
-	snprintf(value, sizeof(value), "%s%s (from %s)%s", preempt_names[p],
-		 dynamic ? ", PREEMPT_DYNAMIC" : "", how,
-		 rt_installed ? ", linux-image-rt-amd64 installed" : "");
+	snprintf(value, sizeof(value), "%s%s (from %s)", preempt_names[p],
+		 dynamic ? ", PREEMPT_DYNAMIC" : "", how);
+	if (p != PREEMPT_RT)
+		rt_kernel_offer(c, value, sizeof(value), rt_how, sizeof(rt_how));
 	switch (p) {
 	case PREEMPT_RT:
 		check_set(r, CHECK_OK, value, "PREEMPT_RT kernel: the lowest latencies Linux has");
@@ -132,14 +169,9 @@ void check_kernel_preempt(const CheckContext *c, CheckResult *r)
 	}
 	if (dynamic)
 		check_hint(r, "add preempt=full to the kernel command line (%s)%s%s", GRUB_HINT,
-			   debian && !rt_installed ? ", or install Debian's PREEMPT_RT kernel: "
-						     "apt install linux-image-rt-amd64"
-						   : "",
-			   rt_installed ? ", or boot the installed -rt kernel" : "");
-	else if (debian)
-		check_hint(r,
-			   "install Debian's PREEMPT_RT kernel: apt install linux-image-rt-amd64, "
-			   "and boot it");
+			   rt_how[0] ? ", or " : "", rt_how);
+	else if (rt_how[0])
+		check_hint(r, "%s", rt_how);
 	else
 		check_hint(r,
 			   "boot a kernel built with CONFIG_PREEMPT, CONFIG_PREEMPT_DYNAMIC (then "

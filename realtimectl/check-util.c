@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl-check.h"
@@ -416,6 +418,121 @@ bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, s
 		p = end ? end + 2 : NULL;
 	}
 	return false;
+}
+
+/* The Version: of package's paragraph in one Packages file, or false. */
+static bool packages_file_version(const char *path, const char *package, char *buf, size_t size)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_free_ char *line = NULL;
+	size_t n = 0, l = strlen(package);
+	bool ours = false;
+	ssize_t k;
+
+	if (!f)
+		return false;
+	while ((k = getline(&line, &n, f)) >= 0) {
+		if (k <= 1) /* a blank line ends a paragraph */
+			ours = false;
+		else if (startswith(line, "Package: "))
+			ours = strncmp(line + 9, package, l) == 0 && line[9 + l] == '\n';
+		else if (ours && startswith(line, "Version: ")) {
+			snprintf(buf, size, "%.*s", (int)strcspn(line + 9, "\n"), line + 9);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "Candidate: V" of `apt-cache policy package`, run without a shell and
+ * with apt's messages in English. apt-cache only reads. */
+static int apt_cache_candidate(const char *package, char *buf, size_t size)
+{
+	char *argv[] = { (char *)"apt-cache", (char *)"policy", (char *)"--", (char *)package,
+			 NULL };
+	char *envp[] = { (char *)"LC_ALL=C", (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	posix_spawn_file_actions_t fa;
+	char out[4096], *cand;
+	int fds[2], status, r;
+	size_t got = 0;
+	ssize_t k;
+	pid_t pid;
+
+	if (access("/usr/bin/apt-cache", X_OK) < 0)
+		return -errno;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	r = posix_spawn(&pid, "/usr/bin/apt-cache", &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	safe_close(fds[1]);
+	if (r != 0) {
+		safe_close(fds[0]);
+		return -r;
+	}
+	while (got + 1 < sizeof(out) && (k = read(fds[0], out + got, sizeof(out) - 1 - got)) != 0) {
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)k;
+	}
+	out[got] = '\0';
+	safe_close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* apt-cache prints nothing for a package it does not know */
+	cand = strstr(out, "\n  Candidate: ");
+	if (!cand)
+		return -ENOENT;
+	cand += 14;
+	if (startswith(cand, "(none)"))
+		return -ENOENT;
+	snprintf(buf, size, "%.*s", (int)strcspn(cand, "\n"), cand);
+	return 0;
+}
+
+int check_apt_candidate(const CheckContext *c, const char *package, char *buf, size_t size)
+{
+	_cleanup_free_ char *dir = check_path(c, "/var/lib/apt/lists");
+	bool lists = false, compressed = false;
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d)
+		return -ENODATA;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *path = NULL;
+		const char *p = strstr(de->d_name, "_Packages");
+
+		if (!p)
+			continue;
+		lists = true;
+		if (p[9] != '\0') {
+			compressed = true; /* _Packages.lz4, .gz, .xz */
+			continue;
+		}
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		if (packages_file_version(path, package, buf, size)) {
+			closedir(d);
+			return 0;
+		}
+	}
+	closedir(d);
+	if (!lists)
+		return -ENODATA;
+	/* compressed lists: apt itself reads them, on the live system only */
+	if (compressed && !c->root[0])
+		return apt_cache_candidate(package, buf, size);
+	return -ENOENT;
 }
 
 pid_t check_find_process(const CheckContext *c, const char *comm)

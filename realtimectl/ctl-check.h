@@ -168,6 +168,23 @@ bool check_pam_realtime(const CheckContext *c);
 /* The installed version of a Debian package from /var/lib/dpkg/status;
  * false when not installed. */
 bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, size_t size);
+/* Can apt install package? *buf: its candidate version. Reads the
+ * uncompressed Packages files of /var/lib/apt/lists under the root prefix;
+ * on a live system whose lists are compressed (lz4, gz), asks
+ * `apt-cache policy`, which only reads. -ENOENT when apt knows no such
+ * package, -ENODATA when there are no lists to read (apt update never ran). */
+int check_apt_candidate(const CheckContext *c, const char *package, char *buf, size_t size);
+
+/* Debian's PREEMPT_RT kernel for this architecture (metapackage). */
+#if defined(__x86_64__)
+#define RT_KERNEL_PACKAGE "linux-image-rt-amd64"
+#elif defined(__aarch64__)
+#define RT_KERNEL_PACKAGE "linux-image-rt-arm64"
+#elif defined(__i386__)
+#define RT_KERNEL_PACKAGE "linux-image-rt-686-pae"
+#else
+#define RT_KERNEL_PACKAGE "linux-image-rt"
+#endif
 /* Do IRQ handlers run in threads (threadirqs, or PREEMPT_RT)? */
 bool check_irqs_threaded(const CheckContext *c);
 /* Is there a process named comm (its /proc/PID/comm)? Its pid, or 0. */

@@ -106,6 +106,27 @@ agree()
 	else
 		expect "$_o" threadirqs warn "not threaded"
 	fi
+	# whether Debian's -rt kernel is installable, as apt itself says
+	_v=$(field "$_o" kernel-preempt value)
+	_cand=$(LC_ALL=C apt-cache policy linux-image-rt-amd64 2>/dev/null | sed -n 's/^  Candidate: //p')
+	if grep -q PREEMPT_RT /proc/version || ! [ -e /etc/debian_version ]; then
+		ok "$_who: kernel-preempt needs no -rt kernel here ($_v)"
+	elif dpkg-query -W -f='${Status}' linux-image-rt-amd64 2>/dev/null | grep -q 'ok installed'; then
+		case "$_v" in
+		*"linux-image-rt-amd64 "*" installed") ok "$_who: kernel-preempt: the -rt kernel is installed" ;;
+		*) fail "$_who: kernel-preempt is '$_v', but linux-image-rt-amd64 is installed" ;;
+		esac
+	elif [ -n "$_cand" ] && [ "$_cand" != "(none)" ]; then
+		case "$_v" in
+		*"linux-image-rt-amd64 $_cand installable") ok "$_who: kernel-preempt: installable $_cand, as apt-cache says" ;;
+		*) fail "$_who: kernel-preempt is '$_v', apt-cache policy says candidate $_cand" ;;
+		esac
+	else
+		case "$_v" in
+		*"not in the apt lists" | *"no apt lists") ok "$_who: kernel-preempt: apt has no -rt kernel ($_v)" ;;
+		*) fail "$_who: kernel-preempt is '$_v', apt-cache policy has no candidate" ;;
+		esac
+	fi
 	# the soft/hard limits realtimectl's own process had, from prlimit(2)
 	# (getrlimit()) in a process started the same way
 	_pl="prlimit --rtprio --memlock --rttime -o RESOURCE,SOFT,HARD --noheadings --raw"

@@ -202,14 +202,61 @@ START_TEST(test_kernel_preempt)
 	    "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT_VOLUNTARY=y\n# CONFIG_PREEMPT is not set\n"
 	    "CONFIG_PREEMPT_DYNAMIC=y\n");
 	put("/etc/debian_version", "12.5\n");
+	/* apt update never ran */
 	run("kernel-preempt");
-	assert_result(CHECK_WARN, "voluntary, PREEMPT_DYNAMIC (from kernel config)");
+	assert_result(CHECK_WARN,
+		      "voluntary, PREEMPT_DYNAMIC (from kernel config), " RT_KERNEL_PACKAGE
+		      ": no apt lists");
 	ck_assert_ptr_nonnull(strstr(res.hint, "preempt=full"));
-	ck_assert_ptr_nonnull(strstr(res.hint, "apt install linux-image-rt-amd64"));
+	ck_assert_ptr_nonnull(strstr(res.hint, "apt update"));
+
+	/* lists without it (a longer name is another package) */
+	put("/var/lib/apt/lists/deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages",
+	    "Package: hello\nVersion: 2.10-3\n\nPackage: " RT_KERNEL_PACKAGE "-dbg\n"
+	    "Version: 9.9\n\n");
+	run("kernel-preempt");
+	assert_result(CHECK_WARN,
+		      "voluntary, PREEMPT_DYNAMIC (from kernel config), " RT_KERNEL_PACKAGE
+		      " not in the apt lists");
+	ck_assert_ptr_nonnull(strstr(res.hint, "sources.list"));
+
+	/* a compressed list is apt's to read; in a test root it is not read */
+	put("/var/lib/apt/lists/"
+	    "deb.debian.org_debian_dists_bookworm_main_binary-amd64_Packages.lz4",
+	    "Package: " RT_KERNEL_PACKAGE "\nVersion: 1.0\n");
+	run("kernel-preempt");
+	assert_result(CHECK_WARN,
+		      "voluntary, PREEMPT_DYNAMIC (from kernel config), " RT_KERNEL_PACKAGE
+		      " not in the apt lists");
+
+	/* installable: the candidate's version, from its own paragraph */
+	put("/var/lib/apt/lists/"
+	    "deb.debian.org_debian-security_dists_bookworm-security_main_binary-amd64_Packages",
+	    "Package: hello\nVersion: 2.10-3\n\nPackage: " RT_KERNEL_PACKAGE "\n"
+	    "Source: linux-signed-amd64\nVersion: 6.1.192-3\nArchitecture: amd64\n\n");
+	run("kernel-preempt");
+	assert_result(CHECK_WARN,
+		      "voluntary, PREEMPT_DYNAMIC (from kernel config), " RT_KERNEL_PACKAGE
+		      " 6.1.192-3 installable");
+	ck_assert_ptr_nonnull(strstr(res.hint, "preempt=full"));
+	ck_assert_ptr_nonnull(strstr(res.hint, "apt install " RT_KERNEL_PACKAGE));
+
+	/* installed, not booted */
+	put("/var/lib/dpkg/status", "Package: " RT_KERNEL_PACKAGE "\nStatus: install ok installed\n"
+				    "Version: 6.1.192-3\n\n");
+	run("kernel-preempt");
+	assert_result(CHECK_WARN,
+		      "voluntary, PREEMPT_DYNAMIC (from kernel config), " RT_KERNEL_PACKAGE
+		      " 6.1.192-3 installed");
+	ck_assert_ptr_nonnull(strstr(res.hint, "boot the installed PREEMPT_RT kernel"));
+	ck_assert_ptr_null(strstr(res.hint, "apt install"));
 
 	put("/proc/cmdline", "root=/dev/sda1 preempt=full quiet\n");
 	run("kernel-preempt");
-	assert_result(CHECK_OK, "full, PREEMPT_DYNAMIC (from preempt= on the command line)");
+	assert_result(
+		CHECK_OK,
+		"full, PREEMPT_DYNAMIC (from preempt= on the command line), " RT_KERNEL_PACKAGE
+		" 6.1.192-3 installed");
 
 	put("/sys/kernel/realtime", "1\n");
 	run("kernel-preempt");
