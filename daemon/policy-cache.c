@@ -114,16 +114,16 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 	if (error == -ETIMEDOUT)
 		snprintf(buf, size,
 			 "could not resolve uid %u through NSS within %llu s (is the directory "
-			 "down?); nothing granted",
+			 "down?)",
 			 (unsigned)uid, (unsigned long long)(RESOLVE_TIMEOUT_USEC / USEC_PER_SEC));
 	else if (error == -EBUSY)
 		snprintf(buf, size,
 			 "could not resolve uid %u: too many user lookups are pending (is the "
-			 "directory down?); nothing granted",
+			 "directory down?)",
 			 (unsigned)uid);
 	else
-		snprintf(buf, size, "could not resolve uid %u through NSS: %s; nothing granted",
-			 (unsigned)uid, strerror(-error));
+		snprintf(buf, size, "could not resolve uid %u through NSS: %s", (unsigned)uid,
+			 strerror(-error));
 	return buf;
 }
 

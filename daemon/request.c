@@ -120,7 +120,7 @@ static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdat
 		log_id(LOG_WARNING, LOG_ID_REFUSAL, "Request of uid %u (pid %d): %s",
 		       (unsigned)r->uid, (int)r->caller_pid,
 		       daemon_resolve_error(uid, error, text, sizeof(text)));
-		request_finish(r, request_error(r, REQUEST_E_FAILED, "%s", text));
+		request_finish(r, request_error(r, REQUEST_E_FAILED, "%s; nothing granted", text));
 		return;
 	}
 	request_run(r, r->resume);
@@ -142,7 +142,7 @@ static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), 
 		return 0;
 	}
 	r->waited = false;
-	return request_error(r, k == -EBUSY ? REQUEST_E_FAILED : k, "%s",
+	return request_error(r, k == -EBUSY ? REQUEST_E_FAILED : k, "%s; nothing granted",
 			     daemon_resolve_error(r->owner, k, text, sizeof(text)));
 }
 

@@ -51,6 +51,17 @@ static int fake_lookup(uid_t uid, PolicyUser **ret)
 	return 0;
 }
 
+/* Each test starts with a directory that answers (also with CK_FORK=no). */
+static void fake_reset(void)
+{
+	pthread_mutex_lock(&fake_lock);
+	hang_uid = (uid_t)-1;
+	hang_all = released = false;
+	fake_gid = 29;
+	fake_calls = 0;
+	pthread_mutex_unlock(&fake_lock);
+}
+
 static void fake_release(void)
 {
 	pthread_mutex_lock(&fake_lock);
@@ -324,6 +335,7 @@ int main(void)
 					       test_flush_drops_cache, test_flush_in_flight,
 					       test_timeout, test_bounded, test_free_pending));
 
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_set_timeout(tc, 30);
 	return check_run(s);
 }
