@@ -269,43 +269,30 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
  * true if the reply is left to the waits. */
 static bool grants_wait_users(Daemon *d, DBusMessage *m, uid_t only)
 {
-	_cleanup_free_ uid_t *waited = NULL;
-	size_t n = 0;
+	_cleanup_free_ uid_t *uids = NULL;
 	CallWait *w = NULL;
+	bool waits;
+	size_t n;
 
-	GRANT_TABLE_FOREACH(p, g, d->grants) {
+	if (grant_table_users(d->grants, &uids, &n) < 0)
+		return false; /* listed by uid */
+	for (size_t i = 0; i < n; i++) {
 		const PolicyGrant *pg;
 		const char *user;
-		bool seen = false;
 
-		if ((only != (uid_t)-1 && p->uid != only) ||
-		    daemon_policy_eval(d, p->uid, &pg, &user) != -EINPROGRESS)
+		if ((only != (uid_t)-1 && uids[i] != only) ||
+		    daemon_policy_eval(d, uids[i], &pg, &user) != -EINPROGRESS)
 			continue;
-		for (size_t i = 0; i < n && !seen; i++)
-			seen = waited[i] == p->uid;
-		if (seen)
-			continue;
-		if (n % 16 == 0) {
-			uid_t *more = reallocarray(waited, n + 16, sizeof(uid_t));
-
-			if (!more)
-				break;
-			waited = more;
-		}
 		if (!w)
 			w = call_wait_new(d, m, false, only);
-		if (!w || call_wait_add(w, p->uid) < 0)
-			break; /* listed by uid */
-		waited[n++] = p->uid;
+		if (!w || call_wait_add(w, uids[i]) < 0)
+			break; /* the rest listed by uid */
 	}
 	if (!w)
 		return false;
-	if (w->pending == 1) { /* no wait began */
-		call_wait_unref(w);
-		return false;
-	}
+	waits = w->pending > 1;
 	call_wait_unref(w);
-	return true;
+	return waits;
 }
 
 /* Replies with the grants whose owner is only, or every grant for (uid_t)-1,

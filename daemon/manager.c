@@ -189,37 +189,17 @@ static void judge_user(Daemon *d, uid_t uid, const char *which)
  * are judged when their lookup ends, within RESOLVE_TIMEOUT_USEC. */
 static void manager_demote_disallowed(Daemon *d, const char *which)
 {
+	Judge all = { .which = which, .uid = (uid_t)-1 };
 	_cleanup_free_ uid_t *uids = NULL;
 	size_t n = 0;
 
-	if (!d->resolver) {
-		/* unit tests: NSS inline */
-		Judge j = { .which = which, .uid = (uid_t)-1 };
-
-		(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
+	/* Without a resolver (unit tests) NSS runs inline; without memory for
+	 * the list, every grant is judged now, users not known yet without
+	 * their groups. Else each user once: judging may demote, so the users
+	 * are listed first. */
+	if (!d->resolver || grant_table_users(d->grants, &uids, &n) < 0) {
+		(void)demote_grants(d, grant_disallowed, &all, DEMOTE_POLICY);
 		return;
-	}
-	/* each user once: judging may demote, so the table is walked first */
-	GRANT_TABLE_FOREACH(p, g, d->grants) {
-		bool seen = false;
-
-		for (size_t i = 0; i < n && !seen; i++)
-			seen = uids[i] == p->uid;
-		if (seen)
-			continue;
-		if (n % 16 == 0) {
-			uid_t *more = reallocarray(uids, n + 16, sizeof(uid_t));
-
-			if (!more) {
-				/* judged now, unresolved users without groups */
-				Judge j = { .which = which, .uid = (uid_t)-1 };
-
-				(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
-				return;
-			}
-			uids = more;
-		}
-		uids[n++] = p->uid;
 	}
 	for (size_t i = 0; i < n; i++)
 		judge_user(d, uids[i], which);
