@@ -16,7 +16,8 @@
 #      before and one after rthang's request), and no Ping above 1 s;
 #   3. rthang's request ends after ResolveTimeout (10 s), well before the
 #      30 s hang, with Failed "could not resolve uid 4190 through NSS within
-#      10 s", and nothing is granted to it;
+#      10 s", and nothing is granted to it; its MaxRealtimePriority and an
+#      Explain of uid 4190, parked on the same lookup, fail the same way;
 #   4. rthang2 (uid 4191, fifo 50 by [User rthang2]) holds fifo 50; its
 #      lookups start to hang, and a reload must judge it: the reload and a
 #      Ping answer at once, and after ResolveTimeout the grant is judged by
@@ -152,6 +153,18 @@ integ_track $HANG_PID
 wait_for 5 grep -q "^hang $HANG_UID" "$WORK/rthang.conf.log" &&
 	ok "rthang's lookup hangs in the directory" || fail "the rthang module never hung: is it loaded?"
 
+# rthang's properties and Explain wait for the same lookup, parked too
+setpriv --reuid=$HANG_UID --regid=$HANG_UID --clear-groups -- \
+	dbus-send --system --print-reply --reply-timeout=90000 --dest=$NATIVE_NAME $NATIVE_PATH \
+	org.freedesktop.DBus.Properties.Get string:$NATIVE_IFACE string:MaxRealtimePriority \
+	>"$WORK/props.out" 2>&1 &
+PROPS_PID=$!
+integ_track $PROPS_PID
+dbus-send --system --print-reply --reply-timeout=90000 --dest=$NATIVE_NAME $NATIVE_PATH \
+	$NATIVE_IFACE.Explain uint32:$HANG_UID >"$WORK/explain.out" 2>&1 &
+EXPLAIN_PID=$!
+integ_track $EXPLAIN_PID
+
 t=$(date +%s%N)
 out=$(dbus-send --system --print-reply --reply-timeout=60000 --dest=$NATIVE_NAME $NATIVE_PATH \
 	org.freedesktop.DBus.Peer.Ping 2>&1)
@@ -191,6 +204,15 @@ native ListGrants | grep -q "uint32 $HANG_UID\$" && fail "realtimed lists a gran
 grep -q "could not resolve uid $HANG_UID" "$WORK/realtimed.log" &&
 	ok "the journal says uid $HANG_UID could not be resolved" ||
 	fail "no journal line about uid $HANG_UID"
+wait $PROPS_PID $EXPLAIN_PID
+integ_untrack $PROPS_PID
+integ_untrack $EXPLAIN_PID
+expect_error "rthang's MaxRealtimePriority, parked meanwhile, fails with the resolve error" \
+	org.freedesktop.DBus.Error.Failed "could not resolve uid $HANG_UID through NSS within" \
+	"$(cat "$WORK/props.out")"
+expect_error "Explain of uid $HANG_UID, parked meanwhile, fails with the resolve error" \
+	"$NATIVE_ERR.Failed" "could not resolve uid $HANG_UID through NSS within" \
+	"$(cat "$WORK/explain.out")"
 
 # The reference: the no-fault rounds, once before the fault and once after
 # rthang's request ended (cache misses again: more than 5 s have passed;
