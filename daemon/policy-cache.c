@@ -118,8 +118,8 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 			 (unsigned)uid, (unsigned long long)(RESOLVE_TIMEOUT_USEC / USEC_PER_SEC));
 	else if (error == -EBUSY)
 		snprintf(buf, size,
-			 "could not resolve uid %u: too many user lookups are pending (is the "
-			 "directory down?)",
+			 "could not resolve uid %u: too many requests wait for user lookups (is "
+			 "the directory down?)",
 			 (unsigned)uid);
 	else
 		snprintf(buf, size, "could not resolve uid %u through NSS: %s", (unsigned)uid,

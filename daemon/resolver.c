@@ -78,6 +78,7 @@ struct Resolver {
 	ResolverSettings settings;
 	uint64_t gen;
 	unsigned n_lookups;
+	unsigned n_waits;
 	Entry entries[RESOLVER_CACHE_SIZE];
 };
 
@@ -220,6 +221,7 @@ static Wait *wait_unlink(Wait *w)
 /* answered: done was called, which owns userdata from then on */
 static void wait_free(Wait *w, bool answered)
 {
+	w->r->n_waits--;
 	sd_event_source_disable_unref(w->timer);
 	if (!answered && w->free_userdata)
 		w->free_userdata(w->userdata);
@@ -437,6 +439,8 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 	Wait *w;
 	int k;
 
+	if (r->n_waits >= RESOLVER_WAITS_MAX)
+		return -EBUSY;
 	if (e && entry_expired(e, now) && !e->busy && !e->waits)
 		entry_clear(e);
 	if (!e || e->state == ENTRY_FREE) {
@@ -467,6 +471,7 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 	if (w->next)
 		w->next->prev = w;
 	e->waits = w;
+	r->n_waits++;
 	return 0;
 }
 

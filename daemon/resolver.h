@@ -17,7 +17,7 @@
  * again. Each wait ends after at most the timeout, with -ETIMEDOUT. The
  * cache has a fixed number of entries: idle ones expire and are reused,
  * and when every entry is a lookup in flight, a new one is refused
- * (-EBUSY).
+ * (-EBUSY), as is a wait beyond RESOLVER_WAITS_MAX.
  *
  * Everything but the worker threads runs on the loop; no call blocks.
  */
@@ -31,6 +31,8 @@
 
 #define RESOLVER_THREADS_MAX 8
 #define RESOLVER_CACHE_SIZE 256
+/* waits at a time: each holds a parked request (and its pidfds) */
+#define RESOLVER_WAITS_MAX 1024
 /* ResolveTimeout: how long a request waits for its user (realtimed(8)) */
 #define RESOLVE_TIMEOUT_USEC (10 * USEC_PER_SEC)
 /* how long a lookup's result is used (realtimed(8), realtime.conf(5)) */
@@ -71,8 +73,8 @@ int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user);
  * once, from the loop, when it ends or the timeout passes (a result at
  * hand: at the loop's next turn). done then owns userdata; free_userdata
  * (may be NULL) runs only for a wait that never ends (resolver_free()).
- * 0, or -EBUSY (every cache entry is a lookup in flight), -ENOMEM: then
- * nothing is called. */
+ * 0, or -EBUSY (every cache entry is a lookup in flight, or
+ * RESOLVER_WAITS_MAX waits), -ENOMEM: then nothing is called. */
 int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		  void (*free_userdata)(void *userdata));
 /* Drops every cached result; lookups in flight are asked again when they

@@ -282,7 +282,7 @@ static void count_free(void *userdata)
 
 /* The pool stops at its cap (the rest queue), the cache at its size: when
  * every entry is a lookup in flight a new uid is refused; answered ones
- * are reused. */
+ * are reused. So do the waits at RESOLVER_WAITS_MAX. */
 START_TEST(test_bounded)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 3);
@@ -302,6 +302,16 @@ START_TEST(test_bounded)
 	ck_assert_int_eq(resolver_wait(r, 5000, on_done, &a, NULL), 0);
 	run_until(&a.n, RESOLVER_CACHE_SIZE + 1);
 	ck_assert_int_eq(a.error, 0);
+
+	/* and the waits, whatever uid they are for */
+	pthread_mutex_lock(&fake_lock);
+	released = false;
+	pthread_mutex_unlock(&fake_lock);
+	for (unsigned i = 0; i < RESOLVER_WAITS_MAX; i++)
+		ck_assert_int_eq(resolver_wait(r, 7000, on_done, &a, NULL), 0);
+	ck_assert_int_eq(resolver_wait(r, 7000, on_done, &a, NULL), -EBUSY);
+	ck_assert_int_eq(resolver_wait(r, 5000, on_done, &a, NULL), -EBUSY);
+	ck_assert_uint_eq(resolver_n_lookups(r), RESOLVER_CACHE_SIZE + 2);
 	done(r);
 }
 END_TEST
