@@ -13,7 +13,8 @@
 #   2. rthang asks for fifo 10; while its lookup hangs, 20 other users (cache
 #      misses again) do the same rounds: grant and Ping p99 within 2x of
 #      step 1's (both printed; the reference is the larger of a run
-#      before and one after rthang's request), and no Ping above 1 s;
+#      before and one after rthang's request, and at least 5 ms), and no
+#      Ping above 1 s;
 #   3. rthang's request ends after ResolveTimeout (10 s), well before the
 #      30 s hang, with Failed "could not resolve uid 4190 through NSS within
 #      10 s", and nothing is granted to it; its MaxRealtimePriority and an
@@ -228,6 +229,10 @@ b2_p50=$(pct ping 50 "$WORK/base2.txt") b2_p99=$(pct ping 99 "$WORK/base2.txt")
 note "no fault, after: grant p50 $b2_g50 us, p99 $b2_g99 us; Ping p50 $b2_p50 us, p99 $b2_p99 us"
 [ "$b2_g99" -gt "$base_g99" ] && base_g99=$b2_g99
 [ "$b2_p99" -gt "$base_p99" ] && base_p99=$b2_p99
+# and at least 5 ms: on a quiet machine the p99 of 500 rounds is a few ms,
+# where one exec in another lane or a timer tick doubles it
+[ "$base_g99" -lt 5000 ] && base_g99=5000
+[ "$base_p99" -lt 5000 ] && base_p99=5000
 [ "$g99" -le $((2 * base_g99)) ] && ok "grant p99 $g99 us is within 2x of $base_g99 us" ||
 	fail "grant p99 $g99 us is above 2x the no-fault $base_g99 us"
 [ "$p99" -le $((2 * base_p99)) ] && ok "Ping p99 $p99 us is within 2x of $base_p99 us" ||
