@@ -102,17 +102,104 @@ static void method_grant_limits(Daemon *d, DBusConnection *c, DBusMessage *m)
 	request_start(d, m, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
-static void explain_now(Daemon *d, DBusMessage *m)
+/* Explain and ListGrants wait for the users they name (resolver.h): the
+ * message is parked, never the loop, and answered when every lookup it
+ * waits for has ended. Explain answers a failed lookup with its error;
+ * ListGrants names a user it could not resolve "#UID". */
+typedef struct CallWait {
+	Daemon *d;
+	DBusMessage *m;
+	bool explain;
+	uid_t only;	  /* ListGrants: whose grants, (uid_t)-1 for all */
+	unsigned pending; /* lookups waited for; also the references */
+	int error;	  /* the first failed lookup's, and its uid */
+	uid_t error_uid;
+} CallWait;
+
+static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait);
+static void explain_run(Daemon *d, DBusMessage *m, const int *error, uid_t error_uid);
+
+static void call_wait_unref(void *userdata)
+{
+	CallWait *w = userdata;
+
+	if (--w->pending > 0)
+		return;
+	dbus_message_unref(w->m);
+	free(w);
+}
+
+static void on_call_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	CallWait *w = userdata;
+
+	if (error < 0 && error != -ESRCH && w->error == 0) {
+		w->error = error;
+		w->error_uid = uid;
+	}
+	if (w->pending == 1) {
+		if (w->explain)
+			explain_run(w->d, w->m, w->error ? &w->error : NULL, w->error_uid);
+		else
+			reply_grants(w->d, w->m, w->only, false);
+	}
+	call_wait_unref(w);
+}
+
+static CallWait *call_wait_new(Daemon *d, DBusMessage *m, bool explain, uid_t only)
+{
+	CallWait *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	*w = (CallWait){ .d = d, .m = dbus_message_ref(m), .explain = explain, .only = only };
+	/* the caller's own reference, until it has started every wait */
+	w->pending = 1;
+	return w;
+}
+
+/* Waits for uid on w's behalf. */
+static int call_wait_add(CallWait *w, uid_t uid)
+{
+	int r;
+
+	w->pending++;
+	r = daemon_policy_wait(w->d, uid, on_call_resolved, w, call_wait_unref);
+	if (r < 0)
+		w->pending--;
+	return r;
+}
+
+static void explain_run(Daemon *d, DBusMessage *m, const int *error, uid_t error_uid)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	DBusConnection *c = d->bus;
 	DBusMessageIter it, dict;
+	const PolicyGrant *pg;
+	const char *user;
+	char text[256];
 	PolicyGrant g;
 	uint32_t uid;
 	int r;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
-	r = policy_eval_uid(d->policy, uid, &g);
+	r = error ? *error : daemon_policy_eval(d, uid, &pg, &user);
+	if (r == -EINPROGRESS) {
+		CallWait *w = call_wait_new(d, m, true, 0);
+
+		r = w ? call_wait_add(w, uid) : -ENOMEM;
+		if (w)
+			call_wait_unref(w);
+		if (r >= 0)
+			return;
+	}
+	if (r == -ETIMEDOUT || r == -EBUSY) {
+		bus_reply_error(
+			c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+			"Could not evaluate the policy for uid %u: %s", uid,
+			daemon_resolve_error(error ? error_uid : uid, r, text, sizeof(text)));
+		return;
+	}
 	if (r < 0) {
 		bus_reply_error(
 			c, m,
@@ -122,6 +209,7 @@ static void explain_now(Daemon *d, DBusMessage *m)
 			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
 	}
+	g = *pg;
 	reply = dbus_message_new_method_return(m);
 	if (!reply)
 		goto oom;
@@ -156,6 +244,11 @@ oom:
 	bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 }
 
+static void explain_now(Daemon *d, DBusMessage *m)
+{
+	explain_run(d, m, NULL, 0);
+}
+
 static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 {
 	uint32_t uid;
@@ -172,14 +265,47 @@ static void method_explain(Daemon *d, DBusConnection *c, DBusMessage *m)
 		bus_authorize_manage(d, m, "Explaining another user's policy", explain_now);
 }
 
-/* Replies with the grants whose owner is only, or every grant for (uid_t)-1. */
-static void reply_grants(Daemon *d, DBusMessage *m, uid_t only)
+/* Waits for the users of the grants listed whose names are not known yet;
+ * true if the reply is left to the waits. */
+static bool grants_wait_users(Daemon *d, DBusMessage *m, uid_t only)
+{
+	_cleanup_free_ uid_t *uids = NULL;
+	CallWait *w = NULL;
+	bool waits;
+	size_t n;
+
+	if (grant_table_users(d->grants, &uids, &n) < 0)
+		return false; /* listed by uid */
+	for (size_t i = 0; i < n; i++) {
+		const PolicyGrant *pg;
+		const char *user;
+
+		if ((only != (uid_t)-1 && uids[i] != only) ||
+		    daemon_policy_eval(d, uids[i], &pg, &user) != -EINPROGRESS)
+			continue;
+		if (!w)
+			w = call_wait_new(d, m, false, only);
+		if (!w || call_wait_add(w, uids[i]) < 0)
+			break; /* the rest listed by uid */
+	}
+	if (!w)
+		return false;
+	waits = w->pending > 1;
+	call_wait_unref(w);
+	return waits;
+}
+
+/* Replies with the grants whose owner is only, or every grant for (uid_t)-1,
+ * after waiting for their users' names (may_wait) or at once. */
+static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	DBusConnection *c = d->bus;
 	DBusMessageIter it, arr;
 
 	grant_table_prune(d->grants, only);
+	if (may_wait && grants_wait_users(d, m, only))
+		return;
 	reply = dbus_message_new_method_return(m);
 	if (!reply)
 		goto oom;
@@ -223,7 +349,7 @@ oom:
 
 static void list_all_grants_now(Daemon *d, DBusMessage *m)
 {
-	reply_grants(d, m, (uid_t)-1);
+	reply_grants(d, m, (uid_t)-1, true);
 }
 
 static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, bool all)
@@ -245,7 +371,7 @@ static void method_list_grants(Daemon *d, DBusConnection *c, DBusMessage *m, boo
 		return;
 	}
 	/* root sees everything anyway: ListGrants is all it needs */
-	reply_grants(d, m, uid == 0 ? (uid_t)-1 : uid);
+	reply_grants(d, m, uid == 0 ? (uid_t)-1 : uid, true);
 }
 
 static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m)

@@ -2,12 +2,15 @@
 /*
  * Properties shared by both interfaces, answered for the caller: what the
  * calling user's policy allows (a member of audio reads 95, not 20), so
- * PipeWire asks for its real priority instead of the default's. The native
+ * PipeWire asks for its real priority instead of the default's. A caller
+ * whose user is not known yet waits for the lookup (its message parked,
+ * never the loop): a guess without its groups would be the default's. The native
  * interface also has Version, the running daemon's (realtimectl check tells
  * it from the installed package's: an upgrade not yet restarted).
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bus-props.h"
@@ -24,7 +27,8 @@ typedef struct CallerProperties {
 	int64_t rttime_usec_max;
 } CallerProperties;
 
-static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret)
+/* -EINPROGRESS: *ret_uid's user is not known yet (policy-cache.h). */
+static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret, uid_t *ret_uid)
 {
 	const PolicyGrant *g;
 	const char *user;
@@ -35,6 +39,7 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 	r = bus_get_creds(d, m, &uid, &pid);
 	if (r < 0)
 		return r;
+	*ret_uid = uid;
 	r = daemon_policy_eval(d, uid, &g, &user);
 	if (r < 0)
 		return r;
@@ -86,12 +91,63 @@ static size_t n_properties(BusFlavour f)
 	return f == FLAVOUR_NATIVE ? ELEMENTSOF(property_names) : ELEMENTSOF(property_names) - 1;
 }
 
+/* A Get or GetAll that waits for the caller's user (resolver.h): the
+ * message is parked, the loop goes on, and it is answered when the lookup
+ * ends. */
+typedef struct PropertiesWait {
+	Daemon *d;
+	DBusMessage *m;
+	const char *iface; /* a constant */
+	BusFlavour f;
+} PropertiesWait;
+
+static void properties_wait_free(void *userdata)
+{
+	PropertiesWait *w = userdata;
+
+	dbus_message_unref(w->m);
+	free(w);
+}
+
+static void on_properties_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	PropertiesWait *w = userdata;
+	char text[256];
+
+	if (error < 0 && error != -ESRCH)
+		bus_reply_error(w->d->bus, w->m, DBUS_ERROR_FAILED,
+				"Could not evaluate the policy for the caller: %s",
+				daemon_resolve_error(uid, error, text, sizeof(text)));
+	else
+		(void)bus_properties_handle(w->d, w->d->bus, w->m, w->iface, w->f);
+	properties_wait_free(w);
+}
+
+static void properties_park(Daemon *d, DBusMessage *m, uid_t uid, const char *iface, BusFlavour f)
+{
+	PropertiesWait *w = calloc(1, sizeof(*w));
+	char text[256];
+	int r = -ENOMEM;
+
+	if (w) {
+		*w = (PropertiesWait){ .d = d, .m = dbus_message_ref(m), .iface = iface, .f = f };
+		r = daemon_policy_wait(d, uid, on_properties_resolved, w, properties_wait_free);
+		if (r >= 0)
+			return;
+		properties_wait_free(w);
+	}
+	bus_reply_error(d->bus, m, DBUS_ERROR_FAILED,
+			"Could not evaluate the policy for the caller: %s",
+			daemon_resolve_error(uid, r, text, sizeof(text)));
+}
+
 DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
 					const char *iface, BusFlavour f)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *in_iface = NULL, *name = NULL;
 	CallerProperties p;
+	uid_t uid = 0;
 	DBusMessageIter it, arr;
 	int r;
 
@@ -118,7 +174,11 @@ DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessag
 				in_iface);
 		return DBUS_HANDLER_RESULT_HANDLED;
 	}
-	r = bus_caller_properties(d, m, &p);
+	r = bus_caller_properties(d, m, &p, &uid);
+	if (r == -EINPROGRESS) {
+		properties_park(d, m, uid, iface, f);
+		return DBUS_HANDLER_RESULT_HANDLED;
+	}
 	if (r < 0) {
 		bus_reply_error(c, m, DBUS_ERROR_FAILED,
 				"Could not evaluate the policy for the caller: %s", strerror(-r));

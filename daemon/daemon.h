@@ -19,13 +19,12 @@
 #include "time-util.h"
 
 #define CREDS_CACHE_SIZE 256
-#define POLICY_CACHE_SIZE 64
-#define POLICY_CACHE_USEC (5ULL * 1000000ULL)
 #define USER_LIMITS_MAX 4096
 
 typedef struct Canary Canary;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
+typedef struct Resolver Resolver;
 
 typedef struct CredsEntry {
 	char *sender; /* unique name; never reused while the bus runs */
@@ -34,13 +33,11 @@ typedef struct CredsEntry {
 	uint64_t used;
 } CredsEntry;
 
-typedef struct PolicyCacheEntry {
-	bool valid;
-	uid_t uid;
-	uint64_t expires_usec;
+/* The last evaluation (policy-cache.c), valid until the next one. */
+typedef struct PolicyEval {
 	PolicyGrant grant;
 	char user[64];
-} PolicyCacheEntry;
+} PolicyEval;
 
 typedef struct UserRate {
 	uid_t uid;
@@ -65,8 +62,11 @@ typedef struct Daemon {
 	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];
 	uint64_t creds_clock;
-	/* policy-cache.c: evaluations per uid, and each user's request rate */
-	PolicyCacheEntry policy_cache[POLICY_CACHE_SIZE];
+	/* policy-cache.c: users and groups off the loop (resolver.h; NULL in
+	 * unit tests: NSS inline), the last evaluation, each user's request
+	 * rate */
+	Resolver *resolver;
+	PolicyEval policy_eval;
 	UserRate *rates;
 	size_t n_rates;
 

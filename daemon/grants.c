@@ -343,3 +343,29 @@ unsigned grant_table_n_users(GrantTable *t)
 	}
 	return n;
 }
+
+int grant_table_users(GrantTable *t, uid_t **ret_uids, size_t *ret_n)
+{
+	_cleanup_free_ uid_t *uids = NULL;
+	size_t n = 0;
+
+	for (GrantProcess *p = t->processes; p; p = p->next) {
+		bool seen = false;
+
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = uids[i] == p->uid;
+		if (seen)
+			continue;
+		if (n % 16 == 0) {
+			uid_t *more = reallocarray(uids, n + 16, sizeof(uid_t));
+
+			if (!more)
+				return -ENOMEM;
+			uids = more;
+		}
+		uids[n++] = p->uid;
+	}
+	*ret_uids = TAKE_PTR(uids);
+	*ret_n = n;
+	return 0;
+}

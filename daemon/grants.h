@@ -94,6 +94,9 @@ void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes,
 			    unsigned *ret_threads);
 /* How many distinct users hold grants. */
 unsigned grant_table_n_users(GrantTable *t);
+/* The distinct users that hold grants, each once, into *ret_uids (freed
+ * by the caller; NULL when there is none) and *ret_n. -ENOMEM. */
+int grant_table_users(GrantTable *t, uid_t **ret_uids, size_t *ret_n);
 
 /* Where a GRANT_TABLE_FOREACH is. The grant after the current one is looked
  * up before the body runs, so the body may remove the grant it is at (and

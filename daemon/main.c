@@ -29,6 +29,7 @@
 #include "log.h"
 #include "manager.h"
 #include "policy-cache.h"
+#include "resolver.h"
 #include "polkit.h"
 #include "state.h"
 
@@ -121,6 +122,10 @@ static int daemon_setup(Daemon *d)
 	    sd_event_add_signal(d->event, NULL, SIGINT, on_sigterm, d) < 0)
 		return log_error_errno(ENOMEM, "Failed to watch signals: %m");
 	(void)sd_event_set_watchdog(d->event, true);
+	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
+	r = resolver_new(d->event, NULL, &d->resolver);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the user lookups: %m");
 
 	r = daemon_policy_load(d, true, NULL);
 	if (r < 0)
@@ -156,6 +161,8 @@ static void daemon_done(Daemon *d)
 {
 	if (d->save_source && sd_event_source_get_enabled(d->save_source, NULL) > 0)
 		(void)daemon_state_save(d);
+	/* the requests still waiting for a user go unanswered, as at a crash */
+	d->resolver = resolver_free(d->resolver);
 	d->canary = canary_free(d->canary);
 	irq_monitor_stop(d);
 	/* The table is kept on disk; the threads keep their grants for the next start. */

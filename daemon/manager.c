@@ -101,18 +101,34 @@ unsigned manager_reset_grants(Daemon *d, pid_t pid, pid_t tid)
 	return (unsigned)demote_grants(d, grant_of, &f, DEMOTE_RESET);
 }
 
+/* Which grants a reload or an adoption judges, and how. */
+typedef struct Judge {
+	const char *which; /* "the reloaded policy": a static string */
+	uid_t uid;	   /* whose grants; (uid_t)-1: all */
+	int error;	   /* the failed lookup of uid's user, or 0 */
+} Judge;
+
 /* Takes the grants that the policy in force does not allow, and logs why
  * for each whose thread is still the one granted (the others are dropped
- * without a word, and their tid left alone). userdata: which policy. */
+ * without a word, and their tid left alone). A user NSS could not resolve
+ * is judged without name and groups ([User #UID] and [Default] only), so
+ * that nothing stays above what policy allows. userdata: a Judge. */
 static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
 {
-	const char *which = userdata, *user;
+	const Judge *j = userdata;
+	const char *user;
 	const PolicyGrant *pg;
 	PolicyRefusal why;
-	char text[512];
+	char text[512], failed[256] = "";
 	int r;
 
-	r = daemon_policy_eval(d, p->uid, &pg, &user);
+	if (j->uid != (uid_t)-1 && p->uid != j->uid)
+		return false;
+	r = j->error ? j->error : daemon_policy_eval(d, p->uid, &pg, &user);
+	if (r < 0 && r != -ESRCH) {
+		(void)daemon_resolve_error(p->uid, r, failed, sizeof(failed));
+		r = daemon_policy_eval_user(d, &(PolicyUser){ .uid = p->uid }, &pg, &user);
+	}
 	if (r >= 0) {
 		if (policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
 			return false;
@@ -121,18 +137,72 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 		snprintf(text, sizeof(text), "uid %u is not a known user", (unsigned)p->uid);
 	if (grant_table_check(d->grants, g) >= 0)
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
-		       "Demoted thread %d of process %d (%s %d): %s no longer allows it: %s",
-		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value, which,
-		       text);
+		       "Demoted thread %d of process %d (%s %d): %s no longer allows it: %s%s%s",
+		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value, j->which,
+		       failed[0] ? failed : "", failed[0] ? "; without its groups: " : "", text);
 	return true;
+}
+
+typedef struct JudgeWait {
+	Daemon *d;
+	const char *which;
+} JudgeWait;
+
+static void on_judge_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	JudgeWait *w = userdata;
+	Judge j = { .which = w->which, .uid = uid, .error = error == -ESRCH ? 0 : error };
+
+	(void)demote_grants(w->d, grant_disallowed, &j, DEMOTE_POLICY);
+	free(w);
+}
+
+/* Judges uid's grants now if its user is known, else when the resolver
+ * has it (or failed to get it), from the loop: no NSS here. */
+static void judge_user(Daemon *d, uid_t uid, const char *which)
+{
+	Judge j = { .which = which, .uid = uid };
+	const PolicyGrant *pg;
+	const char *user;
+	JudgeWait *w;
+	int r;
+
+	r = daemon_policy_eval(d, uid, &pg, &user);
+	if (r == -EINPROGRESS) {
+		w = malloc(sizeof(*w));
+		r = -ENOMEM;
+		if (w) {
+			*w = (JudgeWait){ .d = d, .which = which };
+			r = daemon_policy_wait(d, uid, on_judge_resolved, w, free);
+			if (r >= 0)
+				return;
+			free(w);
+		}
+		j.error = r; /* judged without groups, now */
+	}
+	(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
 }
 
 /* Demotes the grants that the policy in force no longer allows, as a reset
  * would, with Demoted(reason "policy") and a journal line saying that
- * which ("the reloaded policy") no longer allows them. */
+ * which ("the reloaded policy") no longer allows them. Users not known yet
+ * are judged when their lookup ends, within RESOLVE_TIMEOUT_USEC. */
 static void manager_demote_disallowed(Daemon *d, const char *which)
 {
-	(void)demote_grants(d, grant_disallowed, (void *)which, DEMOTE_POLICY);
+	Judge all = { .which = which, .uid = (uid_t)-1 };
+	_cleanup_free_ uid_t *uids = NULL;
+	size_t n = 0;
+
+	/* Without a resolver (unit tests) NSS runs inline; without memory for
+	 * the list, every grant is judged now, users not known yet without
+	 * their groups. Else each user once: judging may demote, so the users
+	 * are listed first. */
+	if (!d->resolver || grant_table_users(d->grants, &uids, &n) < 0) {
+		(void)demote_grants(d, grant_disallowed, &all, DEMOTE_POLICY);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		judge_user(d, uids[i], which);
 }
 
 void manager_grants_changed(GrantTable *t, void *userdata)

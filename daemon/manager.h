@@ -35,13 +35,15 @@ struct ManagerHooks {
 
 /* Re-reads the policy. A policy with a broken file is not taken (the last
  * good one stays, *ret_error says why, < 0); a good one empties the polkit
- * cache, demotes the grants it no longer allows (Demoted "policy") and
- * applies its settings. */
+ * cache and the resolver's, demotes the grants it no longer allows
+ * (Demoted "policy"; the grants of a user not resolved yet when the lookup
+ * ends, or judged without groups if it fails) and applies its settings. */
 int manager_reload(Daemon *d, char **ret_error);
 /* Applies the [Daemon] settings and [IRQ] rules of the policy in force. */
 void manager_apply_settings(Daemon *d);
 /* Adopts the grants of the state file (state.h) that the policy in force
- * allows, and demotes the others. Returns how many grants are held. */
+ * allows, and demotes the others (as a reload does, through the resolver).
+ * Returns how many grants are held. */
 int manager_adopt(Daemon *d);
 
 /* Resets each grant of pid (tid 0: all threads of the process; pid 0: every

@@ -2,10 +2,10 @@
 /*
  * The policy in force, as the daemon uses it: loading (keeping the last good
  * policy when a file is broken), evaluation per uid through the policy
- * library with a short cache (NSS lookups are not free, and a burst of
- * requests from one user is the common case), and the per-user rate limit.
- * The cache lives POLICY_CACHE_USEC at most, so a user added to or removed
- * from a group is seen within seconds; a reload empties it at once.
+ * library for the user and groups the resolver knows (resolver.h: NSS off
+ * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
+ * group is seen within seconds; a reload empties the cache at once), and
+ * the per-user rate limit.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "policy-cache.h"
+#include "resolver.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
@@ -56,48 +57,74 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 
 	policy_free(d->policy);
 	d->policy = p;
-	memset(d->policy_cache, 0, sizeof(d->policy_cache));
+	if (d->resolver)
+		resolver_flush(d->resolver);
+	return 0;
+}
+
+int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, const PolicyGrant **ret_grant,
+			    const char **ret_user)
+{
+	PolicyEval *e = &d->policy_eval;
+	int r;
+
+	r = policy_eval_for_user(d->policy, u, &e->grant);
+	if (r < 0)
+		return r;
+	/* a long name is cut between characters, not inside one */
+	if (u->name)
+		utf8_snprintf(e->user, sizeof(e->user), "%s", u->name);
+	else
+		snprintf(e->user, sizeof(e->user), "#%u", (unsigned)u->uid);
+	*ret_grant = &e->grant;
+	*ret_user = e->user;
 	return 0;
 }
 
 int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user)
 {
-	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	PolicyCacheEntry *slot = NULL;
-	PolicyGrant g;
+	_cleanup_(policy_user_freep) PolicyUser *owned = NULL;
+	const PolicyUser *u;
 	int r;
 
-	for (size_t i = 0; i < POLICY_CACHE_SIZE; i++) {
-		PolicyCacheEntry *e = &d->policy_cache[i];
-
-		if (e->valid && e->uid == uid && e->expires_usec > now) {
-			*ret_grant = &e->grant;
-			*ret_user = e->user;
-			return 0;
-		}
-		if (!slot && (!e->valid || e->expires_usec <= now))
-			slot = e;
+	if (d->resolver) {
+		r = resolver_get(d->resolver, uid, &u);
+		if (r == -ENOENT)
+			return -EINPROGRESS;
+	} else {
+		/* unit tests, which run no loop */
+		r = policy_user_resolve_uid(uid, &owned);
+		u = owned;
 	}
-	if (!slot)
-		slot = &d->policy_cache[uid % POLICY_CACHE_SIZE];
-
-	r = policy_user_resolve_uid(uid, &u);
 	if (r < 0)
 		return r;
-	r = policy_eval_for_user(d->policy, u, &g);
-	if (r < 0)
-		return r;
+	return daemon_policy_eval_user(d, u, ret_grant, ret_user);
+}
 
-	slot->valid = true;
-	slot->uid = uid;
-	slot->expires_usec = now + POLICY_CACHE_USEC;
-	slot->grant = g;
-	/* a long name is cut between characters, not inside one */
-	utf8_snprintf(slot->user, sizeof(slot->user), "%s", u->name);
-	*ret_grant = &slot->grant;
-	*ret_user = slot->user;
-	return 0;
+int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdata,
+		       void (*free_userdata)(void *userdata))
+{
+	if (!d->resolver)
+		return -EOPNOTSUPP;
+	return resolver_wait(d->resolver, uid, done, userdata, free_userdata);
+}
+
+const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
+{
+	if (error == -ETIMEDOUT)
+		snprintf(buf, size,
+			 "could not resolve uid %u through NSS within %llu s (is the directory "
+			 "down?)",
+			 (unsigned)uid, (unsigned long long)(RESOLVE_TIMEOUT_USEC / USEC_PER_SEC));
+	else if (error == -EBUSY)
+		snprintf(buf, size,
+			 "could not resolve uid %u: too many requests wait for user lookups (is "
+			 "the directory down?)",
+			 (unsigned)uid);
+	else
+		snprintf(buf, size, "could not resolve uid %u through NSS: %s", (unsigned)uid,
+			 strerror(-error));
+	return buf;
 }
 
 bool daemon_user_ratelimit(Daemon *d, uid_t uid)

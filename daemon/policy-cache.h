@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The policy in force, as the daemon uses it: loading it (keeping the last
- * good policy when a file is broken), evaluating it per uid with a short
- * cache, and the per-user rate limit of requests ([Daemon] BurstSec=,
- * ActionsPerBurst=).
+ * good policy when a file is broken), evaluating it per uid for the user
+ * and groups the resolver knows (resolver.h), and the per-user rate limit
+ * of requests ([Daemon] BurstSec=, ActionsPerBurst=).
  */
 #pragma once
 
@@ -11,13 +11,26 @@
 #include <sys/types.h>
 
 #include "daemon.h"
+#include "resolver.h"
 
 /* Loads the policy. On a reload (initial false) a policy with a broken
  * file is not taken: the last good one stays, *ret_error says why. At start
  * the good files are used and the broken ones logged. */
 int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
 /* The grant policy gives uid, and the user's name for messages; both stay
- * valid until the next call. -ESRCH for a uid that is no known user. */
+ * valid until the next evaluation. Never blocks: -EINPROGRESS when the
+ * resolver does not know uid yet (daemon_policy_wait(), then call again),
+ * -ESRCH for a uid that is no known user. */
 int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user);
+/* The same for a user at hand: a PolicyUser with only .uid set is the
+ * user NSS could not resolve ([User #UID] and [Default] only). */
+int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, const PolicyGrant **ret_grant,
+			    const char **ret_user);
+/* resolver_wait() for uid: done runs from the loop when it is known, or
+ * the lookup failed or timed out. -EOPNOTSUPP without a resolver. */
+int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdata,
+		       void (*free_userdata)(void *userdata));
+/* The text of a failed lookup (a resolver_done_t error) into buf. */
+const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size);
 /* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
 bool daemon_user_ratelimit(Daemon *d, uid_t uid);

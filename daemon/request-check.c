@@ -270,6 +270,8 @@ int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char *
 	int k;
 
 	k = daemon_policy_eval(r->d, r->owner, &g, &user);
+	if (k == -EINPROGRESS)
+		return k; /* the caller waits for the resolver */
 	if (k == -ESRCH)
 		return request_error(r, REQUEST_E_POLICY_DENIED, "uid %u is not a known user",
 				     (unsigned)r->owner);

@@ -46,7 +46,9 @@ int request_recheck(Request *r);
 
 /* Policy allows the grant (for rtkit's realtime calls, also picks fifo or
  * rr), and the canary can preempt the priority. The policy of the owner
- * and its user name in *ret_grant, *ret_user (the policy cache's). */
+ * and its user name in *ret_grant, *ret_user (daemon_policy_eval()'s).
+ * -EINPROGRESS, with no answer written: the owner's user is not known yet
+ * (daemon_policy_wait()). */
 int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user);
 
 /* [Daemon] UsersMax=, ProcessesPerUserMax=, ThreadsPerUserMax= for a new

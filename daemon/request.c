@@ -108,20 +108,61 @@ static void request_finish(Request *r, int code)
 	request_free(r);
 }
 
+static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending));
+
+static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	Request *r = userdata;
+	char text[256];
+
+	/* -ESRCH is an answer: the checks say "not a known user" */
+	if (error < 0 && error != -ESRCH) {
+		log_id(LOG_WARNING, LOG_ID_REFUSAL, "Request of uid %u (pid %d): %s",
+		       (unsigned)r->uid, (int)r->caller_pid,
+		       daemon_resolve_error(uid, error, text, sizeof(text)));
+		request_finish(r, request_error(r, REQUEST_E_FAILED, "%s; nothing granted", text));
+		return;
+	}
+	request_run(r, r->resume);
+}
+
+/* The owner's user and groups are not known yet (policy-cache.h): r waits
+ * for the resolver, as it waits for polkit, and step carries on; the
+ * checks of the target are then stale (r->waited). */
+static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), bool *ret_pending)
+{
+	char text[256];
+	int k;
+
+	r->resume = step;
+	r->waited = true;
+	k = daemon_policy_wait(r->d, r->owner, on_resolved, r, request_free_void);
+	if (k >= 0) {
+		*ret_pending = true;
+		return 0;
+	}
+	r->waited = false;
+	return request_error(r, k == -EBUSY ? REQUEST_E_FAILED : k, "%s; nothing granted",
+			     daemon_resolve_error(r->owner, k, text, sizeof(text)));
+}
+
 /* The grant, after the checks and polkit. */
-static int request_grant(Request *r)
+static int step_grant(Request *r, bool *ret_pending)
 {
 	const PolicyGrant *g;
 	const char *user;
 	int k;
 
-	/* After polkit the world may have moved on: check the target again
-	 * (request_recheck() knows whether the request waited). The policy too
-	 * (it may have been reloaded); without polkit that is a cache hit. */
+	/* After polkit or a lookup the world may have moved on: check the
+	 * target again (request_recheck() knows whether the request waited).
+	 * The policy too (it may have been reloaded); after the checks that is
+	 * a cache hit, unless the wait outlived the cache. */
 	k = request_recheck(r);
 	if (k != 0)
 		return k;
 	k = request_check_policy(r, &g, &user);
+	if (k == -EINPROGRESS)
+		return request_park(r, step_grant, ret_pending);
 	if (k != 0)
 		return k;
 	if (r->type == REQUEST_LIMITS)
@@ -136,7 +177,7 @@ static void on_polkit(int k, void *userdata)
 	const char *user;
 
 	if (k > 0) {
-		request_finish(r, request_grant(r));
+		request_run(r, step_grant);
 		return;
 	}
 	if (daemon_policy_eval(r->d, r->owner, &g, &user) < 0)
@@ -154,23 +195,20 @@ static void on_polkit(int k, void *userdata)
 	request_finish(r, k);
 }
 
-/* The checks of a grant, then polkit when no rule covers the user: 0 to
- * go on and grant, else the answer. *ret_pending: polkit was asked, and
- * on_polkit() carries on. */
-static int request_check(Request *r, bool *ret_pending)
+/* The checks that need the owner's user: policy, per-user limits and rate,
+ * then polkit when no rule covers the user; then the grant. */
+static int step_user(Request *r, bool *ret_pending)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
 	const PolicyGrant *g;
 	const char *user;
 	int k;
 
-	k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
-	if (k == 0)
-		k = request_check_args(r);
-	if (k == 0)
-		k = request_pin(r);
+	k = request_recheck(r);
 	if (k == 0)
 		k = request_check_policy(r, &g, &user);
+	if (k == -EINPROGRESS)
+		return request_park(r, step_user, ret_pending);
 	if (k == 0)
 		k = request_check_limits(r, user);
 	if (k == 0)
@@ -180,21 +218,49 @@ static int request_check(Request *r, bool *ret_pending)
 
 	/* root callers and root-owned targets need no polkit */
 	if (r->uid == 0 || r->owner == 0 || !policy_grant_needs_polkit(g, pd))
-		return 0;
+		return step_grant(r, ret_pending);
 	/* set before: from here on, on_polkit() may carry on at any time */
 	r->waited = true;
 	k = polkit_check(r->d->polkit, request_polkit_action(r), r->pid, r->pid_start, r->uid,
 			 on_polkit, r, request_free_void);
-	*ret_pending = k == 0;
-	if (k == 0)
+	if (k == 0) {
+		*ret_pending = true;
 		return 0;
+	}
 	r->waited = false; /* answered at once */
 	if (k == -EBUSY)
 		return request_error(r, REQUEST_E_RATE_LIMITED,
 				     "too many authorization checks are pending");
 	if (k < 0)
 		return request_error(r, k, "could not ask polkit: %s", strerror(-k));
-	return 0; /* a cached yes */
+	return step_grant(r, ret_pending); /* a cached yes */
+}
+
+/* The checks of a grant in order (request.h), and the grant. */
+static int step_start(Request *r, bool *ret_pending)
+{
+	int k;
+
+	k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
+	if (k == 0)
+		k = request_check_args(r);
+	if (k == 0)
+		k = request_pin(r);
+	if (k != 0)
+		return k;
+	return step_user(r, ret_pending);
+}
+
+/* Runs step, and answers unless it left r waiting (for polkit or the
+ * resolver, whose callbacks carry on). */
+static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending))
+{
+	bool pending = false;
+	int k;
+
+	k = step(r, &pending);
+	if (!pending)
+		request_finish(r, k);
 }
 
 /* ResetThread and ResetProcess: only what realtimed granted is undone. A
@@ -225,7 +291,6 @@ static int request_reset(Request *r)
 
 void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 {
-	bool pending = false;
 	Request *r;
 	int k;
 
@@ -254,11 +319,8 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 	else if (r->type == REQUEST_RESET_THREAD || r->type == REQUEST_RESET_PROCESS)
 		k = request_reset(r);
 	else {
-		k = request_check(r, &pending);
-		if (pending)
-			return; /* on_polkit() answers */
-		if (k == 0)
-			k = request_grant(r);
+		request_run(r, step_start);
+		return;
 	}
 	request_finish(r, k);
 }

@@ -10,7 +10,8 @@
  * pidfd and start time, and supervised.
  *
  * Both bus front ends (native and rtkit) call request_start(), which
- * replies exactly once, now or after polkit, and frees the request. The
+ * replies exactly once, now or after polkit or the owner's NSS lookup
+ * (resolver.h: the request is parked, never the loop), and frees it. The
  * checks and the grants never reply: each returns 0 to go on, a positive
  * RequestError (the client's answer: not permitted, no such thread, ...)
  * or a negative errno (realtimed itself failed), with the text of the
@@ -96,14 +97,17 @@ typedef struct Request {
 	int pidfd;
 	int tidfd; /* PIDFD_THREAD pidfd of tid, a non-main thread (6.9+), or -EBADF */
 	uint64_t pid_start, tid_start;
-	/* polkit was asked after request_pin(): the checks of the target are
-	 * stale until request_recheck() */
+	/* polkit or the resolver was waited for after request_pin(): the
+	 * checks of the target are stale until request_recheck() */
 	bool waited;
+	/* request.c: where the request carries on after the resolver */
+	int (*resume)(struct Request *r, bool *ret_pending);
 
 	char why[512]; /* the text of the error answer */
 } Request;
 
-/* Takes a reference on m. Replies to m in every case (now or after polkit). */
+/* Takes a reference on m. Replies to m in every case (now or after polkit
+ * or the resolver). */
 void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args);
 
 /* Writes the text of r's error answer and returns code, for

@@ -10,7 +10,9 @@
  *   rt-client hold  (rt-client-hold.c): sleeping threads, perhaps of other
  *                   users, for a test to aim the daemon at;
  *   rt-client spin  (rt-client-spin.c): the runaway that the VM tier makes
- *                   realtime to trigger the canary.
+ *                   realtime to trigger the canary;
+ *   rt-client rounds (rt-client-rounds.c): timed Ping and grant round
+ *                   trips, for the tests that nothing stalls realtimed.
  */
 #include <stdio.h>
 
@@ -25,10 +27,13 @@ int main(int argc, char **argv)
 		return cmd_hold(argc, argv);
 	if (argc >= 2 && streq(argv[1], "spin"))
 		return cmd_spin(argc, argv);
+	if (argc >= 2 && streq(argv[1], "rounds"))
+		return cmd_rounds(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
 			"[--hold SEC] [--lower N] [--name HEX]\n"
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"
 			"       rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] "
-			"[--repromote MS]\n");
+			"[--repromote MS]\n"
+			"       rt-client rounds N [--prio P]\n");
 	return 2;
 }

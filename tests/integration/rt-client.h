@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rt-client's subcommands, one file each (rt-client-ask.c, rt-client-hold.c,
- * rt-client-spin.c): each takes main()'s arguments, argv[1] being its name,
+ * rt-client-spin.c, rt-client-rounds.c): each takes main()'s arguments, argv[1] being its name,
  * and returns the exit status.
  */
 #pragma once
@@ -9,3 +9,4 @@
 int cmd_ask(int argc, char **argv);
 int cmd_hold(int argc, char **argv);
 int cmd_spin(int argc, char **argv);
+int cmd_rounds(int argc, char **argv);

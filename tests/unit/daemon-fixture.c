@@ -14,6 +14,7 @@
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
+#include "resolver.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
 
@@ -127,6 +128,7 @@ void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
 
 void fixture_daemon_fini(Daemon *d)
 {
+	d->resolver = resolver_free(d->resolver);
 	d->save_source = sd_event_source_disable_unref(d->save_source);
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);

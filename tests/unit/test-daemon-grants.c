@@ -181,6 +181,15 @@ START_TEST(test_users_counted_once)
 			 0);
 	ck_assert_uint_eq(grant_table_n_users(t), 1);
 	ck_assert_uint_eq(t->n_processes, 2);
+	{
+		/* and listed once, for the resolver (a reload, ListGrants) */
+		_cleanup_free_ uid_t *uids = NULL;
+		size_t n = 0;
+
+		ck_assert_int_eq(grant_table_users(t, &uids, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_uint_eq(uids[0], 7);
+	}
 	/* its last grant takes the process along */
 	grant_table_remove(t, grant_table_find(t, parent, parent));
 	ck_assert_uint_eq(t->n_processes, 1);

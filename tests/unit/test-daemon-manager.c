@@ -7,6 +7,10 @@
  *     thread, back to what it had, with Demoted(policy), and applies the
  *     new settings (RtkitCompat=no stops the rtkit name);
  *   - a reload of a broken file keeps the policy and every grant;
+ *   - with the resolver (NSS off the loop), a reload judges a user when
+ *     the lookup ends: one whose lookup hangs past the timeout is judged
+ *     without name and groups ([Default] only) and demoted then, one that
+ *     is resolved keeps what [User NAME] allows;
  *   - a reset takes the grants of one thread, then of the whole process;
  *   - the canary's report drops the grants, names every thread the
  *     watchdog demoted in Demoted (one gone since too), and refuses new
@@ -15,6 +19,7 @@
  *     linker's --wrap=calloc) still demotes every thread, in batches.
  */
 #include <check.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "manager.h"
+#include "resolver.h"
 
 #define SIGNALS_MAX 8
 
@@ -121,6 +127,85 @@ START_TEST(test_reload_demotes_disallowed)
 	/* and the reloaded settings are applied */
 	ck_assert_int_eq(rtkit_serve_calls, 1);
 	ck_assert_int_eq(rtkit_served, 0);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* The fake directory of the resolver tests below: the running user is
+ * "rtfake"; with fake_hang its lookup sleeps 2 s (the resolver waits 200 ms). */
+static bool fake_hang;
+
+static int fake_lookup(uid_t uid, PolicyUser **ret)
+{
+	PolicyUser *u;
+
+	if (fake_hang)
+		sleep(2);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->uid = uid;
+	u->name = strdup("rtfake");
+	*ret = u;
+	return 0;
+}
+
+/* init_two() with a resolver, then a reload whose [Default] allows nice 10
+ * and whose [User rtfake] allows nice 0. Runs the loop until a demotion
+ * came or the lookup ended (3 s at most); returns how long that took. */
+static uint64_t reload_with_resolver(Daemon *d, Sleeper *low, Sleeper *high, bool hang)
+{
+	ResolverSettings rs = { .lookup = fake_lookup,
+				.timeout_usec = 200 * USEC_PER_MSEC,
+				.lifetime_usec = 5 * USEC_PER_SEC,
+				.threads_max = 2 };
+	const PolicyUser *u;
+	uint64_t start, end;
+	char *error = NULL;
+
+	init_two(d, low, high);
+	ck_assert_int_eq(resolver_new(d->event, &rs, &d->resolver), 0);
+	fake_hang = hang;
+	fixture_write(fixture_conf, "[Default]\nNice=10\n[User rtfake]\nNice=0\n");
+	start = now_usec(CLOCK_MONOTONIC);
+	ck_assert_int_ge(manager_reload(d, &error), 0);
+	/* nothing is decided on the loop's time: the lookup is under way */
+	ck_assert_uint_eq(n_signals, 0);
+	end = start + 3 * USEC_PER_SEC;
+	while (n_signals == 0 && resolver_get(d->resolver, getuid(), &u) == -ENOENT &&
+	       now_usec(CLOCK_MONOTONIC) < end)
+		ck_assert_int_ge(sd_event_run(d->event, 10 * USEC_PER_MSEC), 0);
+	return now_usec(CLOCK_MONOTONIC) - start;
+}
+
+START_TEST(test_reload_unresolved_judged_without_groups)
+{
+	Sleeper low = {}, high = {};
+	uint64_t waited;
+	Daemon d;
+
+	waited = reload_with_resolver(&d, &low, &high, true);
+	/* after the timeout, as a user without a name: [Default] Nice=10 */
+	ck_assert_uint_eq(n_signals, 1);
+	ck_assert_str_eq(signals[0].reason, "policy");
+	ck_assert_int_eq(signals[0].tids[0], low.tid);
+	ck_assert_uint_ge(waited, 200 * USEC_PER_MSEC);
+	ck_assert_uint_lt(waited, 2 * USEC_PER_SEC);
+	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
+	ck_assert_uint_eq(d.grants->n_grants, 1);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+START_TEST(test_reload_resolved_keeps_grants)
+{
+	Sleeper low = {}, high = {};
+	Daemon d;
+
+	ck_assert_uint_lt(reload_with_resolver(&d, &low, &high, false), 2 * USEC_PER_SEC);
+	/* rtfake's [User] section allows both */
+	ck_assert_uint_eq(n_signals, 0);
+	ck_assert_uint_eq(d.grants->n_grants, 2);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -237,6 +322,8 @@ int main(void)
 
 	tc = check_add_case(s, "manager",
 			    CHECK_TESTS(test_reload_demotes_disallowed,
+					test_reload_unresolved_judged_without_groups,
+					test_reload_resolved_keeps_grants,
 					test_broken_reload_keeps_policy,
 					test_reset_thread_then_process, test_canary_fired,
 					test_demote_without_memory));

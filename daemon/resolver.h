@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Users and their groups through NSS, off the event loop. NSS may ask a
+ * directory (LDAP through nslcd, SSSD) that hangs for minutes; the loop
+ * must go on answering everyone else meanwhile. So each lookup
+ * (getpwuid_r, getgrouplist, getgrgid_r: the reentrant calls of
+ * policy_user_resolve_uid()) runs on a small pool of worker threads that
+ * grows on demand up to a cap (one hung lookup holds one thread, not all;
+ * when every thread is stuck, new lookups queue), and the result comes
+ * back to the loop through an eventfd.
+ *
+ * At most one lookup per uid is in flight: a later wait for the same uid
+ * joins it. Results (the user, or "no such user") are cached for a short
+ * lifetime, so that a user added to a group gets its rights within it
+ * without a re-login; resolver_flush() (a reload) drops them, and a lookup
+ * that was in flight at the flush does not refill the cache: it is asked
+ * again. Each wait ends after at most the timeout, with -ETIMEDOUT. The
+ * cache has a fixed number of entries: idle ones expire and are reused,
+ * and when every entry is a lookup in flight, a new one is refused
+ * (-EBUSY), as is a wait beyond RESOLVER_WAITS_MAX.
+ *
+ * Everything but the worker threads runs on the loop; no call blocks.
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "policy.h"
+#include "time-util.h"
+
+#define RESOLVER_THREADS_MAX 8
+#define RESOLVER_CACHE_SIZE 256
+/* waits at a time: each holds a parked request (and its pidfds) */
+#define RESOLVER_WAITS_MAX 1024
+/* ResolveTimeout: how long a request waits for its user (realtimed(8)) */
+#define RESOLVE_TIMEOUT_USEC (10 * USEC_PER_SEC)
+/* how long a lookup's result is used (realtimed(8), realtime.conf(5)) */
+#define RESOLVE_CACHE_USEC (5 * USEC_PER_SEC)
+
+typedef struct Resolver Resolver;
+
+/* The lookup a worker runs: policy_user_resolve_uid() in realtimed, a fake
+ * one in unit tests. Called on a worker thread: it must be thread-safe. */
+typedef int (*resolver_lookup_t)(uid_t uid, PolicyUser **ret);
+
+/* The end of a wait, on the loop: error 0 and the user (valid during the
+ * call; resolver_get() answers the same until the cache lifetime ends or
+ * a flush), -ESRCH (no such user), -ETIMEDOUT (no answer within the
+ * timeout), or another -errno of the lookup. */
+typedef void (*resolver_done_t)(uid_t uid, int error, const PolicyUser *u, void *userdata);
+
+typedef struct ResolverSettings {
+	resolver_lookup_t lookup;
+	uint64_t timeout_usec;
+	uint64_t lifetime_usec;
+	unsigned threads_max;
+} ResolverSettings;
+
+/* settings NULL: policy_user_resolve_uid() and the constants above. */
+int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret);
+/* Ends every wait unanswered (their free_userdata is called, not done).
+ * Threads stuck in a lookup are left to end on their own; they free what
+ * they share with the loop. */
+Resolver *resolver_free(Resolver *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Resolver *, resolver_free);
+
+/* What the cache knows of uid: 0 and *ret_user (valid until the loop next
+ * runs a resolver event or a flush), -ESRCH (no such user), or -ENOENT
+ * (nothing known, or expired: resolver_wait()). Starts no lookup. */
+int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user);
+/* Starts the lookup of uid, or joins the one in flight, and calls done
+ * once, from the loop, when it ends or the timeout passes (a result at
+ * hand: at the loop's next turn). done then owns userdata; free_userdata
+ * (may be NULL) runs only for a wait that never ends (resolver_free()).
+ * 0, or -EBUSY (every cache entry is a lookup in flight, or
+ * RESOLVER_WAITS_MAX waits), -ENOMEM: then nothing is called. */
+int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
+		  void (*free_userdata)(void *userdata));
+/* Drops every cached result; lookups in flight are asked again when they
+ * end, and their results are not cached. */
+void resolver_flush(Resolver *r);
+
+/* For tests and status: lookups started so far, and threads in the pool. */
+unsigned resolver_n_lookups(Resolver *r);
+unsigned resolver_n_threads(Resolver *r);
