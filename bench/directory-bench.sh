@@ -50,7 +50,8 @@ dir_require
 integ_require_cmd cc pkg-config pamtester shuf
 [ -f "$PAM_MODULE" ] || skip "pam_realtime.so is not built ($PAM_MODULE)"
 T_START=$(date +%s)
-# 2,048 clients of the private bus, each a user of its own
+# 2,048 clients of the private bus, each a user of its own (read by integ_setup)
+# shellcheck disable=SC2034
 INTEG_BUS_EXTRA='<limit name="max_completed_connections">16384</limit>
   <limit name="max_connections_per_user">16384</limit>
   <limit name="max_incomplete_connections">1024</limit>'
@@ -169,9 +170,14 @@ for i in $(shuf -i 0-$((N_AUDIO - 1)) -n "$BENCH_LOGINS"); do
 	echo "dir-base $(ms pamtester rt-bench-base du$u open_session close_session)" >>"$WORK/pam.t"
 	echo "files-base $(ms pamtester rt-bench-base fu$u open_session close_session)" >>"$WORK/pam.t"
 done
-for k in dir files dir-base files-base; do
-	eval "PAM_$(echo $k | tr - _)=\$(awk -v k=$k '\$1 == k { print \$2 }' \"\$WORK/pam.t\" | pct)"
-done
+pam_pct()
+{
+	awk -v k="$1" '$1 == k { print $2 }' "$WORK/pam.t" | pct
+}
+PAM_dir=$(pam_pct dir)
+PAM_files=$(pam_pct files)
+PAM_dir_base=$(pam_pct dir-base)
+PAM_files_base=$(pam_pct files-base)
 note "pamtester us: dir $PAM_dir; files $PAM_files; dir-base $PAM_dir_base; files-base $PAM_files_base"
 
 # --- grant round trips ----------------------------------------------------
@@ -185,7 +191,6 @@ integ_admin_conf <<-EOF
 	Policies=fifo rr
 EOF
 INTEG_DAEMON_DEBUG='' integ_start_daemon
-RSS0=$(awk '/^VmRSS/ { print $2 }' "/proc/$DAEMON_PID/status")
 # 2 rounds, directory and files alternating, distinct members throughout
 shuf -i 0-$((N_AUDIO - 1)) -n $((4 * BENCH_LOGINS)) >"$WORK/grant.idx"
 uids()
@@ -244,6 +249,11 @@ us2ms()
 {
 	awk -v v="$1" 'BEGIN { printf "%.2f", v / 1000 }'
 }
+grant_row()
+{
+	# RUN DIRECTORY_LINE FILES_LINE
+	echo "| realtimed grant fifo 70, run $1 (each user's first request) | $(us2ms "$(field "$2" p50_us)") ms | $(us2ms "$(field "$2" p99_us)") ms | $(us2ms "$(field "$3" p50_us)") ms | $(us2ms "$(field "$3" p99_us)") ms |"
+}
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
 bdir=$(basename "$TOP_BUILDDIR")
 buildtype=$(python3 -c 'import json, sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "buildtype"))' \
@@ -263,10 +273,8 @@ buildtype=$(python3 -c 'import json, sys; print(next(o["value"] for o in json.lo
 	echo "|---|---|---|---|---|"
 	echo "| pamtester open+close, with pam_realtime | $(us2ms "$(field "$PAM_dir" p50)") ms | $(us2ms "$(field "$PAM_dir" p99)") ms | $(us2ms "$(field "$PAM_files" p50)") ms | $(us2ms "$(field "$PAM_files" p99)") ms |"
 	echo "| pamtester open+close, without (baseline) | $(us2ms "$(field "$PAM_dir_base" p50)") ms | $(us2ms "$(field "$PAM_dir_base" p99)") ms | $(us2ms "$(field "$PAM_files_base" p50)") ms | $(us2ms "$(field "$PAM_files_base" p99)") ms |"
-	for r in 1 2; do
-		eval "d=\$G_DIR$r f=\$G_FILES$r"
-		echo "| realtimed grant fifo 70, run $r (each user's first request) | $(us2ms "$(field "$d" p50_us)") ms | $(us2ms "$(field "$d" p99_us)") ms | $(us2ms "$(field "$f" p50_us)") ms | $(us2ms "$(field "$f" p99_us)") ms |"
-	done
+	grant_row 1 "$G_DIR1" "$G_FILES1"
+	grant_row 2 "$G_DIR2" "$G_FILES2"
 	echo
 	echo "realtimed with $N_HOLD directory users each holding one granted thread (one"
 	echo "process each, started one after another: $(field "$HOLD" granted) granted, $(field "$HOLD" refused) refused, in $(field "$HOLD" secs) s;"

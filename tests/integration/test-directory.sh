@@ -85,17 +85,6 @@ cat >/etc/pam.d/su <<-EOF
 	session  optional $PAM_MODULE debug conf=$PAM_POLICY
 EOF
 
-limits_lines()
-{
-	awk -v w="$1" '
-		function v(x) { return x == "unlimited" ? "infinity" : x }
-		/^Max realtime priority/ { print w, "RLIMIT_RTPRIO", v($4), v($5) }
-		/^Max locked memory/     { print w, "RLIMIT_MEMLOCK", v($4), v($5) }
-		/^Max realtime timeout/  { print w, "RLIMIT_RTTIME", v($4), v($5) }
-		/^Max nice priority/     { print w, "RLIMIT_NICE", v($4), v($5) }
-	' "$2"
-}
-
 # pt NAME USER: one pamtester session; sets OUT, LOG, RC.
 pt()
 {
@@ -171,17 +160,30 @@ as_error()
 	printf '%s\n' "$1" | sed -n 's/^refused: \([^:]*\): /Error \1: /p'
 }
 
-out=$(run_as ldapmember "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
-rc=$?
-[ $rc = 0 ] && printf '%s\n' "$out" | grep -q 'SCHED_FIFO priority 70' &&
-	ok "realtimed: directory member of audio gets SCHED_FIFO 70" ||
-	fail "realtimed: ldapmember asking fifo 70: rc $rc: $out"
-out=$(run_as ldapmember "$RT_CLIENT" ask --policy fifo --prio 71 2>&1)
-expect_error "realtimed: directory member asking fifo 71" "$NATIVE_ERR.PolicyDenied" \
-	"priority 71 exceeds the limit 70 .*ldapmember.*admin\.conf:$L_ADMIN_PRIO\b" "$(as_error "$out")"
-out=$(run_as ldapplain "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
-expect_error "realtimed: directory non-member asking fifo 70 is refused with the reason" "$NATIVE_ERR.PolicyDenied" \
-	"(exceeds the limit 20|fifo.*not allowed).*ldapplain" "$(as_error "$out")"
+# fifo_granted DESC USER PRIO: USER's rt-client gets SCHED_FIFO PRIO
+fifo_granted()
+{
+	_out=$(run_as "$2" "$RT_CLIENT" ask --policy fifo --prio "$3" 2>&1)
+	_rc=$?
+	if [ $_rc = 0 ] && printf '%s\n' "$_out" | grep -q "SCHED_FIFO priority $3"; then
+		ok "$1"
+	else
+		fail "$1: $2 asking fifo $3: rc $_rc: $_out"
+	fi
+}
+
+# fifo_refused DESC USER PRIO REGEX: refused with PolicyDenied matching REGEX
+fifo_refused()
+{
+	_out=$(run_as "$2" "$RT_CLIENT" ask --policy fifo --prio "$3" 2>&1)
+	expect_error "$1" "$NATIVE_ERR.PolicyDenied" "$4" "$(as_error "$_out")"
+}
+
+fifo_granted "realtimed: directory member of audio gets SCHED_FIFO 70" ldapmember 70
+fifo_refused "realtimed: directory member asking fifo 71" ldapmember 71 \
+	"priority 71 exceeds the limit 70 .*ldapmember.*admin\.conf:$L_ADMIN_PRIO\b"
+fifo_refused "realtimed: directory non-member asking fifo 70 is refused with the reason" ldapplain 70 \
+	"(exceeds the limit 20|fifo.*not allowed).*ldapplain"
 
 out=$("$REALTIMECTL" explain ldapmember </dev/null 2>&1)
 printf '%s\n' "$out" | grep -qE "^RealtimePriority +70 +$WORK/admin\.conf:$L_ADMIN_PRIO\b" &&
@@ -194,22 +196,13 @@ printf '%s\n' "$out" | grep -qE "^RealtimePriority +70 +$WORK/admin\.conf:$L_ADM
 	fail "realtimectl explain --offline ldapmember: $out"
 
 # [User #UID] and [Group #GID] of ids only the directory knows
-out=$(run_as ldapbyuid "$RT_CLIENT" ask --policy fifo --prio 60 2>&1)
-[ $? = 0 ] && printf '%s\n' "$out" | grep -q 'SCHED_FIFO priority 60' &&
-	ok "realtimed: [User #$U_BYUID] (a directory uid) gives fifo 60" ||
-	fail "realtimed: ldapbyuid asking fifo 60 under [User #$U_BYUID]: $out"
-out=$(run_as ldapstudio "$RT_CLIENT" ask --policy fifo --prio 50 2>&1)
-[ $? = 0 ] && printf '%s\n' "$out" | grep -q 'SCHED_FIFO priority 50' &&
-	ok "realtimed: [Group #$G_STUDIO] (a directory-only group) gives fifo 50" ||
-	fail "realtimed: ldapstudio asking fifo 50 under [Group #$G_STUDIO]: $out"
-out=$(run_as ldapstudio "$RT_CLIENT" ask --policy fifo --prio 51 2>&1)
-expect_error "realtimed: [Group #$G_STUDIO] member asking fifo 51" "$NATIVE_ERR.PolicyDenied" \
-	"priority 51 exceeds the limit 50 .*ldapstudio.*50-directory-ids\.conf" "$(as_error "$out")"
+fifo_granted "realtimed: [User #$U_BYUID] (a directory uid) gives fifo 60" ldapbyuid 60
+fifo_granted "realtimed: [Group #$G_STUDIO] (a directory-only group) gives fifo 50" ldapstudio 50
+fifo_refused "realtimed: [Group #$G_STUDIO] member asking fifo 51" ldapstudio 51 \
+	"priority 51 exceeds the limit 50 .*ldapstudio.*50-directory-ids\.conf"
 
 # a memberUid added in the directory counts without a new login
-out=$(run_as ldaplate "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
-expect_error "realtimed: ldaplate, not yet in audio, is refused fifo 70" "$NATIVE_ERR.PolicyDenied" \
-	"ldaplate" "$(as_error "$out")"
+fifo_refused "realtimed: ldaplate, not yet in audio, is refused fifo 70" ldaplate 70 ldaplate
 printf 'dn: cn=audio,ou=groups,%s\nchangetype: modify\nadd: memberUid\nmemberUid: ldaplate\n' "$DIR_SUFFIX" | dir_modify ||
 	fail "ldapmodify add memberUid ldaplate: $(cat "$WORK/ldap/modify.log")"
 t0=$(date +%s%N)
@@ -266,11 +259,7 @@ expect_success "slapd down: realtimed answers Peer.Ping" "$(dbus-send --system -
 # realtimed resolves rtaudio's groups through NSS too, the directory's
 # included: how long that takes with slapd gone is printed, not bounded here
 t0=$(date +%s%N)
-out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
-rc=$?
+fifo_granted "slapd down: a files member of audio still gets SCHED_FIFO 70" rtaudio 70
 note "slapd down: rtaudio's grant took $((($(date +%s%N) - t0) / 1000000)) ms"
-[ $rc = 0 ] && printf '%s\n' "$out" | grep -q 'SCHED_FIFO priority 70' &&
-	ok "slapd down: a files member of audio still gets SCHED_FIFO 70" ||
-	fail "slapd down: rtaudio asking fifo 70: rc $rc: $out"
 
 integ_finish
