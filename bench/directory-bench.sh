@@ -26,7 +26,9 @@
 #     realtimed's per-user cache (p50/p99);
 #   - realtimed's VmRSS and VmHWM with 2,048 directory users each holding
 #     one granted (sleeping) thread, in 2,048 processes.
-# and writes the "directory users (LDAP) against files" section of
+# BENCH_HOLD=N and BENCH_HOLD_BASE=300000 (the files users) change the
+# holders; BENCH_LOGINS=N the sample size; BENCH_NO_RESULTS=1 leaves
+# RESULTS.md alone. It writes the "Directory users (LDAP) against files" section of
 # bench/RESULTS.md. Nothing runs away: every granted thread sleeps.
 
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -223,7 +225,7 @@ MEM_IDLE=$(mem)
 rm -f "$WORK/hold.in"
 mkfifo "$WORK/hold.in"
 # shellcheck disable=SC2046
-"$CLIENT" hold rr 10 $(awk -v n="$N_HOLD" -v b=$U_DIR 'BEGIN { for (i = 0; i < n; i++) print b + i }') \
+"$CLIENT" hold rr 10 $(awk -v n="$N_HOLD" -v b="${BENCH_HOLD_BASE:-$U_DIR}" 'BEGIN { for (i = 0; i < n; i++) print b + i }') \
 	<>"$WORK/hold.in" >"$WORK/hold.out" 2>&1 &
 HOLD_PID=$!
 integ_track $HOLD_PID
