@@ -13,6 +13,10 @@ RT_TEST_PACKAGES=(
         libxml2-utils python3 clang-format git
         # integ-portal: the Realtime portal and the sandbox its apps run in
         xdg-desktop-portal bubblewrap
+        # integ-directory and bench/directory-bench.sh: an LDAP directory
+        # through NSS, in the test's namespace only (rt_install_deps keeps
+        # the host's nsswitch.conf and leaves no slapd or nslcd running)
+        slapd nslcd libnss-ldapd ldap-utils
 )
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
@@ -43,8 +47,42 @@ rt_install_deps() {
         fi
         echo "Installing Debian packages: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
+        rt_preseed_directory
         apt-get update -qq
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        # no service of a package installed here may start on this machine
+        # (slapd, nslcd): a policy-rc.d that says no, unless one exists
+        local rcd=""
+        if [ ! -e /usr/sbin/policy-rc.d ]; then
+                printf '#!/bin/sh\n# scripts/deps.sh: no service starts while it installs\nexit 101\n' \
+                        >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && rcd=1
+        fi
+        local rc=0
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
+        [ -z "$rcd" ] || rm -f /usr/sbin/policy-rc.d
+        # under systemd, the units would start at the next boot: not on a
+        # machine that only tests
+        local p2
+        for p2 in slapd nslcd; do
+                case " ${missing[*]} " in *" $p2 "*) ;; *) continue ;; esac
+                if [ -d /run/systemd/system ]; then
+                        systemctl disable --now "$p2" >/dev/null 2>&1
+                fi
+        done
+        return $rc
+}
+
+# rt_preseed_directory: the answers that keep the directory packages off
+# the host: slapd makes no database of its own, libnss-ldapd adds "ldap"
+# to no line of /etc/nsswitch.conf (the tests bind-mount their own), and
+# nslcd is given no server.
+rt_preseed_directory() {
+        command -v debconf-set-selections >/dev/null 2>&1 || return 0
+        printf '%s\n' \
+                'slapd slapd/no_configuration boolean true' \
+                'libnss-ldapd libnss-ldapd/nsswitch multiselect' \
+                'libnss-ldapd libnss-ldapd/clean_nsswitch boolean false' \
+                'nslcd nslcd/ldap-uris string' \
+                'nslcd nslcd/ldap-base string' | debconf-set-selections
 }
 
 # rt_checkpatch DIR: the kernel's checkpatch.pl, taken out of Debian's

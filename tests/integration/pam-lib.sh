@@ -190,6 +190,19 @@ expect_limit()
 	fi
 }
 
+# limits_lines WHEN FILE: /proc/PID/limits as the driver's "WHEN RES SOFT HARD" lines
+# (test-pamtester.sh, test-directory.sh).
+limits_lines()
+{
+	awk -v w="$1" '
+		function v(x) { return x == "unlimited" ? "infinity" : x }
+		/^Max realtime priority/ { print w, "RLIMIT_RTPRIO", v($4), v($5) }
+		/^Max locked memory/     { print w, "RLIMIT_MEMLOCK", v($4), v($5) }
+		/^Max realtime timeout/  { print w, "RLIMIT_RTTIME", v($4), v($5) }
+		/^Max nice priority/     { print w, "RLIMIT_NICE", v($4), v($5) }
+	' "$2"
+}
+
 # line_of FILE SECTION KEY: the line that sets KEY in [SECTION] of FILE.
 line_of()
 {

@@ -56,18 +56,6 @@ service rt-pamtester optional "debug conf=$POLICY"
 service rt-pamtester-broken optional "debug conf=$BROKEN"
 service rt-pamtester-required required "conf=$POLICY"
 
-# limits_lines WHEN FILE: /proc/PID/limits as the driver's "WHEN RES SOFT HARD" lines.
-limits_lines()
-{
-	awk -v w="$1" '
-		function v(x) { return x == "unlimited" ? "infinity" : x }
-		/^Max realtime priority/ { print w, "RLIMIT_RTPRIO", v($4), v($5) }
-		/^Max locked memory/     { print w, "RLIMIT_MEMLOCK", v($4), v($5) }
-		/^Max realtime timeout/  { print w, "RLIMIT_RTTIME", v($4), v($5) }
-		/^Max nice priority/     { print w, "RLIMIT_NICE", v($4), v($5) }
-	' "$2"
-}
-
 # pt NAME SERVICE USER: one pamtester session; sets OUT (before/after
 # lines), LOG and RC.
 pt()
