@@ -143,66 +143,112 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 	return true;
 }
 
-typedef struct JudgeWait {
+/* A reload's (or an adoption's) judging of every user that holds grants.
+ * At most JUDGE_INFLIGHT users wait for the resolver at a time, the next
+ * as one ends: so that its entries (RESOLVER_CACHE_SIZE) and waits
+ * (RESOLVER_WAITS_MAX) never run out, whatever UsersMax allows. A user is
+ * judged without its groups only when its lookup failed, or when the
+ * resolver takes no wait while none of the run's is pending (nothing
+ * would wake the run again). Freed with its last wait. */
+#define JUDGE_INFLIGHT 32
+
+typedef struct JudgeRun {
 	Daemon *d;
 	const char *which;
-} JudgeWait;
+	uid_t *uids;
+	size_t n, next;
+	unsigned inflight;
+	unsigned refs; /* one per wait, and the pump's */
+} JudgeRun;
+
+static void judge_run_unref(JudgeRun *run)
+{
+	if (--run->refs > 0)
+		return;
+	free(run->uids);
+	free(run);
+}
+
+static void judge_pump(JudgeRun *run);
 
 static void on_judge_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
 {
-	JudgeWait *w = userdata;
-	Judge j = { .which = w->which, .uid = uid, .error = error == -ESRCH ? 0 : error };
+	JudgeRun *run = userdata;
+	Judge j = { .which = run->which, .uid = uid, .error = error == -ESRCH ? 0 : error };
 
-	(void)demote_grants(w->d, grant_disallowed, &j, DEMOTE_POLICY);
-	free(w);
+	run->inflight--;
+	(void)demote_grants(run->d, grant_disallowed, &j, DEMOTE_POLICY);
+	judge_pump(run);
+	judge_run_unref(run);
 }
 
-/* Judges uid's grants now if its user is known, else when the resolver
- * has it (or failed to get it), from the loop: no NSS here. */
-static void judge_user(Daemon *d, uid_t uid, const char *which)
+/* a wait that never ended: the daemon is going away */
+static void judge_wait_gone(void *userdata)
 {
-	Judge j = { .which = which, .uid = uid };
-	const PolicyGrant *pg;
-	const char *user;
-	JudgeWait *w;
-	int r;
+	JudgeRun *run = userdata;
 
-	r = daemon_policy_eval(d, uid, &pg, &user);
-	if (r == -EINPROGRESS) {
-		w = malloc(sizeof(*w));
-		r = -ENOMEM;
-		if (w) {
-			*w = (JudgeWait){ .d = d, .which = which };
-			r = daemon_policy_wait(d, uid, on_judge_resolved, w, free);
-			if (r >= 0)
-				return;
-			free(w);
+	run->inflight--;
+	judge_run_unref(run);
+}
+
+/* Judges the run's next users: now, those the resolver knows; when their
+ * lookup ends (from the loop: no NSS here), the others. */
+static void judge_pump(JudgeRun *run)
+{
+	Daemon *d = run->d;
+
+	run->refs++;
+	while (run->next < run->n && run->inflight < JUDGE_INFLIGHT) {
+		uid_t uid = run->uids[run->next];
+		Judge j = { .which = run->which, .uid = uid };
+		const PolicyGrant *pg;
+		const char *user;
+		int r;
+
+		r = daemon_policy_eval(d, uid, &pg, &user);
+		if (r == -EINPROGRESS) {
+			r = daemon_policy_wait(d, uid, on_judge_resolved, run, judge_wait_gone);
+			if (r >= 0) {
+				run->next++;
+				run->inflight++;
+				run->refs++;
+				continue;
+			}
+			/* the resolver is full of others' waits: try again as
+			 * one of ours ends */
+			if (r == -EBUSY && run->inflight > 0)
+				break;
+			j.error = r; /* judged without groups, now */
 		}
-		j.error = r; /* judged without groups, now */
+		run->next++;
+		(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
 	}
-	(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
+	judge_run_unref(run);
 }
 
 /* Demotes the grants that the policy in force no longer allows, as a reset
  * would, with Demoted(reason "policy") and a journal line saying that
  * which ("the reloaded policy") no longer allows them. Users not known yet
- * are judged when their lookup ends, within RESOLVE_TIMEOUT_USEC. */
+ * are judged when their lookup ends, within RESOLVE_TIMEOUT_USEC of the
+ * start of their wait. */
 static void manager_demote_disallowed(Daemon *d, const char *which)
 {
 	Judge all = { .which = which, .uid = (uid_t)-1 };
-	_cleanup_free_ uid_t *uids = NULL;
-	size_t n = 0;
+	JudgeRun *run;
 
 	/* Without a resolver (unit tests) NSS runs inline; without memory for
 	 * the list, every grant is judged now, users not known yet without
 	 * their groups. Else each user once: judging may demote, so the users
 	 * are listed first. */
-	if (!d->resolver || grant_table_users(d->grants, &uids, &n) < 0) {
+	run = d->resolver ? calloc(1, sizeof(*run)) : NULL;
+	if (!run || grant_table_users(d->grants, &run->uids, &run->n) < 0) {
+		free(run);
 		(void)demote_grants(d, grant_disallowed, &all, DEMOTE_POLICY);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		judge_user(d, uids[i], which);
+	*run = (JudgeRun){ .d = d, .which = which, .uids = run->uids, .n = run->n, .refs = 1 };
+	judge_pump(run);
+	judge_run_unref(run);
 }
 
 void manager_grants_changed(GrantTable *t, void *userdata)

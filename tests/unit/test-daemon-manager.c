@@ -28,6 +28,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "manager.h"
+#include "pidfd.h"
 #include "resolver.h"
 
 #define SIGNALS_MAX 8
@@ -210,6 +211,54 @@ START_TEST(test_reload_resolved_keeps_grants)
 }
 END_TEST
 
+/* More users hold grants than the resolver has entries (RESOLVER_CACHE_SIZE)
+ * or waits: a reload must still judge every one with its groups, never
+ * without them because the resolver was full. 300 processes of 300 uids
+ * (a fake /proc; their tids are not real, so a demotion would find nothing
+ * to undo, but it would be counted), each granted nice 5; after the reload
+ * [Default] allows nice 10 and [User rtfake] (every uid, as the fake
+ * directory says) nice 0: nothing may be demoted. */
+START_TEST(test_reload_more_users_than_entries)
+{
+	const SchedState before = { .policy = SCHED_IDLE, .nice = 12 };
+	ResolverSettings rs = { .lookup = fake_lookup,
+				.timeout_usec = 5 * USEC_PER_SEC,
+				.lifetime_usec = 60 * USEC_PER_SEC,
+				.threads_max = 2 };
+	enum { N = RESOLVER_CACHE_SIZE + 44 };
+	char *error = NULL;
+	uint64_t end;
+	Daemon d;
+
+	fixture_write(fixture_conf, "[Default]\nNice=0\n");
+	fixture_daemon_init(&d, &hooks);
+	for (int i = 0; i < N; i++) {
+		pid_t pid = 3000000 + i;
+
+		fixture_task(pid, pid, 20000 + i, 20000 + i, 20000 + i, 1);
+		ck_assert_int_eq(grant_table_add(d.grants, pid, 1, 20000 + i,
+						 pidfd_open_cloexec(getpid()), pid, 1, GRANT_NICE,
+						 5, &before, 0, NULL),
+				 0);
+	}
+	ck_assert_int_eq(resolver_new(d.event, &rs, &d.resolver), 0);
+	fake_hang = false;
+	fixture_write(fixture_conf, "[Default]\nNice=10\n[User rtfake]\nNice=0\n");
+	ck_assert_int_ge(manager_reload(&d, &error), 0);
+	end = now_usec(CLOCK_MONOTONIC) + 2 * USEC_PER_SEC;
+	while (n_demoted == 0 && resolver_n_lookups(d.resolver) < N &&
+	       now_usec(CLOCK_MONOTONIC) < end)
+		ck_assert_int_ge(sd_event_run(d.event, 10 * USEC_PER_MSEC), 0);
+	/* the last answers */
+	for (int i = 0; i < 20 && n_demoted == 0; i++)
+		ck_assert_int_ge(sd_event_run(d.event, 10 * USEC_PER_MSEC), 0);
+	ck_assert_uint_eq(n_demoted, 0);
+	ck_assert_uint_eq(resolver_n_lookups(d.resolver), N);
+	ck_assert_uint_eq(d.grants->n_grants, N);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 START_TEST(test_broken_reload_keeps_policy)
 {
 	Sleeper low = {}, high = {};
@@ -320,13 +369,13 @@ int main(void)
 	Suite *s = suite_create("daemon-manager");
 	TCase *tc;
 
-	tc = check_add_case(s, "manager",
-			    CHECK_TESTS(test_reload_demotes_disallowed,
-					test_reload_unresolved_judged_without_groups,
-					test_reload_resolved_keeps_grants,
-					test_broken_reload_keeps_policy,
-					test_reset_thread_then_process, test_canary_fired,
-					test_demote_without_memory));
+	tc = check_add_case(
+		s, "manager",
+		CHECK_TESTS(test_reload_demotes_disallowed,
+			    test_reload_unresolved_judged_without_groups,
+			    test_reload_resolved_keeps_grants, test_reload_more_users_than_entries,
+			    test_broken_reload_keeps_policy, test_reset_thread_then_process,
+			    test_canary_fired, test_demote_without_memory));
 	tcase_add_checked_fixture(tc, setup, fixture_teardown);
 	return check_run(s);
 }
