@@ -57,14 +57,14 @@ service rt-pamtester-broken optional "debug conf=$BROKEN"
 service rt-pamtester-required required "conf=$POLICY"
 
 # pt NAME SERVICE USER: one pamtester session; sets OUT (before/after
-# lines), LOG and RC.
+# lines), LOG and RC. $PT_WRAP (a command prefix) runs pamtester under it.
 pt()
 {
 	_name=$1
 	LOG=$WORK/$_name.log
 	: >"$LOG"
 	: >"$WORK/limits.out"
-	PAM_TEST_SYSLOG=$LOG LD_PRELOAD=$PAM_SHIM pamtester -v "$2" "$3" open_session close_session \
+	PAM_TEST_SYSLOG=$LOG LD_PRELOAD=$PAM_SHIM ${PT_WRAP:-} pamtester -v "$2" "$3" open_session close_session \
 		>"$WORK/$_name.pamtester" 2>&1
 	RC=$?
 	OUT=$(limits_lines before /proc/self/limits; limits_lines after "$WORK/limits.out")
@@ -93,6 +93,22 @@ check "pamtester rtplain: the session opens (exit 0)" [ "$RC" = 0 ]
 for r in RLIMIT_RTPRIO RLIMIT_MEMLOCK RLIMIT_RTTIME RLIMIT_NICE; do
 	expect_limit "pamtester rtplain" "$OUT" "$LOG" rtplain $r unchanged
 done
+
+# Which groups count: NSS's membership of the user, not the supplementary
+# groups of the process that opens the session (pam_realtime(8),
+# DIRECTORIES). A login process that carries audio gives a non-member
+# nothing; one that carries no groups at all still gives a member the
+# group's limits.
+audio_gid=$(getent group audio | cut -d: -f3)
+PT_WRAP="setpriv --groups $audio_gid" pt plain-sg rt-pamtester rtplain
+check "pamtester rtplain from a process in audio ($audio_gid): the session opens" [ "$RC" = 0 ]
+for r in RLIMIT_RTPRIO RLIMIT_MEMLOCK RLIMIT_RTTIME RLIMIT_NICE; do
+	expect_limit "pamtester rtplain from a process in audio" "$OUT" "$LOG" rtplain $r unchanged
+done
+PT_WRAP="setpriv --clear-groups" pt audio-nogroups rt-pamtester rtaudio
+check "pamtester rtaudio from a process with no groups: the session opens" [ "$RC" = 0 ]
+expect_limit "pamtester rtaudio from a process with no groups" "$OUT" "$LOG" rtaudio RLIMIT_RTPRIO 95
+expect_limit "pamtester rtaudio from a process with no groups" "$OUT" "$LOG" rtaudio RLIMIT_MEMLOCK infinity
 
 pt unknown rt-pamtester rtnobody
 check "pamtester unknown user: pam_realtime does not stop the session (exit 0)" [ "$RC" = 0 ]
