@@ -249,6 +249,20 @@ LIST_MS=$((($(date +%s%N) - t0) / 1000000))
 N_GRANTS=$(grep -c "^ *struct {" "$WORK/grants.out")
 [ "$N_GRANTS" -gt 0 ] || note "ListAllGrants: $(head -c 300 "$WORK/grants.out")"
 note "ListAllGrants: $N_GRANTS grants in $LIST_MS ms; a Ping sent 1 s into it took $PING_MS ms"
+# A reload drops realtimed's cache of users: every holder is looked up
+# again, off the loop and a few at a time; none may be demoted (each is in
+# the directory's audio), and a Ping answers meanwhile.
+N_DEMOTED0=$(grep -c "Demoted thread" "$WORK/realtimed.log")
+RELOAD_MS=$(($(ms dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+	$NATIVE_IFACE.Reload) / 1000))
+PING2_MS=$(($(ms dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH \
+	org.freedesktop.DBus.Peer.Ping) / 1000))
+sleep 20
+dbus-send --system --print-reply --reply-timeout=600000 --dest=$NATIVE_NAME $NATIVE_PATH \
+	$NATIVE_IFACE.ListAllGrants >"$WORK/grants2.out" 2>&1
+N_AFTER_RELOAD=$(grep -c "^ *struct {" "$WORK/grants2.out")
+N_DEMOTED=$(($(grep -c "Demoted thread" "$WORK/realtimed.log") - N_DEMOTED0))
+note "Reload answered in $RELOAD_MS ms, a Ping after it in $PING2_MS ms; 20 s later $N_AFTER_RELOAD grants, $N_DEMOTED demoted"
 FDS=$(ls "/proc/$DAEMON_PID/fd" | wc -l)
 note "$HOLD; realtimed idle $MEM_IDLE, holding $MEM_HOLD, $N_GRANTS grants listed, $FDS fds"
 echo quit >&7
@@ -301,7 +315,9 @@ buildtype=$(python3 -c 'import json, sys; print(next(o["value"] for o in json.lo
 	echo "realtimed with $N_HOLD directory users each holding one granted thread (one"
 	echo "process each, started one after another: $(field "$HOLD" granted) granted, $(field "$HOLD" refused) refused, in $(field "$HOLD" secs) s;"
 	echo "$N_GRANTS grants listed by ListAllGrants in $LIST_MS ms, during which a Peer.Ping sent 1 s"
-	echo "in waited $PING_MS ms): idle $(field "$MEM_IDLE" VmRSS) KiB resident;"
+	echo "in waited $PING_MS ms; a Reload, which drops realtimed's cache of users, answered in"
+	echo "$RELOAD_MS ms and a Ping after it in $PING2_MS ms, and 20 s later $N_AFTER_RELOAD grants were"
+	echo "listed and $N_DEMOTED threads demoted): idle $(field "$MEM_IDLE" VmRSS) KiB resident;"
 	echo "holding, VmRSS $(field "$MEM_HOLD" VmRSS) KiB and VmHWM $(field "$MEM_HOLD" VmHWM) KiB ($FDS fds);"
 	echo "after they all exited, VmRSS $(field "$MEM_AFTER" VmRSS) KiB."
 	echo
