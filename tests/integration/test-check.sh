@@ -108,7 +108,9 @@ agree()
 	fi
 	# whether Debian's -rt kernel is installable, as apt itself says
 	_v=$(field "$_o" kernel-preempt value)
-	_cand=$(LC_ALL=C apt-cache policy linux-image-rt-amd64 2>/dev/null | sed -n 's/^  Candidate: //p')
+	[ -n "${RT_CAND+set}" ] ||
+		RT_CAND=$(LC_ALL=C apt-cache policy linux-image-rt-amd64 2>/dev/null | sed -n 's/^  Candidate: //p')
+	_cand=$RT_CAND
 	if grep -q PREEMPT_RT /proc/version || ! [ -e /etc/debian_version ]; then
 		ok "$_who: kernel-preempt needs no -rt kernel here ($_v)"
 	elif dpkg-query -W -f='${Status}' linux-image-rt-amd64 2>/dev/null | grep -q 'ok installed'; then
