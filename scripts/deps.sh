@@ -59,13 +59,18 @@ rt_install_deps() {
         local rc=0
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || rc=$?
         [ -z "$rcd" ] || rm -f /usr/sbin/policy-rc.d
-        # under systemd, the units would start at the next boot: not on a
-        # machine that only tests
+        # Their init scripts are enabled now, and would start at the next
+        # boot of this machine, and in every systemd-booted guest of the
+        # vm-system tier (which boots this machine's /etc): not on a machine
+        # that only tests. Disabled whether systemd runs here or not.
         local p2
         for p2 in slapd nslcd; do
                 case " ${missing[*]} " in *" $p2 "*) ;; *) continue ;; esac
                 if [ -d /run/systemd/system ]; then
                         systemctl disable --now "$p2" >/dev/null 2>&1
+                else
+                        update-rc.d "$p2" disable >/dev/null 2>&1
+                        systemctl disable "$p2" >/dev/null 2>&1
                 fi
         done
         return $rc

@@ -36,7 +36,12 @@ check_eq "su - non-member: RLIMIT_RTPRIO unchanged" "0 0" "$(su - rtplain -c 'ec
 
 for u in rtaudio rtplain; do
 	uid=$(id -u "$u")
-	systemctl start "user@$uid.service"
+	# su's session has ended, and logind stops the user manager it started
+	# UserStopDelaySec (10 s) later: on a slow guest that lands in the middle
+	# of what follows. Lingering keeps one manager up (started through PAM's
+	# systemd-user service, as a login's is) until the test is done.
+	loginctl enable-linger "$u"
+	wait_until 120 sh -c "systemctl -q is-active user@$uid.service && test -S /run/user/$uid/bus"
 	# shellcheck disable=SC2034 # read through eval below
 	mgr=$(systemctl show -p MainPID --value "user@$uid.service")
 	as "$u" env XDG_RUNTIME_DIR="/run/user/$uid" \
@@ -46,6 +51,7 @@ for u in rtaudio rtplain; do
 		systemctl --user show -p MainPID --value rt-limits.service)
 	eval "mgr_$u=\$(rtprio_of \"\$mgr\")"
 	eval "svc_$u=\$(rtprio_of \"\$svc\")"
+	loginctl disable-linger "$u"
 done
 # shellcheck disable=SC2154
 check_eq "the member's systemd --user: RLIMIT_RTPRIO" "95 95" "$mgr_rtaudio"
@@ -58,8 +64,9 @@ check_eq "a service of the non-member's systemd --user: unchanged" "0 0" "$svc_r
 
 # --- removal: the session opened before keeps working ----------------------
 su - rtaudio -c 'exec sleep 600' &
-sleep 3
+wait_until 120 pgrep -u rtaudio -x sleep >/dev/null
 session=$(pgrep -u rtaudio -x sleep | head -n 1)
+check "the session's program runs ($session)" test -n "$session"
 system_uninstall
 check "pam-auth-update --remove took pam_realtime out of common-session" \
 	sh -c '! grep -q pam_realtime.so /etc/pam.d/common-session'
