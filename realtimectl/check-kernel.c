@@ -122,6 +122,13 @@ static void rt_kernel_offer(const CheckContext *c, char *value, size_t vsize, ch
 		snprintf(how, hsize,
 			 "install Debian's PREEMPT_RT kernel: apt install %s, and boot it",
 			 RT_KERNEL_PACKAGE);
+	} else if (k == -ETIMEDOUT) {
+		strbuf_append(value, vsize, ", %s: apt-cache policy gave no answer within %d s",
+			      RT_KERNEL_PACKAGE, APT_CACHE_TIMEOUT_MS / 1000);
+		snprintf(how, hsize,
+			 "see whether apt can install Debian's PREEMPT_RT kernel: "
+			 "apt-cache policy %s; then apt install %s",
+			 RT_KERNEL_PACKAGE, RT_KERNEL_PACKAGE);
 	} else if (k == -ENODATA) {
 		strbuf_append(value, vsize, ", %s: no apt lists", RT_KERNEL_PACKAGE);
 		snprintf(how, hsize,

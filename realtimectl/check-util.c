@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctl-check.h"
+#include "time-util.h"
 
 void strbuf_append(char *buf, size_t size, const char *fmt, ...)
 {
@@ -454,6 +457,8 @@ static int apt_cache_candidate(const char *package, char *buf, size_t size)
 	posix_spawn_file_actions_t fa;
 	char out[4096], *cand;
 	int fds[2], status, r;
+	bool timed_out = false;
+	uint64_t deadline;
 	size_t got = 0;
 	ssize_t k;
 	pid_t pid;
@@ -473,18 +478,38 @@ static int apt_cache_candidate(const char *package, char *buf, size_t size)
 		safe_close(fds[0]);
 		return -r;
 	}
-	while (got + 1 < sizeof(out) && (k = read(fds[0], out + got, sizeof(out) - 1 - got)) != 0) {
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+	/* Where apt keeps no binary cache (pkgcache.bin), apt-cache parses
+	 * every list first: a second here, far longer on a slow machine. A
+	 * check does not wait for it beyond APT_CACHE_TIMEOUT_MS. */
+	deadline = now_usec(CLOCK_MONOTONIC) + APT_CACHE_TIMEOUT_MS * USEC_PER_MSEC;
+	while (got + 1 < sizeof(out)) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+		if (now >= deadline) {
+			timed_out = true;
 			break;
 		}
+		k = poll(&pfd, 1, (int)((deadline - now) / USEC_PER_MSEC) + 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			continue; /* the deadline is checked above */
+		k = read(fds[0], out + got, sizeof(out) - 1 - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
 		got += (size_t)k;
 	}
 	out[got] = '\0';
 	safe_close(fds[0]);
+	if (timed_out)
+		(void)kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (timed_out)
+		return -ETIMEDOUT;
 	/* apt-cache prints nothing for a package it does not know */
 	cand = strstr(out, "\n  Candidate: ");
 	if (!cand)

@@ -171,8 +171,10 @@ bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, s
 /* Can apt install package? *buf: its candidate version. Reads the
  * uncompressed Packages files of /var/lib/apt/lists under the root prefix;
  * on a live system whose lists are compressed (lz4, gz), asks
- * `apt-cache policy`, which only reads. -ENOENT when apt knows no such
- * package, -ENODATA when there are no lists to read (apt update never ran). */
+ * `apt-cache policy`, which only reads, for APT_CACHE_TIMEOUT_MS at most
+ * (-ETIMEDOUT). -ENOENT when apt knows no such package, -ENODATA when
+ * there are no lists to read (apt update never ran). */
+#define APT_CACHE_TIMEOUT_MS 3000
 int check_apt_candidate(const CheckContext *c, const char *package, char *buf, size_t size);
 
 /* Debian's PREEMPT_RT kernel for this architecture (metapackage). */

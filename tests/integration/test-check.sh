@@ -113,6 +113,9 @@ agree()
 	_cand=$RT_CAND
 	if grep -q PREEMPT_RT /proc/version || ! [ -e /etc/debian_version ]; then
 		ok "$_who: kernel-preempt needs no -rt kernel here ($_v)"
+	elif case "$_v" in *"apt-cache policy gave no answer within"*) true ;; *) false ;; esac; then
+		# a slow machine (the vm tier under TCG) without apt's binary cache
+		ok "$_who: kernel-preempt: apt-cache was too slow here, and the value says so ($_v)"
 	elif dpkg-query -W -f='${Status}' linux-image-rt-amd64 2>/dev/null | grep -q 'ok installed'; then
 		case "$_v" in
 		*"linux-image-rt-amd64 "*" installed") ok "$_who: kernel-preempt: the -rt kernel is installed" ;;
