@@ -73,6 +73,7 @@ struct Canary {
 	int cheep_fd;			  /* canary -> watchdog: the count of cheeps */
 	int started_fd;			  /* watchdog -> main: class reported */
 	int canary_timer;		  /* timerfd, every cheep_usec */
+	int kick_fd;			  /* watchdog -> canary: moved, arm the timer again */
 	int started_class, started_error; /* atomic: what the watchdog became */
 	pthread_t canary_thread, watchdog_thread;
 	/* written by the canary before it publishes its tid (atomic), then

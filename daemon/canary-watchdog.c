@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -56,23 +57,48 @@ CanaryClass canary_become_watchdog(int *ret_error)
 	return CANARY_CLASS_OTHER;
 }
 
-/* Waits for the next expiry of timer_fd (a timerfd) and takes it, however
- * many intervals passed. False once quit_fd is readable, or on an error:
- * then the thread ends. */
-static bool wait_tick(int timer_fd, int quit_fd)
+/* The canary's timerfd again, cheep_usec from now, from the CPU the canary
+ * runs on now. */
+static void canary_rearm(Canary *c)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = timer_fd, .events = POLLIN },
-		{ .fd = quit_fd, .events = POLLIN },
+	struct itimerspec its = {
+		.it_interval = { .tv_sec = (time_t)(c->cheep_usec / USEC_PER_SEC),
+				 .tv_nsec = (long)(c->cheep_usec % USEC_PER_SEC * NSEC_PER_USEC) },
+	};
+
+	its.it_value = its.it_interval;
+	(void)timerfd_settime(c->canary_timer, 0, &its, NULL);
+}
+
+/* Waits for the next expiry of the canary's timerfd and takes it, however
+ * many intervals passed. A kick (canary_rescue() moved the canary) arms
+ * the timer again first: on PREEMPT_RT a timerfd expires in the ktimers
+ * thread of the CPU where it was last armed, and if that is the CPU a
+ * runaway holds, the canary would sleep on there however often it is
+ * moved. False once quit_fd is readable, or on an error: then the thread
+ * ends. */
+static bool wait_tick(Canary *c)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = c->canary_timer, .events = POLLIN },
+		{ .fd = c->quit_fd, .events = POLLIN },
+		{ .fd = c->kick_fd, .events = POLLIN },
 	};
 	uint64_t expirations;
+	eventfd_t v;
 
-	while (poll(pfd, 2, -1) < 0)
-		if (errno != EINTR)
+	for (;;) {
+		while (poll(pfd, 3, -1) < 0)
+			if (errno != EINTR)
+				return false;
+		if (pfd[1].revents)
 			return false;
-	if (pfd[1].revents)
-		return false;
-	return read(timer_fd, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
+		if (!pfd[2].revents)
+			break;
+		(void)eventfd_read(c->kick_fd, &v);
+		canary_rearm(c);
+	}
+	return read(c->canary_timer, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
 }
 
 /* Waits until *next_usec (CLOCK_MONOTONIC), the watchdog's next look on a
@@ -113,7 +139,7 @@ void *canary_thread_main(void *data)
 		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
 	/* One cheep however many intervals passed: a canary that was kept
 	 * from running must not make up for it in a burst. */
-	while (wait_tick(c->canary_timer, c->quit_fd))
+	while (wait_tick(c))
 		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
 			break;
 	return NULL;
@@ -268,6 +294,9 @@ static void canary_rescue(Canary *c)
 	CPU_XOR(&cpus, &c->canary_cpus, &busy);
 	CPU_AND(&cpus, &cpus, &c->canary_cpus);
 	(void)sched_setaffinity(tid, sizeof(cpus), CPU_COUNT(&cpus) > 0 ? &cpus : &c->canary_cpus);
+	/* a sleeping canary stays asleep where it is: wake it, so that it
+	 * moves now and arms its timer on a CPU it can have */
+	(void)eventfd_write(c->kick_fd, 1);
 }
 
 /* CPU time (ns) a thread has used (the first field of its schedstat); 0

@@ -257,7 +257,7 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->cheep_fd = c->quit_fd = c->fired_fd = c->started_fd = -EBADF;
+	c->cheep_fd = c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
 	c->canary_timer = -EBADF;
 	c->klass = _CANARY_CLASS_INVALID;
 	c->event = sd_event_ref(e);
@@ -290,6 +290,7 @@ static void canary_close_fds(Canary *c)
 	c->quit_fd = safe_close(c->quit_fd);
 	c->started_fd = safe_close(c->started_fd);
 	c->canary_timer = safe_close(c->canary_timer);
+	c->kick_fd = safe_close(c->kick_fd);
 }
 
 static void canary_stop(Canary *c)
@@ -331,7 +332,9 @@ static int canary_start(Canary *c)
 	c->quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->started_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->canary_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0) {
+	c->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 ||
+	    c->kick_fd < 0) {
 		r = -errno;
 		goto fail;
 	}

@@ -301,6 +301,18 @@ if [ "$NCPU" -gt 1 ]; then
 	integ_track $SPIN
 	wait_for 10 grep -q '^pid' "$WORK/spin.$CASE.0"
 	grant 50 $SPIN
+	# The canary first waits where the runaway will run. On PREEMPT_RT
+	# its timer then expires in vCPU 1's ktimers thread, which the runaway
+	# starves: the watchdog must not only move it to vCPU 0 but have it
+	# arm its timer there (before that fix: "the canary thread got 26% of
+	# its wakeups" on 6.12-rt, whenever the scheduler had put it on 1).
+	canary_tid=$(grep -lx rtd-canary /proc/"$DAEMON_PID"/task/*/comm 2>/dev/null | head -n 1 | cut -d/ -f5)
+	if [ -n "$canary_tid" ] && taskset -p -c 1 "$canary_tid" >/dev/null; then
+		sleep 0.5
+		ok "the canary (thread $canary_tid) waits on vCPU 1, where the runaway will run"
+	else
+		fail "could not pin realtimed's canary thread to vCPU 1"
+	fi
 	go
 	wait_spinners
 	kill $hog
