@@ -96,5 +96,8 @@ static inline uint64_t u64_max(uint64_t a, uint64_t b)
  * errno of SCHED_DEADLINE's refusal in *ret_error. */
 CanaryClass canary_become_watchdog(int *ret_error);
 /* The threads' entry points; data is the Canary. */
+/* Arms the canary's timerfd: every cheep_usec, the first cheep_usec from
+ * now, from the CPU the caller runs on (canary-watchdog.c). -errno. */
+int canary_timer_start(Canary *c);
 void *canary_thread_main(void *data);
 void *canary_watchdog_main(void *data);

@@ -57,9 +57,7 @@ CanaryClass canary_become_watchdog(int *ret_error)
 	return CANARY_CLASS_OTHER;
 }
 
-/* The canary's timerfd again, cheep_usec from now, from the CPU the canary
- * runs on now. */
-static void canary_rearm(Canary *c)
+int canary_timer_start(Canary *c)
 {
 	struct itimerspec its = {
 		.it_interval = { .tv_sec = (time_t)(c->cheep_usec / USEC_PER_SEC),
@@ -67,7 +65,7 @@ static void canary_rearm(Canary *c)
 	};
 
 	its.it_value = its.it_interval;
-	(void)timerfd_settime(c->canary_timer, 0, &its, NULL);
+	return RET_NERRNO(timerfd_settime(c->canary_timer, 0, &its, NULL));
 }
 
 /* Waits for the next expiry of the canary's timerfd and takes it, however
@@ -96,7 +94,7 @@ static bool wait_tick(Canary *c)
 		if (!pfd[2].revents)
 			break;
 		(void)eventfd_read(c->kick_fd, &v);
-		canary_rearm(c);
+		(void)canary_timer_start(c);
 	}
 	return read(c->canary_timer, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
 }

@@ -305,17 +305,6 @@ static void canary_stop(Canary *c)
 	log_debug("Canary watchdog stopped");
 }
 
-static int timer_start(int fd, uint64_t usec)
-{
-	struct itimerspec its = {
-		.it_interval = { .tv_sec = usec / USEC_PER_SEC,
-				 .tv_nsec = (long)(usec % USEC_PER_SEC * NSEC_PER_USEC) },
-	};
-
-	its.it_value = its.it_interval;
-	return RET_NERRNO(timerfd_settime(fd, 0, &its, NULL));
-}
-
 /* Starts the watchdog, waits for the class it got, then starts the canary. */
 static int canary_start(Canary *c)
 {
@@ -338,7 +327,7 @@ static int canary_start(Canary *c)
 		r = -errno;
 		goto fail;
 	}
-	r = timer_start(c->canary_timer, c->cheep_usec);
+	r = canary_timer_start(c);
 	if (r < 0)
 		goto fail;
 
