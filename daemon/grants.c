@@ -141,22 +141,27 @@ static int on_thread_pidfd(sd_event_source *s, int fd, uint32_t revents, void *u
 	return 0;
 }
 
-/* Watches a non-leader thread for its exit where the kernel can (6.9+). */
-static void grant_watch_thread(GrantTable *t, Grant *g)
+/* Takes tidfd, the pidfd that pinned a non-leader thread for its grant,
+ * and watches it for the thread's exit. Never a pidfd opened here by
+ * number: by now the tid may name another thread. Without one (a kernel
+ * before 6.9, the main thread, a test) revalidation by start time covers
+ * the thread. */
+static void grant_watch_thread(GrantTable *t, Grant *g, int tidfd)
 {
-	static bool unsupported;
-
-	if (!t->event || unsupported || g->tid == g->process->pid)
+	g->exit_source = sd_event_source_disable_unref(g->exit_source);
+	safe_close(g->pidfd);
+	g->pidfd = -EBADF;
+	if (tidfd < 0)
 		return;
-	g->pidfd = pidfd_open_thread(g->tid);
-	if (g->pidfd < 0) {
-		if (g->pidfd == -EINVAL)
-			unsupported = true; /* older kernel: revalidation covers it */
-		g->pidfd = -EBADF;
+	if (g->tid == g->process->pid) {
+		safe_close(tidfd); /* the process's pidfd pins the main thread */
 		return;
 	}
-	if (sd_event_add_io(t->event, &g->exit_source, g->pidfd, EPOLLIN, on_thread_pidfd, g) < 0)
-		g->pidfd = safe_close(g->pidfd);
+	g->pidfd = tidfd;
+	/* without a watch, revalidation still asks the pidfd */
+	if (t->event &&
+	    sd_event_add_io(t->event, &g->exit_source, g->pidfd, EPOLLIN, on_thread_pidfd, g) < 0)
+		g->exit_source = NULL;
 }
 
 static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -174,7 +179,15 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret)
 {
-	_cleanup_close_ int fd = pidfd;
+	return grant_table_add_pinned(t, pid, pid_start, uid, pidfd, tid, -EBADF, tid_start, kind,
+				      value, before, since_usec, ret);
+}
+
+int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
+			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
+			   const SchedState *before, uint64_t since_usec, Grant **ret)
+{
+	_cleanup_close_ int fd = pidfd, thread_fd = tidfd;
 	GrantProcess *p;
 	Grant *g = NULL;
 	int r;
@@ -212,17 +225,22 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		for (g = p->grants; g; g = g->next)
 			if (g->tid == tid)
 				break;
-		/* A reused tid in the same process: the stale grant is replaced in place. */
 		if (g && g->start_time != tid_start) {
+			/* A reused tid in the same process: the stale grant is
+			 * replaced in place. */
 			g->start_time = tid_start;
 			g->before = before ? *before : SCHED_STATE_UNKNOWN;
-			g->exit_source = sd_event_source_disable_unref(g->exit_source);
-			g->pidfd = safe_close(g->pidfd);
-			grant_watch_thread(t, g);
-		} else if (g && g->kind == kind && g->value == value) {
-			if (ret)
-				*ret = g;
-			return 0;
+			grant_watch_thread(t, g, TAKE_FD(thread_fd));
+		} else if (g) {
+			/* the same thread: pinned by a pidfd from now on, if it was
+			 * not (adopted without one) */
+			if (g->pidfd < 0 && thread_fd >= 0)
+				grant_watch_thread(t, g, TAKE_FD(thread_fd));
+			if (g->kind == kind && g->value == value) {
+				if (ret)
+					*ret = g;
+				return 0;
+			}
 		}
 	}
 
@@ -238,7 +256,7 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 		g->start_time = tid_start;
 		g->before = before ? *before : SCHED_STATE_UNKNOWN;
 		g->pidfd = -EBADF;
-		grant_watch_thread(t, g);
+		grant_watch_thread(t, g, TAKE_FD(thread_fd));
 		g->next = p->grants;
 		p->grants = g;
 		p->n_grants++;

@@ -3,11 +3,12 @@
  * The grant table: every thread that realtimed made realtime or raised the
  * nice level of, keyed by (pid, tid, start time), grouped by process. Each
  * process is pinned by a pidfd; when it becomes readable (the process
- * exited) its grants go. Linux 6.1 has no pidfd for a non-leader thread
- * (PIDFD_THREAD came in 6.9), so a thread that exits while its process lives
- * is found by revalidation (start time) before every count, listing or
- * save: a dead thread never counts against a limit nor shows up, and
- * nothing polls.
+ * exited) its grants go. A non-leader thread is pinned by the PIDFD_THREAD
+ * pidfd its request pinned it with (Linux 6.9+), watched the same way.
+ * Linux 6.1 has no pidfd for a non-leader thread, so there a thread that
+ * exits while its process lives is found by revalidation (start time)
+ * before every count, listing or save: a dead thread never counts against
+ * a limit nor shows up, and nothing polls.
  */
 #pragma once
 
@@ -30,7 +31,7 @@ struct Grant {
 	int value;	     /* priority, or nice level */
 	SchedState before;   /* what the thread ran with before its first grant */
 	uint64_t since_usec; /* CLOCK_REALTIME */
-	int pidfd;	     /* PIDFD_THREAD pidfd of a non-leader thread, or -EBADF */
+	int pidfd;	     /* its request's PIDFD_THREAD pidfd (not the main thread), or -EBADF */
 	sd_event_source *exit_source;
 	Grant *next;
 };
@@ -75,6 +76,15 @@ Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
 		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret);
+/* grant_table_add(), and tidfd (taken over, closed when not kept) is the
+ * PIDFD_THREAD pidfd that pinned tid, a thread other than the main one,
+ * for the request: the grant keeps it and watches it for the thread's
+ * exit. The table never opens one by number itself, which might name
+ * another thread by then. -EBADF: no thread pidfd (a kernel before 6.9),
+ * start times tell. */
+int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
+			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
+			   const SchedState *before, uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
 

@@ -81,6 +81,49 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 										: now.nice);
 }
 
+/* Whether what the thread on r's tid runs now may be what sched_apply()
+ * left there: SCHED_RESET_ON_FORK, which every change of realtimed sets and
+ * only a privileged caller clears, and no more than the change gave (a
+ * thread may lower itself, and may switch between realtime policies only
+ * to a priority it holds already). A thread that merely took the tid
+ * afterwards hardly ever holds that. */
+static bool request_may_hold_change(const Request *r, const SchedState *now)
+{
+	if (!now->reset_on_fork)
+		return false;
+	if (r->kind == GRANT_NICE)
+		return (now->policy == SCHED_OTHER || now->policy == SCHED_BATCH) &&
+		       now->nice >= r->value;
+	return (now->policy == SCHED_FIFO || now->policy == SCHED_RR) && now->priority <= r->value;
+}
+
+/* The pinned thread exited between the checks before and after the change:
+ * the change went to it (and left with it), to no thread, or to a thread
+ * that took the tid in between, which nobody would ever supervise. That
+ * thread goes back to what the pinned one ran with before, or when that
+ * was realtime (which a new thread need not have had), to SCHED_OTHER at
+ * its own nice level; sched_restore() never raises it. */
+static void request_undo_reused(Request *r, const SchedState *before)
+{
+	SchedState now, to = *before;
+	int k;
+
+	if (sched_get_state(r->tid, &now) < 0 || !request_may_hold_change(r, &now))
+		return;
+	if (sched_state_known(&to) &&
+	    (to.policy == SCHED_FIFO || to.policy == SCHED_RR || to.policy == SCHED_DEADLINE))
+		to = SCHED_STATE_UNKNOWN;
+	k = sched_restore(r->tid, r->kind, &to);
+	if (k < 0 && k != -ESRCH)
+		log_error_errno(k, "Failed to undo %s %d on tid %d, which another thread took: %m",
+				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+	else if (k == 0)
+		log_id(LOG_NOTICE, LOG_ID_GRANT,
+		       "Thread %d of process %d exited while it was granted %s %d; the change is "
+		       "undone on the thread that took its tid",
+		       (int)r->tid, (int)r->pid, grant_kind_to_string(r->kind), r->value);
+}
+
 /* Sets the grant on the thread, verifies it, and records it. The canary
  * watches a realtime thread from before it is set (pending) until the
  * table holds it, or until it is undone. */
@@ -89,6 +132,15 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 {
 	int k;
 
+	/* The pin, right before the change: the canary's start may have
+	 * taken long, and a thread that exited meanwhile may have left its
+	 * tid to another. While the pinned thread lives its tid is its own
+	 * (a PIDFD_THREAD pidfd, the process's for the main thread; the
+	 * start time where the kernel has no thread pidfds). */
+	if (request_target_alive(r) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d of process %d exited before the grant", (int)r->tid,
+				     (int)r->pid);
 	k = sched_apply(r->tid, r->kind, r->value);
 	if (k < 0)
 		return request_error(r, k, "could not set %s %d on thread %d: %s",
@@ -96,12 +148,14 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 				     strerror(-k));
 	/* Verify again: the thread we set is still the one that was pinned,
 	 * and it holds a grant we can supervise. A thread that exited
-	 * meanwhile took its grant along; its tid may be another thread's
-	 * already, which is left alone. */
-	if (request_target_alive(r) < 0)
+	 * meanwhile may have left its tid to another before the change
+	 * landed; that one is put back. */
+	if (request_target_alive(r) < 0) {
+		request_undo_reused(r, before);
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d of process %d exited during the grant", (int)r->tid,
 				     (int)r->pid);
+	}
 	return request_read_back(r, g, before, ret_kind, ret_value);
 }
 
@@ -121,8 +175,9 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 
 	/* The target was checked last at request_pin(), or after polkit by
 	 * request_grant(): nothing of realtimed ran since, so that answer
-	 * stands. request_apply() verifies the thread again right after the
-	 * change. */
+	 * stands for what the thread ran with before. request_apply() checks
+	 * the pin again right before the change (the canary's start below
+	 * takes a while) and right after it. */
 	if (request_before(r, &before) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
@@ -151,8 +206,10 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	unchanged = grant && grant->process->start_time == r->pid_start &&
 		    grant->start_time == r->tid_start && grant->kind == kind &&
 		    grant->value == value;
-	k = grant_table_add(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd), r->tid,
-			    r->tid_start, kind, value, &before, now_usec(CLOCK_REALTIME), &grant);
+	/* The table keeps the pidfds that pinned the thread for this request. */
+	k = grant_table_add_pinned(r->d->grants, r->pid, r->pid_start, r->owner, TAKE_FD(r->pidfd),
+				   r->tid, TAKE_FD(r->tidfd), r->tid_start, kind, value, &before,
+				   now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
 		manager_canary_sync(r->d, NULL);

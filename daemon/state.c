@@ -116,7 +116,7 @@ static int adopt_line(Daemon *d, const char *line)
 	char kind_s[16], policy_s[16];
 	SchedState before = SCHED_STATE_UNKNOWN, now;
 	int n, priority, nice, reset_on_fork;
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_close_ int fd = -EBADF, tidfd = -EBADF;
 	ProcUids uids;
 	GrantKind kind, held;
 
@@ -137,9 +137,18 @@ static int adopt_line(Daemon *d, const char *line)
 	fd = pidfd_open_cloexec(pid);
 	if (fd < 0)
 		return fd;
+	/* A thread other than the main one is pinned first (6.9+), so that
+	 * the start time read next is known to be that pidfd's thread's. */
+	if (tid != pid) {
+		tidfd = pidfd_open_thread(tid);
+		if (tidfd == -ESRCH)
+			return -ESRCH;
+		if (tidfd < 0)
+			tidfd = -EBADF; /* an older kernel: start times tell */
+	}
 	if (procfs_start_time(d->grants->proc, pid, 0, &st) < 0 || st != pid_start ||
 	    procfs_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
-	    pidfd_alive(fd) < 0)
+	    pidfd_alive(fd) < 0 || (tidfd >= 0 && pidfd_alive(tidfd) < 0))
 		return -ESRCH;
 	if (proc_get_uids(d->grants->proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
 		/* The same thread, but it belongs to someone else now: no policy
@@ -154,8 +163,8 @@ static int adopt_line(Daemon *d, const char *line)
 	    (held == GRANT_NICE) != (kind == GRANT_NICE) ||
 	    (sched_state_known(&before) && !sched_state_above(&now, &before)))
 		return -ESRCH;
-	return grant_table_add(d->grants, pid, pid_start, uid, TAKE_FD(fd), tid, tid_start, held,
-			       value, &before, since, NULL);
+	return grant_table_add_pinned(d->grants, pid, pid_start, uid, TAKE_FD(fd), tid,
+				      TAKE_FD(tidfd), tid_start, held, value, &before, since, NULL);
 }
 
 int daemon_state_adopt(Daemon *d)

@@ -4,10 +4,13 @@
  * time). Uses this process and its own threads as targets (no scheduler
  * change is made): adding, updating in place, per-user counts, distinct
  * users, a reused pid replacing stale grants, a thread exit found by pruning,
- * and the change callback.
+ * the change callback, and a thread's grant kept with the pidfd its request
+ * pinned it by (never one opened again by number, which may name another
+ * thread by then).
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -167,6 +170,72 @@ START_TEST(test_prune_dead_thread)
 }
 END_TEST
 
+/* The pidfd that pinned a thread for its request is the one the table
+ * keeps and watches: here the thread exits between its pin and the record
+ * (its tid free for another thread to take), and the table still knows it
+ * gone, through that pidfd, where a pidfd opened by number now would fail
+ * or name another thread. */
+START_TEST(test_keeps_request_pidfd)
+{
+	pid_t self = getpid(), tid = 0;
+	uint64_t st = start_of(self, 0), tst;
+	GrantTable *t = NULL;
+	sd_event *e = NULL;
+	Grant *g = NULL;
+	pthread_t th;
+	int tidfd;
+
+	ck_assert_int_ge(sd_event_new(&e), 0);
+	ck_assert_int_eq(grant_table_new(e, "/proc", on_changed, NULL, &t), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, sleeper, &tid), 0);
+	while (__atomic_load_n(&tid, __ATOMIC_SEQ_CST) == 0)
+		usleep(1000);
+	tst = start_of(self, tid);
+	tidfd = pidfd_open_thread(tid);
+	if (tidfd == -EINVAL) {
+		/* before Linux 6.9: start times pin threads, nothing to keep */
+		pthread_join(th, NULL);
+		grant_table_free(t);
+		sd_event_unref(e);
+		return;
+	}
+	ck_assert_int_ge(tidfd, 0);
+
+	/* a live thread: its grant holds the request's very pidfd */
+	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, pidfd_open_cloexec(self), tid,
+						tidfd, tst, GRANT_FIFO, 20, NULL, 0, &g),
+			 0);
+	ck_assert_int_eq(g->pidfd, tidfd);
+	/* repeated with a duplicate (request_pin() dups the table's): one kept */
+	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, -EBADF, tid,
+						fcntl(tidfd, F_DUPFD_CLOEXEC, 3), tst, GRANT_FIFO,
+						20, NULL, 0, &g),
+			 0);
+	ck_assert_int_eq(g->pidfd, tidfd);
+	grant_table_remove(t, g);
+	ck_assert_uint_eq(t->n_grants, 0);
+
+	/* the thread exits after its pin, before its record */
+	tidfd = pidfd_open_thread(tid);
+	ck_assert_int_ge(tidfd, 0);
+	pthread_join(th, NULL);
+	for (int i = 0; i < 5000 && task_exists(self, tid); i++)
+		usleep(1000);
+	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, pidfd_open_cloexec(self), tid,
+						tidfd, tst, GRANT_FIFO, 20, NULL, 0, &g),
+			 0);
+	ck_assert_msg(g->pidfd == tidfd, "the grant holds pidfd %d, not the request's %d", g->pidfd,
+		      tidfd);
+	ck_assert_int_eq(grant_table_check(t, g), -ESRCH);
+	/* and its readable pidfd drops the grant, as an exit after the record does */
+	for (int i = 0; i < 10 && grant_table_find(t, self, tid); i++)
+		ck_assert_int_ge(sd_event_run(e, 100000), 0);
+	ck_assert_ptr_null(grant_table_find(t, self, tid));
+	grant_table_free(t);
+	sd_event_unref(e);
+}
+END_TEST
+
 START_TEST(test_users_counted_once)
 {
 	GrantTable *t = table();
@@ -281,7 +350,7 @@ int main(void)
 	check_add_case(s, "grants",
 		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
 				   test_pid_reuse_replaces, test_prune_dead_thread,
-				   test_users_counted_once, test_foreach_is_one_loop,
-				   test_kind_names));
+				   test_keeps_request_pidfd, test_users_counted_once,
+				   test_foreach_is_one_loop, test_kind_names));
 	return check_run(s);
 }

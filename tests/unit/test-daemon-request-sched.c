@@ -7,7 +7,12 @@
  * fails, through the linker's --wrap=calloc), the thread stays as it was
  * and the client is answered with the reason. A repeated grant leaves a
  * canary that watches the thread already alone. The target is read again
- * before the grant only when polkit was waited for.
+ * before the grant only when polkit was waited for. A tid reused while the
+ * canary takes the thread (the widest window) is not changed, and a change
+ * that landed on a reused tid is undone, never raising that thread: the
+ * fake /proc turns the tid into another thread's at those two points,
+ * through the calloc() of the canary's list and the linker's
+ * --wrap=sched_apply.
  */
 #include <check.h>
 #include <errno.h>
@@ -15,6 +20,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "canary.h"
@@ -32,16 +38,41 @@ void *__wrap_calloc(size_t nmemb, size_t size);
 static bool fail_targets;
 /* lists of CanaryTarget allocated: each update of the canary makes some */
 static unsigned n_target_lists;
+/* While set, the next canary list (manager_canary_sync()) or the next
+ * sched_apply() makes this tid of the test's process look reused: the
+ * fake /proc gives it another start time. */
+static pid_t reuse_at_canary, reuse_at_apply;
+#define REUSED_START 2001
 
 void *__wrap_calloc(size_t nmemb, size_t size)
 {
 	if (size == sizeof(CanaryTarget))
 		n_target_lists++;
+	if (reuse_at_canary && size == sizeof(CanaryTarget)) {
+		pid_t tid = reuse_at_canary;
+
+		reuse_at_canary = 0;
+		fixture_stat(getpid(), tid, REUSED_START);
+	}
 	if (fail_targets && nmemb == 1 && size == sizeof(CanaryTarget)) {
 		fail_targets = false;
 		return NULL;
 	}
 	return __real_calloc(nmemb, size);
+}
+
+int __real_sched_apply(pid_t tid, GrantKind kind, int value);
+int __wrap_sched_apply(pid_t tid, GrantKind kind, int value);
+
+int __wrap_sched_apply(pid_t tid, GrantKind kind, int value)
+{
+	int r = __real_sched_apply(tid, kind, value);
+
+	if (reuse_at_apply && reuse_at_apply == tid) {
+		reuse_at_apply = 0;
+		fixture_stat(getpid(), tid, REUSED_START);
+	}
+	return r;
 }
 
 static void on_fired(const CanaryReport *report, void *userdata)
@@ -63,7 +94,7 @@ static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 			.pid = getpid(),
 			.tid = s->tid,
 			.pidfd = -EBADF };
-	ck_assert_int_eq(request_pin(r), 0);
+	ck_assert_msg(request_pin(r) == 0, "pin: %s", r->why);
 	ck_assert_int_eq(request_check_policy(r, &g, &user), 0);
 	return request_grant_sched(r, g, user);
 }
@@ -212,6 +243,51 @@ START_TEST(test_recheck_after_wait)
 }
 END_TEST
 
+/* Grants RR 1 to a sleeper while *reuse_point makes its tid look taken by
+ * another thread (reuse_at_canary or reuse_at_apply): refused, and the
+ * thread on the tid runs as it did before (SCHED_BATCH, nice 12), not
+ * recorded. */
+static void grant_on_reused_tid(pid_t *reuse_point)
+{
+	Sleeper s = {};
+	Daemon d;
+	Request r;
+	int k;
+
+	setup(&d, &s);
+
+	*reuse_point = s.tid;
+	k = grant_rr(&d, &s, &r);
+	ck_assert_msg(*reuse_point == 0, "the tid was not made to look reused");
+	ck_assert_msg(k == REQUEST_E_NO_SUCH_PROCESS, "answer %d: %s", k, r.why);
+	ck_assert_msg(sched_policy_of(s.tid) == SCHED_BATCH,
+		      "the thread on the reused tid was left at policy %d, unsupervised",
+		      sched_policy_of(s.tid));
+	ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)s.tid), 12);
+	ck_assert_uint_eq(d.grants->n_grants, 0);
+	safe_close(r.pidfd);
+
+	d.canary = canary_free(d.canary);
+	fixture_daemon_fini(&d);
+}
+
+/* The pinned thread exits and its tid is taken by another thread while
+ * the canary starts watching it: the grant must not land on that other
+ * thread. The pin is checked right before the change. */
+START_TEST(test_reused_before_change_not_changed)
+{
+	grant_on_reused_tid(&reuse_at_canary);
+}
+END_TEST
+
+/* The tid is taken by another thread just as it is changed: the change
+ * landed on that thread, and is undone, never further up than it was. */
+START_TEST(test_reused_at_change_undone)
+{
+	grant_on_reused_tid(&reuse_at_apply);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-request-sched");
@@ -219,7 +295,9 @@ int main(void)
 
 	tc = check_add_case(s, "grant",
 			    CHECK_TESTS(test_unwatched_grant_not_made,
-					test_repeated_grant_keeps_canary, test_recheck_after_wait));
+					test_repeated_grant_keeps_canary, test_recheck_after_wait,
+					test_reused_before_change_not_changed,
+					test_reused_at_change_undone));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	return check_run(s);
 }
