@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bus-names.h"
@@ -26,9 +27,13 @@ static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
 static bool bus_threads_ok;
 static DBusConnection *bus_connection;
-/* the process that opened bus_connection, and its socket */
+/* the process that opened bus_connection, and its socket: the number,
+ * and which socket that is (libdbus closes it when the bus hangs up, and
+ * the application may get the number for a file of its own) */
 static pid_t bus_owner;
 static int bus_fd = -EBADF;
+static dev_t bus_fd_dev;
+static ino_t bus_fd_ino;
 /* REALTIME_SERVICE_* or 0: not asked yet on this connection */
 static int bus_service;
 
@@ -45,8 +50,10 @@ void realtime_unlock(void)
 /* In the child of fork() the parent's connection object is never touched:
  * another thread of the parent may have held libdbus's locks at the
  * fork. Its socket is closed (that needs no lock), so that the child can
- * never write into the parent's stream, and the child opens its own. Our
- * lock is held across the fork, so the child finds our state whole. */
+ * never write into the parent's stream, nor keep the parent's connection
+ * open on the bus while it lives without exec() (O_CLOEXEC alone would),
+ * and the child opens its own. Our lock is held across the fork, so the
+ * child finds our state whole. */
 static void bus_atfork_prepare(void)
 {
 	pthread_mutex_lock(&bus_lock);
@@ -66,9 +73,21 @@ static void bus_forget(void)
 	bus_service = 0;
 }
 
+/* Whether fd is still the bus socket bus_open() saw: once libdbus closed
+ * it (the bus hung up), the number may be the application's. fstat() is
+ * async-signal-safe, as a fork handler needs. */
+static bool bus_fd_is_ours(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == bus_fd_dev &&
+	       st.st_ino == bus_fd_ino;
+}
+
 static void bus_atfork_child(void)
 {
-	safe_close(bus_fd);
+	if (bus_fd_is_ours(bus_fd))
+		safe_close(bus_fd);
 	bus_forget();
 	bus_owner = 0;
 	rtkit_forget_all();
@@ -195,6 +214,7 @@ static int bus_open(realtime_deadline deadline, DBusConnection **ret)
 {
 	const char *address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
 	DBusConnection *c;
+	struct stat st;
 	DBusError error;
 	int fd = -EBADF;
 	int r;
@@ -216,8 +236,12 @@ static int bus_open(realtime_deadline deadline, DBusConnection **ret)
 		dbus_connection_unref(c);
 		return r;
 	}
-	(void)dbus_connection_get_socket(c, &fd);
-	bus_fd = fd;
+	bus_fd = -EBADF;
+	if (dbus_connection_get_socket(c, &fd) && fstat(fd, &st) == 0) {
+		bus_fd = fd;
+		bus_fd_dev = st.st_dev;
+		bus_fd_ino = st.st_ino;
+	}
 	*ret = c;
 	return 0;
 }

@@ -5,8 +5,9 @@
  * tid, GrantLimits' answer fills struct realtime_limits, a refusal keeps
  * the daemon's message, a child of fork() asks on a connection of its own
  * (the bus, not the library, tells the mock who called: the child's pid)
- * and has closed the parent's socket, threads whose first calls race share
- * one connection, and when the service leaves the bus
+ * and has closed the parent's socket, but never an fd of the application's
+ * that took the number of a socket libdbus closed, threads whose first
+ * calls race share one connection, and when the service leaves the bus
  * the next call says so and the one after it finds the service again.
  *
  * usage: test-librealtime-bus PATH/mock-realtimed
@@ -22,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,8 +174,9 @@ START_TEST(test_grant_limits)
 }
 END_TEST
 
-/* The inodes of the sockets this process holds, as "socket:[N]". */
-static size_t sockets_of_self(char out[][64], size_t max)
+/* The inodes of the sockets this process holds, as "socket:[N]", and
+ * their fd numbers into fds unless it is NULL. */
+static size_t sockets_of_fds(char out[][64], int fds[], size_t max)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -188,11 +193,19 @@ static size_t sockets_of_self(char out[][64], size_t max)
 		if (k <= 0)
 			continue;
 		target[k] = '\0';
-		if (strncmp(target, "socket:", 7) == 0)
-			snprintf(out[n++], 64, "%s", target);
+		if (strncmp(target, "socket:", 7) != 0)
+			continue;
+		if (fds)
+			fds[n] = atoi(de->d_name);
+		snprintf(out[n++], 64, "%s", target);
 	}
 	closedir(d);
 	return n;
+}
+
+static size_t sockets_of_self(char out[][64], size_t max)
+{
+	return sockets_of_fds(out, NULL, max);
 }
 
 static bool holds_socket(const char *inode)
@@ -248,6 +261,68 @@ START_TEST(test_fork_child_opens_its_own)
 	ck_assert_int_eq(realtime_make_thread_realtime(0, SCHED_FIFO, 12), 0);
 	ck_assert(logged("MakeThreadRealtime caller=%d 0 %d fifo 12", (int)getpid(), gettid_()));
 	ck_assert(holds_socket(bus_socket));
+}
+END_TEST
+
+/* The bus drops the connection; libdbus closes its socket when the next
+ * call finds out; the application opens a file that gets the socket's
+ * number; then it forks. The child must still have the application's
+ * file: the fork handler may close only the bus socket itself. */
+START_TEST(test_fork_after_disconnect_keeps_app_fd)
+{
+	char before[64][64], after[64][64];
+	int fds[64], bus_fd = -1, app_fd, status = -1;
+	size_t nb, na;
+	struct stat want;
+	pid_t child;
+
+	nb = sockets_of_self(before, 64);
+	ck_assert_int_eq(realtime_make_thread_realtime(0, SCHED_FIFO, 10), 0);
+	na = sockets_of_fds(after, fds, 64);
+	for (size_t i = 0; i < na && bus_fd < 0; i++) {
+		bool old = false;
+
+		for (size_t j = 0; j < nb; j++)
+			old = old || strcmp(after[i], before[j]) == 0;
+		if (!old)
+			bus_fd = fds[i];
+	}
+	ck_assert_msg(bus_fd >= 0, "the first call opened no socket");
+
+	/* the bus hangs up; the next call finds out, and libdbus closes the fd */
+	ck_assert_int_eq(shutdown(bus_fd, SHUT_RDWR), 0);
+	ck_assert_int_ne(realtime_make_thread_realtime(0, SCHED_FIFO, 11), 0);
+	ck_assert_msg(fcntl(bus_fd, F_GETFD) < 0 && errno == EBADF,
+		      "libdbus did not close fd %d of the dropped connection", bus_fd);
+
+	/* the application's next file gets that number */
+	app_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(app_fd, 0);
+	if (app_fd != bus_fd) {
+		ck_assert_int_eq(dup2(app_fd, bus_fd), bus_fd);
+		close(app_fd);
+	}
+	ck_assert_int_eq(fstat(bus_fd, &want), 0);
+
+	child = fork();
+	if (child == 0) {
+		struct stat st;
+
+		if (fstat(bus_fd, &st) < 0)
+			_exit(10);
+		if (st.st_dev != want.st_dev || st.st_ino != want.st_ino)
+			_exit(11);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status), "the child died");
+	ck_assert_msg(WEXITSTATUS(status) != 10,
+		      "the fork handler closed fd %d, the application's /dev/null", bus_fd);
+	ck_assert_msg(WEXITSTATUS(status) != 11, "fd %d is another file in the child", bus_fd);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	/* and the parent connects afresh */
+	ck_assert_int_eq(realtime_make_thread_realtime(0, SCHED_FIFO, 12), 0);
+	ck_assert(logged("MakeThreadRealtime caller=%d 0 %d fifo 12", (int)getpid(), gettid_()));
 }
 END_TEST
 
@@ -373,8 +448,9 @@ int main(int argc, char **argv)
 		       CHECK_TESTS(test_native_requests, test_refusal_keeps_the_message,
 				   test_grant_limits));
 	check_add_case(s, "connection",
-		       CHECK_TESTS(test_fork_child_opens_its_own, test_threads_race_to_connect,
-				   test_service_leaves_and_returns));
+		       CHECK_TESTS(test_fork_child_opens_its_own,
+				   test_fork_after_disconnect_keeps_app_fd,
+				   test_threads_race_to_connect, test_service_leaves_and_returns));
 	r = check_run_forked(s, "each test must start without a connection");
 out:
 	mock_stop();
