@@ -19,6 +19,7 @@
 #include "time-util.h"
 
 #define CREDS_CACHE_SIZE 256
+#define DEMOTED_WATCHERS_MAX 16
 #define USER_LIMITS_MAX 4096
 
 typedef struct Canary Canary;
@@ -58,6 +59,9 @@ typedef struct Daemon {
 	 * for; the serial of the RequestName whose answer is awaited, or 0 */
 	bool rtkit_served;
 	uint32_t rtkit_request;
+	/* bus-native.c: the unique names that get every Demoted signal
+	 * (SubscribeDemoted); "" is a free slot */
+	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];
 
 	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Demotion of a list of threads; see demote.h. */
+#include <string.h>
+
 #include "demote.h"
 #include "proc.h"
 #include "sched-util.h"
@@ -38,6 +40,8 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 
 		if (g && g->start_time != th.start_time)
 			g = NULL; /* another thread's grant, on a reused tid */
+		if (g)
+			memcpy(th.owner, g->owner, sizeof(th.owner));
 		same = demote_same_thread(t, g, &th);
 		if (same) {
 			/* The canary's watchdog demoted the thread already; again

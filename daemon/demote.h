@@ -30,6 +30,9 @@ typedef struct DemoteThread {
 	pid_t pid;
 	pid_t tid;
 	uint64_t start_time; /* of the thread when it was granted */
+	/* set by demote_threads(): the grant's owner (Grant.owner), who is
+	 * told; "" when not known */
+	char owner[GRANT_OWNER_MAX];
 } DemoteThread;
 
 /* A demotion whose list cannot be allocated goes in batches of this many,
@@ -43,6 +46,7 @@ typedef struct DemoteThread {
  * in t (a grant under way when the canary fired) is judged by its start
  * time alone. The grant of every listed thread leaves t; a grant of its tid
  * that another thread holds now stays. Moves the threads demoted to the
- * front of threads, in order, and returns how many: for DEMOTE_CANARY all of
- * them, which the watchdog demoted before, also those gone since. */
+ * front of threads, in order, each with its grant's owner, and returns how
+ * many: for DEMOTE_CANARY all of them, which the watchdog demoted before,
+ * also those gone since. */
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason);

@@ -132,6 +132,13 @@ void grant_table_remove(GrantTable *t, Grant *g)
 	table_changed(t);
 }
 
+void grant_set_owner(Grant *g, const char *name)
+{
+	if (!name || strlen(name) >= sizeof(g->owner))
+		name = "";
+	strcpy(g->owner, name);
+}
+
 static int on_thread_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Grant *g = userdata;
@@ -230,6 +237,7 @@ int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t u
 			 * replaced in place. */
 			g->start_time = tid_start;
 			g->before = before ? *before : SCHED_STATE_UNKNOWN;
+			g->owner[0] = '\0';
 			grant_watch_thread(t, g, TAKE_FD(thread_fd));
 		} else if (g) {
 			/* the same thread: pinned by a pidfd from now on, if it was

@@ -19,6 +19,9 @@
 
 #include "sched-util.h"
 
+/* Room for a unique bus name (":1.42"), up to two 64-bit numbers. */
+#define GRANT_OWNER_MAX 48
+
 typedef struct GrantTable GrantTable;
 typedef struct GrantProcess GrantProcess;
 typedef struct Grant Grant;
@@ -33,6 +36,9 @@ struct Grant {
 	uint64_t since_usec; /* CLOCK_REALTIME */
 	int pidfd;	     /* its request's PIDFD_THREAD pidfd (not the main thread), or -EBADF */
 	sd_event_source *exit_source;
+	/* the unique bus name of the connection that asked for it last, which
+	 * its Demoted signal goes to; "" when not known (adopted at a start) */
+	char owner[GRANT_OWNER_MAX];
 	Grant *next;
 };
 
@@ -87,6 +93,11 @@ int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t u
 			   const SchedState *before, uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
+
+/* Records name, a unique bus name, as the connection that asked for g.
+ * NULL, or a name too long to keep: none. Not a change of the table (the
+ * state file keeps no bus names: they mean nothing to another bus). */
+void grant_set_owner(Grant *g, const char *name);
 
 /* 0 while g's tid is still the thread that was granted: its process's
  * pidfd (and the thread's own, where the kernel gives one) is not readable,

@@ -216,6 +216,8 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 		return request_error(r, REQUEST_E_NO_MEMORY, "could not record the grant: %s",
 				     strerror(-k));
 	}
+	/* Its Demoted signal goes to the connection that asked last. */
+	grant_set_owner(grant, r->msg ? dbus_message_get_sender(r->msg) : NULL);
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
 	if (unchanged && handed)

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -236,6 +237,39 @@ START_TEST(test_keeps_request_pidfd)
 }
 END_TEST
 
+/* The connection that asked for a grant is kept for its Demoted signal:
+ * a unique name as the bus gives it; none for NULL or a name too long to
+ * keep (Demoted then goes to no owner); an update keeps it until the next
+ * asker is recorded. */
+START_TEST(test_owner)
+{
+	GrantTable *t = table();
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+	char longname[GRANT_OWNER_MAX + 8];
+	Grant *g = NULL;
+
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
+					 GRANT_NICE, -5, NULL, 0, &g),
+			 0);
+	ck_assert_str_eq(g->owner, ""); /* not known until set, as after adoption */
+	grant_set_owner(g, ":1.18446744073709551615.18446744073709551615");
+	ck_assert_str_eq(g->owner, ":1.18446744073709551615.18446744073709551615");
+	ck_assert_int_eq(
+		grant_table_add(t, self, st, 7, -EBADF, self, st, GRANT_NICE, -6, NULL, 0, &g), 0);
+	ck_assert_str_eq(g->owner, ":1.18446744073709551615.18446744073709551615");
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[0] = ':';
+	longname[sizeof(longname) - 1] = '\0';
+	grant_set_owner(g, longname);
+	ck_assert_str_eq(g->owner, "");
+	grant_set_owner(g, ":1.7");
+	grant_set_owner(g, NULL);
+	ck_assert_str_eq(g->owner, "");
+	grant_table_free(t);
+}
+END_TEST
+
 START_TEST(test_users_counted_once)
 {
 	GrantTable *t = table();
@@ -350,7 +384,7 @@ int main(void)
 	check_add_case(s, "grants",
 		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
 				   test_pid_reuse_replaces, test_prune_dead_thread,
-				   test_keeps_request_pidfd, test_users_counted_once,
+				   test_keeps_request_pidfd, test_owner, test_users_counted_once,
 				   test_foreach_is_one_loop, test_kind_names));
 	return check_run(s);
 }
