@@ -4,13 +4,18 @@
  * directory and adopted by a new table, as after a daemon restart. Targets
  * are this process's own threads with a "nice 0" grant, which they already
  * hold, so nothing needs privileges. Lines whose process is gone, whose start
- * time or owner differs, or that are garbage, are not adopted.
+ * time or owner differs, or that are garbage, are not adopted. A thread
+ * other than the main one is adopted pinned by its own pidfd, with no bus
+ * owner.
  */
 #include <check.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check-main.h"
@@ -133,6 +138,66 @@ START_TEST(test_save_and_adopt)
 }
 END_TEST
 
+typedef struct Sleeper {
+	int pipe[2];
+	pid_t tid;
+} Sleeper;
+
+static void *sleeper(void *arg)
+{
+	Sleeper *sl = arg;
+	char c;
+
+	__atomic_store_n(&sl->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	(void)!read(sl->pipe[0], &c, 1);
+	return NULL;
+}
+
+/* A thread other than the main one is adopted pinned by its own pidfd
+ * (6.9+), opened before its start time is checked, and with no owner on
+ * the bus: which connection asked for it is not known after a restart, so
+ * its Demoted goes to watchers only. */
+START_TEST(test_adopted_thread_pinned_no_owner)
+{
+	pid_t self = getpid(), tid;
+	uint64_t st = start_of(self, 0);
+	Sleeper sl = {};
+	pthread_t th;
+	Grant *g = NULL;
+	Daemon d;
+
+	ck_assert_int_eq(pipe(sl.pipe), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, sleeper, &sl), 0);
+	while (__atomic_load_n(&sl.tid, __ATOMIC_SEQ_CST) == 0)
+		usleep(1000);
+	tid = sl.tid;
+
+	daemon_init(&d);
+	ck_assert_int_eq(grant_table_add(d.grants, self, st, getuid(), pidfd_open_cloexec(self),
+					 tid, start_of(self, tid), GRANT_NICE, 0, NULL, 1, &g),
+			 0);
+	grant_set_owner(g, ":1.42");
+	ck_assert_int_eq(daemon_state_save(&d), 0);
+	daemon_fini(&d);
+
+	daemon_init(&d);
+	ck_assert_int_eq(daemon_state_adopt(&d), 1);
+	g = grant_table_find(d.grants, self, tid);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(g->owner, "");
+	{
+		int probe = pidfd_open_thread(tid);
+
+		if (probe != -EINVAL) /* Linux 6.9+: pinned by its own pidfd */
+			ck_assert_int_ge(g->pidfd, 0);
+		safe_close(probe);
+	}
+	daemon_fini(&d);
+	ck_assert_int_eq(write(sl.pipe[1], "x", 1), 1);
+	pthread_join(th, NULL);
+}
+END_TEST
+
 /* A v1 line (written before the state before the grant was kept) is still
  * adopted; that state is unknown then, and written so. */
 START_TEST(test_v1_line)
@@ -198,9 +263,10 @@ int main(void)
 	Suite *s = suite_create("daemon-state");
 	TCase *tc;
 
-	tc = check_add_case(
-		s, "state",
-		CHECK_TESTS(test_save_and_adopt, test_v1_line, test_empty_table_removes_file));
+	tc = check_add_case(s, "state",
+			    CHECK_TESTS(test_save_and_adopt, test_v1_line,
+					test_empty_table_removes_file,
+					test_adopted_thread_pinned_no_owner));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	return check_run(s);
 }
