@@ -67,6 +67,7 @@ typedef struct Entry {
 	Job *job;	       /* ENTRY_PENDING: the job in flight (the worker's) */
 	Wait *waits;
 	unsigned busy; /* its waits are being answered: not to be reused */
+	int giving;    /* busy: what they are answered with */
 } Entry;
 
 struct Wait {
@@ -300,9 +301,13 @@ static void wait_answer(Wait *w, int error)
 {
 	Entry *e = w->e;
 
+	int saved = e->giving;
+
 	wait_unlink(w);
 	e->busy++;
+	e->giving = error;
 	w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
+	e->giving = saved;
 	e->busy--;
 	wait_free(w, true);
 }
@@ -312,9 +317,11 @@ static void wait_answer(Wait *w, int error)
 static void entry_answer(Entry *e, int error)
 {
 	Wait *list = e->waits;
+	int saved = e->giving;
 
 	e->waits = NULL;
 	e->busy++;
+	e->giving = error;
 	while (list) {
 		Wait *w = list;
 
@@ -325,6 +332,7 @@ static void entry_answer(Entry *e, int error)
 		w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
 		wait_free(w, true);
 	}
+	e->giving = saved;
 	e->busy--;
 }
 
@@ -482,6 +490,8 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 		entry_answer(e, 0);
 		return 0;
 	}
+	if (!entry_stale_ok(r, e, now))
+		entry_outage_end(r, e, false);
 	/* On a timeout, the lookup goes on too; its result is cached for
 	 * those who ask later. */
 	if (now >= w->deadline_usec) {
@@ -577,7 +587,7 @@ int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user)
 		return -ENOENT;
 	/* while its waits are answered, what they are answered with: a wait's
 	 * done and resolver_get() never disagree */
-	if (!(e->busy && (e->user || e->error == -ESRCH)) &&
+	if (!(e->busy && (e->giving == 0 || e->giving == -ESRCH)) &&
 	    !entry_at_hand(r, e, now_usec(CLOCK_MONOTONIC)))
 		return -ENOENT;
 	if (!e->user)
