@@ -644,6 +644,25 @@ START_TEST(test_flush_keeps_stale)
 }
 END_TEST
 
+/* A wait due to be answered from a result that a flush (or the lifetime)
+ * ends before its turn is not answered from it: it asks again. */
+START_TEST(test_flush_before_answer)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	Answer a = {};
+
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
+	resolver_flush(r);
+	fake_set(30, 0);
+	run_until(&a.n, 2);
+	ck_assert_int_eq(a.error, 0);
+	ck_assert_uint_eq(a.gid, 30);
+	ck_assert_uint_eq(resolver_n_lookups(r), 2);
+	done(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-resolver");
@@ -653,7 +672,8 @@ int main(void)
 			    test_expiry, test_flush_drops_cache, test_flush_in_flight, test_timeout,
 			    test_bounded, test_free_pending, test_expired_while_answering,
 			    test_stale_after_failure, test_stale_after_hang, test_stale_bounded,
-			    test_stale_not_after_esrch, test_flush_keeps_stale));
+			    test_stale_not_after_esrch, test_flush_keeps_stale,
+			    test_flush_before_answer));
 
 	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_set_timeout(tc, 30);
