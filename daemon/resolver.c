@@ -522,6 +522,9 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 				 };
 	if (r->settings.stale_wait_usec == 0)
 		r->settings.stale_wait_usec = RESOLVE_STALE_WAIT_USEC;
+	/* a wait that times out first would never take the last good answer */
+	if (r->settings.stale_wait_usec > r->settings.timeout_usec)
+		r->settings.stale_wait_usec = r->settings.timeout_usec;
 	if (r->settings.stale_max_usec == 0)
 		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
 	r->event = sd_event_ref(e);

@@ -77,7 +77,7 @@ typedef struct ResolverSettings {
 	uint64_t timeout_usec;
 	uint64_t lifetime_usec;
 	unsigned threads_max;
-	uint64_t stale_wait_usec; /* 0: RESOLVE_STALE_WAIT_USEC */
+	uint64_t stale_wait_usec; /* 0: RESOLVE_STALE_WAIT_USEC; at most timeout_usec */
 	uint64_t stale_max_usec;  /* 0: RESOLVE_STALE_MAX_USEC */
 } ResolverSettings;
 
