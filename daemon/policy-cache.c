@@ -4,8 +4,9 @@
  * policy when a file is broken), evaluation per uid through the policy
  * library for the user and groups the resolver knows (resolver.h: NSS off
  * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
- * group is seen within seconds; a reload empties the cache at once), and
- * the per-user rate limit.
+ * group is seen within seconds; a reload asks again at once; while NSS
+ * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
+ * at most), and the per-user rate limit.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -18,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "resolver.h"
 
 /* One lookup: queued by the loop, run by a worker, handed back. */
@@ -47,18 +48,26 @@ typedef struct Wait Wait;
 typedef enum EntryState {
 	ENTRY_FREE,
 	ENTRY_PENDING, /* a job in flight */
-	ENTRY_DONE,    /* a result, until expires_usec */
+	ENTRY_DONE,    /* no job; the last answer is used until expires_usec */
 } EntryState;
 
+/* The last answer (user, or error -ESRCH) outlives its lifetime and a
+ * flush: the user is the fallback while the directory fails or hangs
+ * (stale), for stale_max_usec after read_usec. A new lookup starts on it
+ * whenever it is asked for after expires_usec. */
 typedef struct Entry {
 	EntryState state;
 	uid_t uid;
-	int error;	  /* ENTRY_DONE: 0 or -ESRCH */
-	PolicyUser *user; /* ENTRY_DONE, error 0 */
-	uint64_t expires_usec;
-	Job *job; /* ENTRY_PENDING: the job in flight (the worker's) */
+	int error;	  /* the last answer: 0 (user) or -ESRCH; 0 if none */
+	PolicyUser *user; /* the last good answer (error 0), or NULL */
+	uint64_t read_usec;
+	uint64_t expires_usec; /* ENTRY_DONE */
+	bool stale;	       /* ENTRY_PENDING: the lookup outlasted a stale wait */
+	bool outage;	       /* the last good answer was served: logged once */
+	Job *job;	       /* ENTRY_PENDING: the job in flight (the worker's) */
 	Wait *waits;
 	unsigned busy; /* its waits are being answered: not to be reused */
+	int giving;    /* busy: what they are answered with */
 } Entry;
 
 struct Wait {
@@ -68,6 +77,8 @@ struct Wait {
 	void *userdata;
 	void (*free_userdata)(void *userdata);
 	sd_event_source *timer;
+	uint64_t stale_usec;	/* from then on, a last good answer will do */
+	uint64_t deadline_usec; /* then -ETIMEDOUT */
 	Wait *prev, *next;
 };
 
@@ -191,6 +202,7 @@ static int entry_start(Resolver *r, Entry *e)
 	j->gen = r->gen;
 	e->state = ENTRY_PENDING;
 	e->job = j;
+	e->stale = false; /* the new lookup gets its stale wait */
 	r->n_lookups++;
 	pthread_mutex_lock(&r->pool->lock);
 	pool_queue_locked(r->pool, j, r->settings.threads_max);
@@ -198,12 +210,68 @@ static int entry_start(Resolver *r, Entry *e)
 	return 0;
 }
 
+/* Forgets e and its last answer; e has no waits. */
 static void entry_clear(Entry *e)
 {
-	e->user = policy_user_free(e->user);
-	e->state = ENTRY_FREE;
-	e->error = 0;
-	e->job = NULL;
+	policy_user_free(e->user);
+	*e = (Entry){ .state = ENTRY_FREE };
+}
+
+/* Whether e's last good answer may stand in for a lookup that fails or
+ * hangs: for stale_max_usec after it was read, not beyond. */
+static bool entry_stale_ok(const Resolver *r, const Entry *e, uint64_t now)
+{
+	return e->user && now < e->read_usec + r->settings.stale_max_usec;
+}
+
+static bool entry_expired(const Entry *e, uint64_t now)
+{
+	return e->state == ENTRY_DONE && e->expires_usec <= now;
+}
+
+/* Whether e answers now, without a lookup: its last answer within the
+ * lifetime, or its last good answer while a lookup hangs in an outage. */
+static bool entry_at_hand(const Resolver *r, const Entry *e, uint64_t now)
+{
+	if (e->state == ENTRY_DONE)
+		return !entry_expired(e, now);
+	return e->state == ENTRY_PENDING && e->stale && entry_stale_ok(r, e, now);
+}
+
+/* The directory failed (error) or hangs (-ETIMEDOUT) and e's last good
+ * answer is served: said once per outage of the user. */
+static void entry_outage(const Resolver *r, Entry *e, int error, uint64_t now)
+{
+	char why[128];
+
+	if (e->outage)
+		return;
+	e->outage = true;
+	if (error == -ETIMEDOUT)
+		snprintf(why, sizeof(why), "gave no answer within %llu ms",
+			 (unsigned long long)(r->settings.stale_wait_usec / USEC_PER_MSEC));
+	else
+		snprintf(why, sizeof(why), "failed (%s)", strerror(-error));
+	log_warning("uid %u: serving its last good answer (read %llu s ago) while NSS %s; "
+		    "until NSS answers, for %llu min after the read at most",
+		    (unsigned)e->uid, (unsigned long long)((now - e->read_usec) / USEC_PER_SEC),
+		    why, (unsigned long long)(r->settings.stale_max_usec / (60 * USEC_PER_SEC)));
+}
+
+/* e's last good answer is no longer served: NSS answered, or it is too old. */
+static void entry_outage_end(const Resolver *r, Entry *e, bool answered)
+{
+	if (!e->outage)
+		return;
+	e->outage = false;
+	if (answered)
+		log_info("uid %u: NSS answers again; its last good answer is no longer served",
+			 (unsigned)e->uid);
+	else
+		log_warning("uid %u: its last good answer is older than %llu min and no longer "
+			    "served; NSS still does not answer",
+			    (unsigned)e->uid,
+			    (unsigned long long)(r->settings.stale_max_usec / (60 * USEC_PER_SEC)));
 }
 
 static Wait *wait_unlink(Wait *w)
@@ -228,14 +296,32 @@ static void wait_free(Wait *w, bool answered)
 	free(w);
 }
 
+/* Answers w alone with error (and e->user). */
+static void wait_answer(Wait *w, int error)
+{
+	Entry *e = w->e;
+
+	int saved = e->giving;
+
+	wait_unlink(w);
+	e->busy++;
+	e->giving = error;
+	w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
+	e->giving = saved;
+	e->busy--;
+	wait_free(w, true);
+}
+
 /* Answers the waits on e with error (and e->user). Waits that begin
  * while it answers are left on e, for the caller to start or answer. */
 static void entry_answer(Entry *e, int error)
 {
 	Wait *list = e->waits;
+	int saved = e->giving;
 
 	e->waits = NULL;
 	e->busy++;
+	e->giving = error;
 	while (list) {
 		Wait *w = list;
 
@@ -246,16 +332,38 @@ static void entry_answer(Entry *e, int error)
 		w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
 		wait_free(w, true);
 	}
+	e->giving = saved;
 	e->busy--;
 }
 
-static void entry_drop(Resolver *r, Entry *e);
+/* A lookup read before a flush came back: its result is not used; the
+ * uid is asked again for whoever still waits. */
+static void entry_retry(Resolver *r, Entry *e)
+{
+	if (!e->waits) {
+		e->state = ENTRY_DONE;
+		e->expires_usec = 0;
+		if (!e->user && e->error == 0)
+			entry_clear(e);
+		return;
+	}
+	if (entry_start(r, e) < 0) {
+		e->state = ENTRY_DONE;
+		e->expires_usec = 0;
+		entry_answer(e, -EAGAIN);
+	}
+}
 
 /* A job came back. A flush while it was in flight makes its result stale:
- * the uid is asked again for whoever still waits, and nothing is cached. */
+ * the uid is asked again for whoever still waits, and nothing is cached.
+ * An answer (the user, or no such user) replaces the last; a failure does
+ * not: the last good answer stands in while it may (stale), else the
+ * failure is the waits' answer and is not cached. */
 static void resolver_job_done(Resolver *r, Job *j)
 {
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	Entry *e = NULL;
+	int error;
 
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
 		if (r->entries[i].state == ENTRY_PENDING && r->entries[i].job == j) {
@@ -267,21 +375,44 @@ static void resolver_job_done(Resolver *r, Job *j)
 		return;
 	}
 	e->job = NULL;
-	e->state = ENTRY_DONE;
+	error = j->error;
+	if (error == 0 || error == -ESRCH)
+		entry_outage_end(r, e, true);
 	if (j->gen != r->gen) {
 		job_free(j);
-		entry_drop(r, e);
+		entry_retry(r, e);
 		return;
 	}
-	e->error = j->error;
-	e->user = TAKE_PTR(j->user);
-	e->expires_usec = now_usec(CLOCK_MONOTONIC) + r->settings.lifetime_usec;
+	e->state = ENTRY_DONE;
+	if (error == 0 || error == -ESRCH) {
+		/* "no such user" too replaces the last good answer: a user
+		 * deleted is never brought back by the answer from before */
+		policy_user_free(e->user);
+		e->user = TAKE_PTR(j->user);
+		e->error = error;
+		e->read_usec = now;
+		e->expires_usec = now + r->settings.lifetime_usec;
+		job_free(j);
+		entry_answer(e, error);
+		return;
+	}
 	job_free(j);
-	entry_answer(e, e->error);
-	/* only answers are cached, not a directory's failure; whoever began
-	 * to wait meanwhile gets a lookup of their own */
-	if (e->error != 0 && e->error != -ESRCH)
-		entry_drop(r, e);
+	if (entry_stale_ok(r, e, now)) {
+		entry_outage(r, e, error, now);
+		/* NSS is asked again after the lifetime, not at each request */
+		e->expires_usec = now + r->settings.lifetime_usec;
+		if (e->expires_usec > e->read_usec + r->settings.stale_max_usec)
+			e->expires_usec = e->read_usec + r->settings.stale_max_usec;
+		entry_answer(e, 0);
+		return;
+	}
+	entry_outage_end(r, e, false);
+	e->user = policy_user_free(e->user);
+	e->error = 0;
+	e->expires_usec = 0; /* a wait that begins meanwhile starts a lookup */
+	entry_answer(e, error);
+	if (e->state == ENTRY_DONE)
+		entry_clear(e);
 }
 
 static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -306,19 +437,70 @@ static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userda
 	return 0;
 }
 
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Sets w's timer: now for an answer at hand, else its stale wait (when a
+ * last good answer could stand in) or its deadline. */
+static int wait_arm(Resolver *r, Wait *w, uint64_t now)
+{
+	Entry *e = w->e;
+	uint64_t at = w->deadline_usec;
+	int k;
+
+	if (entry_at_hand(r, e, now))
+		at = now;
+	else if (entry_stale_ok(r, e, now) && w->stale_usec < at)
+		at = w->stale_usec;
+	if (!w->timer)
+		return sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout,
+					 w);
+	k = sd_event_source_set_time(w->timer, at);
+	if (k < 0)
+		return k;
+	return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Wait *w = userdata;
+	Resolver *r = w->r;
 	Entry *e = w->e;
-	int error = e->state == ENTRY_DONE ? e->error : -ETIMEDOUT;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	int k;
 
-	wait_unlink(w);
-	/* On a timeout, the lookup goes on (its thread cannot be stopped);
-	 * its result is cached for those who ask later. */
-	e->busy++;
-	w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
-	e->busy--;
-	wait_free(w, true);
+	if (entry_at_hand(r, e, now)) {
+		wait_answer(w, e->user ? 0 : e->error);
+		return 0;
+	}
+	/* an answer that expired (or was flushed) before w's turn is not
+	 * given: an expired answer always means a new lookup */
+	if (e->state == ENTRY_DONE) {
+		k = entry_start(r, e);
+		if (k < 0) {
+			wait_answer(w, k);
+			return 0;
+		}
+	}
+	if (now >= w->stale_usec && entry_stale_ok(r, e, now)) {
+		/* The lookup goes on (its thread cannot be stopped): its
+		 * answer replaces the last good one when it comes. Meanwhile
+		 * the last good answer is at hand for everyone. */
+		entry_outage(r, e, -ETIMEDOUT, now);
+		e->stale = true;
+		entry_answer(e, 0);
+		return 0;
+	}
+	if (!entry_stale_ok(r, e, now))
+		entry_outage_end(r, e, false);
+	/* On a timeout, the lookup goes on too; its result is cached for
+	 * those who ask later. */
+	if (now >= w->deadline_usec) {
+		wait_answer(w, -ETIMEDOUT);
+		return 0;
+	}
+	k = wait_arm(r, w, now);
+	if (k < 0)
+		wait_answer(w, k);
 	return 0;
 }
 
@@ -338,6 +520,13 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 					 .lifetime_usec = RESOLVE_CACHE_USEC,
 					 .threads_max = RESOLVER_THREADS_MAX,
 				 };
+	if (r->settings.stale_wait_usec == 0)
+		r->settings.stale_wait_usec = RESOLVE_STALE_WAIT_USEC;
+	/* a wait that times out first would never take the last good answer */
+	if (r->settings.stale_wait_usec > r->settings.timeout_usec)
+		r->settings.stale_wait_usec = r->settings.timeout_usec;
+	if (r->settings.stale_max_usec == 0)
+		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
 	r->event = sd_event_ref(e);
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -393,18 +582,18 @@ static Entry *entry_find(Resolver *r, uid_t uid)
 	return NULL;
 }
 
-static bool entry_expired(const Entry *e, uint64_t now)
-{
-	return e->state == ENTRY_DONE && e->expires_usec <= now;
-}
-
 int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user)
 {
 	Entry *e = entry_find(r, uid);
 
-	if (!e || e->state != ENTRY_DONE || entry_expired(e, now_usec(CLOCK_MONOTONIC)))
+	if (!e)
 		return -ENOENT;
-	if (e->error < 0)
+	/* while its waits are answered, what they are answered with: a wait's
+	 * done and resolver_get() never disagree */
+	if (!(e->busy && (e->giving == 0 || e->giving == -ESRCH)) &&
+	    !entry_at_hand(r, e, now_usec(CLOCK_MONOTONIC)))
+		return -ENOENT;
+	if (!e->user)
 		return e->error;
 	*ret_user = e->user;
 	return 0;
@@ -434,17 +623,15 @@ static Entry *entry_take(Resolver *r)
 int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		  void (*free_userdata)(void *userdata))
 {
-	uint64_t now = now_usec(CLOCK_MONOTONIC), at = now + r->settings.timeout_usec;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	Entry *e = entry_find(r, uid);
 	Wait *w;
 	int k;
 
 	if (r->n_waits >= RESOLVER_WAITS_MAX)
 		return -EBUSY;
-	if (e && entry_expired(e, now) && !e->busy && !e->waits)
-		entry_clear(e);
-	if (!e || e->state == ENTRY_FREE) {
-		e = e ?: entry_take(r);
+	if (!e) {
+		e = entry_take(r);
 		if (!e)
 			return -EBUSY;
 		e->uid = uid;
@@ -452,16 +639,23 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (Wait){
-		.r = r, .e = e, .done = done, .userdata = userdata, .free_userdata = free_userdata
-	};
+	*w = (Wait){ .r = r,
+		     .e = e,
+		     .done = done,
+		     .userdata = userdata,
+		     .free_userdata = free_userdata,
+		     .stale_usec = now + r->settings.stale_wait_usec,
+		     .deadline_usec = now + r->settings.timeout_usec };
+	/* An expired answer always starts a new lookup, even while its waits
+	 * are being answered: never is a wait answered from it, which would
+	 * send its caller back to wait again, and again. */
+	k = 0;
+	if (e->state == ENTRY_FREE || entry_expired(e, now))
+		k = entry_start(r, e);
 	/* a result at hand is answered from the loop, not from inside this
 	 * call: the caller is not ready for done() yet */
-	if (e->state == ENTRY_DONE)
-		at = now;
-	k = sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout, w);
-	if (k >= 0 && e->state == ENTRY_FREE)
-		k = entry_start(r, e);
+	if (k >= 0)
+		k = wait_arm(r, w, now);
 	if (k < 0) {
 		sd_event_source_disable_unref(w->timer);
 		free(w);
@@ -475,33 +669,14 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 	return 0;
 }
 
-/* Drops e's result; a result someone waits for is asked again. */
-static void entry_drop(Resolver *r, Entry *e)
-{
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-
-	e->user = policy_user_free(e->user);
-	e->error = 0;
-	/* a wait that was to be answered from the result now waits for the
-	 * lookup, as long as any */
-	for (Wait *w = e->waits; w; w = w->next) {
-		uint64_t at;
-
-		if (sd_event_source_get_time(w->timer, &at) >= 0 && at <= now)
-			(void)sd_event_source_set_time(w->timer, now + r->settings.timeout_usec);
-	}
-	if (!e->waits || entry_start(r, e) < 0) {
-		entry_answer(e, -EAGAIN);
-		entry_clear(e);
-	}
-}
-
+/* The next wait for each uid asks NSS again; the last good answer stays
+ * the fallback should NSS fail or hang then. */
 void resolver_flush(Resolver *r)
 {
 	r->gen++;
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
-		if (r->entries[i].state == ENTRY_DONE && !r->entries[i].busy)
-			entry_drop(r, &r->entries[i]);
+		if (r->entries[i].state == ENTRY_DONE)
+			r->entries[i].expires_usec = 0;
 }
 
 unsigned resolver_n_lookups(Resolver *r)

@@ -10,14 +10,27 @@
  * back to the loop through an eventfd.
  *
  * At most one lookup per uid is in flight: a later wait for the same uid
- * joins it. Results (the user, or "no such user") are cached for a short
+ * joins it. Results (the user, or "no such user") are used for a short
  * lifetime, so that a user added to a group gets its rights within it
- * without a re-login; resolver_flush() (a reload) drops them, and a lookup
- * that was in flight at the flush does not refill the cache: it is asked
- * again. Each wait ends after at most the timeout, with -ETIMEDOUT. The
- * cache has a fixed number of entries: idle ones expire and are reused,
- * and when every entry is a lookup in flight, a new one is refused
- * (-EBUSY), as is a wait beyond RESOLVER_WAITS_MAX.
+ * without a re-login; after it, the next wait starts a new lookup, always
+ * (even while the result's waits are still being answered). resolver_flush()
+ * (a reload) ends every lifetime at once, and a lookup that was in flight
+ * at the flush does not refill the cache: it is asked again. Each wait
+ * ends after at most the timeout, with -ETIMEDOUT. The cache has a fixed
+ * number of entries: idle ones expire and are reused, and when every entry
+ * is a lookup in flight, a new one is refused (-EBUSY), as is a wait
+ * beyond RESOLVER_WAITS_MAX.
+ *
+ * The stale answer: while NSS fails, or gives no answer within the stale
+ * wait, a user's last good answer (the user and groups last read, never
+ * anything merged) stands in, for at most the stale bound after it was
+ * read, as DNS resolvers serve stale data (RFC 8767) and SSSD works
+ * offline: a directory outage does not take realtime from users who had
+ * it. It is logged once per user and outage. A flush keeps it as the
+ * fallback (a reload during an outage demotes no one who had realtime);
+ * "no such user" replaces it (a user deleted stays deleted); NSS asked
+ * again after the lifetime ends it as soon as it answers. A user never
+ * resolved still gets the failure or -ETIMEDOUT.
  *
  * Everything but the worker threads runs on the loop; no call blocks.
  */
@@ -37,6 +50,15 @@
 #define RESOLVE_TIMEOUT_USEC (10 * USEC_PER_SEC)
 /* how long a lookup's result is used (realtimed(8), realtime.conf(5)) */
 #define RESOLVE_CACHE_USEC (5 * USEC_PER_SEC)
+/* How long a wait for a user with a last good answer gives NSS before that
+ * answer stands in: far above what a directory that works takes (ms), below
+ * librealtime's 5 s call timeout; RFC 8767's client response timer is 1.8 s. */
+#define RESOLVE_STALE_WAIT_USEC (1 * USEC_PER_SEC)
+/* How old a last good answer may be and still stand in while NSS fails or
+ * hangs (realtimed(8)): it rides out a directory restart, a failover or a
+ * network cut of some minutes, and trusts what cannot be checked (a user
+ * removed from a group meanwhile keeps it) for no longer than that. */
+#define RESOLVE_STALE_MAX_USEC (15 * 60 * USEC_PER_SEC)
 
 typedef struct Resolver Resolver;
 
@@ -44,9 +66,9 @@ typedef struct Resolver Resolver;
  * one in unit tests. Called on a worker thread: it must be thread-safe. */
 typedef int (*resolver_lookup_t)(uid_t uid, PolicyUser **ret);
 
-/* The end of a wait, on the loop: error 0 and the user (valid during the
- * call; resolver_get() answers the same until the cache lifetime ends or
- * a flush), -ESRCH (no such user), -ETIMEDOUT (no answer within the
+/* The end of a wait, on the loop: error 0 and the user (fresh, or the
+ * stale answer; valid during the call, and resolver_get() answers the same
+ * during it), -ESRCH (no such user), -ETIMEDOUT (no answer within the
  * timeout), or another -errno of the lookup. */
 typedef void (*resolver_done_t)(uid_t uid, int error, const PolicyUser *u, void *userdata);
 
@@ -55,6 +77,8 @@ typedef struct ResolverSettings {
 	uint64_t timeout_usec;
 	uint64_t lifetime_usec;
 	unsigned threads_max;
+	uint64_t stale_wait_usec; /* 0: RESOLVE_STALE_WAIT_USEC; at most timeout_usec */
+	uint64_t stale_max_usec;  /* 0: RESOLVE_STALE_MAX_USEC */
 } ResolverSettings;
 
 /* settings NULL: policy_user_resolve_uid() and the constants above. */
@@ -66,8 +90,9 @@ Resolver *resolver_free(Resolver *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Resolver *, resolver_free);
 
 /* What the cache knows of uid: 0 and *ret_user (valid until the loop next
- * runs a resolver event or a flush), -ESRCH (no such user), or -ENOENT
- * (nothing known, or expired: resolver_wait()). Starts no lookup. */
+ * runs a resolver event), -ESRCH (no such user), or -ENOENT (nothing known,
+ * or expired or flushed: resolver_wait()). The stale answer while a lookup
+ * of the user hangs past its stale wait. Starts no lookup. */
 int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user);
 /* Starts the lookup of uid, or joins the one in flight, and calls done
  * once, from the loop, when it ends or the timeout passes (a result at
@@ -77,7 +102,8 @@ int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user);
  * RESOLVER_WAITS_MAX waits), -ENOMEM: then nothing is called. */
 int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		  void (*free_userdata)(void *userdata));
-/* Drops every cached result; lookups in flight are asked again when they
+/* Ends the lifetime of every cached result (each user's last good answer
+ * stays the stale fallback); lookups in flight are asked again when they
  * end, and their results are not cached. */
 void resolver_flush(Resolver *r);
 

@@ -15,7 +15,8 @@
 #   - [User #UID] and [Group #GID] work for ids only the directory knows;
 #   - slapd killed: pamtester open_session costs no more than the NSS
 #     lookups the login makes itself, and realtimed goes on serving users
-#     that /etc resolves.
+#     that /etc resolves, and the directory member it resolved minutes ago
+#     from its last good answer (logged once).
 #
 # The directory's audio is its own group (gid 6029) of the same name as
 # /etc's audio (29, with the files user rtaudio): the policy matches groups
@@ -261,5 +262,24 @@ expect_success "slapd down: realtimed answers Peer.Ping" "$(dbus-send --system -
 t0=$(date +%s%N)
 fifo_granted "slapd down: a files member of audio still gets SCHED_FIFO 70" rtaudio 70
 note "slapd down: rtaudio's grant took $((($(date +%s%N) - t0) / 1000000)) ms"
+# ldapmember, granted above, has a last good answer of a minute or two
+# (by uid: no name resolves now; dbus-daemon knows the uid from before)
+member_fifo70()
+{
+	_out=$(setpriv --reuid=$U_MEMBER --regid=$U_MEMBER --clear-groups -- "$RT_CLIENT" ask --policy fifo --prio 70 2>&1)
+	_rc=$?
+	if [ $_rc = 0 ] && printf '%s\n' "$_out" | grep -q "SCHED_FIFO priority 70"; then
+		ok "$1"
+	else
+		fail "$1: rc $_rc: $_out"
+	fi
+}
+t0=$(date +%s%N)
+member_fifo70 "slapd down: ldapmember, resolved before, still gets SCHED_FIFO 70 from its last good answer"
+note "slapd down: ldapmember's grant took $((($(date +%s%N) - t0) / 1000000)) ms"
+member_fifo70 "slapd down: and again"
+n=$(grep -c "uid $U_MEMBER: serving its last good answer" "$WORK/realtimed.log")
+[ "$n" = 1 ] && ok "slapd down: realtimed says once that uid $U_MEMBER is served its last good answer" ||
+	fail "slapd down: $n lines about uid $U_MEMBER's last good answer: $(grep "uid $U_MEMBER" "$WORK/realtimed.log")"
 
 integ_finish

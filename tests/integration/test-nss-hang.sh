@@ -19,10 +19,19 @@
 #      30 s hang, with Failed "could not resolve uid 4190 through NSS within
 #      10 s", and nothing is granted to it; its MaxRealtimePriority and an
 #      Explain of uid 4190, parked on the same lookup, fail the same way;
-#   4. rthang2 (uid 4191, fifo 50 by [User rthang2]) holds fifo 50; its
+#   4. rthang3 (uid 4192, fifo 50 by [User rthang3]) is granted fifo 50;
+#      then its lookups start to hang, and once the 5 s cache lifetime has
+#      passed it asks again: granted fifo 50 from its last good answer
+#      (the stale answer, after the 1 s stale wait, well before
+#      ResolveTimeout), and the next request at once; the journal says so
+#      once. (Before the stale answer: refused after ResolveTimeout.)
+#   5. rthang2 (uid 4191, fifo 50 by [User rthang2]) holds fifo 50; its
 #      lookups start to hang, and a reload must judge it: the reload and a
-#      Ping answer at once, and after ResolveTimeout the grant is judged by
-#      [User #4191] and [Default] alone (rr only) and demoted, with a
+#      Ping answer at once, and the grant is judged by its last good answer
+#      and kept: a reload during an outage demotes no one who had realtime.
+#   6. realtimed restarts while rthang2's lookups still hang: with nothing
+#      known of uid 4191, the adoption judges the grant after ResolveTimeout
+#      by [User #4191] and [Default] alone (rr only) and demotes it, with a
 #      journal line saying uid 4191 could not be resolved.
 # Before the resolver (NSS on the event loop) realtimed stalled for the
 # whole hang: step 2's rounds took 30 s or more and rthang was answered
@@ -59,10 +68,13 @@ getent group audio | grep -q "rtn40" || fail "rtn01..rtn40 are not in audio: $(g
 # resolve), but realtimed runs in a mount namespace of its own where NSS
 # asks the rthang module first: `passwd: rthang files`
 HANG2_UID=4191
+HANG3_UID=4192
 echo "rthang:x:$HANG_UID:$HANG_UID::/nonexistent:/bin/sh" >>"$WORK/etc/passwd"
 echo "rthang:x:$HANG_UID:" >>"$WORK/etc/group"
 echo "rthang2:x:$HANG2_UID:$HANG2_UID::/nonexistent:/bin/sh" >>"$WORK/etc/passwd"
 echo "rthang2:x:$HANG2_UID:" >>"$WORK/etc/group"
+echo "rthang3:x:$HANG3_UID:$HANG3_UID::/nonexistent:/bin/sh" >>"$WORK/etc/passwd"
+echo "rthang3:x:$HANG3_UID:" >>"$WORK/etc/group"
 sed -e 's/^passwd:.*/passwd: rthang files/' -e 's/^group:.*/group: rthang files/' \
 	/etc/nsswitch.conf >"$WORK/nsswitch-realtimed.conf"
 grep -q '^passwd: rthang files' "$WORK/nsswitch-realtimed.conf" || skip "no passwd: line in /etc/nsswitch.conf"
@@ -72,6 +84,8 @@ group rthang $HANG_UID
 hang $HANG_UID $HANG_SECONDS
 user rthang2 $HANG2_UID $HANG2_UID
 group rthang2 $HANG2_UID
+user rthang3 $HANG3_UID $HANG3_UID
+group rthang3 $HANG3_UID
 EOF
 cat >"$WORK/realtimed-nss" <<EOF
 #!/bin/sh
@@ -89,6 +103,9 @@ ActionsPerBurst=100000
 RealtimePriority=50
 Policies=fifo rr
 [User rthang2]
+RealtimePriority=50
+Policies=fifo rr
+[User rthang3]
 RealtimePriority=50
 Policies=fifo rr
 EOF
@@ -238,7 +255,38 @@ note "no fault, after: grant p50 $b2_g50 us, p99 $b2_g99 us; Ping p50 $b2_p50 us
 [ "$p99" -le $((2 * base_p99)) ] && ok "Ping p99 $p99 us is within 2x of $base_p99 us" ||
 	fail "Ping p99 $p99 us is above 2x the no-fault $base_p99 us"
 
-# --- 4. a reload while rthang2's lookups hang --------------------------------------
+# --- 4. a user resolved a moment ago, while its lookups hang ---------------------
+STALE_WAIT=1
+CACHE_LIFETIME=5
+# grant3: MakeThreadRealtime fifo 50 as rthang3, for dbus-send's own thread
+grant3()
+{
+	setpriv --reuid=$HANG3_UID --regid=$HANG3_UID --clear-groups -- prlimit --rttime=200000 \
+		dbus-send --system --print-reply --reply-timeout=60000 --dest=$NATIVE_NAME $NATIVE_PATH \
+		$NATIVE_IFACE.MakeThreadRealtime uint64:0 uint64:0 string:fifo uint32:50 2>&1
+}
+expect_success "rthang3, resolved, is granted fifo 50 by [User rthang3]" "$(grant3)"
+echo "hang $HANG3_UID $HANG_SECONDS" >>"$WORK/rthang.conf"
+sleep $((CACHE_LIFETIME + 1))
+t=$(date +%s%N)
+out=$(grant3)
+ms=$((($(date +%s%N) - t) / 1000000))
+expect_success "rthang3, its lookups hanging $((CACHE_LIFETIME + 1)) s after it was resolved, is still granted fifo 50 (after $ms ms)" "$out"
+grep -q "^hang $HANG3_UID" "$WORK/rthang.conf.log" &&
+	ok "rthang3's new lookup hangs in the directory" || fail "rthang3's lookup never hung"
+[ $ms -ge $(((STALE_WAIT * 1000) - 100)) ] && [ $ms -lt $(((RESOLVE_TIMEOUT - 4) * 1000)) ] &&
+	ok "granted from its last good answer after the stale wait ($ms ms), not after ResolveTimeout" ||
+	fail "rthang3's grant took $ms ms, not about the ${STALE_WAIT} s stale wait"
+t=$(date +%s%N)
+out=$(grant3)
+ms=$((($(date +%s%N) - t) / 1000000))
+[ $ms -lt 1000 ] && expect_success "rthang3's next grant, while the lookup still hangs, at once ($ms ms)" "$out" ||
+	fail "rthang3's next grant took $ms ms: $out"
+n=$(grep -c "uid $HANG3_UID: serving its last good answer" "$WORK/realtimed.log")
+[ "$n" = 1 ] && ok "the journal says once that uid $HANG3_UID is served its last good answer" ||
+	fail "$n journal lines about uid $HANG3_UID's last good answer: $(grep "uid $HANG3_UID" "$WORK/realtimed.log")"
+
+# --- 5. a reload while rthang2's lookups hang --------------------------------------
 rm -f "$WORK/h2.in"
 mkfifo "$WORK/h2.in"
 setpriv --reuid=$HANG2_UID --regid=$HANG2_UID --clear-groups -- prlimit --rttime=200000 "$RT_CLIENT" hold 1 \
@@ -265,6 +313,29 @@ out=$(dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH org.free
 ms=$((($(date +%s%N) - t) / 1000000))
 [ $ms -lt 1000 ] && expect_success "Peer.Ping after the reload answered in $ms ms" "$out" ||
 	fail "Peer.Ping after the reload took $ms ms: $out"
+wait_for 5 grep -q "uid $HANG2_UID: serving its last good answer" "$WORK/realtimed.log" &&
+	ok "the reload judged rthang2 by its last good answer (journal)" ||
+	fail "no journal line about uid $HANG2_UID's last good answer"
+# past ResolveTimeout: had the reload judged it without its groups, the
+# grant would be gone by now
+sleep $((RESOLVE_TIMEOUT + 2))
+expect_sched "$((RESOLVE_TIMEOUT + 2)) s after the reload, rthang2 still runs fifo 50: the outage demoted no one" \
+	"$H2_TID" "fifo 50"
+grep -q "Demoted thread $H2_TID " "$WORK/realtimed.log" &&
+	fail "a reload during the outage demoted rthang2: $(grep "Demoted thread $H2_TID " "$WORK/realtimed.log")" ||
+	ok "no demotion of rthang2 in the journal"
+
+# --- 6. a restart while rthang2's lookups hang -------------------------------------
+# nothing known of uid 4191 in the new process: no last good answer
+integ_stop_daemon TERM
+expect_sched "rthang2 keeps fifo 50 over realtimed's stop" "$H2_TID" "fifo 50"
+t0=$(date +%s%N)
+REALTIMED=$WORK/realtimed-nss integ_start_daemon
+t=$(date +%s%N)
+out=$(dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH org.freedesktop.DBus.Peer.Ping 2>&1)
+ms=$((($(date +%s%N) - t) / 1000000))
+[ $ms -lt 1000 ] && expect_success "Peer.Ping after the restart answered in $ms ms" "$out" ||
+	fail "Peer.Ping after the restart took $ms ms: $out"
 runs_other()
 {
 	[ "$(sched_of "$1")" = "other 0" ]

@@ -15,21 +15,26 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "log.h"
 #include "resolver.h"
 
 #define NO_SUCH_UID 90000
 
-/* The fake directory: hangs for `hang_uid` (or every uid) until released. */
+/* The fake directory: hangs for `hang_uid` (or every uid) until released;
+ * fails every lookup with `fail_error` while that is set (down: -EIO; the
+ * user deleted: -ESRCH). */
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fake_cond = PTHREAD_COND_INITIALIZER;
 static uid_t hang_uid = (uid_t)-1;
 static bool hang_all, released;
 static gid_t fake_gid = 29;
 static unsigned fake_calls;
+static int fail_error;
 
 static int fake_lookup(uid_t uid, PolicyUser **ret)
 {
 	PolicyUser *u;
+	int error;
 	gid_t gid;
 
 	pthread_mutex_lock(&fake_lock);
@@ -37,7 +42,10 @@ static int fake_lookup(uid_t uid, PolicyUser **ret)
 	while ((hang_all || uid == hang_uid) && !released)
 		pthread_cond_wait(&fake_cond, &fake_lock);
 	gid = fake_gid;
+	error = fail_error;
 	pthread_mutex_unlock(&fake_lock);
+	if (error < 0)
+		return error;
 	if (uid >= NO_SUCH_UID)
 		return -ESRCH;
 	u = calloc(1, sizeof(*u));
@@ -59,6 +67,16 @@ static void fake_reset(void)
 	hang_all = released = false;
 	fake_gid = 29;
 	fake_calls = 0;
+	fail_error = 0;
+	pthread_mutex_unlock(&fake_lock);
+}
+
+/* The directory from now on: gid for every user, or error for every lookup. */
+static void fake_set(gid_t gid, int error)
+{
+	pthread_mutex_lock(&fake_lock);
+	fake_gid = gid;
+	fail_error = error;
 	pthread_mutex_unlock(&fake_lock);
 }
 
@@ -111,6 +129,24 @@ static Resolver *resolver(uint64_t timeout_usec, uint64_t lifetime_usec, unsigne
 			       .timeout_usec = timeout_usec,
 			       .lifetime_usec = lifetime_usec,
 			       .threads_max = threads };
+	Resolver *r;
+
+	ck_assert_int_ge(sd_event_new(&event), 0);
+	ck_assert_int_eq(resolver_new(event, &s, &r), 0);
+	return r;
+}
+
+/* With the stale answer's settings: how long a wait gives the directory
+ * before it takes the last good answer, and how old that may be. */
+static Resolver *resolver_stale(uint64_t timeout_usec, uint64_t lifetime_usec,
+				uint64_t stale_wait_usec, uint64_t stale_max_usec)
+{
+	ResolverSettings s = { .lookup = fake_lookup,
+			       .timeout_usec = timeout_usec,
+			       .lifetime_usec = lifetime_usec,
+			       .threads_max = 8,
+			       .stale_wait_usec = stale_wait_usec,
+			       .stale_max_usec = stale_max_usec };
 	Resolver *r;
 
 	ck_assert_int_ge(sd_event_new(&event), 0);
@@ -292,6 +328,9 @@ START_TEST(test_bounded)
 	for (uid_t uid = 2000; uid < 2000 + RESOLVER_CACHE_SIZE; uid++)
 		ck_assert_int_eq(resolver_wait(r, uid, on_done, &a, NULL), 0);
 	ck_assert_int_eq(resolver_wait(r, 5000, on_done, &a, NULL), -EBUSY);
+	/* the threads start (slowly on a loaded machine), and no more */
+	for (int i = 0; i < 2000 && fake_n_calls() < 3; i++)
+		usleep(1000);
 	usleep(50000);
 	ck_assert_uint_eq(resolver_n_threads(r), 3);
 	ck_assert_uint_eq(fake_n_calls(), 3);
@@ -336,14 +375,305 @@ START_TEST(test_free_pending)
 }
 END_TEST
 
+/* A client of the resolver as request.c is one: when its wait ends it asks
+ * resolver_get(), and waits again if the user is not known (any more). Its
+ * first answer's step can be slow, and can start another client's wait for
+ * the same uid meanwhile (a request that arrives then). */
+typedef struct Client {
+	Resolver *r;
+	useconds_t slow_usec;
+	struct Client *next;
+	unsigned answers, known;
+	int error;
+} Client;
+
+static void on_client(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	Client *c = userdata;
+	const PolicyUser *got;
+	int k;
+
+	c->answers++;
+	c->error = error;
+	if (error < 0)
+		return;
+	if (c->slow_usec)
+		usleep(c->slow_usec);
+	c->slow_usec = 0;
+	if (c->next) {
+		ck_assert_int_eq(resolver_wait(c->r, uid, on_client, c->next, NULL), 0);
+		c->next = NULL;
+	}
+	k = resolver_get(c->r, uid, &got);
+	if (k == 0) {
+		/* what the wait was answered with */
+		ck_assert_ptr_eq(got, u);
+		c->known++;
+		return;
+	}
+	ck_assert_int_eq(k, -ENOENT);
+	ck_assert_int_eq(resolver_wait(c->r, uid, on_client, c, NULL), 0);
+}
+
+/* The result expires while its waits are answered (a slow step, a long
+ * list): a wait that begins then starts a lookup of its own, rather than
+ * being answered from the expired result again and again (each answer a
+ * resolver_get() miss, each miss a new wait: the uid never looked up
+ * again, its requests piling up to RESOLVER_WAITS_MAX). And whoever is
+ * answered gets the same from resolver_get() during its call. */
+START_TEST(test_expired_while_answering)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
+	Client b = { .r = r }, a = { .r = r, .slow_usec = 150000, .next = &b };
+
+	ck_assert_int_eq(resolver_wait(r, 1000, on_client, &a, NULL), 0);
+	run_until(&b.known, 1);
+	ck_assert_uint_eq(a.known, 1);
+	ck_assert_uint_eq(a.answers, 1);
+	ck_assert_uint_eq(b.answers, 1);
+	ck_assert_uint_eq(resolver_n_lookups(r), 2);
+	ck_assert_uint_eq(fake_n_calls(), 2);
+	done(r);
+}
+END_TEST
+
+static FILE *captured;
+
+/* The log (stderr) into a temporary file, for count_lines() */
+static void capture(void)
+{
+	captured = tmpfile();
+	ck_assert_ptr_nonnull(captured);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(fileno(captured), STDERR_FILENO), 0);
+	log_setup(false, true);
+}
+
+/* How many lines logged so far contain needle. */
+static unsigned count_lines(const char *needle)
+{
+	char line[2048];
+	unsigned n = 0;
+
+	fflush(stderr);
+	rewind(captured);
+	while (fgets(line, sizeof(line), captured))
+		if (strstr(line, needle))
+			n++;
+	return n;
+}
+
+/* One more wait for uid, run until it ends: its error, and its gid (error 0). */
+static void expect_wait(Resolver *r, uid_t uid, Answer *a, int error, gid_t gid)
+{
+	unsigned n = a->n;
+
+	ck_assert_int_eq(resolver_wait(r, uid, on_done, a, NULL), 0);
+	run_until(&a->n, n + 1);
+	ck_assert_int_eq(a->error, error);
+	if (error == 0)
+		ck_assert_uint_eq(a->gid, gid);
+}
+
+/* Resolves uid (gid 29) and lets its result expire. */
+static void resolve_then_expire(Resolver *r, uid_t uid, Answer *a, useconds_t lifetime_usec)
+{
+	const PolicyUser *u;
+
+	expect_wait(r, uid, a, 0, 29);
+	usleep(lifetime_usec + 50000);
+	ck_assert_int_eq(resolver_get(r, uid, &u), -ENOENT);
+}
+
+/* The directory fails: a user resolved a moment ago gets the last good
+ * answer (never a newer one it could not have read), at once and again
+ * within the lifetime without a lookup; a user never resolved gets the
+ * error; once the directory answers, the fresh answer counts. */
+START_TEST(test_stale_after_failure)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
+	const PolicyUser *u;
+	Answer a = {}, never = {};
+
+	capture();
+	resolve_then_expire(r, 1000, &a, 100000);
+	fake_set(30, -EIO);
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_uint_eq(fake_n_calls(), 2);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	ck_assert_uint_eq(u->gids[0], 29);
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_uint_eq(fake_n_calls(), 2);
+	/* said once for the outage, not at each answer */
+	ck_assert_uint_eq(count_lines("uid 1000: serving its last good answer"), 1);
+
+	expect_wait(r, 1001, &never, -EIO, 0);
+	ck_assert_int_eq(resolver_get(r, 1001, &u), -ENOENT);
+
+	/* the directory is back: after the lifetime, asked again */
+	fake_set(30, 0);
+	usleep(150000);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	expect_wait(r, 1000, &a, 0, 30);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	ck_assert_uint_eq(u->gids[0], 30);
+	done(r);
+}
+END_TEST
+
+/* The directory hangs: a user resolved a moment ago gets the last good
+ * answer after the stale wait, well before the timeout, and the next
+ * waits at once while the lookup still hangs; a user never resolved waits
+ * for the timeout. When the hung lookup returns, its answer counts. */
+START_TEST(test_stale_after_hang)
+{
+	Resolver *r = resolver_stale(2 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 300 * USEC_PER_MSEC,
+				     60 * USEC_PER_SEC);
+	const PolicyUser *u;
+	Answer a = {}, never = {};
+	uint64_t start;
+
+	resolve_then_expire(r, 1000, &a, 100000);
+	pthread_mutex_lock(&fake_lock);
+	hang_all = true;
+	fake_gid = 30;
+	pthread_mutex_unlock(&fake_lock);
+	start = now_usec(CLOCK_MONOTONIC);
+	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
+	ck_assert_int_eq(resolver_wait(r, 1001, on_done, &never, NULL), 0);
+	run_until(&a.n, 2);
+	ck_assert_int_eq(a.error, 0);
+	ck_assert_uint_eq(a.gid, 29);
+	ck_assert_uint_ge(a.at_usec - start, 300 * USEC_PER_MSEC);
+	ck_assert_uint_lt(a.at_usec - start, 1500 * USEC_PER_MSEC);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	ck_assert_uint_eq(u->gids[0], 29);
+	start = now_usec(CLOCK_MONOTONIC);
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_uint_lt(a.at_usec - start, 100 * USEC_PER_MSEC);
+	ck_assert_uint_eq(resolver_n_lookups(r), 3);
+
+	run_until(&never.n, 1);
+	ck_assert_int_eq(never.error, -ETIMEDOUT);
+
+	/* the directory answers again: the stale answer is not served on */
+	fake_release();
+	start = now_usec(CLOCK_MONOTONIC);
+	while (resolver_get(r, 1000, &u) == 0 && u->gids[0] == 29 &&
+	       now_usec(CLOCK_MONOTONIC) < start + 5 * USEC_PER_SEC)
+		ck_assert_int_ge(sd_event_run(event, 10 * USEC_PER_MSEC), 0);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	ck_assert_uint_eq(u->gids[0], 30);
+	done(r);
+}
+END_TEST
+
+/* The last good answer is served for stale_max after it was read, not
+ * beyond: then the failure, or the timeout, is the answer. */
+START_TEST(test_stale_bounded)
+{
+	Resolver *r = resolver_stale(500 * USEC_PER_MSEC, 100 * USEC_PER_MSEC, 100 * USEC_PER_MSEC,
+				     400 * USEC_PER_MSEC);
+	const PolicyUser *u;
+	Answer a = {};
+
+	resolve_then_expire(r, 1000, &a, 100000);
+	fake_set(30, -EIO);
+	expect_wait(r, 1000, &a, 0, 29);
+	usleep(300000); /* 450 ms and more since the answer was read */
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	expect_wait(r, 1000, &a, -EIO, 0);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+
+	/* and a hung lookup times out */
+	fake_set(29, 0);
+	resolve_then_expire(r, 1001, &a, 100000);
+	usleep(400000);
+	pthread_mutex_lock(&fake_lock);
+	hang_all = true;
+	pthread_mutex_unlock(&fake_lock);
+	expect_wait(r, 1001, &a, -ETIMEDOUT, 0);
+	ck_assert_int_eq(resolver_get(r, 1001, &u), -ENOENT);
+	done(r);
+}
+END_TEST
+
+/* "No such user" is an answer: a user deleted in the directory is not
+ * brought back by the answer from before, when the directory then fails. */
+START_TEST(test_stale_not_after_esrch)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
+	const PolicyUser *u;
+	Answer a = {};
+
+	resolve_then_expire(r, 1000, &a, 100000);
+	fake_set(29, -ESRCH);
+	expect_wait(r, 1000, &a, -ESRCH, 0);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ESRCH);
+	usleep(150000);
+	fake_set(29, -EIO);
+	expect_wait(r, 1000, &a, -EIO, 0);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	done(r);
+}
+END_TEST
+
+/* A flush (a reload) asks the directory again, and a fresh answer counts
+ * at once; but a reload while the directory is down keeps the last good
+ * answer as the fallback, so it demotes no one who had realtime. */
+START_TEST(test_flush_keeps_stale)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	const PolicyUser *u;
+	Answer a = {};
+
+	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
+	run_until(&a.n, 1);
+	fake_set(30, -EIO);
+	resolver_flush(r);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	ck_assert_uint_eq(u->gids[0], 29);
+
+	fake_set(30, 0);
+	resolver_flush(r);
+	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	expect_wait(r, 1000, &a, 0, 30);
+	done(r);
+}
+END_TEST
+
+/* A wait due to be answered from a result that a flush (or the lifetime)
+ * ends before its turn is not answered from it: it asks again. */
+START_TEST(test_flush_before_answer)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	Answer a = {};
+
+	expect_wait(r, 1000, &a, 0, 29);
+	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
+	resolver_flush(r);
+	fake_set(30, 0);
+	run_until(&a.n, 2);
+	ck_assert_int_eq(a.error, 0);
+	ck_assert_uint_eq(a.gid, 30);
+	ck_assert_uint_eq(resolver_n_lookups(r), 2);
+	done(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-resolver");
-	TCase *tc = check_add_case(s, "resolver",
-				   CHECK_TESTS(test_one_lookup_per_uid,
-					       test_hung_lookup_blocks_no_one_else, test_expiry,
-					       test_flush_drops_cache, test_flush_in_flight,
-					       test_timeout, test_bounded, test_free_pending));
+	TCase *tc = check_add_case(
+		s, "resolver",
+		CHECK_TESTS(test_one_lookup_per_uid, test_hung_lookup_blocks_no_one_else,
+			    test_expiry, test_flush_drops_cache, test_flush_in_flight, test_timeout,
+			    test_bounded, test_free_pending, test_expired_while_answering,
+			    test_stale_after_failure, test_stale_after_hang, test_stale_bounded,
+			    test_stale_not_after_esrch, test_flush_keeps_stale,
+			    test_flush_before_answer));
 
 	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_set_timeout(tc, 30);
