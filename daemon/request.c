@@ -238,7 +238,12 @@ static int step_user(Request *r, bool *ret_pending)
 	r->waited = false; /* answered at once */
 	if (k == -EBUSY)
 		return request_error(r, REQUEST_E_RATE_LIMITED,
-				     "too many authorization checks are pending");
+				     "too many authorization checks are pending; try again later");
+	if (k == -EDQUOT)
+		return request_error(r, REQUEST_E_RATE_LIMITED,
+				     "uid %u waits for %u authorization checks already; try again "
+				     "when they are answered",
+				     (unsigned)r->uid, POLKIT_GRANT_PER_UID);
 	if (k < 0)
 		return request_error(r, k, "could not ask polkit: %s", strerror(-k));
 	return step_grant(r, ret_pending); /* a cached yes */
