@@ -5,6 +5,12 @@
  * org.realtimed.manage (auth_admin_keep), asked asynchronously so that
  * other clients are served meanwhile, and with user interaction when the
  * caller allowed it (realtimectl does, and runs a text agent on a terminal).
+ * polkit is asked about the calling connection (its unique name), not
+ * about a pid: the pid dbus-daemon recorded when the caller connected may
+ * name another process by now. Manage calls count against the caller's
+ * ActionsPerBurst= per BurstSec= (apart from its grant requests, so that a
+ * crowd of uids making them cannot refuse anyone a grant) and take slots of
+ * polkit's manage pool only (polkit.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,8 +18,8 @@
 
 #include "bus-manage.h"
 #include "bus.h"
+#include "policy-cache.h"
 #include "polkit.h"
-#include "proc.h"
 #include "request.h"
 
 #define MANAGE_ACTION "org.realtimed.manage"
@@ -36,18 +42,30 @@ static void manage_call_free(void *p)
 
 static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid, int r)
 {
+	const char *perm = request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE);
+	const char *rate = request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE);
+
 	if (r == 0)
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, perm,
 				"%s needs root or polkit's " MANAGE_ACTION
 				", which polkit did not grant to uid %u",
 				what, (unsigned)uid);
+	else if (r == -EDQUOT)
+		bus_reply_error(d->bus, m, rate,
+				"%s needs polkit's " MANAGE_ACTION
+				", and uid %u waits for %u such checks already; try again when "
+				"they are answered",
+				what, (unsigned)uid, POLKIT_MANAGE_PER_UID);
+	else if (r == -EBUSY)
+		bus_reply_error(d->bus, m, rate,
+				"%s needs polkit's " MANAGE_ACTION
+				", and too many checks are pending; try again later",
+				what);
 	else
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, perm,
 				"%s needs root or polkit's " MANAGE_ACTION
 				", and polkit could not be asked: %s",
-				what, r == -EBUSY ? "too many checks are pending" : strerror(-r));
+				what, strerror(-r));
 }
 
 static void on_manage_polkit(int r, void *userdata)
@@ -63,8 +81,9 @@ static void on_manage_polkit(int r, void *userdata)
 
 void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manage_fn run)
 {
+	const PolicyDaemon *pd = policy_daemon(d->policy);
+	const char *sender = dbus_message_get_sender(m);
 	ManageCall *mc;
-	uint64_t start;
 	uid_t uid;
 	pid_t pid;
 	int r;
@@ -79,10 +98,13 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 		run(d, m);
 		return;
 	}
-	if (procfs_start_time(d->grants->proc, pid, 0, &start) < 0) {
+	if (!daemon_manage_ratelimit(d, uid)) {
 		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_NO_SUCH_PROCESS, FLAVOUR_NATIVE),
-				"The calling process %d is gone", (int)pid);
+				request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),
+				"too many manage calls from uid %u: at most %u per %llu s "
+				"(ActionsPerBurst=, BurstSec=)",
+				(unsigned)uid, pd->actions_per_burst,
+				(unsigned long long)(pd->burst_usec / 1000000));
 		return;
 	}
 	mc = calloc(1, sizeof(*mc));
@@ -94,14 +116,14 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 	*mc = (ManageCall){
 		.d = d, .m = dbus_message_ref(m), .uid = uid, .what = what, .run = run
 	};
-	r = polkit_check_full(d->polkit, MANAGE_ACTION, pid, start, uid,
-			      dbus_message_get_allow_interactive_authorization(m), on_manage_polkit,
-			      mc, manage_call_free);
+	r = polkit_check_bus_name(d->polkit, MANAGE_ACTION, sender ? sender : "", uid,
+				  dbus_message_get_allow_interactive_authorization(m),
+				  on_manage_polkit, mc, manage_call_free);
 	if (r == 0)
 		return; /* on_manage_polkit() carries on */
-	if (r > 0)
+	if (r == 1)
 		run(d, m);
 	else
-		manage_refuse(d, m, what, uid, r);
+		manage_refuse(d, m, what, uid, r == 2 ? 0 : r);
 	manage_call_free(mc);
 }

@@ -21,6 +21,8 @@
 #define CREDS_CACHE_SIZE 256
 #define DEMOTED_WATCHERS_MAX 16
 #define USER_LIMITS_MAX 4096
+/* users counted for manage calls, apart (policy-cache.c) */
+#define MANAGE_LIMITS_MAX 1024
 
 typedef struct Canary Canary;
 typedef struct ManagerHooks ManagerHooks;
@@ -42,6 +44,7 @@ typedef struct PolicyEval {
 
 typedef struct UserRate {
 	uid_t uid;
+	bool manage; /* counts manage calls (bus-manage.c), not grant requests */
 	RateLimit rl;
 } UserRate;
 

@@ -128,14 +128,17 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 	return buf;
 }
 
-bool daemon_user_ratelimit(Daemon *d, uid_t uid)
+/* Counts one event of uid in the table's entries of kind manage, at most
+ * max users of that kind. */
+static bool user_ratelimit(Daemon *d, uid_t uid, bool manage, size_t max)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	UserRate *u = NULL;
+	size_t n_kind = 0;
 
 	for (size_t i = 0; i < d->n_rates; i++)
-		if (d->rates[i].uid == uid) {
+		if (d->rates[i].uid == uid && d->rates[i].manage == manage) {
 			u = &d->rates[i];
 			break;
 		}
@@ -144,10 +147,12 @@ bool daemon_user_ratelimit(Daemon *d, uid_t uid)
 		size_t j = 0;
 
 		for (size_t i = 0; i < d->n_rates; i++)
-			if (!ratelimit_idle(&d->rates[i].rl, now))
+			if (!ratelimit_idle(&d->rates[i].rl, now)) {
 				d->rates[j++] = d->rates[i];
+				n_kind += d->rates[i].manage == manage;
+			}
 		d->n_rates = j;
-		if (d->n_rates >= USER_LIMITS_MAX)
+		if (n_kind >= max)
 			return false;
 		if (d->n_rates % 16 == 0) {
 			UserRate *n = realloc(d->rates, (d->n_rates + 16) * sizeof(*n));
@@ -157,9 +162,19 @@ bool daemon_user_ratelimit(Daemon *d, uid_t uid)
 			d->rates = n;
 		}
 		u = &d->rates[d->n_rates++];
-		*u = (UserRate){ .uid = uid };
+		*u = (UserRate){ .uid = uid, .manage = manage };
 	}
 	u->rl.interval_usec = pd->burst_usec;
 	u->rl.burst = pd->actions_per_burst;
 	return ratelimit_below(&u->rl, now);
+}
+
+bool daemon_user_ratelimit(Daemon *d, uid_t uid)
+{
+	return user_ratelimit(d, uid, false, USER_LIMITS_MAX);
+}
+
+bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
+{
+	return user_ratelimit(d, uid, true, MANAGE_LIMITS_MAX);
 }

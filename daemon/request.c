@@ -163,6 +163,13 @@ static int step_grant(Request *r, bool *ret_pending)
 	k = request_check_policy(r, &g, &user);
 	if (k == -EINPROGRESS)
 		return request_park(r, step_grant, ret_pending);
+	/* The limits again, right before the grant: requests of a burst that
+	 * waited (polkit, the resolver) all passed them while none was granted.
+	 * The loop runs one step at a time, so this check and the grant below
+	 * are one: no burst ends above ThreadsPerUserMax=, ProcessesPerUserMax=
+	 * or UsersMax=. */
+	if (k == 0)
+		k = request_check_limits(r, user);
 	if (k != 0)
 		return k;
 	if (r->type == REQUEST_LIMITS)
@@ -196,7 +203,8 @@ static void on_polkit(int k, void *userdata)
 }
 
 /* The checks that need the owner's user: policy, per-user limits and rate,
- * then polkit when no rule covers the user; then the grant. */
+ * then polkit when no rule covers the user; then the grant (which checks
+ * the limits again). */
 static int step_user(Request *r, bool *ret_pending)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
@@ -230,7 +238,12 @@ static int step_user(Request *r, bool *ret_pending)
 	r->waited = false; /* answered at once */
 	if (k == -EBUSY)
 		return request_error(r, REQUEST_E_RATE_LIMITED,
-				     "too many authorization checks are pending");
+				     "too many authorization checks are pending; try again later");
+	if (k == -EDQUOT)
+		return request_error(r, REQUEST_E_RATE_LIMITED,
+				     "uid %u waits for %u authorization checks already; try again "
+				     "when they are answered",
+				     (unsigned)r->uid, POLKIT_GRANT_PER_UID);
 	if (k < 0)
 		return request_error(r, k, "could not ask polkit: %s", strerror(-k));
 	return step_grant(r, ret_pending); /* a cached yes */

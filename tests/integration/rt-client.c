@@ -29,6 +29,10 @@ int main(int argc, char **argv)
 		return cmd_spin(argc, argv);
 	if (argc >= 2 && streq(argv[1], "rounds"))
 		return cmd_rounds(argc, argv);
+	if (argc >= 2 && streq(argv[1], "burst"))
+		return cmd_burst(argc, argv);
+	if (argc >= 2 && streq(argv[1], "flood"))
+		return cmd_flood(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
 			"[--hold SEC] [--lower N] [--name HEX]\n"
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"

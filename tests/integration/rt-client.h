@@ -10,3 +10,6 @@ int cmd_ask(int argc, char **argv);
 int cmd_hold(int argc, char **argv);
 int cmd_spin(int argc, char **argv);
 int cmd_rounds(int argc, char **argv);
+/* rt-client-burst.c */
+int cmd_burst(int argc, char **argv);
+int cmd_flood(int argc, char **argv);

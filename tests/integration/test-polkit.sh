@@ -209,6 +209,13 @@ sleep 0.3
 flags=$(tail -n +$((n + 1)) "$WORK/pk-calls.out" | grep -A20 '"org.realtimed.manage"' | grep -m1 '^ *uint32' | awk '{ print $2 }')
 [ "$flags" = 1 ] && ok "realtimectl reload: polkit is asked with AllowUserInteraction (flags 1)" ||
 	fail "realtimectl reload: CheckAuthorization flags '$flags', want 1"
+# the subject is the caller's connection, which polkitd looks up when it
+# answers, not the pid dbus-daemon recorded at connect time
+call=$(tail -n +$((n + 1)) "$WORK/pk-calls.out" | grep -B20 '"org.realtimed.manage"')
+printf '%s\n' "$call" | grep -q 'string "system-bus-name"' &&
+	! printf '%s\n' "$call" | grep -q 'string "unix-process"' &&
+	ok "realtimectl reload: polkit is asked about the caller's bus name (system-bus-name)" ||
+	fail "realtimectl reload: CheckAuthorization subject: $(printf '%s\n' "$call" | grep -m2 'string "')"
 kill -STOP "$POLKITD_PID"
 as_bg rtaudio "$REALTIMECTL" reload </dev/null >"$WORK/ia1.out" 2>&1
 IA1=$!

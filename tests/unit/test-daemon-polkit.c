@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for the reuse cache of daemon/polkit.c, which spares polkitd
- * a round trip for a burst of requests of one process: only a "yes" is
- * kept, for POLKIT_CACHE_USEC and not a microsecond longer, and only for
- * the same action, process (pid and start time: a reused pid is another
- * process) and uid; a flush (polkitd's Authority.Changed, a reload)
+ * Unit tests for daemon/polkit.c without a bus.
+ *
+ * The reuse cache, which spares polkitd a round trip for a burst of
+ * requests of one process: a "yes" is kept for POLKIT_CACHE_USEC and not a
+ * microsecond longer, and only for the same action, subject (process: pid
+ * and start time, a reused pid is another process; or connection: its
+ * unique name) and uid; a "no" only for a connection (a manage call), for
+ * POLKIT_NO_CACHE_USEC; a flush (polkitd's Authority.Changed, a reload)
  * forgets every answer; a full cache gives up the answer that ends first.
  * The cache takes the time from its caller, so no clock is needed.
+ *
+ * The slots of pending checks: below dbus-daemon's replies per connection,
+ * a cap per uid in each pool, and grant slots that no number of manage
+ * checks, from however many uids, can take.
+ *
+ * The question itself: a manage call's subject is its connection
+ * (system-bus-name), a grant's the pinned process (unix-process).
  */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check-main.h"
 #include "polkit.h"
@@ -116,12 +127,206 @@ START_TEST(test_full)
 }
 END_TEST
 
+static PolkitCacheEntry manage_key(const char *bus_name, uid_t uid, bool interactive)
+{
+	PolkitCacheEntry k = { .uid = uid, .interactive = interactive };
+
+	snprintf(k.action, sizeof(k.action), "org.realtimed.manage");
+	snprintf(k.bus_name, sizeof(k.bus_name), "%s", bus_name);
+	return k;
+}
+
+/* A connection's "no" to a manage call is kept POLKIT_NO_CACHE_USEC, for
+ * that connection and that kind of question only; a "yes" replaces it. */
+START_TEST(test_manage_no_is_kept_briefly)
+{
+	PolkitCache c = {};
+	PolkitCacheEntry k = manage_key(":1.42", 1000, false), o;
+
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0), -ENOENT);
+	polkit_cache_put(&c, &k, 0, T0);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0), 0);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0 + POLKIT_NO_CACHE_USEC - 1), 0);
+	ck_assert(!polkit_cache_find(&c, &k, T0));
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0 + POLKIT_NO_CACHE_USEC), -ENOENT);
+	ck_assert_uint_lt(POLKIT_NO_CACHE_USEC, POLKIT_CACHE_USEC);
+
+	/* another connection, or one that lets polkit ask for a password */
+	o = manage_key(":1.43", 1000, false);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &o, T0), -ENOENT);
+	o = manage_key(":1.42", 1000, true);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &o, T0), -ENOENT);
+
+	/* a failure says nothing; a later "yes" replaces the "no" */
+	polkit_cache_put(&c, &k, -ETIMEDOUT, T0 + 1);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0 + 1), 0);
+	polkit_cache_put(&c, &k, 1, T0 + 2);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0 + 2), 1);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0 + POLKIT_NO_CACHE_USEC + 2), 1);
+	/* and a "yes" answers an interactive call too */
+	o = manage_key(":1.42", 1000, true);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &o, T0 + 2), 1);
+}
+END_TEST
+
+/* A grant's "no" is still never kept, nor a connection's answer used for
+ * a process of the same uid. */
+START_TEST(test_grant_no_not_kept)
+{
+	PolkitCache c = {};
+	PolkitCacheEntry k = key("org.realtimed.manage", 4242, 777, 1000),
+			 m = manage_key(":1.42", 1000, false);
+
+	polkit_cache_put(&c, &k, 0, T0);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0), -ENOENT);
+	polkit_cache_put(&c, &m, 1, T0);
+	ck_assert_int_eq(polkit_cache_lookup(&c, &k, T0), -ENOENT);
+}
+END_TEST
+
+/* Every pending check is a reply dbus-daemon keeps for realtimed; past
+ * max_replies_per_connection (128 on the system bus) it answers
+ * LimitsExceeded. */
+START_TEST(test_slots_below_bus_limit)
+{
+	PolkitSlots s;
+	uid_t *slot;
+	unsigned n = 0;
+
+	ck_assert_uint_eq(POLKIT_BUS_MAX_REPLIES, 128);
+	ck_assert_uint_ge(POLKIT_BUS_HEADROOM, 8);
+	ck_assert_uint_le(POLKIT_PENDING_MAX + POLKIT_BUS_HEADROOM, POLKIT_BUS_MAX_REPLIES);
+	/* however the pools are asked, no more than POLKIT_PENDING_MAX are taken */
+	polkit_slots_init(&s);
+	for (uid_t u = 0; u < 1000; u++)
+		for (int p = 0; p < _POLKIT_POOL_MAX; p++)
+			if (polkit_slots_take(&s, (PolkitPool)p, 1000 + u, &slot) == 0)
+				n++;
+	ck_assert_uint_eq(n, POLKIT_PENDING_MAX);
+	ck_assert_uint_eq(s.n[POLKIT_POOL_GRANT] + s.n[POLKIT_POOL_MANAGE], POLKIT_PENDING_MAX);
+}
+END_TEST
+
+START_TEST(test_slots_per_uid)
+{
+	PolkitSlots s;
+	uid_t *slot, *first = NULL;
+
+	polkit_slots_init(&s);
+	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++) {
+		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), 0);
+		if (!first)
+			first = slot;
+	}
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), -EDQUOT);
+	ck_assert_uint_eq(polkit_slots_count(&s, POLKIT_POOL_GRANT, 1000), POLKIT_GRANT_PER_UID);
+	/* another uid is not held back; an answered check frees a slot */
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1001, &slot), 0);
+	polkit_slots_put(&s, POLKIT_POOL_GRANT, first);
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), 0);
+
+	for (unsigned i = 0; i < POLKIT_MANAGE_PER_UID; i++)
+		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), 0);
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), -EDQUOT);
+	ck_assert_uint_lt(POLKIT_MANAGE_PER_UID, POLKIT_MANAGE_MAX);
+	ck_assert_uint_lt(POLKIT_GRANT_PER_UID, POLKIT_GRANT_MAX);
+}
+END_TEST
+
+/* A crowd of uids (one person's /etc/subuid range) fills the manage pool
+ * and no more: every grant slot stays free for grant requests. */
+START_TEST(test_slots_grant_share_reserved)
+{
+	PolkitSlots s;
+	uid_t *slot;
+	unsigned refused = 0;
+
+	polkit_slots_init(&s);
+	for (uid_t u = 0; u < 65536; u++)
+		for (unsigned i = 0; i < 4; i++)
+			if (polkit_slots_take(&s, POLKIT_POOL_MANAGE, 100000 + u, &slot) < 0)
+				refused++;
+	ck_assert_uint_eq(s.n[POLKIT_POOL_MANAGE], POLKIT_MANAGE_MAX);
+	ck_assert_uint_eq(refused, 65536 * 4 - POLKIT_MANAGE_MAX);
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), -EBUSY);
+	ck_assert_uint_eq(s.n[POLKIT_POOL_GRANT], 0);
+	for (unsigned i = 0; i < POLKIT_GRANT_MAX; i++)
+		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT,
+						   1000 + i / POLKIT_GRANT_PER_UID, &slot),
+				 0);
+	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 5000, &slot), -EBUSY);
+}
+END_TEST
+
+/* The kind of a CheckAuthorization's subject, its first argument (kind,
+ * {details}); *ret_found: whether it has the detail named detail, whose
+ * variant goes into *ret_value. */
+static const char *subject_kind(DBusMessage *m, const char *detail, DBusMessageIter *ret_value,
+				bool *ret_found)
+{
+	DBusMessageIter it, st, dict, entry;
+	const char *kind = NULL, *name;
+
+	*ret_found = false;
+	ck_assert(dbus_message_iter_init(m, &it));
+	ck_assert_int_eq(dbus_message_iter_get_arg_type(&it), DBUS_TYPE_STRUCT);
+	dbus_message_iter_recurse(&it, &st);
+	dbus_message_iter_get_basic(&st, &kind);
+	ck_assert(dbus_message_iter_next(&st));
+	dbus_message_iter_recurse(&st, &dict);
+	while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
+		dbus_message_iter_recurse(&dict, &entry);
+		dbus_message_iter_get_basic(&entry, &name);
+		dbus_message_iter_next(&entry);
+		if (strcmp(name, detail) == 0) {
+			dbus_message_iter_recurse(&entry, ret_value);
+			*ret_found = true;
+		}
+		dbus_message_iter_next(&dict);
+	}
+	return kind;
+}
+
+/* A manage call asks about the caller's connection, which polkitd looks up
+ * itself, not about a pid that may be another process by now. */
+START_TEST(test_manage_subject_is_the_connection)
+{
+	PolkitCacheEntry k = manage_key(":1.42", 1000, true);
+	DBusMessageIter v;
+	DBusMessage *m = NULL;
+	const char *name;
+	bool found;
+
+	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
+	ck_assert_str_eq(dbus_message_get_member(m), "CheckAuthorization");
+	ck_assert_str_eq(subject_kind(m, "name", &v, &found), "system-bus-name");
+	ck_assert(found);
+	ck_assert_int_eq(dbus_message_iter_get_arg_type(&v), DBUS_TYPE_STRING);
+	dbus_message_iter_get_basic(&v, &name);
+	ck_assert_str_eq(name, ":1.42");
+	(void)subject_kind(m, "pid", &v, &found);
+	ck_assert(!found);
+	dbus_message_unref(m);
+
+	k = key("org.realtimed.acquire-realtime", 4242, 777, 1000);
+	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
+	ck_assert_str_eq(subject_kind(m, "start-time", &v, &found), "unix-process");
+	ck_assert(found);
+	dbus_message_unref(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-polkit");
 
 	check_add_case(s, "cache",
 		       CHECK_TESTS(test_yes_is_kept_for_its_time, test_no_and_failure_are_not_kept,
-				   test_other_subjects_miss, test_flush, test_full));
+				   test_other_subjects_miss, test_flush, test_full,
+				   test_manage_no_is_kept_briefly, test_grant_no_not_kept));
+	check_add_case(s, "slots",
+		       CHECK_TESTS(test_slots_below_bus_limit, test_slots_per_uid,
+				   test_slots_grant_share_reserved));
+	check_add_case(s, "subject", CHECK_TESTS(test_manage_subject_is_the_connection));
 	return check_run(s);
 }

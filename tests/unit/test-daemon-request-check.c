@@ -7,7 +7,8 @@
  * (daemon-fixture.h), so that any uid may own any task: ownership
  * of a process and of its thread (real, effective and saved uid), the
  * per-user and per-machine caps of the grant table (stale grants do not
- * count near a cap), the per-user rate, the canary's cool-down, and what
+ * count near a cap), the per-user rate (manage calls counted apart), the
+ * canary's cool-down, and what
  * policy allows.
  */
 #include <check.h>
@@ -21,6 +22,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "pidfd.h"
+#include "policy-cache.h"
 #include "request-check.h"
 
 /* The daemon on the fake /proc with this policy. */
@@ -249,6 +251,34 @@ START_TEST(test_rate)
 }
 END_TEST
 
+/* Manage calls (bus-manage.c) count against ActionsPerBurst= too, but
+ * apart from grant requests: a user's manage calls do not use up its
+ * grants, and a crowd of uids (one person's /etc/subuid range) making them
+ * fills only the manage entries, so a user asking for a grant is still
+ * counted, not refused. */
+START_TEST(test_rate_manage_apart)
+{
+	Daemon d;
+	Request r;
+
+	daemon_init(&d, "[Daemon]\nActionsPerBurst=3\nBurstSec=60\n");
+	for (int i = 0; i < 3; i++)
+		ck_assert(daemon_manage_ratelimit(&d, 1000));
+	ck_assert(!daemon_manage_ratelimit(&d, 1000));
+	r = request(&d, 1000, 500, 500);
+	ck_assert_int_eq(request_check_rate(&r), 0);
+
+	for (uid_t u = 0; u < MANAGE_LIMITS_MAX - 1; u++)
+		ck_assert_msg(daemon_manage_ratelimit(&d, 200000 + u), "uid %u", 200000 + u);
+	/* the manage entries are full: a new uid's manage call is refused */
+	ck_assert(!daemon_manage_ratelimit(&d, 900000));
+	/* and a new user's grant request is counted all the same */
+	r = request(&d, 1001, 600, 600);
+	ck_assert_int_eq(request_check_rate(&r), 0);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 START_TEST(test_refusing)
 {
 	const uint64_t now = 1000ULL * 1000000ULL;
@@ -333,7 +363,7 @@ int main(void)
 
 	tc = check_add_case(s, "checks",
 			    CHECK_TESTS(test_owner, test_args, test_policy, test_limits, test_rate,
-					test_refusing));
+					test_rate_manage_apart, test_refusing));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	check_add_case(s, "answers",
 		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for daemon/request.c around the polkit wait, on the daemon
+ * fixture (a fake /proc, sleeping threads of this test) and a fake
+ * polkitd: realtimed's connection is a private one to a DBusServer of
+ * this test, whose far end answers CheckAuthorization when the test says
+ * so and collects realtimed's answers to the requests. A burst of
+ * requests that all wait for polkit at once ends at ThreadsPerUserMax=:
+ * the limits are checked again right before the grant, after the wait.
+ * However many checks are asked for, fewer wait on the bus than
+ * dbus-daemon allows one connection; manage calls of many uids leave the
+ * grants' share; a connection's "no" to a manage call is reused.
+ */
+#include <check.h>
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "check-main.h"
+#include "daemon-fixture.h"
+#include "polkit.h"
+#include "request.h"
+
+#define SENDER ":1.7"
+#define N_REQUESTS 6
+#define SERIAL0 100
+#define ST 4242
+
+static DBusServer *server;
+static DBusWatch *server_watch;
+static DBusConnection *peer; /* the fake polkitd, and the requests' caller */
+static DBusMessage *checks[512];
+static size_t n_checks;
+static unsigned n_granted, n_limits, n_other;
+
+static dbus_bool_t add_watch(DBusWatch *w, void *data)
+{
+	server_watch = w;
+	return TRUE;
+}
+
+static void remove_watch(DBusWatch *w, void *data)
+{
+	if (server_watch == w)
+		server_watch = NULL;
+}
+
+static void on_connection(DBusServer *s, DBusConnection *c, void *data)
+{
+	peer = dbus_connection_ref(c);
+}
+
+/* Reads what reached the far end: polkit checks are kept for an answer,
+ * answers to the requests counted. */
+static void peer_read(void)
+{
+	DBusMessage *m;
+
+	dbus_connection_read_write(peer, 1);
+	while ((m = dbus_connection_pop_message(peer))) {
+		uint32_t serial = dbus_message_get_reply_serial(m);
+
+		if (dbus_message_is_method_call(m, "org.freedesktop.PolicyKit1.Authority",
+						"CheckAuthorization")) {
+			ck_assert_uint_lt(n_checks, 512);
+			checks[n_checks++] = m;
+			continue;
+		}
+		if (serial >= SERIAL0 && serial < SERIAL0 + N_REQUESTS) {
+			if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_RETURN)
+				n_granted++;
+			else if (streq(dbus_message_get_error_name(m),
+				       NATIVE_ERROR "LimitsExceeded"))
+				n_limits++;
+			else
+				n_other++;
+		}
+		dbus_message_unref(m);
+	}
+}
+
+/* Runs both ends a while: realtimed's (replies to its pending calls) and
+ * the fake's. */
+static void pump(Daemon *d, unsigned rounds)
+{
+	for (unsigned i = 0; i < rounds; i++) {
+		dbus_connection_read_write_dispatch(d->bus, 1);
+		peer_read();
+	}
+}
+
+/* polkitd's answer to every check waiting. */
+static void answer_checks_with(dbus_bool_t yes)
+{
+	for (size_t i = 0; i < n_checks; i++) {
+		DBusMessage *r = dbus_message_new_method_return(checks[i]);
+		DBusMessageIter it, st, details;
+		dbus_bool_t challenge = FALSE;
+
+		ck_assert_ptr_nonnull(r);
+		dbus_message_iter_init_append(r, &it);
+		ck_assert(dbus_message_iter_open_container(&it, DBUS_TYPE_STRUCT, NULL, &st));
+		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &yes));
+		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &challenge));
+		ck_assert(dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{ss}", &details));
+		ck_assert(dbus_message_iter_close_container(&st, &details));
+		ck_assert(dbus_message_iter_close_container(&it, &st));
+		ck_assert(dbus_connection_send(peer, r, NULL));
+		dbus_message_unref(r);
+		dbus_message_unref(checks[i]);
+	}
+	n_checks = 0;
+	dbus_connection_flush(peer);
+}
+
+static void answer_checks(void)
+{
+	answer_checks_with(TRUE);
+}
+
+/* d's bus: a private connection to this test's server, accepted. */
+static void bus_init(Daemon *d)
+{
+	DBusError err;
+	struct pollfd p;
+
+	dbus_error_init(&err);
+	server = dbus_server_listen("unix:tmpdir=/tmp", &err);
+	ck_assert_msg(server, "%s", err.message);
+	dbus_server_set_new_connection_function(server, on_connection, NULL, NULL);
+	ck_assert(
+		dbus_server_set_watch_functions(server, add_watch, remove_watch, NULL, NULL, NULL));
+	d->bus = dbus_connection_open_private(dbus_server_get_address(server), &err);
+	ck_assert_msg(d->bus, "%s", err.message);
+	ck_assert_ptr_nonnull(server_watch);
+	p = (struct pollfd){ .fd = dbus_watch_get_unix_fd(server_watch), .events = POLLIN };
+	ck_assert_int_eq(poll(&p, 1, 5000), 1);
+	ck_assert(dbus_watch_handle(server_watch, DBUS_WATCH_READABLE));
+	ck_assert_ptr_nonnull(peer);
+	ck_assert_int_eq(polkit_new(d->bus, &d->polkit), 0);
+}
+
+static void bus_fini(Daemon *d)
+{
+	dbus_connection_close(d->bus);
+	dbus_connection_unref(d->bus);
+	dbus_connection_close(peer);
+	dbus_connection_unref(peer);
+	peer = NULL;
+	dbus_server_disconnect(server);
+	dbus_server_unref(server);
+	server = NULL;
+	d->polkit = polkit_free(d->polkit);
+}
+
+/* N_REQUESTS nice grants for N_REQUESTS threads of one process of a user
+ * no rule covers, all sent before polkit answers, with ThreadsPerUserMax=2:
+ * two are granted, the rest refused with LimitsExceeded. */
+START_TEST(test_burst_past_polkit_ends_at_the_limit)
+{
+	struct passwd *pw = getpwnam("nobody");
+	Sleeper s[N_REQUESTS] = {};
+	pid_t self = getpid();
+	Daemon d;
+
+	if (!pw)
+		return; /* no such user here: nothing to ask polkit for */
+	fixture_write(fixture_conf, "[Daemon]\nThreadsPerUserMax=2\n\n[Default]\nNice=-5\n");
+	fixture_daemon_init(&d, NULL);
+	bus_init(&d);
+	/* the caller, as the bus named it, and its process and threads */
+	d.creds[0] = (CredsEntry){ .sender = strdup(SENDER), .uid = pw->pw_uid, .pid = self };
+	fixture_task(self, 0, pw->pw_uid, pw->pw_uid, pw->pw_uid, ST);
+	for (int i = 0; i < N_REQUESTS; i++) {
+		sleeper_start(&s[i]);
+		fixture_task(self, s[i].tid, pw->pw_uid, pw->pw_uid, pw->pw_uid, ST + 1 + i);
+	}
+
+	for (int i = 0; i < N_REQUESTS; i++) {
+		RequestArgs args = { .type = REQUEST_SCHED,
+				     .flavour = FLAVOUR_NATIVE,
+				     .kind = GRANT_NICE,
+				     .value = 15,
+				     .pid = (uint64_t)self,
+				     .tid = (uint64_t)s[i].tid };
+		DBusMessage *m = dbus_message_new_method_call(
+			NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority");
+
+		ck_assert_ptr_nonnull(m);
+		ck_assert(dbus_message_set_sender(m, SENDER));
+		dbus_message_set_serial(m, SERIAL0 + i);
+		request_start(&d, m, &args);
+		dbus_message_unref(m);
+	}
+	pump(&d, 200);
+	ck_assert_msg(n_granted + n_limits + n_other == 0,
+		      "answered before polkit: %u granted, %u limits, %u other", n_granted,
+		      n_limits, n_other);
+	ck_assert_uint_gt(n_checks, 0);
+	answer_checks();
+	for (int i = 0; i < 2000 && n_granted + n_limits + n_other < N_REQUESTS; i++)
+		pump(&d, 1);
+	ck_assert_msg(n_granted == 2 && n_limits == N_REQUESTS - 2 && n_other == 0,
+		      "%u granted, %u LimitsExceeded, %u other answers", n_granted, n_limits,
+		      n_other);
+
+	for (int i = 0; i < N_REQUESTS; i++)
+		close(s[i].pipe[1]);
+	free(d.creds[0].sender);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+static unsigned n_callbacks;
+
+static void on_answer(int r, void *userdata)
+{
+	n_callbacks++;
+}
+
+/* However many checks are asked for, fewer wait on the bus than
+ * dbus-daemon allows one connection (128 on the system bus), with room to
+ * spare for realtimed's other calls; and one uid gets no more than its
+ * share. Each refused check is answered at once, not queued. */
+START_TEST(test_checks_on_the_bus_stay_below_its_limit)
+{
+	Daemon d;
+	unsigned refused = 0;
+	int r;
+
+	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
+	fixture_daemon_init(&d, NULL);
+	bus_init(&d);
+	for (unsigned i = 0; i < 300; i++) {
+		r = polkit_check(d.polkit, "org.realtimed.acquire-realtime", (pid_t)(1000 + i), 1,
+				 (uid_t)(2000 + i / 10), on_answer, NULL, NULL);
+		if (r < 0)
+			refused++;
+	}
+	pump(&d, 200);
+	ck_assert_uint_le(n_checks + 32, 128);
+	ck_assert_uint_eq(n_checks + refused, 300);
+	answer_checks();
+	for (int i = 0; i < 2000 && n_callbacks < 300 - refused; i++)
+		pump(&d, 1);
+	ck_assert_uint_eq(n_callbacks, 300 - refused);
+
+	/* one uid: at most its share of the pool waits */
+	n_callbacks = 0;
+	refused = 0;
+	for (unsigned i = 0; i < 40; i++)
+		if (polkit_check(d.polkit, "org.realtimed.acquire-realtime", (pid_t)(5000 + i), 1,
+				 1000, on_answer, NULL, NULL) < 0)
+			refused++;
+	pump(&d, 200);
+	ck_assert_uint_le(n_checks, 16);
+	ck_assert_uint_eq(n_checks + refused, 40);
+	answer_checks();
+	for (int i = 0; i < 2000 && n_callbacks < 40 - refused; i++)
+		pump(&d, 1);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* Manage calls from a crowd of uids (one person's /etc/subuid range) fill
+ * the manage pool and no more: a grant's check still goes out. A
+ * connection's "no" to a manage call is then answered from the cache, and
+ * a grant's check asked twice for one process is one question. */
+START_TEST(test_manage_flood_leaves_grants)
+{
+	unsigned sent = 0;
+	char name[32];
+	Daemon d;
+
+	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
+	fixture_daemon_init(&d, NULL);
+	bus_init(&d);
+	n_callbacks = 0;
+	for (unsigned i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), ":1.%u", 100 + i);
+		if (polkit_check_bus_name(d.polkit, "org.realtimed.manage", name,
+					  (uid_t)(100000 + i / 4), false, on_answer, NULL,
+					  NULL) == 0)
+			sent++;
+	}
+	ck_assert_uint_eq(sent, POLKIT_MANAGE_MAX);
+	ck_assert_int_eq(polkit_check(d.polkit, "org.realtimed.acquire-realtime", 77, 1, 1000,
+				      on_answer, NULL, NULL),
+			 0);
+	/* the same process again: it waits for the same answer */
+	ck_assert_int_eq(polkit_check(d.polkit, "org.realtimed.acquire-realtime", 77, 1, 1000,
+				      on_answer, NULL, NULL),
+			 0);
+	pump(&d, 200);
+	ck_assert_uint_eq(n_checks, POLKIT_MANAGE_MAX + 1);
+	answer_checks_with(FALSE);
+	for (int i = 0; i < 2000 && n_callbacks < POLKIT_MANAGE_MAX + 2; i++)
+		pump(&d, 1);
+	ck_assert_uint_eq(n_callbacks, POLKIT_MANAGE_MAX + 2);
+
+	/* ":1.100" was told no a moment ago; ":1.99" was never asked about */
+	ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", ":1.100", 100000,
+					       false, on_answer, NULL, NULL),
+			 2);
+	ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", ":1.99", 100000,
+					       false, on_answer, NULL, NULL),
+			 0);
+	pump(&d, 50);
+	ck_assert_uint_eq(n_checks, 1);
+	answer_checks();
+	for (int i = 0; i < 2000 && n_callbacks < POLKIT_MANAGE_MAX + 3; i++)
+		pump(&d, 1);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("daemon-request-polkit");
+	TCase *tc;
+
+	tc = check_add_case(s, "burst",
+			    CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
+					test_checks_on_the_bus_stay_below_its_limit,
+					test_manage_flood_leaves_grants));
+	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+	return check_run(s);
+}
