@@ -160,11 +160,12 @@ val()
 }
 ratio()
 {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
 ms()
 {
-	awk -v v="$1" 'BEGIN { if (v == "") print "?"; else printf "%.2f", v / 1000 }'
+	# no grant succeeded: no time to show
+	awk -v v="$1" 'BEGIN { if (v == "") print "?"; else if (v == 0) print "-"; else printf "%.2f", v / 1000 }'
 }
 
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
