@@ -239,9 +239,14 @@ int main(int argc, char **argv)
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)self_pid << 32);
 	if (parse_args(argc, argv, &seconds, &seed, &n_workers) < 0)
 		return 2;
-	printf("bus-fuzz[%s]: seed %" PRIu64 " (rerun with --seed %" PRIu64 "), %u s, %u workers, "
-	       "uid %u, pid %d\n",
-	       report_label, seed, seed, seconds, n_workers, (unsigned)self_uid, (int)self_pid);
+	if (probe_ms)
+		printf("bus-fuzz[%s]: probe, a grant every %u ms or so, %u s, uid %u, pid %d\n",
+		       report_label, probe_ms, seconds, (unsigned)self_uid, (int)self_pid);
+	else
+		printf("bus-fuzz[%s]: seed %" PRIu64 " (rerun with --seed %" PRIu64
+		       "), %u s, %u workers, uid %u, pid %d\n",
+		       report_label, seed, seed, seconds, n_workers, (unsigned)self_uid,
+		       (int)self_pid);
 	fflush(stdout);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXCPU, on_sigxcpu);
