@@ -7,7 +7,9 @@
  * the main thread of a new child process, then resets it. A new process
  * each time, so that a user whom polkit authorizes is asked about each
  * time (polkit's "yes" is cached per process). Any failure but the
- * canary's documented refusal (Realtime1.Error.Refusing) is a violation;
+ * canary's documented refusal (Realtime1.Error.Refusing) is a violation,
+ * and LimitsExceeded while the standing grant is gone (the canary demotes
+ * it too; it is asked for again then);
  * so is no answer within PROBE_TIMEOUT_MS (libdbus's default timeout, what
  * a client waits; longer than the fuzzers' own, so that a loaded machine
  * alone does not fail it).
@@ -75,6 +77,21 @@ static void reset(DBusConnection *bus, pid_t pid, pid_t tid)
 		dbus_message_unref(reply);
 }
 
+/* Whether ListGrants lists the standing grant; true when it cannot tell. */
+static bool standing_listed(DBusConnection *bus)
+{
+	_cleanup_free_ ListedGrant *g = NULL;
+	size_t n = 0;
+	char error[512];
+
+	if (list_grants_full(bus, false, &g, &n, error, sizeof(error)) < 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (g[i].pid == self_pid && g[i].tid == standing_tid)
+			return true;
+	return false;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -131,8 +148,19 @@ int probe_main(unsigned seconds, unsigned interval_ms, uint64_t seed)
 	end = start + seconds * 1000000ULL;
 	desc_add(&d, "(the probe user's grant for a new process)");
 	while (now_usec() < end) {
-		pid_t child = fork();
+		pid_t child;
 		uint64_t t0;
+
+		held = standing_listed(bus);
+		if (!held) {
+			dbus_error_init(&e);
+			held = grant(bus, self_pid, standing_tid, &e);
+			note("probe: the standing grant was gone; asked again: %s%s%s",
+			     held ? "granted" : e.name, held ? "" : ": ", held ? "" : e.message);
+			dbus_error_free(&e);
+			self_drop_realtime();
+		}
+		child = fork();
 
 		if (child < 0)
 			break;
@@ -155,7 +183,9 @@ int probe_main(unsigned seconds, unsigned interval_ms, uint64_t seed)
 			if (streq_ptr(e.name, NATIVE_ERROR "Refusing")) {
 				stats.probe_refused++;
 				note("probe: refused by the canary's cool-down: %s", e.message);
-			} else
+			} else if (!held && streq_ptr(e.name, NATIVE_ERROR "LimitsExceeded"))
+				note("probe: without its standing grant: %s", e.message);
+			else
 				violation(&d, "another user's grant failed after %.1f s: %s: %s",
 					  (double)(now_usec() - t0) / 1e6, e.name, e.message);
 			dbus_error_free(&e);
