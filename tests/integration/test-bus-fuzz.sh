@@ -5,9 +5,22 @@
 # rtplain, whom no rule covers and polkit lets have realtime; rtalice, an
 # rr-only user with Nice=19 who holds org.realtimed.manage) run bus-fuzz
 # against realtimed at once, each checking every grant against the policy
-# written below (bus-fuzz/main.c). Fails when realtimed stops answering or
+# written below (bus-fuzz/main.c). Besides single calls they send bursts of
+# grants past the per-user limits, which wait together at polkit or at the
+# resolver, floods of manage calls, granted threads that lower themselves
+# to SCHED_OTHER and spin a few milliseconds, and grants for threads that
+# exit at once (bus-fuzz/bursts.c). A fourth user, rtprobe (uid 4111, no
+# rule; polkit allows it realtime), is no fuzzer: it holds one grant all
+# along and asks for another about every 300 ms (bus-fuzz --probe); each
+# must succeed, but for the canary's documented refusal. The limits are
+# small on purpose (ThreadsPerUserMax=16, ProcessesPerUserMax=2,
+# UsersMax=3: the probe and two of the fuzzers), so that a burst can pass
+# them; each fuzzer counts its own grants after every burst, and this
+# script counts everyone's (ListAllGrants, as root) every second.
+# Fails when realtimed stops answering or
 # exits, when a sanitizer reports (run it from the ASan/UBSan build:
-# scripts/check does), or when the oracle finds a grant beyond policy.
+# scripts/check does), when the oracle finds a grant beyond policy or a
+# limit, or when the probe's grant fails.
 #
 #   BUSFUZZ_SECONDS  how long to fuzz (default 60)
 #   BUSFUZZ_SEED     the seed of the first fuzzer (+1, +2 for the others)
@@ -27,11 +40,29 @@ seconds=${BUSFUZZ_SECONDS:-60}
 seed=${BUSFUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 integ_setup
 
+# the probe user: no rule covers it, polkit allows it realtime (polkitd
+# reads a new rules file by itself; the probe retries its first grant)
+UID_PROBE=4111
+echo "rtprobe:x:$UID_PROBE:$UID_PROBE:realtimed bus-fuzz probe:/nonexistent:/bin/sh" >>"$WORK/etc/passwd"
+echo "rtprobe:x:$UID_PROBE:" >>"$WORK/etc/group"
+echo "rtprobe:*:19000:0:99999:7:::" >>"$WORK/etc/shadow"
+cat >"$WORK/polkit-rules/40-bus-fuzz-probe.rules" <<'EOF'
+polkit.addRule(function(action, subject) {
+	if (subject.user == "rtprobe" && action.id == "org.realtimed.acquire-realtime")
+		return polkit.Result.YES;
+	return polkit.Result.NOT_HANDLED;
+});
+EOF
+chmod 644 "$WORK/polkit-rules/40-bus-fuzz-probe.rules"
+
 # What each user may get; bus-fuzz is told the same below (fuzz_limits).
 integ_admin_conf <<-'EOF'
 	[Daemon]
 	BurstSec=2
 	ActionsPerBurst=100
+	ThreadsPerUserMax=16
+	ProcessesPerUserMax=2
+	UsersMax=3
 
 	[Default]
 	RealtimePriority=20
@@ -57,8 +88,10 @@ integ_admin_conf <<-'EOF'
 	RTTime=100ms
 EOF
 
+THREADS_MAX=16 PROCESSES_MAX=2 USERS_MAX=3
 fuzz_limits()
 {
+	echo "--threads-max $THREADS_MAX --processes-max $PROCESSES_MAX --users-max $USERS_MAX"
 	case $1 in
 	rtaudio) echo "--max-prio 40 --policies fifo,rr --min-nice -10 --memlock 8388608 --rttime 500000" ;;
 	rtplain) echo "--max-prio 20 --policies rr --min-nice -15 --memlock 8388608 --rttime 200000" ;;
@@ -103,8 +136,46 @@ sleep 1
 rss_before=$(rss)
 note "fuzzing for $seconds s, seed $seed (rerun: BUSFUZZ_SEED=$seed); realtimed pid $DAEMON_PID, VmRSS $rss_before kB"
 
+# The probe first: its standing grant makes it one of the UsersMax users.
+as_bg rtprobe "$BUS_FUZZ" --probe 300 --label rtprobe --seed "$seed" --seconds "$seconds" \
+	>"$WORK/fuzz-rtprobe.log" 2>&1
+integ_track $!
+fuzzers="rtprobe:$!"
+if ! wait_for 20 grep -q 'probe ready' "$WORK/fuzz-rtprobe.log"; then
+	fail "the probe user got no grant before the run: $(tail -n 3 "$WORK/fuzz-rtprobe.log")"
+	integ_finish
+fi
+
+# limits_poll: every user's grants on live threads (ListAllGrants, as
+# root) against the per-user limits; a line per excess into limits.out
+: >"$WORK/limits.out"
+limits_poll()
+{
+	native ListAllGrants | awk -v tmax=$THREADS_MAX -v pmax=$PROCESSES_MAX -v umax=$USERS_MAX \
+		-v when="$(($(date +%s) - start)) s" '
+		/struct {/ { i = 0; next }
+		$1 == "uint64" { i++; if (i == 1) pid = $2; else if (i == 2) tid = $2; next }
+		$1 == "uint32" && i == 2 {
+			i = 3
+			f = "/proc/" pid "/task/" tid "/stat"
+			if ((getline line < f) <= 0)
+				next
+			close(f)
+			nt[$2]++
+			if (!((($2) SUBSEP pid) in seen)) { seen[$2, pid] = 1; np[$2]++ }
+			if (!($2 in users)) { users[$2] = 1; nu++ }
+		}
+		END {
+			for (u in nt) {
+				if (nt[u] > tmax) printf "%s: uid %s holds grants on %d live threads, ThreadsPerUserMax=%d\n", when, u, nt[u], tmax
+				if (np[u] > pmax) printf "%s: uid %s holds grants in %d live processes, ProcessesPerUserMax=%d\n", when, u, np[u], pmax
+			}
+			if (nu > umax) printf "%s: %d users hold grants on live threads, UsersMax=%d\n", when, nu, umax
+		}' >>"$WORK/limits.out"
+}
+
 i=0
-fuzzers=""
+start=$(date +%s)
 for u in rtaudio rtplain rtalice; do
 	# shellcheck disable=SC2046
 	as_bg $u "$BUS_FUZZ" --label $u --seed $((seed + i)) --seconds "$seconds" --workers 3 \
@@ -115,8 +186,8 @@ for u in rtaudio rtplain rtalice; do
 	i=$((i + 1))
 done
 
-# Wait for them; keep realtimed's --debug log in bounds on long runs.
-start=$(date +%s)
+# Wait for them; keep realtimed's --debug log in bounds on long runs;
+# count everyone's grants every second.
 while :; do
 	running=0
 	for f in $fuzzers; do
@@ -131,6 +202,7 @@ while :; do
 		fail "bus-fuzz did not finish within $seconds s + 180 s"
 		break
 	fi
+	limits_poll
 	sleep 1
 done
 rss_after=$(rss)
@@ -166,6 +238,14 @@ cat "$WORK"/fuzz-*.log | sed -n 's/.*: violation \([0-9]*\) x /\1 /p' |
 note "errors by name:"
 cat "$WORK"/fuzz-*.log | sed -n 's/.*: error //p' |
 	awk '{ n[$1] += $2 } END { for (e in n) printf "%9d %s\n", n[e], e }' | sort -rn | sed 's/^/#   /'
+note "bursts: $(sum bursts) ($(sum burst_granted) grants), limit checks after them: $(sum limit_checks), manage floods: $(sum manage_floods), lower-and-spin: $(sum spins), tid churns: $(sum tid_churns) ($(sum tid_reuses) tids reused)"
+note "probe: $(sum probes) grants asked, $(sed -n 's/.*: stat ok //p' "$WORK/fuzz-rtprobe.log") succeeded, $(sum probe_refused) refused by the canary's cool-down; $(grep -h 'probe grants p50' "$WORK/fuzz-rtprobe.log" | sed 's/.*probe grants //')"
+if [ -s "$WORK/limits.out" ]; then
+	fail "the per-user limits were exceeded $(wc -l <"$WORK/limits.out") times in ListAllGrants (every second, as root); the first:"
+	head -n 5 "$WORK/limits.out" | sed 's/^/#   /'
+else
+	ok "no user's grants went past ThreadsPerUserMax=$THREADS_MAX, ProcessesPerUserMax=$PROCESSES_MAX, UsersMax=$USERS_MAX in any look (every second, as root)"
+fi
 [ "$(sum grants_checked)" -gt 0 ] || [ "$(sum crashes)" -gt 0 ] || [ -n "$BUSFUZZ_CALLS" ] ||
 	fail "no grant was checked: the oracle never ran"
 
@@ -200,10 +280,10 @@ else
 	fail "$reports sanitizer report(s)"
 fi
 if [ -n "$BUSFUZZ_LOGDIR" ]; then
-	mkdir -p "$BUSFUZZ_LOGDIR" && cp "$WORK"/realtimed.log* "$WORK"/fuzz-*.log "$BUSFUZZ_LOGDIR"/ &&
+	mkdir -p "$BUSFUZZ_LOGDIR" && cp "$WORK"/realtimed.log* "$WORK"/fuzz-*.log "$WORK"/limits.out "$BUSFUZZ_LOGDIR"/ &&
 		cp "$WORK"/sanitizer.* "$BUSFUZZ_LOGDIR"/ 2>/dev/null
 	note "logs kept in $BUSFUZZ_LOGDIR"
 fi
-note "summary: seconds=$seconds calls=$(sum calls) grants_checked=$(sum grants_checked) violations=$(sum violations) crashes=$crashes sanitizer_reports=$reports rss_before_kb=$rss_before rss_after_kb=$rss_after"
+note "summary: seconds=$seconds calls=$(sum calls) grants_checked=$(sum grants_checked) violations=$(sum violations) limit_excesses=$(wc -l <"$WORK/limits.out") probes=$(sum probes) crashes=$crashes sanitizer_reports=$reports rss_before_kb=$rss_before rss_after_kb=$rss_after"
 
 integ_finish

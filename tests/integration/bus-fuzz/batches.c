@@ -4,8 +4,8 @@
  * connection, then all wait while the controller thread checks every
  * thread of the fuzzer against policy, checks that each realtime one is
  * supervised (listed by ListGrants), and that the daemon still answers
- * Peer.Ping; now and then it also replaces a child, looks at /proc again or
- * has a worker flood.
+ * Peer.Ping; now and then it also replaces a child, looks at /proc again,
+ * has a worker flood or burst (bursts.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +33,9 @@ static void *worker_main(void *userdata)
 		if (w->flood && !daemon_suspect)
 			worker_flood(w);
 		w->flood = false;
+		if (w->burst && !daemon_suspect)
+			client_burst(w);
+		w->burst = false;
 		pthread_barrier_wait(&batch_done);
 		pthread_barrier_wait(&batch_go);
 	}
@@ -189,9 +192,9 @@ typedef struct Run {
 static void *controller_main(void *userdata)
 {
 	Run *run = userdata;
-	uint64_t last_churn, last_scan, last_flood;
+	uint64_t last_churn, last_scan, last_flood, last_burst;
 
-	last_churn = last_scan = last_flood = run->start;
+	last_churn = last_scan = last_flood = last_burst = run->start;
 	while (!stop) {
 		uint64_t now;
 
@@ -219,6 +222,12 @@ static void *controller_main(void *userdata)
 		if (!stop && now - last_flood > 10000000) {
 			workers[run->batches % n_workers].flood = true;
 			last_flood = now;
+		}
+		/* a burst every 4 s: more often would meet the rate limit,
+		 * which refuses before the limits could be passed */
+		if (!stop && now - last_burst > 4000000 && call_kind_enabled(CALL_BURST)) {
+			workers[(run->batches + 1) % n_workers].burst = true;
+			last_burst = now;
 		}
 		pthread_barrier_wait(&batch_go);
 	}

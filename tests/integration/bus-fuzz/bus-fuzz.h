@@ -9,9 +9,15 @@
  *   calls.c        the kinds of call, picking and sending one
  *   call-build.c   one random call of a kind, aimed at a target
  *   call-check.c   whether what a call did is allowed
- *   bus.c          connections, Peer.Ping and ListGrants
+ *   bus.c          connections, Peer.Ping, ListGrants and ListAllGrants
  *   clients.c      clients that hang up, crowd, flood, race
  *   gen.c          random values: UTF-8 strings, names, ids, signatures
+ *   bursts.c       many calls at once: bursts that park at polkit and at
+ *                  the resolver, manage floods, threads that lower their
+ *                  own policy and spin, tids that exit around a grant;
+ *                  the per-user limits checked after each burst
+ *   probe.c        bus-fuzz --probe: another user's grants, which must
+ *                  keep succeeding whatever the fuzzers do
  *   victims.c      the targets of calls (victims.h: with sleepers.c, the
  *                  fuzzer's own sleeping threads, and children.c, its
  *                  child processes)
@@ -40,15 +46,18 @@
  * the policy passes it on the command line: the oracle never asks the
  * daemon, whose answers are what is being checked. */
 typedef struct Limits {
-	int max_prio;	      /* RealtimePriority=; 0: no realtime at all */
-	unsigned policies;    /* Policies=: FUZZ_FIFO | FUZZ_RR */
-	bool nice_set;	      /* Nice= is set */
-	int min_nice;	      /* Nice= */
-	uint64_t rttime_usec; /* RTTime=, FUZZ_INFINITY when unlimited */
-	uint64_t memlock;     /* MemLock=, bytes */
-	unsigned burst;	      /* [Daemon] ActionsPerBurst= */
-	unsigned burst_sec;   /* [Daemon] BurstSec= */
-	bool sees_all;	      /* polkit gives the user org.realtimed.manage: every grant */
+	int max_prio;		/* RealtimePriority=; 0: no realtime at all */
+	unsigned policies;	/* Policies=: FUZZ_FIFO | FUZZ_RR */
+	bool nice_set;		/* Nice= is set */
+	int min_nice;		/* Nice= */
+	uint64_t rttime_usec;	/* RTTime=, FUZZ_INFINITY when unlimited */
+	uint64_t memlock;	/* MemLock=, bytes */
+	unsigned burst;		/* [Daemon] ActionsPerBurst= */
+	unsigned burst_sec;	/* [Daemon] BurstSec= */
+	bool sees_all;		/* polkit gives the user org.realtimed.manage: every grant */
+	unsigned threads_max;	/* [Daemon] ThreadsPerUserMax=; 0: not checked */
+	unsigned processes_max; /* [Daemon] ProcessesPerUserMax=; 0: not checked */
+	unsigned users_max;	/* [Daemon] UsersMax=; checked with sees_all only */
 } Limits;
 
 /* xorshift64*: one per worker, seeded from the run's seed. */
@@ -148,6 +157,12 @@ void victims_rename_sleeper(int i, const char name[16]);
 pid_t victims_race_sleeper(int i, unsigned ms);
 /* Waits until sleeper i has stopped spinning. */
 void victims_race_wait(int i);
+/* Has sleeper i, once it sees itself realtime, lower itself to
+ * SCHED_OTHER and spin for ms (at most 5) milliseconds, rounds times, a
+ * few milliseconds apart; returns when it is done. It spins only once the
+ * kernel says it is no longer realtime. Returns the tid, 0 when busy. */
+pid_t victims_lower_spin_sleeper(int i, unsigned rounds, unsigned ms);
+pid_t victims_sleeper_tid(int i);
 /* children.c: the child process (bus-fuzz --victim N): N sleeping threads. */
 int victim_main(unsigned n);
 
@@ -214,6 +229,10 @@ typedef enum CallKind {
 	CALL_DISCONNECT,
 	CALL_MANY_CONNECTIONS,
 	CALL_RACE,
+	CALL_BURST,
+	CALL_MANAGE_FLOOD,
+	CALL_SPIN_OTHER,
+	CALL_TID_CHURN,
 	_CALL_KIND_MAX,
 } CallKind;
 
@@ -246,6 +265,7 @@ typedef struct Worker {
 	DBusConnection *bus;
 	pthread_t thread;
 	bool flood; /* set by the controller: flood past the rate limit in the next batch */
+	bool burst; /* set by the controller: a burst past the per-user limits (bursts.c) */
 	/* the last calls, for the crash report */
 	Desc recent[16];
 	uint64_t recent_usec[16];
@@ -254,6 +274,8 @@ typedef struct Worker {
 
 /* Only the call kinds named in list (comma-separated: make-rt, rename-list...). */
 int calls_select(const char *list);
+/* Not left out by --calls. */
+bool call_kind_enabled(CallKind k);
 void worker_call(Worker *w);
 /* The single calls (not the client behaviours of clients.c): build one of
  * kind k with random arguments, read its target just before sending, send
@@ -292,6 +314,10 @@ typedef struct ListedGrant {
 /* ListGrants' answer a(ttusssit) as (pid, tid, uid); -EBADMSG when the
  * reply does not have that shape. */
 int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n);
+/* ListGrants (ListAllGrants when all) on bus, parsed; -errno on failure,
+ * with what went wrong in error. */
+int list_grants_full(DBusConnection *bus, bool all, ListedGrant **ret, size_t *ret_n, char *error,
+		     size_t size);
 
 /* batches.c */
 #define WORKERS_MAX 16
@@ -317,6 +343,15 @@ typedef struct Stats {
 	atomic_ulong races;
 	atomic_ulong timeouts;
 	atomic_ulong supervised_checks;
+	atomic_ulong bursts;
+	atomic_ulong burst_granted;
+	atomic_ulong limit_checks;
+	atomic_ulong manage_floods;
+	atomic_ulong spins;
+	atomic_ulong tid_churns;
+	atomic_ulong tid_reuses;
+	atomic_ulong probes;
+	atomic_ulong probe_refused;
 } Stats;
 
 extern Stats stats;
@@ -337,3 +372,12 @@ void client_hang_up(Worker *w);
 void client_many_connections(Worker *w);
 void client_race_read_back(Worker *w);
 void worker_flood(Worker *w);
+
+/* bursts.c */
+void client_burst(Worker *w);
+void client_manage_flood(Worker *w);
+void client_spin_other(Worker *w);
+void client_tid_churn(Worker *w);
+
+/* probe.c: bus-fuzz --probe; the exit status of the run. */
+int probe_main(unsigned seconds, unsigned interval_ms, uint64_t seed);

@@ -88,14 +88,13 @@ bool daemon_ping(DBusConnection *bus, char *error, size_t size)
 	return false;
 }
 
-int list_grants(DBusConnection *bus, pid_t (**ret)[2], size_t *ret_n, char *error, size_t size)
+int list_grants_full(DBusConnection *bus, bool all, ListedGrant **ret, size_t *ret_n, char *error,
+		     size_t size)
 {
-	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListGrants");
-	_cleanup_free_ ListedGrant *g = NULL;
+	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
+				  all ? "ListAllGrants" : "ListGrants");
 	DBusMessage *reply;
-	pid_t(*pairs)[2];
 	DBusError e;
-	size_t n = 0;
 	int r;
 
 	dbus_error_init(&e);
@@ -106,12 +105,24 @@ int list_grants(DBusConnection *bus, pid_t (**ret)[2], size_t *ret_n, char *erro
 		dbus_error_free(&e);
 		return -EIO;
 	}
-	r = parse_grants(reply, &g, &n);
+	r = parse_grants(reply, ret, ret_n);
 	dbus_message_unref(reply);
-	if (r < 0) {
-		snprintf(error, size, "ListGrants answered another signature");
+	if (r < 0)
+		snprintf(error, size, "%s answered another signature",
+			 all ? "ListAllGrants" : "ListGrants");
+	return r;
+}
+
+int list_grants(DBusConnection *bus, pid_t (**ret)[2], size_t *ret_n, char *error, size_t size)
+{
+	_cleanup_free_ ListedGrant *g = NULL;
+	pid_t(*pairs)[2];
+	size_t n = 0;
+	int r;
+
+	r = list_grants_full(bus, false, &g, &n, error, size);
+	if (r < 0)
 		return r;
-	}
 	pairs = calloc(n ? n : 1, sizeof(*pairs));
 	if (!pairs)
 		abort();

@@ -375,6 +375,10 @@ void call_build(Worker *w, CallKind k, Call *c)
 	case CALL_DISCONNECT:
 	case CALL_MANY_CONNECTIONS:
 	case CALL_RACE:
+	case CALL_BURST:
+	case CALL_MANAGE_FLOOD:
+	case CALL_SPIN_OTHER:
+	case CALL_TID_CHURN:
 	case _CALL_KIND_MAX:
 		abort();
 	}

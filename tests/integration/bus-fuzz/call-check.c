@@ -241,6 +241,10 @@ void call_check(const Call *c, DBusMessage *reply)
 	case CALL_DISCONNECT:
 	case CALL_MANY_CONNECTIONS:
 	case CALL_RACE:
+	case CALL_BURST:
+	case CALL_MANAGE_FLOOD:
+	case CALL_SPIN_OTHER:
+	case CALL_TID_CHURN:
 	case _CALL_KIND_MAX:
 		break;
 	}

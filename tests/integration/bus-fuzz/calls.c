@@ -44,7 +44,18 @@ static struct {
 	[CALL_DISCONNECT] = { "disconnect", 4 },
 	[CALL_MANY_CONNECTIONS] = { "many-connections", 1 },
 	[CALL_RACE] = { "race", 2 },
+	/* every few seconds, from the controller (batches.c), not by weight:
+	 * the weight only says whether --calls left it in */
+	[CALL_BURST] = { "burst", 1 },
+	[CALL_MANAGE_FLOOD] = { "manage-flood", 1 },
+	[CALL_SPIN_OTHER] = { "spin-other", 2 },
+	[CALL_TID_CHURN] = { "tid-churn", 2 },
 };
+
+bool call_kind_enabled(CallKind k)
+{
+	return kinds[k].weight > 0;
+}
 
 int calls_select(const char *list)
 {
@@ -193,6 +204,19 @@ void worker_call(Worker *w)
 		break;
 	case CALL_RACE:
 		client_race_read_back(w);
+		break;
+	case CALL_BURST:
+		/* the controller's to start */
+		call_run(w, CALL_MAKE_RT);
+		break;
+	case CALL_MANAGE_FLOOD:
+		client_manage_flood(w);
+		break;
+	case CALL_SPIN_OTHER:
+		client_spin_other(w);
+		break;
+	case CALL_TID_CHURN:
+		client_tid_churn(w);
 		break;
 	default:
 		call_run(w, (CallKind)k);

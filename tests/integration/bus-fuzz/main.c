@@ -10,11 +10,18 @@
  *            [--max-prio N] [--policies fifo,rr] [--min-nice N]
  *            [--rttime USEC|infinity] [--memlock BYTES|infinity]
  *            [--burst N] [--burst-sec N] [--sees-all] [--calls KIND,...]
+ *            [--threads-max N] [--processes-max N] [--users-max N]
+ *   bus-fuzz --probe MS [--seconds N] [--seed N] [--label NAME]
  *
  * The limits are those of the policy the test wrote for this user:
  * RealtimePriority=, Policies=, Nice= (no --min-nice: not set), RTTime=,
  * MemLock=, and [Daemon] ActionsPerBurst= and BurstSec=; --sees-all when
- * polkit gives the user org.realtimed.manage. The seed is printed; the same
+ * polkit gives the user org.realtimed.manage; --threads-max,
+ * --processes-max and --users-max are [Daemon] ThreadsPerUserMax=,
+ * ProcessesPerUserMax= and UsersMax=, checked after every burst (bursts.c;
+ * UsersMax with --sees-all only). --probe runs the probe user instead
+ * (probe.c): a grant about every MS milliseconds, each of which must
+ * succeed. The seed is printed; the same
  * seed gives the same sequence of calls per worker (the ids they carry
  * differ from run to run). --calls limits the calls to some kinds (names in
  * calls.c), to chase one finding.
@@ -95,6 +102,8 @@ static uint64_t parse_u64_or_infinity(const char *s)
 	return strtoull(s, NULL, 10);
 }
 
+static unsigned probe_ms;
+
 static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, unsigned *n_workers)
 {
 	enum {
@@ -111,6 +120,10 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 		O_BURST_SEC,
 		O_SEES_ALL,
 		O_CALLS,
+		O_THREADS_MAX,
+		O_PROCESSES_MAX,
+		O_USERS_MAX,
+		O_PROBE,
 	};
 	static const struct option options[] = {
 		{ "seconds", required_argument, NULL, O_SECONDS },
@@ -126,6 +139,10 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 		{ "burst-sec", required_argument, NULL, O_BURST_SEC },
 		{ "sees-all", no_argument, NULL, O_SEES_ALL },
 		{ "calls", required_argument, NULL, O_CALLS },
+		{ "threads-max", required_argument, NULL, O_THREADS_MAX },
+		{ "processes-max", required_argument, NULL, O_PROCESSES_MAX },
+		{ "users-max", required_argument, NULL, O_USERS_MAX },
+		{ "probe", required_argument, NULL, O_PROBE },
 		{}
 	};
 	int c;
@@ -178,6 +195,20 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 			if (calls_select(optarg) < 0)
 				return -EINVAL;
 			break;
+		case O_THREADS_MAX:
+			limits.threads_max = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case O_PROCESSES_MAX:
+			limits.processes_max = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case O_USERS_MAX:
+			limits.users_max = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case O_PROBE:
+			probe_ms = (unsigned)strtoul(optarg, NULL, 10);
+			if (probe_ms < 1)
+				probe_ms = 1;
+			break;
 		default:
 			fprintf(stderr, "bus-fuzz: unknown option; see the comment atop main.c\n");
 			return -EINVAL;
@@ -208,9 +239,14 @@ int main(int argc, char **argv)
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)self_pid << 32);
 	if (parse_args(argc, argv, &seconds, &seed, &n_workers) < 0)
 		return 2;
-	printf("bus-fuzz[%s]: seed %" PRIu64 " (rerun with --seed %" PRIu64 "), %u s, %u workers, "
-	       "uid %u, pid %d\n",
-	       report_label, seed, seed, seconds, n_workers, (unsigned)self_uid, (int)self_pid);
+	if (probe_ms)
+		printf("bus-fuzz[%s]: probe, a grant every %u ms or so, %u s, uid %u, pid %d\n",
+		       report_label, probe_ms, seconds, (unsigned)self_uid, (int)self_pid);
+	else
+		printf("bus-fuzz[%s]: seed %" PRIu64 " (rerun with --seed %" PRIu64
+		       "), %u s, %u workers, uid %u, pid %d\n",
+		       report_label, seed, seed, seconds, n_workers, (unsigned)self_uid,
+		       (int)self_pid);
 	fflush(stdout);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXCPU, on_sigxcpu);
@@ -227,6 +263,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bus-fuzz: dbus_threads_init_default() failed\n");
 		return 2;
 	}
+	if (probe_ms)
+		return probe_main(seconds, probe_ms, seed);
 	dbus_error_init(&e);
 	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &e);
 	if (!bus) {

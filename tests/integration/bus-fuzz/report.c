@@ -139,6 +139,15 @@ void report_print(double secs, unsigned long batches)
 	STAT(flood_rate_limited);
 	STAT(renames);
 	STAT(races);
+	STAT(bursts);
+	STAT(burst_granted);
+	STAT(limit_checks);
+	STAT(manage_floods);
+	STAT(spins);
+	STAT(tid_churns);
+	STAT(tid_reuses);
+	STAT(probes);
+	STAT(probe_refused);
 #undef STAT
 	for (size_t i = 0; i < n_kinds; i++)
 		printf("bus-fuzz[%s]: violation %lu x \"%.100s\"\n", report_label, kinds[i].n,

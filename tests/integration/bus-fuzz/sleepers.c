@@ -3,8 +3,10 @@
  * The sleepers: threads of bus-fuzz that calls aim at. Each starts from its
  * own scheduling baseline, sleeps 1..10 ms at a time and renames itself now
  * and then to a name that is not UTF-8 or holds control bytes; on request
- * it renames itself to a given name, or spins to race the daemon's
- * read-back after a grant.
+ * it renames itself to a given name, spins to race the daemon's read-back
+ * after a grant, or lowers itself from a grant to SCHED_OTHER and spins
+ * there (what a user does to make the canary count CPU time that no
+ * realtime thread used).
  */
 #include <sched.h>
 #include <string.h>
@@ -21,6 +23,7 @@ typedef struct Sleeper {
 	char name[16];
 	atomic_ullong spin_until; /* usec, CLOCK_MONOTONIC */
 	atomic_bool spinning;
+	atomic_uint lower_rounds, lower_ms; /* victims_lower_spin_sleeper() */
 	Rng rng;
 } Sleeper;
 
@@ -52,6 +55,42 @@ static void sleeper_spin(Sleeper *s)
 	s->spinning = false;
 }
 
+/* Lowers the calling thread to SCHED_OTHER (the flag kept: an
+ * unprivileged thread may not clear it) when it is realtime; true when
+ * the kernel then says it is not realtime. */
+static bool lower_to_other(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int p = sched_getscheduler(0);
+
+	if (p < 0)
+		return false;
+	if (is_rt(p & ~SCHED_RESET_ON_FORK))
+		(void)sched_setscheduler(0, SCHED_OTHER | (p & SCHED_RESET_ON_FORK), &sp);
+	p = sched_getscheduler(0);
+	return p >= 0 && !is_rt(p & ~SCHED_RESET_ON_FORK);
+}
+
+/* Rounds of: lower to SCHED_OTHER, spin there for at most 5 ms, sleep.
+ * Never a realtime busy loop: it spins only after the kernel said the
+ * thread is SCHED_OTHER, and gives up when it cannot lower itself. */
+static void sleeper_lower_spin(Sleeper *s)
+{
+	unsigned ms = s->lower_ms < 5 ? s->lower_ms : 5;
+
+	for (unsigned k = 0; k < s->lower_rounds && !victims_stopping; k++) {
+		uint64_t until;
+
+		if (!lower_to_other())
+			break;
+		until = now_usec() + ms * 1000ULL;
+		while (now_usec() < until)
+			;
+		sleep_usec(5000);
+	}
+	s->lower_rounds = 0;
+}
+
 static void *sleeper_main(void *userdata)
 {
 	Sleeper *s = userdata;
@@ -62,6 +101,8 @@ static void *sleeper_main(void *userdata)
 	while (!victims_stopping) {
 		if (s->spin_until)
 			sleeper_spin(s);
+		if (s->lower_rounds)
+			sleeper_lower_spin(s);
 		if (s->rename) {
 			(void)prctl(PR_SET_NAME, s->name);
 			s->rename = false;
@@ -142,4 +183,23 @@ void victims_race_wait(int i)
 
 	while (s->spin_until || s->spinning)
 		sleep_usec(1000);
+}
+
+pid_t victims_lower_spin_sleeper(int i, unsigned rounds, unsigned ms)
+{
+	Sleeper *s = &sleepers[i];
+	unsigned zero = 0;
+
+	s->lower_ms = ms;
+	if (!rounds || !atomic_compare_exchange_strong(&s->lower_rounds, &zero, rounds))
+		return 0;
+	/* it wakes at least every 10 ms; rounds take 10 ms at most each */
+	for (unsigned k = 0; k < 100 + 20 * rounds && s->lower_rounds; k++)
+		sleep_usec(1000);
+	return s->tid;
+}
+
+pid_t victims_sleeper_tid(int i)
+{
+	return sleepers[i].tid;
 }
