@@ -29,6 +29,16 @@
  * time. */
 #define PROBE_SHARE 4
 
+/* A realtime thread realtimed did not grant, as the watchdog found it at
+ * a firing that did not escalate: at the escalation, the CPU time it used
+ * since blames its user. */
+typedef struct UnknownThread {
+	pid_t pid, tid;
+	uid_t uid;
+	uint64_t start_time;
+	uint64_t runtime; /* ns, then */
+} UnknownThread;
+
 /* What the watchdog works on. The main thread allocates it with each update,
  * with room for what the watchdog may write when it fires, so that the
  * watchdog never allocates (a main thread starved while holding the malloc
@@ -66,6 +76,14 @@ struct Canary {
 	Watch report;	      /* under lock: filled when the watchdog fired */
 	bool report_pending;  /* under lock: until the main thread collected it */
 	bool demote_unknown;  /* under lock */
+
+	/* the watchdog's only (allocated by canary_new()): the unknown
+	 * realtime threads of the last firing, CANARY_UNKNOWN_CLAMP_MAX at
+	 * most, when; and room to add up their CPU time per user */
+	UnknownThread *unknown;
+	size_t n_unknown_seen;
+	uint64_t unknown_usec;
+	CanaryBlame *unknown_users;
 
 	/* main thread only */
 	CanaryClass klass;

@@ -393,9 +393,73 @@ static void watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int nc
 	}
 }
 
+static uint64_t thread_runtime(Canary *c, pid_t pid, pid_t tid);
+
+/* Notes each realtime thread of a user other than root, for the blame at
+ * an escalation; stops the scan once the list is full. */
+static bool note_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
+{
+	SchedState s;
+	ProcUids u;
+	uint64_t st;
+
+	if (c->n_unknown_seen >= CANARY_UNKNOWN_CLAMP_MAX)
+		return true;
+	if (sched_get_state(tid, &s) < 0 || (s.policy != SCHED_FIFO && s.policy != SCHED_RR))
+		return false;
+	if (proc_get_uids(c->proc, pid, tid, &u) < 0 || u.ruid == 0 || u.euid == 0 ||
+	    procfs_start_time(c->proc, pid, tid, &st) < 0)
+		return false;
+	c->unknown[c->n_unknown_seen++] = (UnknownThread){
+		.pid = pid,
+		.tid = tid,
+		.uid = u.ruid,
+		.start_time = st,
+		.runtime = thread_runtime(c, pid, tid),
+	};
+	return false;
+}
+
+static bool note_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unused)
+{
+	return pid != getpid() && proc_foreach(c, w, pid, note_unknown_thread);
+}
+
+/* At an escalation: blames, besides, each user whose realtime threads
+ * noted at the last firing (note_unknown_thread()) used HELD_PERCENT of
+ * one CPU since, so that a user whose runaway took realtime through its
+ * own RLIMIT_RTPRIO (GrantLimits) is refused too and cannot take the
+ * limit back at once. */
+static void blame_unknown(Canary *c, Watch *w, uint64_t now)
+{
+	uint64_t span = now > c->unknown_usec ? now - c->unknown_usec : 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_unknown_seen; i++) {
+		const UnknownThread *t = &c->unknown[i];
+		uint64_t st, r;
+		size_t k;
+
+		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time ||
+		    (r = thread_runtime(c, t->pid, t->tid)) <= t->runtime)
+			continue;
+		for (k = 0; k < n && c->unknown_users[k].uid != t->uid; k++)
+			;
+		if (k == n)
+			c->unknown_users[n++] = (CanaryBlame){ .uid = t->uid };
+		c->unknown_users[k].realtime_usec += (r - t->runtime) / NSEC_PER_USEC;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (span > 0 && c->unknown_users[k].realtime_usec * 100 >= HELD_PERCENT * span &&
+		    !blamed(w, c->unknown_users[k].uid))
+			w->blamed[w->n_blamed++] = c->unknown_users[k];
+	c->n_unknown_seen = 0;
+}
+
 /* Runs in the watchdog thread, on a Watch that only it holds now: demotes
  * the blamed users' granted threads (every user's, escalated) and clamps
- * their processes. */
+ * their processes. A firing that does not escalate notes the realtime
+ * threads left (blame_unknown()). */
 static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 {
 	pid_t clamped = 0;
@@ -415,8 +479,17 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 		(void)sched_reset(t->tid);
 		w->demoted[w->n_demoted++] = *t;
 	}
-	if (demote_unknown && (w->escalated || w->n_blamed > 0))
+	if (!demote_unknown)
+		return;
+	if (w->escalated)
+		blame_unknown(c, w, now_usec(CLOCK_MONOTONIC));
+	if (w->escalated || w->n_blamed > 0)
 		(void)proc_foreach(c, w, 0, demote_unknown_process);
+	if (!w->escalated) {
+		c->n_unknown_seen = 0;
+		c->unknown_usec = now_usec(CLOCK_MONOTONIC);
+		(void)proc_foreach(c, w, 0, note_unknown_process);
+	}
 }
 
 /* The CPU a thread is on, if it runs SCHED_FIFO/RR now (fields 3, state,

@@ -80,7 +80,8 @@ static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 		.runtime = calloc(n, sizeof(uint64_t)),
 		.realtime = calloc(n, sizeof(bool)),
 		.slot_nsec = calloc(n * SLOTS, sizeof(uint64_t)),
-		.blamed = calloc(n, sizeof(CanaryBlame)),
+		/* the granted threads' users, and those of unknown threads */
+		.blamed = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame)),
 		.users = calloc(n, sizeof(CanaryBlame)),
 		.n_targets = n,
 		.max_clamped = n + CANARY_UNKNOWN_CLAMP_MAX,
@@ -281,13 +282,15 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c->fired = fired;
 	c->userdata = userdata;
 	c->proc = strdup(proc);
+	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
+	c->unknown_users = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || c->fired_fd < 0) {
-		r = c->proc ? -errno : -ENOMEM;
+	if (!c->proc || !c->unknown || !c->unknown_users || c->fired_fd < 0) {
+		r = c->fired_fd < 0 ? -errno : -ENOMEM;
 		canary_free(c);
 		return r;
 	}
@@ -452,6 +455,8 @@ Canary *canary_free(Canary *c)
 	watch_done(&c->watch);
 	watch_done(&c->report);
 	free(c->restore);
+	free(c->unknown);
+	free(c->unknown_users);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);

@@ -87,12 +87,17 @@
  * CanaryRefuseSec, logs once and emits Demoted("canary"). If the watchdog
  * fires again within two windows of a firing (starvation persisted: the
  * cause was not, or not only, the blamed users' grants), it escalates: 1.
- * to 3. for every user (as rtkit does, and realtimed did before), blaming
- * again only by realtime time. After CanaryRefuseSec the main thread gives
- * each clamped process its old RLIMIT_RTPRIO back, if it still has the 0
- * set here. The watchdog judges nothing while a report waits for the main
- * thread; it never allocates memory (the main thread sizes its buffers
- * with each update) and never logs.
+ * to 3. for every user (as rtkit does, and realtimed did before). It
+ * blames then, besides the users its grants show, each user whose
+ * realtime threads that realtimed did not grant (noted at the firing
+ * before, CANARY_UNKNOWN_CLAMP_MAX at most) used 90% of one CPU since:
+ * a runaway that took realtime through its own RLIMIT_RTPRIO is refused
+ * too, and cannot take the limit back through GrantLimits at once.
+ * After CanaryRefuseSec the main thread gives each clamped process its
+ * old RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog
+ * judges nothing while a report waits for the main thread; it never
+ * allocates memory (the main thread sizes its buffers with each update,
+ * canary_new() the room for the unknown threads) and never logs.
  *
  * The watchdog outranks everything realtimed may grant only as
  * SCHED_DEADLINE. Where the kernel refuses that (no CAP_SYS_NICE, a CPU

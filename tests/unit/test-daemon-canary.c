@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -319,6 +320,9 @@ typedef struct FakeThread {
 static char fake_proc[64];
 static FakeThread fake[FAKE_MAX];
 static size_t n_fake;
+/* a realtime thread realtimed did not grant (another process's): its
+ * schedstat, if there is one */
+static FakeThread unknown;
 
 static void fake_write(const char *path, const char *text)
 {
@@ -377,6 +381,10 @@ static void *fake_scheduler(void *arg)
 			fake[i].runtime += (now - last) * 1000 * fake[i].percent / 100;
 			fake_schedstat(&fake[i]);
 		}
+		if (unknown.t.tid) {
+			unknown.runtime += (now - last) * 1000 * unknown.percent / 100;
+			fake_schedstat(&unknown);
+		}
 		last = now;
 	}
 	return NULL;
@@ -424,7 +432,44 @@ static void on_fake_fired(const CanaryReport *r, void *userdata)
 
 /* The child, on the fake /proc: ncpu threads of uid 1000 at policy and
  * 100% of a CPU each, and with_b, one of uid 2000 at SCHED_FIFO and 30%. */
-static void fake_child(int fd, int policy, bool with_b)
+/* A process of uid 3000 whose one thread sleeps at SCHED_FIFO 1 (set
+ * here: it needs CAP_SYS_NICE), in the fake /proc at 100% of a CPU: a
+ * runaway realtimed did not grant. Dies with the child. False when the
+ * kernel refused the policy. */
+static bool fake_unknown(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	char path[128];
+	pid_t g = fork();
+
+	if (g == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	if (g < 0 || sched_setscheduler(g, SCHED_FIFO, &sp) < 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d", fake_proc, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	snprintf(path, sizeof(path), "%s/%d/task", fake_proc, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", fake_proc, (int)g, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	strcat(path, "/status");
+	fake_write(path, "Uid:\t3000\t3000\t3000\t3000\n");
+	fake_stat(g, 0, 77, SCHED_FIFO);
+	fake_stat(g, g, 77, SCHED_FIFO);
+	unknown = (FakeThread){ .t = { .pid = g, .tid = g, .start_time = 77, .uid = 3000 },
+				.policy = SCHED_FIFO,
+				.percent = 100 };
+	fake_schedstat(&unknown);
+	return true;
+}
+
+static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
 {
 	static pid_t tids[FAKE_MAX];
 	char path[128];
@@ -465,9 +510,14 @@ static void fake_child(int fd, int policy, bool with_b)
 		fake_stat(getpid(), tids[i], fake[i].t.start_time, fake[i].policy);
 		fake_schedstat(&fake[i]);
 	}
+	if (with_unknown && !fake_unknown()) {
+		report("no realtime here\n");
+		pause();
+	}
 	pthread_create(&t, NULL, fake_scheduler, NULL);
-	fake_settings =
-		(CanarySettings){ .watchdog_usec = PERIOD_USEC, .refuse_usec = 3600 * 1000 * MSEC };
+	fake_settings = (CanarySettings){ .watchdog_usec = PERIOD_USEC,
+					  .refuse_usec = 3600 * 1000 * MSEC,
+					  .demote_unknown = with_unknown };
 	if (sd_event_default(&e) < 0 ||
 	    canary_new(e, fake_proc, on_fake_fired, NULL, &fake_canary) < 0)
 		_exit(2);
@@ -486,23 +536,34 @@ static void fake_child(int fd, int policy, bool with_b)
 
 typedef struct FakeArgs {
 	int policy;
-	bool with_b;
+	bool with_b, with_unknown;
 } FakeArgs;
 
 static void fake_body(int fd, const void *arg)
 {
 	const FakeArgs *a = arg;
 
-	fake_child(fd, a->policy, a->with_b);
+	fake_child(fd, a->policy, a->with_b, a->with_unknown);
+}
+
+/* False (a note printed) when the child could not set up realtime. */
+static bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
+{
+	FakeArgs a = { .policy = policy, .with_b = with_b, .with_unknown = with_unknown };
+	char buf[128];
+
+	spawn_child(fake_body, &a, buf, sizeof(buf));
+	if (strcmp(buf, "no realtime here\n") == 0) {
+		printf("note: SCHED_FIFO refused here: an unknown realtime thread not tried\n");
+		return false;
+	}
+	ck_assert_msg(strncmp(buf, "ready", 5) == 0, "the child said '%s'", buf);
+	return true;
 }
 
 static void start_fake_child(int policy, bool with_b)
 {
-	FakeArgs a = { .policy = policy, .with_b = with_b };
-	char buf[128];
-
-	spawn_child(fake_body, &a, buf, sizeof(buf));
-	ck_assert_msg(strncmp(buf, "ready", 5) == 0, "the child said '%s'", buf);
+	(void)start_fake_child_with(policy, with_b, false);
 }
 
 static void stop_fake_child(void)
@@ -559,6 +620,31 @@ START_TEST(test_held_and_deprived_fires)
 		      (unsigned long long)ms, PERIOD_USEC / 1000 + 1000);
 	printf("held and deprived, the canary let run 5 ms of every 50 ms: fired after %llu ms\n",
 	       (unsigned long long)ms);
+	stop_fake_child();
+}
+END_TEST
+
+/* A starving canary, the granted threads of uid 1000 not realtime, a
+ * realtime thread of uid 3000 that realtimed did not grant at 100% of a
+ * CPU (CanaryDemoteUnknown=yes): nobody blamed at first; the escalation
+ * demotes everyone and blames uid 3000 by the CPU time its thread used
+ * since the first firing, so that it is refused. */
+START_TEST(test_escalation_blames_unknown)
+{
+	char buf[256];
+	pid_t canary;
+
+	if (!start_fake_child_with(SCHED_OTHER, false, true)) {
+		stop_fake_child();
+		return;
+	}
+	canary = seize_canary();
+	canary_pause(canary);
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "fired esc 0 blamed demoted\n");
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(strncmp(buf, "fired esc 1 blamed 3000 demoted 1000", 36) == 0,
+		      "the escalation did not blame uid 3000: '%s'", buf);
 	stop_fake_child();
 }
 END_TEST
@@ -808,7 +894,8 @@ int main(void)
 			    test_throttled_canary_fires, test_late_canary_is_not_starving,
 			    test_fifo_fallback_caps_grants, test_memory_bounded_by_targets,
 			    test_lowered_threads_do_not_fire, test_held_alone_does_not_fire,
-			    test_held_and_deprived_fires, test_blame_then_escalate));
+			    test_held_and_deprived_fires, test_blame_then_escalate,
+			    test_escalation_blames_unknown));
 	tcase_set_timeout(tc, 30);
 	return check_run(s);
 }
