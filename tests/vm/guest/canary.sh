@@ -93,7 +93,7 @@ finish_case()
 {
 	kill "$MONITOR" 2>/dev/null
 	integ_untrack "$MONITOR"
-	grep -i 'canary\|demot\|watchdog\|RLIMIT' "$WORK/realtimed.log" | tail -n 4 | sed 's/^/#   /'
+	grep -i 'canary\|demot\|watchdog\|RLIMIT' "$WORK/realtimed.log" | tail -n 8 | sed 's/^/#   /'
 	integ_stop_daemon
 	: >"$WORK/realtimed.log"
 }
