@@ -25,6 +25,19 @@
 
 /* The watchdog looks four times per window. */
 #define SLOTS 4
+/* A probe (canary.h) asks for 1/PROBE_SHARE of a look's interval of CPU
+ * time. */
+#define PROBE_SHARE 4
+
+/* A realtime thread realtimed did not grant, as the watchdog found it at
+ * a firing that did not escalate: at the escalation, the CPU time it used
+ * since blames its user. */
+typedef struct UnknownThread {
+	pid_t pid, tid;
+	uid_t uid;
+	uint64_t start_time;
+	uint64_t runtime; /* ns, then */
+} UnknownThread;
 
 /* What the watchdog works on. The main thread allocates it with each update,
  * with room for what the watchdog may write when it fires, so that the
@@ -38,9 +51,16 @@ typedef struct Watch {
 	CanaryClamp *clamped; /* room for max_clamped */
 	size_t n_clamped, max_clamped;
 	size_t n_unknown;
-	unsigned cheeps_percent;
+	CanaryBlame *blamed; /* room for n_targets */
+	size_t n_blamed;
+	CanaryBlame *users; /* room for n_targets: each user's realtime time, to blame */
+	bool escalated;
+	unsigned cheeps_percent, probe_percent;
 	uint64_t held_usec;
-	uint64_t *runtime; /* per target: CPU time (ns) at the last look, 0 before */
+	uint64_t *runtime;   /* per target: CPU time (ns) at the last look, 0 before */
+	bool looked;	     /* runtime holds the last look's (not so at the first) */
+	bool *realtime;	     /* per target: it ran SCHED_FIFO/RR/DEADLINE at the last look */
+	uint64_t *slot_nsec; /* per target and slot (i * SLOTS + slot): realtime CPU time */
 } Watch;
 
 struct Canary {
@@ -56,6 +76,14 @@ struct Canary {
 	Watch report;	      /* under lock: filled when the watchdog fired */
 	bool report_pending;  /* under lock: until the main thread collected it */
 	bool demote_unknown;  /* under lock */
+
+	/* the watchdog's only (allocated by canary_new()): the unknown
+	 * realtime threads of the last firing, CANARY_UNKNOWN_CLAMP_MAX at
+	 * most, when; and room to add up their CPU time per user */
+	UnknownThread *unknown;
+	size_t n_unknown_seen;
+	uint64_t unknown_usec;
+	CanaryBlame *unknown_users;
 
 	/* main thread only */
 	CanaryClass klass;
@@ -76,6 +104,11 @@ struct Canary {
 	int kick_fd;			  /* watchdog -> canary: moved, arm the timer again */
 	int started_class, started_error; /* atomic: what the watchdog became */
 	pthread_t canary_thread, watchdog_thread;
+	/* the probe (canary.h): the watchdog asks for probe number probe_gen
+	 * (0: none), the canary sets probe_done to it once it got probe_nsec
+	 * of CPU time; both atomic */
+	unsigned probe_gen, probe_done;
+	uint64_t probe_nsec; /* set before the threads start */
 	/* written by the canary before it publishes its tid (atomic), then
 	 * read by the watchdog only */
 	cpu_set_t canary_cpus;

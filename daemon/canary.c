@@ -51,13 +51,21 @@ static void watch_done(Watch *w)
 	free(w->demoted);
 	free(w->clamped);
 	free(w->runtime);
+	free(w->realtime);
+	free(w->slot_nsec);
+	free(w->blamed);
+	free(w->users);
 	*w = (Watch){};
 }
 
+/* By user, then process: a user's threads are adjacent (the blame adds
+ * them up), and so are a process's (it is clamped once). */
 static int target_compare(const void *a, const void *b)
 {
 	const CanaryTarget *x = a, *y = b;
 
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
@@ -70,10 +78,16 @@ static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 		.demoted = calloc(n, sizeof(CanaryTarget)),
 		.clamped = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryClamp)),
 		.runtime = calloc(n, sizeof(uint64_t)),
+		.realtime = calloc(n, sizeof(bool)),
+		.slot_nsec = calloc(n * SLOTS, sizeof(uint64_t)),
+		/* the granted threads' users, and those of unknown threads */
+		.blamed = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame)),
+		.users = calloc(n, sizeof(CanaryBlame)),
 		.n_targets = n,
 		.max_clamped = n + CANARY_UNKNOWN_CLAMP_MAX,
 	};
-	if (!w->targets || !w->demoted || !w->clamped || !w->runtime) {
+	if (!w->targets || !w->demoted || !w->clamped || !w->runtime || !w->realtime ||
+	    !w->slot_nsec || !w->blamed || !w->users) {
 		watch_done(w);
 		return -ENOMEM;
 	}
@@ -195,6 +209,10 @@ static int on_fired(sd_event_source *s, int fd, uint32_t revents, void *userdata
 	report = (CanaryReport){
 		.demoted = w.demoted,
 		.n_demoted = w.n_demoted,
+		.blamed = w.blamed,
+		.n_blamed = w.n_blamed,
+		.escalated = w.escalated,
+		.probe_percent = w.probe_percent,
 		.n_unknown = w.n_unknown,
 		.n_clamped = w.n_clamped,
 		.cheeps_percent = w.cheeps_percent,
@@ -264,13 +282,15 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c->fired = fired;
 	c->userdata = userdata;
 	c->proc = strdup(proc);
+	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
+	c->unknown_users = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || c->fired_fd < 0) {
-		r = c->proc ? -errno : -ENOMEM;
+	if (!c->proc || !c->unknown || !c->unknown_users || c->fired_fd < 0) {
+		r = c->fired_fd < 0 ? -errno : -ENOMEM;
 		canary_free(c);
 		return r;
 	}
@@ -317,6 +337,8 @@ static int canary_start(Canary *c)
 	/* a CanaryWatchdogSec below 20 ms still gets two cheeps per window */
 	c->cheep_usec = u64_max(u64_min(c->cheep_usec, c->watchdog_usec / 2), 1);
 	c->slot_usec = u64_max(c->watchdog_usec / SLOTS, 1);
+	c->probe_nsec = c->slot_usec * NSEC_PER_USEC / PROBE_SHARE;
+	c->probe_gen = c->probe_done = 0;
 	c->cheep_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->started_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -433,6 +455,8 @@ Canary *canary_free(Canary *c)
 	watch_done(&c->watch);
 	watch_done(&c->report);
 	free(c->restore);
+	free(c->unknown);
+	free(c->unknown_users);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);

@@ -28,13 +28,31 @@
  * realtime threads hold (it owes SCHED_OTHER 50 ms each second, and a cheep
  * costs microseconds): a canary that only cheeps is late there only while
  * the rest of the fair load uses up those 50 ms, which an otherwise idle
- * machine does not. Making the canary use more CPU time to find out would
- * cost as much on a machine busy with fair load, and fired under heavy fair
- * load split into cgroups. So the watchdog also adds up, at each look, the
- * CPU time the granted threads used (their schedstat): a look in which they
- * used 90% of every CPU the canary may use counts as wholly missed. Realtime
- * threads that realtimed did not grant are not counted (they would need a
- * scan of every thread); they make the canary fire only by starving it.
+ * machine does not. (Measured in the VM tier, 6.12.118 under TCG, two
+ * vCPUs: 26-44% of the cheeps came behind a SCHED_FIFO runaway on each,
+ * so the cheeps alone fired there; the held rule keeps the bound where
+ * the server serves every wakeup.) So the watchdog
+ * also adds up, at each look, the CPU time the granted threads used while
+ * they ran realtime (their schedstat, counted only when the thread's
+ * policy, field 41 of its stat, was SCHED_FIFO, SCHED_RR or
+ * SCHED_DEADLINE at this look and the last): a granted thread set back to
+ * SCHED_OTHER (which needs no privilege) competes with the canary as any
+ * fair thread does and holds nothing.
+ *
+ * Realtime threads that used 90% of every CPU are not yet starvation: the
+ * watchdog never fires on that alone while the canary's wakeups come.
+ * Such a look starts a probe: the canary, pinned to the CPU it is on,
+ * spins until it got a quarter of a look's interval of CPU time (125 ms
+ * at the default 2 s), cheeping as it goes, and stops there. A fair
+ * thread at nice -20 that cannot get a quarter of one CPU within the next
+ * look's interval is deprived (realtime leaves the fair class 5% of each
+ * CPU behind a runaway, 10% at the most under that 90%); only then do the
+ * held look and the probed one count as wholly missed, so that a runaway
+ * on every CPU fires within the same two looks as the cheeps alone would.
+ * The probe costs a quarter of one CPU per look, only while granted
+ * threads run realtime on 90% of every CPU. Realtime threads that
+ * realtimed did not grant are not counted (they would need a scan of
+ * every thread); they make the canary fire only by starving it.
  *
  * A busy machine with only fair load, or realtime load that sleeps between
  * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,
@@ -47,7 +65,15 @@
  * if granted threads hold every CPU).
  *
  * When it fires, the watchdog itself, with no help from the main thread
- * (which may be starving too):
+ * (which may be starving too), first finds whom to blame: from the CPU
+ * time each user's granted threads ran realtime in the starved looks of
+ * the window (those in which the canary missed half the time or more),
+ * every user who used 90% of one CPU over them or more, then, largest
+ * first, as many more as it takes for the realtime time of the users not
+ * blamed to fall below half the CPUs' time (a periodic audio thread of
+ * another user, at 30% of a CPU, is not blamed beside a runaway). A
+ * starving canary with no granted thread that ran realtime blames nobody.
+ * Then, for the blamed users only:
  *   1. sets RLIMIT_RTPRIO 0 (soft and hard) on each process that held a
  *      realtime grant, first, so that none of its threads can take
  *      SCHED_FIFO/RR again through its own limit, and keeps the old limit;
@@ -57,12 +83,21 @@
  *      that realtimed did not grant (as rtkit's --canary-demote-unknown),
  *      for at most CANARY_UNKNOWN_CLAMP_MAX processes per firing;
  * then hands a report to the main thread, which drops the grants, refuses
- * new ones for CanaryRefuseSec, logs once and emits Demoted("canary"). After
- * CanaryRefuseSec the main thread gives each clamped process its old
- * RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog judges
- * nothing while a report waits for the main thread; it never allocates
- * memory (the main thread sizes its buffers with each update) and never
- * logs.
+ * the blamed users' requests (grants and GrantLimits, whoever asks) for
+ * CanaryRefuseSec, logs once and emits Demoted("canary"). If the watchdog
+ * fires again within two windows of a firing (starvation persisted: the
+ * cause was not, or not only, the blamed users' grants), it escalates: 1.
+ * to 3. for every user (as rtkit does, and realtimed did before). It
+ * blames then, besides the users its grants show, each user whose
+ * realtime threads that realtimed did not grant (noted at the firing
+ * before, CANARY_UNKNOWN_CLAMP_MAX at most) used 90% of one CPU since:
+ * a runaway that took realtime through its own RLIMIT_RTPRIO is refused
+ * too, and cannot take the limit back through GrantLimits at once.
+ * After CanaryRefuseSec the main thread gives each clamped process its
+ * old RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog
+ * judges nothing while a report waits for the main thread; it never
+ * allocates memory (the main thread sizes its buffers with each update,
+ * canary_new() the room for the unknown threads) and never logs.
  *
  * The watchdog outranks everything realtimed may grant only as
  * SCHED_DEADLINE. Where the kernel refuses that (no CAP_SYS_NICE, a CPU
@@ -99,7 +134,15 @@ typedef struct CanaryTarget {
 	pid_t pid;
 	pid_t tid;
 	uint64_t start_time;
+	uid_t uid; /* whose grant: the user blamed for it */
 } CanaryTarget;
+
+/* A user the watchdog blamed, and the CPU time that user's granted threads
+ * ran realtime in the window. */
+typedef struct CanaryBlame {
+	uid_t uid;
+	uint64_t realtime_usec;
+} CanaryBlame;
 
 /* A process whose RLIMIT_RTPRIO the watchdog set to 0. */
 typedef struct CanaryClamp {
@@ -111,10 +154,14 @@ typedef struct CanaryClamp {
 typedef struct CanaryReport {
 	const CanaryTarget *demoted; /* supervised threads demoted */
 	size_t n_demoted;
+	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
+	size_t n_blamed;
+	bool escalated;		 /* starvation persisted: every user's threads demoted */
 	size_t n_unknown;	 /* threads realtimed never granted, demoted */
 	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
 	unsigned cheeps_percent; /* of the cheeps expected in the window */
 	uint64_t held_usec;	 /* how long granted threads held every CPU in it */
+	unsigned probe_percent;	 /* of the CPU time the last probe asked, 100 if none */
 	uint64_t window_usec;
 } CanaryReport;
 

@@ -23,6 +23,8 @@
 #define USER_LIMITS_MAX 4096
 /* users counted for manage calls, apart (policy-cache.c) */
 #define MANAGE_LIMITS_MAX 1024
+/* Users the canary's cool-down refuses at a time (manager.h). */
+#define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
 typedef struct ManagerHooks ManagerHooks;
@@ -41,6 +43,12 @@ typedef struct PolicyEval {
 	PolicyGrant grant;
 	char user[64];
 } PolicyEval;
+
+/* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
+typedef struct CanaryRefusal {
+	uid_t uid;
+	uint64_t until_usec;
+} CanaryRefusal;
 
 typedef struct UserRate {
 	uid_t uid;
@@ -77,7 +85,9 @@ typedef struct Daemon {
 	UserRate *rates;
 	size_t n_rates;
 
-	uint64_t refuse_until_usec;   /* CLOCK_MONOTONIC; canary cool-down (manager.c) */
+	/* manager.c: the canary's cool-down, per blamed user */
+	CanaryRefusal refusals[CANARY_REFUSALS_MAX];
+	size_t n_refusals;
 	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
 	sd_event_source *uevent_source; /* irq-monitor.c */

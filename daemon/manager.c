@@ -287,7 +287,8 @@ int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
 				continue;
 			targets[n++] = (CanaryTarget){ .pid = p->pid,
 						       .tid = g->tid,
-						       .start_time = g->start_time };
+						       .start_time = g->start_time,
+						       .uid = p->uid };
 		}
 		if (pending)
 			targets[n++] = *pending;
@@ -306,21 +307,100 @@ int manager_canary_max_priority(Daemon *d)
 	return canary_max_grant_priority(d->canary);
 }
 
+void manager_canary_refuse(Daemon *d, uid_t uid, uint64_t until_usec)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	size_t first = 0;
+
+	for (size_t i = 0; i < d->n_refusals; i++)
+		if (d->refusals[i].uid == uid) {
+			if (until_usec > d->refusals[i].until_usec)
+				d->refusals[i].until_usec = until_usec;
+			return;
+		}
+	/* an entry that ended, else a new one, else the one that ends first */
+	for (size_t i = 0; i < d->n_refusals; i++)
+		if (d->refusals[i].until_usec <= now) {
+			d->refusals[i] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
+			return;
+		}
+	if (d->n_refusals < CANARY_REFUSALS_MAX) {
+		d->refusals[d->n_refusals++] =
+			(CanaryRefusal){ .uid = uid, .until_usec = until_usec };
+		return;
+	}
+	for (size_t i = 1; i < d->n_refusals; i++)
+		if (d->refusals[i].until_usec < d->refusals[first].until_usec)
+			first = i;
+	log_warning("The canary refuses %d users already: uid %u is served again before "
+		    "CanaryRefuseSec ends",
+		    CANARY_REFUSALS_MAX, (unsigned)d->refusals[first].uid);
+	d->refusals[first] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
+}
+
+uint64_t manager_canary_refused_until(const Daemon *d, uid_t uid, uint64_t now)
+{
+	for (size_t i = 0; i < d->n_refusals; i++)
+		if (d->refusals[i].uid == uid && d->refusals[i].until_usec > now)
+			return d->refusals[i].until_usec;
+	return 0;
+}
+
+/* "uid 1000 (1930 ms of realtime), uid 1001 (...)", the first few. */
+static void format_blamed(const CanaryReport *report, char *buf, size_t size)
+{
+	size_t n = 0, shown = report->n_blamed < 8 ? report->n_blamed : 8;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < shown && n < size; i++)
+		n += (size_t)snprintf(
+			buf + n, size - n, "%suid %u (%llu ms of realtime)", i ? ", " : "",
+			(unsigned)report->blamed[i].uid,
+			(unsigned long long)(report->blamed[i].realtime_usec / USEC_PER_MSEC));
+	if (report->n_blamed > shown && n < size)
+		snprintf(buf + n, size - n, " and %zu more", report->n_blamed - shown);
+}
+
 void manager_canary_fired(const CanaryReport *report, void *userdata)
 {
 	Daemon *d = userdata;
 	const PolicyDaemon *pd = policy_daemon(d->policy);
+	uint64_t until = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
 	size_t n = report->n_demoted;
+	char why[256], whom[512];
 	DemoteList l;
 
-	d->refuse_until_usec = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
-	log_id(LOG_WARNING, LOG_ID_DEMOTION,
-	       "The canary thread got %u%% of its wakeups, and granted threads held every CPU "
-	       "for %llu ms, in %llu ms: demoted %zu granted and %zu other realtime threads, "
-	       "RLIMIT_RTPRIO 0 for %zu processes; refusing new grants for %llu s",
-	       report->cheeps_percent, (unsigned long long)(report->held_usec / USEC_PER_MSEC),
-	       (unsigned long long)(report->window_usec / USEC_PER_MSEC), n, report->n_unknown,
-	       report->n_clamped, (unsigned long long)(pd->canary_refuse_usec / USEC_PER_SEC));
+	for (size_t i = 0; i < report->n_blamed; i++)
+		manager_canary_refuse(d, report->blamed[i].uid, until);
+	format_blamed(report, whom, sizeof(whom));
+	snprintf(why, sizeof(why),
+		 "The canary thread got %u%% of its wakeups (and %u%% of the CPU time a probe "
+		 "asked), granted threads held every CPU for %llu ms, in %llu ms",
+		 report->cheeps_percent, report->probe_percent,
+		 (unsigned long long)(report->held_usec / USEC_PER_MSEC),
+		 (unsigned long long)(report->window_usec / USEC_PER_MSEC));
+	if (report->escalated)
+		log_id(LOG_WARNING, LOG_ID_DEMOTION,
+		       "%s; the starvation persisted after the last firing: demoted every user's "
+		       "%zu granted and %zu other realtime threads, RLIMIT_RTPRIO 0 for %zu "
+		       "processes; blamed %s; refusing their requests for %llu s",
+		       why, n, report->n_unknown, report->n_clamped,
+		       report->n_blamed ? whom : "nobody",
+		       (unsigned long long)(pd->canary_refuse_usec / USEC_PER_SEC));
+	else if (report->n_blamed > 0)
+		log_id(LOG_WARNING, LOG_ID_DEMOTION,
+		       "%s: blamed %s, whose realtime threads held the CPUs; demoted %zu granted "
+		       "and "
+		       "%zu other realtime threads of theirs, RLIMIT_RTPRIO 0 for %zu processes; "
+		       "refusing their requests for %llu s; other users' threads are demoted if "
+		       "the starvation persists",
+		       why, whom, n, report->n_unknown, report->n_clamped,
+		       (unsigned long long)(pd->canary_refuse_usec / USEC_PER_SEC));
+	else
+		log_id(LOG_WARNING, LOG_ID_DEMOTION,
+		       "%s, but no user's granted threads held the CPUs: nothing demoted yet; "
+		       "every realtime thread is if the starvation persists",
+		       why);
 
 	demote_list_init(&l, n, DEMOTE_CANARY);
 	for (size_t i = 0; i < n;) {
@@ -334,6 +414,9 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		(void)manager_demote(d, l.threads, m, DEMOTE_CANARY);
 	}
 	demote_list_done(&l);
+	/* the watchdog handed its list over with the report: the grants left
+	 * are watched again (a demotion did that already) */
+	(void)manager_canary_sync(d, NULL);
 }
 
 void manager_apply_settings(Daemon *d)

@@ -21,14 +21,25 @@
 int request_check_refusing(Request *r, uint64_t now)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+	uid_t uid = r->uid;
+	uint64_t until;
 
-	if (r->type != REQUEST_SCHED || r->d->refuse_until_usec <= now)
+	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
+		return 0;
+	/* the caller's refusal, else that of the target's owner (root asking
+	 * for a refused user's thread) */
+	until = manager_canary_refused_until(r->d, uid, now);
+	if (until == 0 && r->owner != r->uid) {
+		uid = r->owner;
+		until = manager_canary_refused_until(r->d, uid, now);
+	}
+	if (until == 0)
 		return 0;
 	return request_error(r, REQUEST_E_REFUSING,
-			     "refusing grants for %" PRIu64
-			     " more seconds: the canary watchdog found the system starving "
-			     "(CanaryRefuseSec=%" PRIu64 "s)",
-			     (r->d->refuse_until_usec - now) / 1000000 + 1,
+			     "refusing uid %u for %" PRIu64
+			     " more seconds: the canary watchdog found its realtime threads "
+			     "starving the system (CanaryRefuseSec=%" PRIu64 "s)",
+			     (unsigned)uid, (until - now) / 1000000 + 1,
 			     pd->canary_refuse_usec / 1000000);
 }
 

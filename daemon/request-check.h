@@ -13,8 +13,12 @@
 
 #include "request.h"
 
-/* While the canary's cool-down lasts (it found the system starving),
- * grants of realtime or nice are refused. now: CLOCK_MONOTONIC. */
+/* While the canary's cool-down of a user lasts (its realtime threads
+ * starved the system: manager_canary_refuse()), grants of realtime or nice
+ * and GrantLimits (which would give back the RLIMIT_RTPRIO the canary
+ * took) are refused when the caller or the target's owner is that user.
+ * Asked after request_pin() (r->owner known), and again before the grant.
+ * now: CLOCK_MONOTONIC. */
 int request_check_refusing(Request *r, uint64_t now);
 
 /* pid and tid as sent are in range; resolves pid 0 to the caller's

@@ -183,7 +183,9 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 				     (int)r->tid, (int)r->pid);
 
 	if (r->kind != GRANT_NICE && !request_watched(r)) {
-		CanaryTarget pending = { .pid = r->pid, .tid = r->tid, .start_time = r->tid_start };
+		CanaryTarget pending = {
+			.pid = r->pid, .tid = r->tid, .start_time = r->tid_start, .uid = r->owner
+		};
 
 		/* A grant nobody watches is not made. */
 		handed = true;

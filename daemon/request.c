@@ -158,6 +158,8 @@ static int step_grant(Request *r, bool *ret_pending)
 	 * The policy too (it may have been reloaded); after the checks that is
 	 * a cache hit, unless the wait outlived the cache. */
 	k = request_recheck(r);
+	if (k == 0) /* the canary may have fired meanwhile */
+		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
 	if (k != 0)
 		return k;
 	k = request_check_policy(r, &g, &user);
@@ -254,11 +256,12 @@ static int step_start(Request *r, bool *ret_pending)
 {
 	int k;
 
-	k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
-	if (k == 0)
-		k = request_check_args(r);
+	k = request_check_args(r);
 	if (k == 0)
 		k = request_pin(r);
+	/* after the pin: whose thread it is counts too */
+	if (k == 0)
+		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
 	if (k != 0)
 		return k;
 	return step_user(r, ret_pending);

@@ -14,6 +14,21 @@
  *   - stopped 35 ms of every 50 ms, a CPU shared with busy but sleeping
  *     realtime work: a late canary is not a starving one, no demotion;
  *   - the whole child stopped (SIGSTOP) for three windows: no demotion.
+ * With a fake /proc (the child's sleeping threads as targets, their stat
+ * and schedstat files written by a thread of the child that plays the
+ * scheduler, one target per CPU):
+ *   - the attack of issue 20: granted threads whose stat says SCHED_OTHER
+ *     while their schedstat grows by a whole slot per look on every CPU,
+ *     the canary cheeping: no demotion;
+ *   - granted threads SCHED_FIFO on every CPU, the canary free to run: no
+ *     demotion on that alone (its probe gets the CPU time it asks);
+ *   - the same with the canary let run 5 ms of every 50 ms (it cheeps,
+ *     but a fair thread gets no CPU time to speak of, as behind a runaway
+ *     on 6.12): it fires within CanaryWatchdogSec + 1 s;
+ *   - runaways of uid 1000 on every CPU beside a SCHED_FIFO thread of uid
+ *     2000 at 30% of a CPU, the canary starving: only uid 1000 is blamed
+ *     and demoted; a window later, still starving, the watchdog escalates
+ *     and demotes uid 2000's thread too.
  * Also: the threads exist only while there are targets, the watchdog runs
  * SCHED_DEADLINE (or SCHED_FIFO 99 where the kernel refuses that, and then
  * grants are capped at 98), and 100000 updates of the targets do not grow
@@ -29,12 +44,15 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,15 +81,23 @@ static void report(const char *fmt, ...)
 		_exit(3);
 }
 
-/* The main thread's side, called in the child. */
+static Canary *child_canary;
+static CanaryTarget child_target;
+static CanarySettings child_settings;
+
+/* The main thread's side, called in the child: reports, then hands the
+ * watchdog its target back unless it was demoted, as the manager does. */
 static void on_fired(const CanaryReport *r, void *userdata)
 {
 	struct rlimit rl;
 
 	getrlimit(RLIMIT_RTPRIO, &rl);
-	report("fired %zu %d rtprio %llu %llu\n", r->n_demoted,
-	       r->n_demoted > 0 ? (int)r->demoted[0].tid : 0, (unsigned long long)rl.rlim_cur,
-	       (unsigned long long)rl.rlim_max);
+	report("fired %zu %d esc %d rtprio %llu %llu\n", r->n_demoted,
+	       r->n_demoted > 0 ? (int)r->demoted[0].tid : 0, r->escalated,
+	       (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+	if (child_canary &&
+	    canary_update(child_canary, &child_target, r->n_demoted == 0, &child_settings) < 0)
+		_exit(2);
 }
 
 static uint64_t now_msec(void)
@@ -136,6 +162,8 @@ static void child(int fd, uint64_t period_usec)
 	CanarySettings settings = { .watchdog_usec = period_usec,
 				    .refuse_usec = 3600 * 1000 * MSEC };
 	Canary *c = NULL;
+
+	child_settings = settings;
 	sd_event *e = NULL;
 	struct rlimit rl;
 	pthread_t t;
@@ -157,6 +185,8 @@ static void child(int fd, uint64_t period_usec)
 	before = n_threads(getpid());
 	if (canary_update(c, &target, 1, &settings) < 0)
 		_exit(2);
+	child_canary = c;
+	child_target = target;
 	getrlimit(RLIMIT_RTPRIO, &rl);
 	report("ready %d %d %d %d %llu\n", (int)target.tid, before, n_threads(getpid()),
 	       (int)canary_class(c), (unsigned long long)rl.rlim_max);
@@ -169,10 +199,12 @@ static int child_fd = -1;
 static int ready_target, threads_idle, threads_running, child_class;
 static unsigned long long child_rtprio;
 
-static void start_child(uint64_t period_usec)
+/* Forks a child that runs body(fd, arg), writing to fd, and reads its
+ * first line into buf. */
+static void spawn_child(void (*body)(int fd, const void *arg), const void *arg, char *buf,
+			size_t size)
 {
 	int p[2];
-	char buf[128] = "";
 	struct pollfd pfd;
 	ssize_t n;
 
@@ -181,14 +213,27 @@ static void start_child(uint64_t period_usec)
 	ck_assert_int_ge(child_pid, 0);
 	if (child_pid == 0) {
 		close(p[0]);
-		child(p[1], period_usec);
+		body(p[1], arg);
 	}
 	close(p[1]);
 	child_fd = p[0];
 	pfd = (struct pollfd){ .fd = child_fd, .events = POLLIN };
 	ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
-	n = read(child_fd, buf, sizeof(buf) - 1);
+	n = read(child_fd, buf, size - 1);
 	ck_assert_int_gt(n, 0);
+	buf[n] = 0;
+}
+
+static void child_body(int fd, const void *arg)
+{
+	child(fd, *(const uint64_t *)arg);
+}
+
+static void start_child(uint64_t period_usec)
+{
+	char buf[128];
+
+	spawn_child(child_body, &period_usec, buf, sizeof(buf));
 	ck_assert_int_eq(sscanf(buf, "ready %d %d %d %d %llu", &ready_target, &threads_idle,
 				&threads_running, &child_class, &child_rtprio),
 			 5);
@@ -260,6 +305,376 @@ static uint64_t throttle_canary(pid_t canary, int run_ms, int period_ms, int tot
 	return 0;
 }
 
+/* The fake /proc: targets are the child's sleeping threads (a demotion only
+ * sets SCHED_OTHER, which they have), their stat and schedstat files are
+ * the fake's. */
+enum { FAKE_MAX = 64 };
+
+typedef struct FakeThread {
+	CanaryTarget t;
+	int policy;	  /* what the fake stat says */
+	unsigned percent; /* of a CPU its schedstat grows by */
+	uint64_t runtime; /* ns */
+} FakeThread;
+
+static char fake_proc[64];
+static FakeThread fake[FAKE_MAX];
+static size_t n_fake;
+/* a realtime thread realtimed did not grant (another process's): its
+ * schedstat, if there is one */
+static FakeThread unknown;
+
+static void fake_write(const char *path, const char *text)
+{
+	char tmp[160];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) < 0)
+		_exit(4);
+}
+
+/* PROC/PID/task/TID/stat with state R, start time, CPU 0 and policy. */
+static void fake_stat(pid_t pid, pid_t tid, uint64_t start, int policy)
+{
+	char path[128], line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "%d (fake) R", (int)tid);
+	for (int f = 4; f <= 41; f++)
+		n += snprintf(line + n, sizeof(line) - n, " %llu",
+			      f == 22	? (unsigned long long)start
+			      : f == 40 ? (unsigned long long)(policy == SCHED_OTHER ? 0 : 10)
+			      : f == 41 ? (unsigned long long)policy
+					: 0ULL);
+	snprintf(line + n, sizeof(line) - n, "\n");
+	if (tid == 0)
+		snprintf(path, sizeof(path), "%s/%d/stat", fake_proc, (int)pid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", fake_proc, (int)pid, (int)tid);
+	fake_write(path, line);
+}
+
+static void fake_schedstat(const FakeThread *f)
+{
+	char path[128], line[64];
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", fake_proc, (int)f->t.pid,
+		 (int)f->t.tid);
+	snprintf(line, sizeof(line), "%llu 0 0\n", (unsigned long long)f->runtime);
+	fake_write(path, line);
+}
+
+/* The fake scheduler: every 10 ms each thread's schedstat grows by its
+ * share of the time that passed. */
+static void *fake_scheduler(void *arg)
+{
+	uint64_t last = now_usec(CLOCK_MONOTONIC);
+
+	for (;;) {
+		uint64_t now;
+
+		usleep(10000);
+		now = now_usec(CLOCK_MONOTONIC);
+		for (size_t i = 0; i < n_fake; i++) {
+			fake[i].runtime += (now - last) * 1000 * fake[i].percent / 100;
+			fake_schedstat(&fake[i]);
+		}
+		if (unknown.t.tid) {
+			unknown.runtime += (now - last) * 1000 * unknown.percent / 100;
+			fake_schedstat(&unknown);
+		}
+		last = now;
+	}
+	return NULL;
+}
+
+static int cpus_here(void)
+{
+	cpu_set_t cpus;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
+		return 1;
+	return CPU_COUNT(&cpus);
+}
+
+/* The child's side: each report names whom it blamed and demoted, then
+ * the targets left are handed back, as the manager does. */
+static Canary *fake_canary;
+static CanarySettings fake_settings;
+
+static void on_fake_fired(const CanaryReport *r, void *userdata)
+{
+	CanaryTarget left[FAKE_MAX];
+	char buf[256];
+	size_t n = 0, m;
+
+	m = (size_t)snprintf(buf, sizeof(buf), "fired esc %d blamed", r->escalated);
+	for (size_t i = 0; i < r->n_blamed && m < sizeof(buf); i++)
+		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " %u", (unsigned)r->blamed[i].uid);
+	if (m < sizeof(buf))
+		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " demoted");
+	for (size_t i = 0; i < r->n_demoted && m < sizeof(buf); i++)
+		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " %u", (unsigned)r->demoted[i].uid);
+	report("%s\n", buf);
+	for (size_t i = 0; i < n_fake; i++) {
+		bool gone = false;
+
+		for (size_t j = 0; j < r->n_demoted; j++)
+			gone = gone || r->demoted[j].tid == fake[i].t.tid;
+		if (!gone)
+			left[n++] = fake[i].t;
+	}
+	if (canary_update(fake_canary, left, n, &fake_settings) < 0)
+		_exit(2);
+}
+
+/* The child, on the fake /proc: ncpu threads of uid 1000 at policy and
+ * 100% of a CPU each, and with_b, one of uid 2000 at SCHED_FIFO and 30%. */
+/* A process of uid 3000 whose one thread sleeps at SCHED_FIFO 1 (set
+ * here: it needs CAP_SYS_NICE), in the fake /proc at 100% of a CPU: a
+ * runaway realtimed did not grant. Dies with the child. False when the
+ * kernel refused the policy. */
+static bool fake_unknown(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	char path[128];
+	pid_t g = fork();
+
+	if (g == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	if (g < 0 || sched_setscheduler(g, SCHED_FIFO, &sp) < 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d", fake_proc, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	snprintf(path, sizeof(path), "%s/%d/task", fake_proc, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", fake_proc, (int)g, (int)g);
+	if (mkdir(path, 0755) < 0)
+		_exit(2);
+	strcat(path, "/status");
+	fake_write(path, "Uid:\t3000\t3000\t3000\t3000\n");
+	fake_stat(g, 0, 77, SCHED_FIFO);
+	fake_stat(g, g, 77, SCHED_FIFO);
+	unknown = (FakeThread){ .t = { .pid = g, .tid = g, .start_time = 77, .uid = 3000 },
+				.policy = SCHED_FIFO,
+				.percent = 100 };
+	fake_schedstat(&unknown);
+	return true;
+}
+
+static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
+{
+	static pid_t tids[FAKE_MAX];
+	char path[128];
+	sd_event *e = NULL;
+	pthread_t t;
+	int ncpu = cpus_here();
+
+	report_fd = fd;
+	snprintf(fake_proc, sizeof(fake_proc), "/tmp/canary-fake-%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/%d/task", fake_proc, (int)getpid());
+	if (mkdir(fake_proc, 0755) < 0)
+		_exit(2);
+	{
+		char mid[128];
+
+		snprintf(mid, sizeof(mid), "%s/%d", fake_proc, (int)getpid());
+		if (mkdir(mid, 0755) < 0 || mkdir(path, 0755) < 0)
+			_exit(2);
+	}
+	fake_stat(getpid(), 0, 1, SCHED_OTHER);
+	n_fake = (size_t)ncpu + with_b < FAKE_MAX ? (size_t)ncpu + with_b : FAKE_MAX;
+	for (size_t i = 0; i < n_fake; i++) {
+		bool b = with_b && i == n_fake - 1;
+		char dir[160];
+
+		pthread_create(&t, NULL, sleeper, &tids[i]);
+		while (__atomic_load_n(&tids[i], __ATOMIC_SEQ_CST) == 0)
+			usleep(1000);
+		snprintf(dir, sizeof(dir), "%s/%d", path, (int)tids[i]);
+		if (mkdir(dir, 0755) < 0)
+			_exit(2);
+		fake[i] = (FakeThread){ .t = { .pid = getpid(),
+					       .tid = tids[i],
+					       .start_time = 1000 + i,
+					       .uid = b ? 2000 : 1000 },
+					.policy = b ? SCHED_FIFO : policy,
+					.percent = b ? 30 : 100 };
+		fake_stat(getpid(), tids[i], fake[i].t.start_time, fake[i].policy);
+		fake_schedstat(&fake[i]);
+	}
+	if (with_unknown && !fake_unknown()) {
+		report("no realtime here\n");
+		pause();
+	}
+	pthread_create(&t, NULL, fake_scheduler, NULL);
+	fake_settings = (CanarySettings){ .watchdog_usec = PERIOD_USEC,
+					  .refuse_usec = 3600 * 1000 * MSEC,
+					  .demote_unknown = with_unknown };
+	if (sd_event_default(&e) < 0 ||
+	    canary_new(e, fake_proc, on_fake_fired, NULL, &fake_canary) < 0)
+		_exit(2);
+	{
+		CanaryTarget targets[FAKE_MAX];
+
+		for (size_t i = 0; i < n_fake; i++)
+			targets[i] = fake[i].t;
+		if (canary_update(fake_canary, targets, n_fake, &fake_settings) < 0)
+			_exit(2);
+	}
+	report("ready %d 0 0 %d 0\n", (int)tids[0], (int)canary_class(fake_canary));
+	sd_event_loop(e);
+	_exit(0);
+}
+
+typedef struct FakeArgs {
+	int policy;
+	bool with_b, with_unknown;
+} FakeArgs;
+
+static void fake_body(int fd, const void *arg)
+{
+	const FakeArgs *a = arg;
+
+	fake_child(fd, a->policy, a->with_b, a->with_unknown);
+}
+
+/* False (a note printed) when the child could not set up realtime. */
+static bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
+{
+	FakeArgs a = { .policy = policy, .with_b = with_b, .with_unknown = with_unknown };
+	char buf[128];
+
+	spawn_child(fake_body, &a, buf, sizeof(buf));
+	if (strcmp(buf, "no realtime here\n") == 0) {
+		printf("note: SCHED_FIFO refused here: an unknown realtime thread not tried\n");
+		return false;
+	}
+	ck_assert_msg(strncmp(buf, "ready", 5) == 0, "the child said '%s'", buf);
+	return true;
+}
+
+static void start_fake_child(int policy, bool with_b)
+{
+	(void)start_fake_child_with(policy, with_b, false);
+}
+
+static void stop_fake_child(void)
+{
+	char cmd[96];
+
+	stop_child();
+	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/canary-fake-%d", (int)child_pid);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Issue 20's attack: rr grants on as many threads as CPUs, set back to
+ * SCHED_OTHER, spinning at nice -15; the canary gets its wakeups. */
+START_TEST(test_lowered_threads_do_not_fire)
+{
+	char buf[256];
+
+	start_fake_child(SCHED_OTHER, false);
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(buf[0] == 0,
+		      "granted threads running SCHED_OTHER on every CPU, the canary cheeping: %s",
+		      buf);
+	stop_fake_child();
+}
+END_TEST
+
+/* Realtime threads on every CPU while a fair thread still gets what it
+ * asks for: held alone does not fire. */
+START_TEST(test_held_alone_does_not_fire)
+{
+	char buf[256];
+
+	start_fake_child(SCHED_FIFO, false);
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(buf[0] == 0, "realtime held every CPU, but the canary ran freely: %s", buf);
+	stop_fake_child();
+}
+END_TEST
+
+/* As behind a runaway on every CPU on 6.12: the canary cheeps (its short
+ * wakeups are served), but gets 10% of the time at most. */
+START_TEST(test_held_and_deprived_fires)
+{
+	char buf[256];
+	uint64_t ms;
+	pid_t canary;
+
+	start_fake_child(SCHED_FIFO, false);
+	canary = seize_canary();
+	ms = throttle_canary(canary, 5, 50, 4 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(strncmp(buf, "fired esc 0 blamed 1000 demoted 1000", 36) == 0,
+		      "held and deprived did not fire: '%s'", buf);
+	ck_assert_msg(ms <= PERIOD_USEC / 1000 + 1000, "fired after %llu ms, want <= %llu",
+		      (unsigned long long)ms, PERIOD_USEC / 1000 + 1000);
+	printf("held and deprived, the canary let run 5 ms of every 50 ms: fired after %llu ms\n",
+	       (unsigned long long)ms);
+	stop_fake_child();
+}
+END_TEST
+
+/* A starving canary, the granted threads of uid 1000 not realtime, a
+ * realtime thread of uid 3000 that realtimed did not grant at 100% of a
+ * CPU (CanaryDemoteUnknown=yes): nobody blamed at first; the escalation
+ * demotes everyone and blames uid 3000 by the CPU time its thread used
+ * since the first firing, so that it is refused. */
+START_TEST(test_escalation_blames_unknown)
+{
+	char buf[256];
+	pid_t canary;
+
+	if (!start_fake_child_with(SCHED_OTHER, false, true)) {
+		stop_fake_child();
+		return;
+	}
+	canary = seize_canary();
+	canary_pause(canary);
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "fired esc 0 blamed demoted\n");
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(strncmp(buf, "fired esc 1 blamed 3000 demoted 1000", 36) == 0,
+		      "the escalation did not blame uid 3000: '%s'", buf);
+	stop_fake_child();
+}
+END_TEST
+
+/* Runaways of uid 1000 on every CPU beside uid 2000's light realtime
+ * thread: uid 1000 alone is blamed and demoted; a window later, the
+ * canary still starving, everyone. */
+START_TEST(test_blame_then_escalate)
+{
+	char buf[256], expect[256];
+	size_t m;
+	pid_t canary;
+
+	start_fake_child(SCHED_FIFO, true);
+	canary = seize_canary();
+	canary_pause(canary);
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	m = (size_t)snprintf(expect, sizeof(expect), "fired esc 0 blamed 1000 demoted");
+	for (int i = 0; i < cpus_here() && i + 1 < FAKE_MAX; i++)
+		m += (size_t)snprintf(expect + m, sizeof(expect) - m, " 1000");
+	snprintf(expect + m, sizeof(expect) - m, "\n");
+	ck_assert_str_eq(buf, expect);
+	/* still starving a window later: uid 2000's thread goes too */
+	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	ck_assert_msg(strncmp(buf, "fired esc 1 ", 12) == 0 && strstr(buf, "demoted 2000\n"),
+		      "no escalation: '%s'", buf);
+	stop_fake_child();
+}
+END_TEST
+
 START_TEST(test_threads_only_while_supervising)
 {
 	pid_t watchdog, canary;
@@ -304,6 +719,9 @@ START_TEST(test_stopped_daemon_is_not_starvation)
 }
 END_TEST
 
+/* A starving canary, and no granted thread ran realtime (the target
+ * sleeps): nobody is blamed, nothing demoted at first; still starving a
+ * window later, the watchdog escalates and demotes every target. */
 START_TEST(test_starving_canary_fires_once)
 {
 	char buf[128], expect[64];
@@ -314,15 +732,19 @@ START_TEST(test_starving_canary_fires_once)
 	canary_pause(canary);
 
 	read_report(4 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	snprintf(expect, sizeof(expect), "fired 0 0 esc 0 rtprio %llu %llu\n", child_rtprio,
+		 child_rtprio);
+	ck_assert_str_eq(buf, expect);
 	/* the target was demoted and reported once, and its process may not
 	 * take realtime again through RLIMIT_RTPRIO */
-	snprintf(expect, sizeof(expect), "fired 1 %d rtprio 0 0\n", ready_target);
+	read_report(4 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	snprintf(expect, sizeof(expect), "fired 1 %d esc 1 rtprio 0 0\n", ready_target);
 	ck_assert_str_eq(buf, expect);
 	if (child_rtprio == 0)
 		printf("note: RLIMIT_RTPRIO is 0 here already: the clamp is checked in the VM\n");
-	/* nothing to watch until the main thread hands new targets: no second report */
+	/* nothing to watch any more: no third report */
 	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
-	ck_assert_msg(buf[0] == 0, "a second report: %s", buf);
+	ck_assert_msg(buf[0] == 0, "a third report: %s", buf);
 	stop_child();
 }
 END_TEST
@@ -338,7 +760,8 @@ START_TEST(test_throttled_canary_fires)
 	start_child(window_ms * MSEC);
 	canary = seize_canary();
 	ms = throttle_canary(canary, 50, 1000, 3 * window_ms, buf, sizeof(buf));
-	snprintf(expect, sizeof(expect), "fired 1 %d", ready_target);
+	/* the target sleeps: nobody blamed yet (test_starving_canary_fires_once) */
+	snprintf(expect, sizeof(expect), "fired 0 0 esc 0");
 	ck_assert_msg(strncmp(buf, expect, strlen(expect)) == 0,
 		      "a canary that ran 50 ms per second for %d ms did not fire: '%s'",
 		      3 * window_ms, buf);
@@ -469,7 +892,10 @@ int main(void)
 		CHECK_TESTS(test_threads_only_while_supervising,
 			    test_stopped_daemon_is_not_starvation, test_starving_canary_fires_once,
 			    test_throttled_canary_fires, test_late_canary_is_not_starving,
-			    test_fifo_fallback_caps_grants, test_memory_bounded_by_targets));
+			    test_fifo_fallback_caps_grants, test_memory_bounded_by_targets,
+			    test_lowered_threads_do_not_fire, test_held_alone_does_not_fire,
+			    test_held_and_deprived_fires, test_blame_then_escalate,
+			    test_escalation_blames_unknown));
 	tcase_set_timeout(tc, 30);
 	return check_run(s);
 }

@@ -305,7 +305,14 @@ START_TEST(test_canary_fired)
 {
 	Sleeper low = {}, high = {}, pending = {};
 	CanaryTarget list[3];
-	CanaryReport report = { .demoted = list, .n_demoted = 3, .window_usec = 2 * USEC_PER_SEC };
+	/* the watchdog blamed uid 1000 alone */
+	const CanaryBlame blamed[] = { { .uid = 1000, .realtime_usec = 1900 * USEC_PER_MSEC } };
+	CanaryReport report = { .demoted = list,
+				.n_demoted = 3,
+				.blamed = blamed,
+				.n_blamed = 1,
+				.window_usec = 2 * USEC_PER_SEC };
+	uint64_t now;
 	Daemon d;
 
 	init_two(&d, &low, &high);
@@ -327,8 +334,12 @@ START_TEST(test_canary_fired)
 	ck_assert_int_eq(signals[0].tids[2], 5000000);
 	ck_assert_uint_eq(d.grants->n_grants, 1);
 	ck_assert_ptr_null(grant_table_find(d.grants, getpid(), low.tid));
-	/* new grants are refused for CanaryRefuseSec */
-	ck_assert_uint_gt(d.refuse_until_usec, now_usec(CLOCK_MONOTONIC));
+	/* the blamed user is refused for CanaryRefuseSec; root and other
+	 * users are not */
+	now = now_usec(CLOCK_MONOTONIC);
+	ck_assert_uint_gt(manager_canary_refused_until(&d, 1000, now), now);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 0, now), 0);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 1001, now), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST

@@ -21,6 +21,7 @@
 
 #include "check-main.h"
 #include "daemon-fixture.h"
+#include "manager.h"
 #include "pidfd.h"
 #include "policy-cache.h"
 #include "request-check.h"
@@ -283,20 +284,67 @@ START_TEST(test_refusing)
 {
 	const uint64_t now = 1000ULL * 1000000ULL;
 	Daemon d;
-	Request r;
+	Request r, root, other;
 
 	daemon_init(&d, "[Daemon]\nCanaryRefuseSec=30\n");
 	r = request(&d, 1000, 500, 500);
+	r.owner = 1000;
 	ck_assert_int_eq(request_check_refusing(&r, now), 0);
-	d.refuse_until_usec = now + 4500000;
+	manager_canary_refuse(&d, 1000, now + 4500000);
 	ck_assert_int_eq(request_check_refusing(&r, now), REQUEST_E_REFUSING);
-	ck_assert_str_eq(r.why, "refusing grants for 5 more seconds: the canary watchdog found "
-				"the system starving (CanaryRefuseSec=30s)");
-	/* GrantLimits raises no thread: not refused */
+	ck_assert_str_eq(r.why, "refusing uid 1000 for 5 more seconds: the canary watchdog found "
+				"its realtime threads starving the system (CanaryRefuseSec=30s)");
+	/* GrantLimits would give back the RLIMIT_RTPRIO the canary took */
 	r.type = REQUEST_LIMITS;
+	ck_assert_int_eq(request_check_refusing(&r, now), REQUEST_E_REFUSING);
+	/* a reset takes nothing: served */
+	r.type = REQUEST_RESET_THREAD;
 	ck_assert_int_eq(request_check_refusing(&r, now), 0);
 	r.type = REQUEST_SCHED;
+
+	/* per user: root's own requests and another user's are served */
+	root = request(&d, 0, 1, 1);
+	ck_assert_int_eq(request_check_refusing(&root, now), 0);
+	root.type = REQUEST_LIMITS;
+	ck_assert_int_eq(request_check_refusing(&root, now), 0);
+	other = request(&d, 1001, 600, 600);
+	other.owner = 1001;
+	ck_assert_int_eq(request_check_refusing(&other, now), 0);
+	other.type = REQUEST_LIMITS;
+	ck_assert_int_eq(request_check_refusing(&other, now), 0);
+	/* root asking for the refused user's thread: refused */
+	root = request(&d, 0, 500, 500);
+	root.owner = 1000;
+	ck_assert_int_eq(request_check_refusing(&root, now), REQUEST_E_REFUSING);
+
+	/* over after CanaryRefuseSec; a later refusal extends, an earlier
+	 * one does not shorten */
 	ck_assert_int_eq(request_check_refusing(&r, now + 4500000), 0);
+	manager_canary_refuse(&d, 1000, now + 9000000);
+	manager_canary_refuse(&d, 1000, now + 1000000);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 1000, now), now + 9000000);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* The table of refused users is bounded: when it is full, the refusal
+ * that ends first makes room; the others stay. */
+START_TEST(test_refusals_bounded)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	Daemon d;
+
+	daemon_init(&d, "");
+	for (uid_t u = 0; u < CANARY_REFUSALS_MAX; u++)
+		manager_canary_refuse(&d, 2000 + u, now + 60000000 + u);
+	ck_assert_uint_eq(d.n_refusals, CANARY_REFUSALS_MAX);
+	manager_canary_refuse(&d, 5000, now + 90000000);
+	ck_assert_uint_eq(d.n_refusals, CANARY_REFUSALS_MAX);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 5000, now), now + 90000000);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 2000, now), 0);
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 2001, now), now + 60000001);
+	/* an entry that ended is taken first */
+	ck_assert_uint_eq(manager_canary_refused_until(&d, 2001, now + 60000001), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -363,7 +411,8 @@ int main(void)
 
 	tc = check_add_case(s, "checks",
 			    CHECK_TESTS(test_owner, test_args, test_policy, test_limits, test_rate,
-					test_rate_manage_apart, test_refusing));
+					test_rate_manage_apart, test_refusing,
+					test_refusals_bounded));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	check_add_case(s, "answers",
 		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));

@@ -26,6 +26,14 @@
 #   7. RT throttling off (sched_rt_runtime_us=-1, as some audio tuning
 #      guides advise): on 6.1 nothing but the canary stops a runaway then,
 #      and it must still (6.12 keeps its fair server).
+#   8. the attack of issue 20: user A (rtaudio) has rr 1 granted on every
+#      vCPU, sets each thread back to SCHED_OTHER and spins at nice -15 for
+#      three windows, beside user B's (rtalice) periodic SCHED_FIFO thread
+#      (wakes every 2 ms, works 0.5 ms, as JACK's): the canary does not
+#      fire, B's thread stays SCHED_FIFO and a new grant for B succeeds;
+#   9. a SCHED_FIFO runaway of user A on every vCPU beside B's periodic
+#      thread: A's runaways are demoted within CanaryWatchdogSec + 1 s and
+#      A is refused, while B's thread stays SCHED_FIFO and B is granted.
 # Only ever run in the VM: the runaways would freeze a host.
 
 . "$TOP_SRCDIR/tests/integration/lib.sh"
@@ -85,7 +93,7 @@ finish_case()
 {
 	kill "$MONITOR" 2>/dev/null
 	integ_untrack "$MONITOR"
-	grep -i 'canary\|demot\|watchdog\|RLIMIT' "$WORK/realtimed.log" | tail -n 4 | sed 's/^/#   /'
+	grep -i 'canary\|demot\|watchdog\|RLIMIT' "$WORK/realtimed.log" | tail -n 8 | sed 's/^/#   /'
 	integ_stop_daemon
 	: >"$WORK/realtimed.log"
 }
@@ -188,6 +196,17 @@ limits_of()
 	awk '/^Max realtime priority/ { print $4, $5 }' "/proc/$1/limits" 2>/dev/null
 }
 
+# expect_refused DESC: a grant for rtaudio (user A) is refused with Refusing.
+expect_refused()
+{
+	out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
+	if echo "$out" | grep -q "^refused: $NATIVE_ERR.Refusing"; then
+		ok "$1"
+	else
+		fail "$1: a grant right after the canary fired was not refused with Refusing: $out"
+	fi
+}
+
 # runaways PRIO: a SCHED_FIFO PRIO runaway on every vCPU.
 runaways()
 {
@@ -200,12 +219,7 @@ runaways()
 	note "$(date +%T.%N) the runaways are gone"
 	check_demoted "$NCPU"
 	check_signal
-	out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
-	if echo "$out" | grep -q "^refused: $NATIVE_ERR.Refusing"; then
-		ok "new grants are refused during CanaryRefuseSec"
-	else
-		fail "a grant right after the canary fired was not refused with Refusing: $out"
-	fi
+	expect_refused "new grants are refused during CanaryRefuseSec"
 	finish_case
 }
 
@@ -228,6 +242,94 @@ finish_case
 
 runaways 99
 runaways 1
+
+CANARY_LOAD=$TOP_BUILDDIR/tests/integration/canary-load
+[ -x "$CANARY_LOAD" ] || fail "the canary's load client is not built ($CANARY_LOAD)"
+
+# periodic_start SECS: user B's (rtalice) periodic thread, made SCHED_FIFO 70
+# by realtimed: wakes every 2 ms and works 0.5 ms (25% of a vCPU).
+periodic_start()
+{
+	as_bg rtalice "$CANARY_LOAD" periodic "$1" 2000 500 >"$WORK/periodic.$CASE" 2>&1
+	PERIODIC=$!
+	integ_track $PERIODIC
+	wait_for 10 grep -q '^pid' "$WORK/periodic.$CASE" || fail "the periodic thread did not start"
+	out=$(native --as rtalice MakeThreadRealtime uint64:$PERIODIC uint64:$PERIODIC string:fifo uint32:70)
+	expect_success "user B's periodic thread made SCHED_FIFO 70" "$out"
+}
+
+# periodic_check: it ran realtime to its end, never demoted.
+periodic_check()
+{
+	wait "$PERIODIC"
+	integ_untrack "$PERIODIC"
+	r=$(grep '^periodic' "$WORK/periodic.$CASE")
+	case "$r" in
+	"periodic: realtime all along"*) ok "user B's periodic SCHED_FIFO thread was not demoted: $r" ;;
+	*) fail "user B's periodic SCHED_FIFO thread: '$r' (want: realtime all along)" ;;
+	esac
+}
+
+# b_granted: a new grant for user B works.
+b_granted()
+{
+	out=$(run_as rtalice "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
+	if echo "$out" | grep -q '^granted'; then
+		ok "a new grant for user B succeeds $1"
+	else
+		fail "a new grant for user B $1: $(echo "$out" | tail -n 1)"
+	fi
+}
+
+start lowered-attack
+periodic_start $((4 * WATCHDOG + 2))
+LOWER=""
+k=0
+while [ $k -lt "$NCPU" ]; do
+	as_bg rtaudio "$CANARY_LOAD" lower $((3 * WATCHDOG)) --go "$WORK/go.$CASE" >"$WORK/lower.$CASE.$k" 2>&1
+	LOWER="$LOWER $!"
+	integ_track $!
+	wait_for 10 grep -q '^pid' "$WORK/lower.$CASE.$k" || fail "attacker $k did not start"
+	k=$((k + 1))
+done
+for p in $LOWER; do
+	prlimit --pid "$p" --nice=35:35
+	out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$p string:rr uint32:1)
+	expect_success "user A's thread $p made SCHED_RR 1" "$out"
+done
+go
+k=0
+for p in $LOWER; do
+	wait "$p"
+	integ_untrack "$p"
+	note "attacker $k: $(grep -v '^pid' "$WORK/lower.$CASE.$k")"
+	k=$((k + 1))
+done
+check_no_signal
+b_granted "after three windows of the attack"
+periodic_check
+finish_case
+
+start runaway-beside-audio
+periodic_start $((5 * WATCHDOG + 2))
+spinners "$NCPU"
+# shellcheck disable=SC2086
+grant 10 $SPIN
+go
+wait_spinners
+check_demoted "$NCPU"
+check_signal
+if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
+	! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE"; then
+	ok "the journal blames user A (uid $UID_AUDIO) and not user B"
+else
+	fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
+fi
+expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
+b_granted "right after the canary fired"
+expect_refused "user A is refused during CanaryRefuseSec"
+periodic_check
+finish_case
 
 start fight-back
 # a process that held a grant: its RLIMIT_RTPRIO goes to 0 and comes back
