@@ -55,6 +55,9 @@ typedef struct Watch {
 	size_t n_blamed;
 	CanaryBlame *users; /* room for n_targets: each user's realtime time, to blame */
 	bool escalated;
+	/* realtime CPU time (us) of every granted thread in the starved slots
+	 * of the window, and how long those slots were (watch_blame()) */
+	uint64_t realtime_usec, starved_usec;
 	unsigned cheeps_percent, probe_percent;
 	uint64_t held_usec;
 	uint64_t *runtime;   /* per target: CPU time (ns) at the last look, 0 before */

@@ -355,12 +355,14 @@ static void watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int nc
 	size_t n = 0;
 
 	w->n_blamed = 0;
+	w->realtime_usec = w->starved_usec = 0;
 	for (unsigned k = 0; k < SLOTS; k++) {
 		starved[k] = win->measured[k] && win->elapsed[k] > 0 &&
 			     slot_missing(win, k, cheep_usec) * 2 >= win->elapsed[k];
 		if (starved[k])
 			window += win->elapsed[k];
 	}
+	w->starved_usec = window;
 	if (window == 0)
 		return;
 	for (size_t i = 0; i < w->n_targets; i++) {
@@ -373,6 +375,7 @@ static void watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int nc
 		if (n == 0 || w->users[n - 1].uid != w->targets[i].uid)
 			w->users[n++] = (CanaryBlame){ .uid = w->targets[i].uid };
 		w->users[n - 1].realtime_usec += t;
+		w->realtime_usec += t;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (w->users[i].realtime_usec * 100 >= HELD_PERCENT * window) {
@@ -425,13 +428,15 @@ static bool note_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unuse
 	return pid != getpid() && proc_foreach(c, w, pid, note_unknown_thread);
 }
 
-/* At an escalation: blames, besides, each user whose realtime threads
- * noted at the last firing (note_unknown_thread()) used HELD_PERCENT of
- * one CPU since, so that a user whose runaway took realtime through its
- * own RLIMIT_RTPRIO (GrantLimits) is refused too and cannot take the
- * limit back at once. */
-static void blame_unknown(Canary *c, Watch *w, uint64_t now)
+/* At a firing after one that noted realtime threads realtimed did not
+ * grant (note_unknown_thread()): blames, besides, each user whose noted
+ * threads used HELD_PERCENT of one CPU since, so that a user whose runaway
+ * took realtime through its own RLIMIT_RTPRIO (GrantLimits) is demoted and
+ * refused too and cannot take the limit back at once. Returns how many
+ * CPUs those threads kept busy since, on average. */
+static double blame_unknown(Canary *c, Watch *w, uint64_t now)
 {
+	uint64_t total = 0;
 	uint64_t span = now > c->unknown_usec ? now - c->unknown_usec : 0;
 	size_t n = 0;
 
@@ -448,21 +453,35 @@ static void blame_unknown(Canary *c, Watch *w, uint64_t now)
 		if (k == n)
 			c->unknown_users[n++] = (CanaryBlame){ .uid = t->uid };
 		c->unknown_users[k].realtime_usec += (r - t->runtime) / NSEC_PER_USEC;
+		total += (r - t->runtime) / NSEC_PER_USEC;
 	}
 	for (size_t k = 0; k < n; k++)
 		if (span > 0 && c->unknown_users[k].realtime_usec * 100 >= HELD_PERCENT * span &&
 		    !blamed(w, c->unknown_users[k].uid))
 			w->blamed[w->n_blamed++] = c->unknown_users[k];
 	c->n_unknown_seen = 0;
+	return span > 0 ? (double)total / (double)span : 0;
 }
 
 /* Runs in the watchdog thread, on a Watch that only it holds now: demotes
  * the blamed users' granted threads (every user's, escalated) and clamps
- * their processes. A firing that does not escalate notes the realtime
- * threads left (blame_unknown()). */
+ * their processes. An escalation stands only while realtime threads, the
+ * granted ones in the starved slots and the unknown ones noted at the
+ * last firing, kept at least half of the CPUs busy: a canary starved by
+ * fair load alone (a crowd of processes, a loaded machine) is no reason
+ * to take realtime from anyone, and demoting would not feed it. A firing
+ * that does not escalate notes the realtime threads left
+ * (blame_unknown()). */
 static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 {
+	int ncpus = CPU_COUNT(&c->canary_cpus);
+	double busy = w->starved_usec ? (double)w->realtime_usec / (double)w->starved_usec : 0;
 	pid_t clamped = 0;
+
+	if (demote_unknown && c->n_unknown_seen > 0)
+		busy += blame_unknown(c, w, now_usec(CLOCK_MONOTONIC));
+	if (w->escalated && busy * 2 < (double)(ncpus > 0 ? ncpus : 1))
+		w->escalated = false;
 
 	for (size_t i = 0; i < w->n_targets; i++) {
 		CanaryTarget *t = &w->targets[i];
@@ -481,8 +500,6 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 	}
 	if (!demote_unknown)
 		return;
-	if (w->escalated)
-		blame_unknown(c, w, now_usec(CLOCK_MONOTONIC));
 	if (w->escalated || w->n_blamed > 0)
 		(void)proc_foreach(c, w, 0, demote_unknown_process);
 	if (!w->escalated) {

@@ -86,13 +86,18 @@
  * the blamed users' requests (grants and GrantLimits, whoever asks) for
  * CanaryRefuseSec, logs once and emits Demoted("canary"). If the watchdog
  * fires again within two windows of a firing (starvation persisted: the
- * cause was not, or not only, the blamed users' grants), it escalates: 1.
- * to 3. for every user (as rtkit does, and realtimed did before). It
- * blames then, besides the users its grants show, each user whose
- * realtime threads that realtimed did not grant (noted at the firing
- * before, CANARY_UNKNOWN_CLAMP_MAX at most) used 90% of one CPU since:
- * a runaway that took realtime through its own RLIMIT_RTPRIO is refused
- * too, and cannot take the limit back through GrantLimits at once.
+ * cause was not, or not only, the blamed users' grants) while realtime
+ * threads kept at least half of the CPUs busy (the granted ones in the
+ * starved slots, and the unknown ones noted at the firing before), it
+ * escalates: 1. to 3. for every user (as rtkit does, and realtimed did
+ * before). A canary starved by fair load alone is not realtime's doing:
+ * demoting would not feed it, and would let anyone who can load the
+ * machine take realtime from everyone. At every firing after one that
+ * noted realtime threads that realtimed did not grant
+ * (CANARY_UNKNOWN_CLAMP_MAX at most), each user whose noted threads used
+ * 90% of one CPU since is blamed too: a runaway that took realtime through
+ * its own RLIMIT_RTPRIO is demoted and refused, and cannot take the limit
+ * back through GrantLimits at once.
  * After CanaryRefuseSec the main thread gives each clamped process its
  * old RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog
  * judges nothing while a report waits for the main thread; it never

@@ -393,13 +393,14 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		       "and "
 		       "%zu other realtime threads of theirs, RLIMIT_RTPRIO 0 for %zu processes; "
 		       "refusing their requests for %llu s; other users' threads are demoted if "
-		       "the starvation persists",
+		       "the starvation persists while realtime threads keep half of the CPUs busy",
 		       why, whom, n, report->n_unknown, report->n_clamped,
 		       (unsigned long long)(pd->canary_refuse_usec / USEC_PER_SEC));
 	else
 		log_id(LOG_WARNING, LOG_ID_DEMOTION,
-		       "%s, but no user's granted threads held the CPUs: nothing demoted yet; "
-		       "every realtime thread is if the starvation persists",
+		       "%s, but no user's realtime threads held the CPUs: nothing demoted; "
+		       "every user's are if the starvation persists while realtime threads "
+		       "keep half of the CPUs busy",
 		       why);
 
 	demote_list_init(&l, n, DEMOTE_CANARY);

