@@ -217,6 +217,7 @@ void call_check(const Call *c, DBusMessage *reply)
 				"ListGrants",
 				"ListIrqThreads",
 				"Reload",
+				"SubscribeDemoted",
 				"MakeThreadRealtimeWithPID",
 				"MakeThreadHighPriorityWithPID",
 				"ResetKnown",
