@@ -405,7 +405,8 @@ static void *short_main(void *userdata)
 void client_tid_churn(Worker *w)
 {
 	enum { AFTER = 3 };
-	Short a = { .usec = (unsigned)rng_below(&w->rng, 1500) }, b[AFTER];
+	/* at least 1 us: 0 means "wait for go", which thread a never gets */
+	Short a = { .usec = 1 + (unsigned)rng_below(&w->rng, 1500) }, b[AFTER];
 	DBusPendingCall *p = NULL;
 	DBusMessage *m;
 	Desc d = { .len = 0 };
