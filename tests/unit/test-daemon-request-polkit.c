@@ -127,6 +127,7 @@ static void answer_checks(void)
 /* d's bus: a private connection to this test's server, accepted. */
 static void bus_init(Daemon *d)
 {
+	char *address;
 	DBusError err;
 	struct pollfd p;
 
@@ -136,7 +137,10 @@ static void bus_init(Daemon *d)
 	dbus_server_set_new_connection_function(server, on_connection, NULL, NULL);
 	ck_assert(
 		dbus_server_set_watch_functions(server, add_watch, remove_watch, NULL, NULL, NULL));
-	d->bus = dbus_connection_open_private(dbus_server_get_address(server), &err);
+	address = dbus_server_get_address(server);
+	ck_assert_ptr_nonnull(address);
+	d->bus = dbus_connection_open_private(address, &err);
+	dbus_free(address);
 	ck_assert_msg(d->bus, "%s", err.message);
 	ck_assert_ptr_nonnull(server_watch);
 	p = (struct pollfd){ .fd = dbus_watch_get_unix_fd(server_watch), .events = POLLIN };
