@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Asynchronous polkit checks: pools of slots, a short cache, joined questions; see polkit.h. */
+/* Asynchronous polkit checks: pools of slots, a short cache, joined
+ * questions, a few at a time at polkitd, round-robin across uids; see
+ * polkit.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +30,20 @@ struct Polkit {
 	DBusConnection *bus;
 	PolkitCache cache;
 	PolkitSlots slots;
-	PolkitQuery *pending; /* the checks on the bus, which later ones join */
+	/* every check not answered yet, on the bus or queued here; later
+	 * checks of the same subject join them */
+	PolkitQuery *pending;
+	/* the checks on the bus that count against POLKIT_SENT_MAX, per pool */
+	unsigned n_sent[_POLKIT_POOL_MAX];
+	uint64_t vtime;	     /* the turn of the check sent last */
+	uint64_t seq;	     /* the order checks were asked in */
+	unsigned timeout_ms; /* POLKIT_CHECK_TIMEOUT_MS */
 	/* uids waiting for an interactive check; (uid_t)-1: a free slot */
 	uid_t interactive[POLKIT_INTERACTIVE_MAX];
 };
 
 struct PolkitQuery {
-	Polkit *pk;
+	Polkit *pk; /* NULL once polkit_free() let go of a check on the bus */
 	PolkitQuery *prev, *next;
 	PolkitCacheEntry key;
 	PolkitPool pool;
@@ -42,8 +51,16 @@ struct PolkitQuery {
 	uid_t *interactive_slot; /* in Polkit.interactive, or NULL */
 	PolkitWaiter *waiters;
 	size_t n_waiters;
+	DBusMessage *m; /* the question, while it is queued */
+	uint64_t turn;	/* round-robin: the lowest turn goes out first */
+	uint64_t seq;	/* then the oldest */
+	uint64_t deadline_usec;
+	bool sent;
 	bool done;
 };
+
+static void query_release(PolkitQuery *q);
+static void query_destroy(PolkitQuery *q);
 
 void polkit_slots_init(PolkitSlots *s)
 {
@@ -117,6 +134,7 @@ int polkit_new(DBusConnection *bus, Polkit **ret)
 	if (!pk)
 		return -ENOMEM;
 	pk->bus = bus;
+	pk->timeout_ms = POLKIT_CHECK_TIMEOUT_MS;
 	polkit_slots_init(&pk->slots);
 	for (size_t i = 0; i < POLKIT_INTERACTIVE_MAX; i++)
 		pk->interactive[i] = (uid_t)-1;
@@ -128,8 +146,29 @@ int polkit_new(DBusConnection *bus, Polkit **ret)
 
 Polkit *polkit_free(Polkit *pk)
 {
+	if (!pk)
+		return NULL;
+	while (pk->pending) {
+		PolkitQuery *q = pk->pending;
+		bool sent = q->sent;
+
+		query_release(q);
+		/* a check on the bus is libdbus's: query_free() frees its
+		 * waiters when the connection lets go of it */
+		if (sent)
+			continue;
+		for (size_t i = 0; i < q->n_waiters; i++)
+			if (q->waiters[i].free_userdata)
+				q->waiters[i].free_userdata(q->waiters[i].userdata);
+		query_destroy(q);
+	}
 	free(pk);
 	return NULL;
+}
+
+void polkit_set_timeout(Polkit *pk, unsigned timeout_ms)
+{
+	pk->timeout_ms = timeout_ms;
 }
 
 void polkit_flush(Polkit *pk)
@@ -230,12 +269,15 @@ static int parse_reply(DBusMessage *reply)
 	return authorized ? 1 : 0;
 }
 
-/* Takes q off the pending list and gives back its slots: from here on, a
- * new check of the same subject is a new question. */
+/* Takes q off the pending list and gives back its slots, its place on the
+ * bus included: from here on, a new check of the same subject is a new
+ * question. Once only: q is then no Polkit's any more. */
 static void query_release(PolkitQuery *q)
 {
 	Polkit *pk = q->pk;
 
+	if (!pk)
+		return;
 	if (q->prev)
 		q->prev->next = q->next;
 	else if (pk->pending == q)
@@ -248,22 +290,53 @@ static void query_release(PolkitQuery *q)
 	if (q->interactive_slot)
 		*q->interactive_slot = (uid_t)-1;
 	q->interactive_slot = NULL;
+	if (q->sent && !q->key.interactive)
+		pk->n_sent[q->pool]--;
+	q->pk = NULL;
 }
+
+/* Frees a check that is not on the bus (libdbus does not own it). */
+static void query_destroy(PolkitQuery *q)
+{
+	if (q->m)
+		dbus_message_unref(q->m);
+	free(q->waiters);
+	free(q);
+}
+
+/* Ends a check that never went out: each waiter told r (< 0) once. */
+static void query_fail(PolkitQuery *q, int r)
+{
+	query_release(q);
+	/* a callback may ask polkit again (q is off the list) */
+	for (size_t i = 0; i < q->n_waiters; i++)
+		q->waiters[i].cb(r, q->waiters[i].userdata);
+	query_destroy(q);
+}
+
+static void dispatch(Polkit *pk);
 
 static void on_reply(DBusPendingCall *call, void *data)
 {
 	PolkitQuery *q = data;
-	DBusMessage *reply = dbus_pending_call_steal_reply(call);
-	int r = reply ? parse_reply(reply) : -ETIMEDOUT;
+	Polkit *pk = q->pk;
+	DBusMessage *reply;
+	int r;
 
+	if (!pk)
+		return; /* realtimed is exiting: query_free() frees the waiters */
+	reply = dbus_pending_call_steal_reply(call);
+	r = reply ? parse_reply(reply) : -ETIMEDOUT;
 	if (reply)
 		dbus_message_unref(reply);
-	polkit_cache_put(&q->pk->cache, &q->key, r, now_usec(CLOCK_MONOTONIC));
+	polkit_cache_put(&pk->cache, &q->key, r, now_usec(CLOCK_MONOTONIC));
 	q->done = true;
 	query_release(q);
 	/* each waiter once; a callback may ask polkit again (q is off the list) */
 	for (size_t i = 0; i < q->n_waiters; i++)
 		q->waiters[i].cb(r, q->waiters[i].userdata);
+	/* its place at polkitd is free: the next queued check goes out */
+	dispatch(pk);
 }
 
 static void query_free(void *data)
@@ -276,8 +349,7 @@ static void query_free(void *data)
 			if (q->waiters[i].free_userdata)
 				q->waiters[i].free_userdata(q->waiters[i].userdata);
 	}
-	free(q->waiters);
-	free(q);
+	query_destroy(q);
 }
 
 static int query_add_waiter(PolkitQuery *q, polkit_callback_t cb, void *userdata,
@@ -359,12 +431,106 @@ int polkit_message_new(const PolkitCacheEntry *key, DBusMessage **ret)
 	return 0;
 }
 
+/* Whether a non-interactive check of pool may go to polkitd now. */
+static bool can_send(const Polkit *pk, PolkitPool pool)
+{
+	if (pk->n_sent[POLKIT_POOL_GRANT] + pk->n_sent[POLKIT_POOL_MANAGE] >= POLKIT_SENT_MAX)
+		return false;
+	return pool != POLKIT_POOL_MANAGE ||
+	       pk->n_sent[POLKIT_POOL_MANAGE] < POLKIT_SENT_MANAGE_MAX;
+}
+
+/* Puts q's question on the bus; libdbus owns q from here on (query_free()). */
+static int query_send(PolkitQuery *q)
+{
+	Polkit *pk = q->pk;
+	DBusPendingCall *call = NULL;
+	int timeout_ms = POLKIT_INTERACTIVE_TIMEOUT_MS;
+
+	if (!q->key.interactive) {
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+		/* the time it waited here counts */
+		timeout_ms =
+			q->deadline_usec > now ? (int)((q->deadline_usec - now + 999) / 1000) : 1;
+	}
+	if (!dbus_connection_send_with_reply(pk->bus, q->m, &call, timeout_ms))
+		return -ENOMEM;
+	if (!call)
+		return -ENOTCONN; /* the bus is gone */
+	q->sent = true;
+	if (!q->key.interactive)
+		pk->n_sent[q->pool]++;
+	if (!dbus_pending_call_set_notify(call, on_reply, q, query_free)) {
+		/* not freed by libdbus: q is still the caller's */
+		q->sent = false;
+		if (!q->key.interactive)
+			pk->n_sent[q->pool]--;
+		dbus_pending_call_cancel(call);
+		dbus_pending_call_unref(call);
+		return -ENOMEM;
+	}
+	dbus_pending_call_unref(call);
+	dbus_message_unref(q->m);
+	q->m = NULL;
+	return 0;
+}
+
+/* The turn of uid's next check: one after its latest one not answered
+ * yet, and not before the check sent last. A uid with none waiting goes
+ * out next but for the uids already waiting there: one user's queue
+ * delays another's first check by one check per other waiting uid. */
+static uint64_t next_turn(const Polkit *pk, uid_t uid)
+{
+	uint64_t turn = pk->vtime;
+
+	for (const PolkitQuery *q = pk->pending; q; q = q->next)
+		if (q->key.uid == uid && !q->key.interactive && q->turn + 1 > turn)
+			turn = q->turn + 1;
+	return turn;
+}
+
+/* Sends queued checks while polkitd has room (can_send()), the lowest turn
+ * first, then the oldest; ends those that waited past their deadline
+ * (polkitd hangs, and the checks on the bus time out one after another). */
+static void dispatch(Polkit *pk)
+{
+	for (;;) {
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
+		PolkitQuery *next = NULL, *q;
+		int r;
+
+		for (q = pk->pending; q; q = q->next)
+			if (!q->sent && q->deadline_usec <= now)
+				break;
+		if (q) {
+			log_warning("polkit check for uid %u waited %u ms without reaching polkitd",
+				    (unsigned)q->key.uid, pk->timeout_ms);
+			query_fail(q, -ETIMEDOUT);
+			continue; /* the callbacks may have changed the list */
+		}
+		for (q = pk->pending; q; q = q->next)
+			if (!q->sent && can_send(pk, q->pool) &&
+			    (!next || q->turn < next->turn ||
+			     (q->turn == next->turn && q->seq < next->seq)))
+				next = q;
+		if (!next)
+			return;
+		if (next->turn > pk->vtime)
+			pk->vtime = next->turn;
+		r = query_send(next);
+		if (r < 0) {
+			log_warning("could not ask polkit: %s", strerror(-r));
+			query_fail(next, r);
+		}
+	}
+}
+
 /* The check of key from pool: see polkit_check() and polkit_check_bus_name(). */
 static int check(Polkit *pk, const PolkitCacheEntry *key, PolkitPool pool, polkit_callback_t cb,
 		 void *userdata, void (*free_userdata)(void *))
 {
 	_cleanup_msg_ DBusMessage *m = NULL;
-	DBusPendingCall *call = NULL;
 	uid_t *slot = NULL, *islot = NULL;
 	PolkitQuery *q;
 	int r;
@@ -372,7 +538,7 @@ static int check(Polkit *pk, const PolkitCacheEntry *key, PolkitPool pool, polki
 	r = polkit_cache_lookup(&pk->cache, key, now_usec(CLOCK_MONOTONIC));
 	if (r >= 0)
 		return r == 1 ? 1 : 2;
-	/* the same question is on the bus already: wait for its answer */
+	/* the same question is asked already (on the bus or queued): wait for its answer */
 	for (q = pk->pending; q; q = q->next)
 		if (q->pool == pool && same_subject(&q->key, key) &&
 		    q->key.interactive == key->interactive)
@@ -395,17 +561,16 @@ static int check(Polkit *pk, const PolkitCacheEntry *key, PolkitPool pool, polki
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		goto fail;
-	*q = (PolkitQuery){ .pk = pk, .key = *key, .pool = pool, .slot = slot };
+	*q = (PolkitQuery){ .pk = pk,
+			    .key = *key,
+			    .pool = pool,
+			    .slot = slot,
+			    .m = TAKE_PTR(m),
+			    .turn = key->interactive ? 0 : next_turn(pk, key->uid),
+			    .seq = pk->seq++,
+			    .deadline_usec = now_usec(CLOCK_MONOTONIC) + pk->timeout_ms * 1000ULL };
 	if (query_add_waiter(q, cb, userdata, free_userdata) < 0) {
-		free(q);
-		goto fail;
-	}
-	if (!dbus_connection_send_with_reply(pk->bus, m, &call,
-					     key->interactive ? POLKIT_INTERACTIVE_TIMEOUT_MS
-							      : DBUS_TIMEOUT_USE_DEFAULT) ||
-	    !call) {
-		free(q->waiters);
-		free(q);
+		query_destroy(q);
 		goto fail;
 	}
 	if (islot)
@@ -415,17 +580,22 @@ static int check(Polkit *pk, const PolkitCacheEntry *key, PolkitPool pool, polki
 	if (pk->pending)
 		pk->pending->prev = q;
 	pk->pending = q;
-	if (!dbus_pending_call_set_notify(call, on_reply, q, query_free)) {
-		/* not freed by libdbus: undo by hand, the caller keeps userdata */
+	/* Interactive checks may wait minutes for a password: they go out at
+	 * once, outside the count (they are few: POLKIT_INTERACTIVE_MAX, one per
+	 * uid). The others go out now when polkitd has room, else they wait
+	 * their turn here (dispatch()). */
+	if (!key->interactive && !can_send(pk, pool))
+		return 0;
+	if (!key->interactive && q->turn > pk->vtime)
+		pk->vtime = q->turn;
+	r = query_send(q);
+	if (r < 0) {
+		/* undo by hand: the caller keeps userdata */
 		q->n_waiters = 0;
 		query_release(q);
-		free(q->waiters);
-		free(q);
-		dbus_pending_call_cancel(call);
-		dbus_pending_call_unref(call);
-		return -ENOMEM;
+		query_destroy(q);
+		return r;
 	}
-	dbus_pending_call_unref(call);
 	return 0;
 fail:
 	polkit_slots_put(&pk->slots, pool, slot);

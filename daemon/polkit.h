@@ -44,7 +44,26 @@
  *    administrators' manage calls (root needs no polkit); grants never
  *    wait for it.
  * A full pool answers -EBUSY, a uid at its cap -EDQUOT: the caller is told
- * at once, never queued.
+ * at once.
+ *
+ * Fair dispatch. polkitd answers one question after another, in the order
+ * they came, so the checks taking slots are not all sent to it: at most
+ * POLKIT_SENT_MAX (4) are at polkitd at once, of which at most
+ * POLKIT_SENT_MANAGE_MAX (1) a manage call (grants never wait behind
+ * manage calls). Four keep polkitd busy while an answer travels back and
+ * the next question travels out, and put at most three checks ahead of a
+ * newcomer's; one would leave polkitd idle for every round trip. The others
+ * wait here, in their slots, and each answer sends the next one
+ * round-robin across uids: each check gets a turn, one after its uid's
+ * latest check not answered yet and not before the check sent last, and
+ * the lowest turn goes first (then the oldest). So a uid's first check
+ * waits behind the checks at polkitd and at most one check of each other
+ * waiting uid, however many one uid queued. Interactive checks go out at
+ * once, outside the count: they may wait minutes for a password. A check is
+ * answered within POLKIT_CHECK_TIMEOUT_MS of being asked, the wait here
+ * included (-ETIMEDOUT when it waited that long without going out: looked
+ * at each time an answer comes; a check on the bus is sent with the time
+ * it has left), so with polkitd hung every check ends within twice that.
  */
 #pragma once
 
@@ -65,6 +84,12 @@
 #define POLKIT_MANAGE_PER_UID 2
 #define POLKIT_PENDING_MAX (POLKIT_GRANT_MAX + POLKIT_MANAGE_MAX)
 #define POLKIT_WAITERS_MAX 128
+/* non-interactive checks at polkitd at once, of which manage calls */
+#define POLKIT_SENT_MAX 4
+#define POLKIT_SENT_MANAGE_MAX 1
+/* a non-interactive check is answered within this of being asked (the
+ * time it waits here included), as libdbus's default for a call */
+#define POLKIT_CHECK_TIMEOUT_MS (25 * 1000)
 #define POLKIT_INTERACTIVE_MAX 16
 /* below realtimectl's own two minutes, so that it gets the daemon's answer */
 #define POLKIT_INTERACTIVE_TIMEOUT_MS (110 * 1000)
@@ -134,13 +159,18 @@ typedef void (*polkit_callback_t)(int r, void *userdata);
 int polkit_new(DBusConnection *bus, Polkit **ret);
 Polkit *polkit_free(Polkit *pk);
 void polkit_flush(Polkit *pk);
+/* How long a non-interactive check may take, its wait in realtimed
+ * included (POLKIT_CHECK_TIMEOUT_MS unless set: tests make it short). */
+void polkit_set_timeout(Polkit *pk, unsigned timeout_ms);
 /* Lets the Polkit see signals (Authority.Changed). */
 DBusHandlerResult polkit_filter(Polkit *pk, DBusMessage *m);
 
 /* Asks about the process pid (start time) of uid, for a grant (the grant
  * pool). Returns 1 when answered "yes" from the cache (callback not
- * called), 0 when the callback will be called (exactly once, unless the
- * daemon exits; then free_userdata runs), -errno when the check could not
+ * called), 0 when the callback will be called (exactly once, never before
+ * this returns, unless the daemon exits; then free_userdata runs, by
+ * polkit_free() for a check still queued, by libdbus when it drops the
+ * connection for one on the bus), -errno when the check could not
  * be started (-EBUSY: the grant pool is full; -EDQUOT: uid holds its
  * share of it). */
 int polkit_check(Polkit *pk, const char *action, pid_t pid, uint64_t start_time, uid_t uid,

@@ -9,13 +9,19 @@
  * the limits are checked again right before the grant, after the wait.
  * However many checks are asked for, fewer wait on the bus than
  * dbus-daemon allows one connection; manage calls of many uids leave the
- * grants' share; a connection's "no" to a manage call is reused.
+ * grants' share; a connection's "no" to a manage call is reused. polkitd
+ * answers one question after another, so realtimed sends it a few at a
+ * time (POLKIT_SENT_MAX, one manage call among them) and the next
+ * round-robin across uids: one uid's queue of checks does not delay
+ * another uid's first check. Checks still queued when realtimed exits
+ * are freed once, unanswered.
  */
 #include <check.h>
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <poll.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +44,11 @@ static DBusConnection *peer; /* the fake polkitd, and the requests' caller */
 static DBusMessage *checks[512];
 static size_t n_checks;
 static unsigned n_granted, n_limits, n_other;
+/* the uid of each check in the order they reached the fake polkitd */
+static uid_t arrived[512];
+static size_t n_arrived;
+
+static uid_t check_uid(DBusMessage *m);
 
 static dbus_bool_t add_watch(DBusWatch *w, void *data)
 {
@@ -69,6 +80,8 @@ static void peer_read(void)
 		if (dbus_message_is_method_call(m, "org.freedesktop.PolicyKit1.Authority",
 						"CheckAuthorization")) {
 			ck_assert_uint_lt(n_checks, 512);
+			ck_assert_uint_lt(n_arrived, 512);
+			arrived[n_arrived++] = check_uid(m);
 			checks[n_checks++] = m;
 			continue;
 		}
@@ -124,9 +137,49 @@ static void answer_checks(void)
 	answer_checks_with(TRUE);
 }
 
+/* The uid of a check's subject (unix-process), or (uid_t)-1 (a connection). */
+static uid_t check_uid(DBusMessage *m)
+{
+	DBusMessageIter it, st, dict, e, v;
+	const char *k;
+	uint32_t u;
+
+	ck_assert(dbus_message_iter_init(m, &it));
+	dbus_message_iter_recurse(&it, &st);
+	dbus_message_iter_next(&st);
+	dbus_message_iter_recurse(&st, &dict);
+	for (; dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY;
+	     dbus_message_iter_next(&dict)) {
+		dbus_message_iter_recurse(&dict, &e);
+		dbus_message_iter_get_basic(&e, &k);
+		if (!streq(k, "uid"))
+			continue;
+		dbus_message_iter_next(&e);
+		dbus_message_iter_recurse(&e, &v);
+		dbus_message_iter_get_basic(&v, &u);
+		return (uid_t)u;
+	}
+	return (uid_t)-1;
+}
+
+/* polkitd's answer to the check that reached it first, the others kept. */
+static void answer_first(void)
+{
+	DBusMessage *keep[512];
+	size_t n = n_checks;
+
+	ck_assert_uint_gt(n, 0);
+	memcpy(keep, checks + 1, (n - 1) * sizeof(*keep));
+	n_checks = 1;
+	answer_checks();
+	memcpy(checks, keep, (n - 1) * sizeof(*keep));
+	n_checks = n - 1;
+}
+
 /* d's bus: a private connection to this test's server, accepted. */
 static void bus_init(Daemon *d)
 {
+	char *address;
 	DBusError err;
 	struct pollfd p;
 
@@ -136,7 +189,10 @@ static void bus_init(Daemon *d)
 	dbus_server_set_new_connection_function(server, on_connection, NULL, NULL);
 	ck_assert(
 		dbus_server_set_watch_functions(server, add_watch, remove_watch, NULL, NULL, NULL));
-	d->bus = dbus_connection_open_private(dbus_server_get_address(server), &err);
+	address = dbus_server_get_address(server);
+	ck_assert_ptr_nonnull(address);
+	d->bus = dbus_connection_open_private(address, &err);
+	dbus_free(address);
 	ck_assert_msg(d->bus, "%s", err.message);
 	ck_assert_ptr_nonnull(server_watch);
 	p = (struct pollfd){ .fd = dbus_watch_get_unix_fd(server_watch), .events = POLLIN };
@@ -220,9 +276,24 @@ END_TEST
 
 static unsigned n_callbacks;
 
+static unsigned n_timedout;
+
 static void on_answer(int r, void *userdata)
 {
+	n_timedout += r == -ETIMEDOUT;
 	n_callbacks++;
+}
+
+/* polkitd answers yes (or no) to every check until realtimed has had
+ * expected answers: those queued in realtimed go out as the first are
+ * answered. */
+static void answer_all(Daemon *d, dbus_bool_t yes, unsigned expected)
+{
+	for (int i = 0; i < 2000 && n_callbacks < expected; i++) {
+		pump(d, 1);
+		answer_checks_with(yes);
+	}
+	ck_assert_uint_eq(n_callbacks, expected);
 }
 
 /* However many checks are asked for, fewer wait on the bus than
@@ -245,12 +316,10 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 			refused++;
 	}
 	pump(&d, 200);
-	ck_assert_uint_le(n_checks + 32, 128);
-	ck_assert_uint_eq(n_checks + refused, 300);
-	answer_checks();
-	for (int i = 0; i < 2000 && n_callbacks < 300 - refused; i++)
-		pump(&d, 1);
-	ck_assert_uint_eq(n_callbacks, 300 - refused);
+	ck_assert_uint_le(POLKIT_PENDING_MAX + 32, 128);
+	ck_assert_uint_eq(300 - refused, POLKIT_GRANT_MAX);
+	ck_assert_uint_eq(n_checks, POLKIT_SENT_MAX);
+	answer_all(&d, TRUE, 300 - refused);
 
 	/* one uid: at most its share of the pool waits */
 	n_callbacks = 0;
@@ -260,11 +329,9 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 				 1000, on_answer, NULL, NULL) < 0)
 			refused++;
 	pump(&d, 200);
-	ck_assert_uint_le(n_checks, 16);
-	ck_assert_uint_eq(n_checks + refused, 40);
-	answer_checks();
-	for (int i = 0; i < 2000 && n_callbacks < 40 - refused; i++)
-		pump(&d, 1);
+	ck_assert_uint_eq(40 - refused, POLKIT_GRANT_PER_UID);
+	ck_assert_uint_le(n_checks, POLKIT_SENT_MAX);
+	answer_all(&d, TRUE, 40 - refused);
 	bus_fini(&d);
 	fixture_daemon_fini(&d);
 }
@@ -300,11 +367,9 @@ START_TEST(test_manage_flood_leaves_grants)
 				      on_answer, NULL, NULL),
 			 0);
 	pump(&d, 200);
-	ck_assert_uint_eq(n_checks, POLKIT_MANAGE_MAX + 1);
-	answer_checks_with(FALSE);
-	for (int i = 0; i < 2000 && n_callbacks < POLKIT_MANAGE_MAX + 2; i++)
-		pump(&d, 1);
-	ck_assert_uint_eq(n_callbacks, POLKIT_MANAGE_MAX + 2);
+	/* one manage check at polkitd at a time; the grant's goes out beside it */
+	ck_assert_uint_eq(n_checks, POLKIT_SENT_MANAGE_MAX + 1);
+	answer_all(&d, FALSE, POLKIT_MANAGE_MAX + 2);
 
 	/* ":1.100" was told no a moment ago; ":1.99" was never asked about */
 	ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", ":1.100", 100000,
@@ -323,6 +388,184 @@ START_TEST(test_manage_flood_leaves_grants)
 }
 END_TEST
 
+#define ACQUIRE "org.realtimed.acquire-realtime"
+
+/* A daemon that asks the fake polkitd, nothing asked yet. */
+static void daemon_start(Daemon *d)
+{
+	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
+	fixture_daemon_init(d, NULL);
+	bus_init(d);
+	n_arrived = n_checks = n_callbacks = n_timedout = 0;
+}
+
+/* The position of uid's first check among those that reached polkitd. */
+static size_t first_arrival(uid_t uid)
+{
+	for (size_t i = 0; i < n_arrived; i++)
+		if (arrived[i] == uid)
+			return i;
+	return SIZE_MAX;
+}
+
+/* polkitd answers one question after another. uid 1000 queues its 16
+ * grant checks, then uid 2000 asks once: its question reaches polkitd
+ * before 1000's remaining ones, behind at most the checks already on the
+ * bus. */
+START_TEST(test_one_uid_queue_does_not_delay_another)
+{
+	Daemon d;
+
+	daemon_start(&d);
+	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++)
+		ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + i), 1, 1000,
+					      on_answer, NULL, NULL),
+				 0);
+	pump(&d, 50);
+	ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, 3000, 1, 2000, on_answer, NULL, NULL), 0);
+	pump(&d, 50);
+	/* polkitd answers the oldest question, then the next */
+	for (int i = 0; i < 500 && n_callbacks < POLKIT_GRANT_PER_UID + 1; i++) {
+		if (n_checks)
+			answer_first();
+		pump(&d, 5);
+	}
+	ck_assert_uint_eq(n_callbacks, POLKIT_GRANT_PER_UID + 1);
+	ck_assert_uint_eq(n_arrived, POLKIT_GRANT_PER_UID + 1);
+	ck_assert_msg(first_arrival(2000) <= POLKIT_SENT_MAX,
+		      "uid 2000's check reached polkitd behind %zu of uid 1000's (at most %u "
+		      "expected)",
+		      first_arrival(2000), (unsigned)POLKIT_SENT_MAX);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* Three uids queue 16 grant checks each, a crowd of uids fills the manage
+ * pool: never more than POLKIT_SENT_MAX checks are at polkitd, at most one
+ * of them a manage call; each answer sends the next check round-robin
+ * across the uids (three checks in a row are of three uids while all three
+ * wait); every check is answered. */
+START_TEST(test_checks_go_out_a_few_at_a_time_round_robin)
+{
+	const unsigned total = 3 * POLKIT_GRANT_PER_UID + POLKIT_MANAGE_MAX;
+	size_t max_sent = 0;
+	char name[32];
+	Daemon d;
+
+	daemon_start(&d);
+	for (unsigned i = 0; i < POLKIT_MANAGE_MAX; i++) {
+		snprintf(name, sizeof(name), ":1.%u", 100 + i);
+		ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", name,
+						       (uid_t)(100000 + i / 2), false, on_answer,
+						       NULL, NULL),
+				 0);
+	}
+	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++)
+		for (unsigned u = 0; u < 3; u++)
+			ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE,
+						      (pid_t)(1000 + 100 * u + i), 1, 1000 + u,
+						      on_answer, NULL, NULL),
+					 0);
+	for (int i = 0; i < 2000 && n_callbacks < total; i++) {
+		pump(&d, 3);
+		max_sent = n_checks > max_sent ? n_checks : max_sent;
+		ck_assert_uint_le(n_checks, POLKIT_SENT_MAX);
+		unsigned manage = 0;
+		for (size_t k = 0; k < n_checks; k++)
+			manage += check_uid(checks[k]) == (uid_t)-1;
+		ck_assert_uint_le(manage, 1);
+		if (n_checks)
+			answer_first();
+	}
+	ck_assert_uint_eq(n_callbacks, total);
+	ck_assert_uint_eq(n_arrived, total);
+	ck_assert_uint_eq(max_sent, POLKIT_SENT_MAX);
+	/* the grants, in the order they went out: round-robin over 1000..1002 */
+	uid_t g[512];
+	size_t n_g = 0;
+	for (size_t i = 0; i < n_arrived; i++)
+		if (arrived[i] != (uid_t)-1)
+			g[n_g++] = arrived[i];
+	ck_assert_uint_eq(n_g, 3 * POLKIT_GRANT_PER_UID);
+	for (size_t i = POLKIT_SENT_MAX; i + 3 <= n_g - POLKIT_SENT_MAX; i++)
+		ck_assert_msg(g[i] != g[i + 1] && g[i] != g[i + 2] && g[i + 1] != g[i + 2],
+			      "grants %zu..%zu went out for uids %u %u %u", i, i + 2,
+			      (unsigned)g[i], (unsigned)g[i + 1], (unsigned)g[i + 2]);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+/* polkitd takes its time: checks that waited in realtimed past their
+ * deadline are not sent when a place frees, they are answered as polkit
+ * failing (-ETIMEDOUT), so a queued check ends however slow polkitd is. */
+START_TEST(test_queued_check_past_its_deadline_ends)
+{
+	const unsigned n = 2 * POLKIT_SENT_MAX;
+	Daemon d;
+
+	daemon_start(&d);
+	polkit_set_timeout(d.polkit, 200);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + i), 1, 1000,
+					      on_answer, NULL, NULL),
+				 0);
+	pump(&d, 20);
+	ck_assert_uint_eq(n_checks, POLKIT_SENT_MAX);
+	usleep(300 * 1000);
+	answer_first();
+	for (int i = 0; i < 200 && n_callbacks < 1 + n - POLKIT_SENT_MAX; i++)
+		pump(&d, 1);
+	/* the one answered, and the queued ones, none sent */
+	ck_assert_uint_eq(n_callbacks, 1 + n - POLKIT_SENT_MAX);
+	ck_assert_uint_eq(n_timedout, n - POLKIT_SENT_MAX);
+	ck_assert_msg(n_arrived == POLKIT_SENT_MAX, "%zu checks reached polkitd", n_arrived);
+	answer_checks();
+	for (int i = 0; i < 200 && n_callbacks < n; i++)
+		pump(&d, 1);
+	ck_assert_uint_eq(n_callbacks, n);
+	bus_fini(&d);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
+static unsigned freed[POLKIT_GRANT_PER_UID + 1];
+
+static void on_free(void *userdata)
+{
+	freed[(unsigned *)userdata - freed]++;
+}
+
+/* realtimed exits while checks wait (on the bus, inside realtimed, and one
+ * joined to another): no callback runs, and each waiter's userdata is
+ * freed exactly once. */
+START_TEST(test_free_with_queued_checks_frees_each_once)
+{
+	Daemon d;
+
+	daemon_start(&d);
+	memset(freed, 0, sizeof(freed));
+	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++)
+		ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + i), 1, 1000,
+					      on_answer, &freed[i], on_free),
+				 0);
+	/* the same process as the last one queued: joins its question */
+	ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + POLKIT_GRANT_PER_UID - 1),
+				      1, 1000, on_answer, &freed[POLKIT_GRANT_PER_UID], on_free),
+			 0);
+	pump(&d, 50);
+	for (size_t i = 0; i < n_checks; i++)
+		dbus_message_unref(checks[i]);
+	n_checks = 0;
+	bus_fini(&d);
+	ck_assert_uint_eq(n_callbacks, 0);
+	for (unsigned i = 0; i <= POLKIT_GRANT_PER_UID; i++)
+		ck_assert_msg(freed[i] == 1, "waiter %u freed %u times", i, freed[i]);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-request-polkit");
@@ -331,7 +574,11 @@ int main(void)
 	tc = check_add_case(s, "burst",
 			    CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
 					test_checks_on_the_bus_stay_below_its_limit,
-					test_manage_flood_leaves_grants));
+					test_manage_flood_leaves_grants,
+					test_one_uid_queue_does_not_delay_another,
+					test_checks_go_out_a_few_at_a_time_round_robin,
+					test_queued_check_past_its_deadline_ends,
+					test_free_with_queued_checks_frees_each_once));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	return check_run(s);
 }
