@@ -64,8 +64,10 @@ check_eq "a service of the non-member's systemd --user: unchanged" "0 0" "$svc_r
 
 # --- removal: the session opened before keeps working ----------------------
 su - rtaudio -c 'exec sleep 600' &
-wait_until 120 pgrep -u rtaudio -x sleep >/dev/null
-session=$(pgrep -u rtaudio -x sleep | head -n 1)
+# by its whole command line: another sleep of rtaudio's (a user service's)
+# may come and go meanwhile
+wait_until 120 pgrep -u rtaudio -xf 'sleep 600' >/dev/null
+session=$(pgrep -u rtaudio -xf 'sleep 600' | head -n 1)
 check "the session's program runs ($session)" test -n "$session"
 system_uninstall
 check "pam-auth-update --remove took pam_realtime out of common-session" \
