@@ -714,8 +714,12 @@ int bus_native_register(Daemon *d)
 {
 	static const DBusObjectPathVTable vtable = { .message_function = native_message };
 
-	if (!dbus_connection_register_object_path(d->bus, NATIVE_PATH, &vtable, d) ||
-	    !dbus_connection_add_filter(d->bus, on_name_owner_changed, d, NULL))
+	int r;
+
+	r = bus_register_object(d->bus, NATIVE_PATH, &vtable, d);
+	if (r < 0)
+		return r;
+	if (!dbus_connection_add_filter(d->bus, on_name_owner_changed, d, NULL))
 		return -ENOMEM;
 	return 0;
 }

@@ -185,7 +185,7 @@ static void on_request_name(DBusPendingCall *pending, void *userdata)
 			    "is not served",
 			    RTKIT_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
 		dbus_error_free(&error);
-		dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
+		bus_unregister_object(d->bus, RTKIT_PATH);
 		d->rtkit_served = false;
 		return;
 	}
@@ -254,13 +254,13 @@ void bus_rtkit_serve(Daemon *d, bool serve)
 		r = rtkit_name_call(d, "ReleaseName", on_release_name, NULL);
 		if (r < 0)
 			log_warning_errno(r, "Failed to give up %s: %m", RTKIT_NAME);
-		dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
+		bus_unregister_object(d->bus, RTKIT_PATH);
 		d->rtkit_request = 0;
 		d->rtkit_served = false;
 		return;
 	}
 	/* The object first, so that calls find it once the name is ours. */
-	if (!dbus_connection_register_object_path(d->bus, RTKIT_PATH, &vtable, d)) {
+	if (bus_register_object(d->bus, RTKIT_PATH, &vtable, d) < 0) {
 		log_error("Out of memory serving %s", RTKIT_PATH);
 		return;
 	}
@@ -268,7 +268,7 @@ void bus_rtkit_serve(Daemon *d, bool serve)
 	if (r < 0) {
 		log_warning_errno(r, "Failed to ask for %s: %m; the rtkit interface is not served",
 				  RTKIT_NAME);
-		dbus_connection_unregister_object_path(d->bus, RTKIT_PATH);
+		bus_unregister_object(d->bus, RTKIT_PATH);
 		return;
 	}
 	d->rtkit_served = true;

@@ -4,7 +4,9 @@
  * for fds to watch and timeouts to run through callbacks; each becomes an
  * sd-event source whose handler gives control back to libdbus. Incoming
  * messages are dispatched from a defer source that is on only while libdbus
- * says data remains, so an idle daemon sleeps in epoll.
+ * says data remains or calls wait, so an idle daemon sleeps in epoll. Method
+ * calls for realtimed's objects wait in one queue per caller and are served
+ * in turn (bus-queue.h): objects are registered with bus_register_object().
  *
  * Every string the daemon sends goes through bus_append_string() or
  * bus_reply_error() here, which make it valid UTF-8 (utf8.h): libdbus aborts
@@ -16,14 +18,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "bus-queue.h"
 #include "bus.h"
 #include "log.h"
 #include "utf8.h"
 
+/*
+ * libdbus's socket transport has two watches on the one socket, one for
+ * reading and one for writing, and sd-event takes an fd only once: the two
+ * share one io source (WatchFd), whose events are the enabled watches' union.
+ * (With a source per watch, the write watch could never be added while the
+ * read watch was: replies that did not fit the socket at once stayed in
+ * libdbus's outgoing queue until something else was sent.)
+ */
+#define WATCH_FDS_MAX 4
+
+typedef struct Watches Watches;
+
+typedef struct WatchFd {
+	Watches *owner;
+	int fd;
+	sd_event_source *source;
+	DBusWatch *watch[2];
+} WatchFd;
+
+struct Watches {
+	sd_event *event;
+	WatchFd fds[WATCH_FDS_MAX];
+	/* woken when the socket took what waited to be written */
+	sd_event_source *dispatch;
+	BusQueue *queue;
+};
+
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	DBusWatch *w = userdata;
+	WatchFd *wf = userdata;
 	unsigned flags = 0;
 
 	if (revents & EPOLLIN)
@@ -34,52 +65,105 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		flags |= DBUS_WATCH_HANGUP;
 	if (revents & EPOLLERR)
 		flags |= DBUS_WATCH_ERROR;
-	dbus_watch_handle(w, flags);
+	for (size_t i = 0; i < ELEMENTSOF(wf->watch); i++) {
+		DBusWatch *w = wf->watch[i];
+		unsigned mine;
+
+		if (!w || !dbus_watch_get_enabled(w))
+			continue;
+		/* a hang-up or error goes to each watch; readiness to its own */
+		mine = flags & (dbus_watch_get_flags(w) | DBUS_WATCH_HANGUP | DBUS_WATCH_ERROR);
+		if (mine)
+			dbus_watch_handle(w, mine);
+		/* handling may have removed the other watch */
+		if (!wf->source)
+			break;
+	}
+	/* calls wait for the replies before them to be written (on_dispatch) */
+	if (wf->owner->dispatch && wf->owner->queue && bus_queue_length(wf->owner->queue) > 0)
+		sd_event_source_set_enabled(wf->owner->dispatch, SD_EVENT_ON);
 	return 0;
 }
 
-static uint32_t watch_events(DBusWatch *w)
+static void watch_fd_update(WatchFd *wf)
 {
-	unsigned flags = dbus_watch_get_flags(w);
 	uint32_t ev = 0;
 
-	if (flags & DBUS_WATCH_READABLE)
-		ev |= EPOLLIN;
-	if (flags & DBUS_WATCH_WRITABLE)
-		ev |= EPOLLOUT;
-	return ev;
+	for (size_t i = 0; i < ELEMENTSOF(wf->watch); i++) {
+		DBusWatch *w = wf->watch[i];
+		unsigned flags;
+
+		if (!w || !dbus_watch_get_enabled(w))
+			continue;
+		flags = dbus_watch_get_flags(w);
+		if (flags & DBUS_WATCH_READABLE)
+			ev |= EPOLLIN;
+		if (flags & DBUS_WATCH_WRITABLE)
+			ev |= EPOLLOUT;
+	}
+	/* no events asked: off, as sd-event would still report hang-ups */
+	if (ev)
+		sd_event_source_set_io_events(wf->source, ev);
+	sd_event_source_set_enabled(wf->source, ev ? SD_EVENT_ON : SD_EVENT_OFF);
 }
 
 static dbus_bool_t add_watch(DBusWatch *w, void *data)
 {
-	sd_event *e = data;
-	sd_event_source *s;
+	Watches *ws = data;
+	int fd = dbus_watch_get_unix_fd(w);
+	WatchFd *wf = NULL, *unused = NULL;
 
-	if (sd_event_add_io(e, &s, dbus_watch_get_unix_fd(w), watch_events(w), on_io, w) < 0)
+	for (size_t i = 0; i < WATCH_FDS_MAX; i++) {
+		if (ws->fds[i].source && ws->fds[i].fd == fd)
+			wf = &ws->fds[i];
+		else if (!ws->fds[i].source && !unused)
+			unused = &ws->fds[i];
+	}
+	if (!wf) {
+		if (!unused)
+			return FALSE;
+		wf = unused;
+		wf->owner = ws;
+		/* enabled by watch_fd_update() below, when a watch wants events */
+		if (sd_event_add_io(ws->event, &wf->source, fd, EPOLLIN, on_io, wf) < 0)
+			return FALSE;
+		wf->fd = fd;
+	}
+	if (!wf->watch[0])
+		wf->watch[0] = w;
+	else if (!wf->watch[1])
+		wf->watch[1] = w;
+	else
 		return FALSE;
-	sd_event_source_set_enabled(s, dbus_watch_get_enabled(w) ? SD_EVENT_ON : SD_EVENT_OFF);
-	dbus_watch_set_data(w, s, NULL);
+	dbus_watch_set_data(w, wf, NULL);
+	watch_fd_update(wf);
 	return TRUE;
 }
 
 static void remove_watch(DBusWatch *w, void *data)
 {
-	sd_event_source *s = dbus_watch_get_data(w);
+	WatchFd *wf = dbus_watch_get_data(w);
 
-	if (s) {
-		dbus_watch_set_data(w, NULL, NULL);
-		sd_event_source_disable_unref(s);
+	if (!wf)
+		return;
+	dbus_watch_set_data(w, NULL, NULL);
+	for (size_t i = 0; i < ELEMENTSOF(wf->watch); i++)
+		if (wf->watch[i] == w)
+			wf->watch[i] = NULL;
+	if (wf->watch[0] || wf->watch[1]) {
+		watch_fd_update(wf);
+		return;
 	}
+	wf->source = sd_event_source_disable_unref(wf->source);
+	wf->fd = -1;
 }
 
 static void toggle_watch(DBusWatch *w, void *data)
 {
-	sd_event_source *s = dbus_watch_get_data(w);
+	WatchFd *wf = dbus_watch_get_data(w);
 
-	if (!s)
-		return;
-	sd_event_source_set_io_events(s, watch_events(w));
-	sd_event_source_set_enabled(s, dbus_watch_get_enabled(w) ? SD_EVENT_ON : SD_EVENT_OFF);
+	if (wf)
+		watch_fd_update(wf);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
@@ -131,16 +215,68 @@ static void toggle_timeout(DBusTimeout *t, void *data)
 		arm_timeout(t, s);
 }
 
+/* The connection's BusQueue, stored as connection data. */
+static dbus_int32_t queue_slot = -1;
+
+BusQueue *bus_queue_of(DBusConnection *c)
+{
+	return queue_slot < 0 ? NULL : dbus_connection_get_data(c, queue_slot);
+}
+
+static DBusHandlerResult on_queue_filter(DBusConnection *c, DBusMessage *m, void *data)
+{
+	return bus_queue_push(data, c, m) ? DBUS_HANDLER_RESULT_HANDLED
+					  : DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+}
+
+/* How many messages one turn of the loop takes in, and how many queued calls
+ * it serves, so that signals, pidfds and timers get a turn. Taking in is
+ * cheap (a call joins its sender's queue); it runs ahead of serving, so that
+ * a caller behind a burst reaches its queue while the burst is served. */
+#define DISPATCH_TAKE_MAX 1024
+#define DISPATCH_SERVE_MAX 16
+/* A few small replies' worth (the kernel doubles it and counts each
+ * message's buffer overhead): see on_dispatch(). */
+#define BUS_SNDBUF 4096
+
 static int on_dispatch(sd_event_source *s, void *userdata)
 {
 	DBusConnection *c = userdata;
+	BusQueue *q = bus_queue_of(c);
+	bool more = false;
+	int n = 0;
 
-	/* A bounded batch per loop iteration, so signals and pidfds get a turn. */
-	for (int i = 0; i < 64; i++)
-		if (dbus_connection_dispatch(c) != DBUS_DISPATCH_DATA_REMAINS) {
-			sd_event_source_set_enabled(s, SD_EVENT_OFF);
-			break;
+	while (n < DISPATCH_TAKE_MAX) {
+		if (dbus_connection_dispatch(c) == DBUS_DISPATCH_DATA_REMAINS) {
+			n++;
+			continue;
 		}
+		/* what else the socket holds, without waiting */
+		if (!dbus_connection_read_write(c, 0) ||
+		    dbus_connection_get_dispatch_status(c) != DBUS_DISPATCH_DATA_REMAINS)
+			break;
+	}
+	if (n >= DISPATCH_TAKE_MAX)
+		more = true;
+	/*
+	 * A call is served only once the replies before it are written: what
+	 * realtimed writes, dbus-daemon routes in order, so replies sent ahead
+	 * of their turn would stand in front of the next caller's as surely
+	 * as calls did. The socket's send buffer is kept small for this
+	 * (bus_attach_event()); when it is full, on_io() wakes us once it
+	 * has room.
+	 */
+	for (n = 0; q && n < DISPATCH_SERVE_MAX && bus_queue_length(q) > 0; n++) {
+		if (dbus_connection_has_messages_to_send(c))
+			break;
+		bus_queue_serve(q, c, 1);
+	}
+	if (q && bus_queue_length(q) > 0 && !dbus_connection_has_messages_to_send(c))
+		more = true;
+	if (dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS)
+		more = true;
+	if (!more)
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
 	return 0;
 }
 
@@ -152,24 +288,84 @@ static void on_dispatch_status(DBusConnection *c, DBusDispatchStatus status, voi
 		sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
+static void queue_free(void *q)
+{
+	bus_queue_free(q);
+}
+
 int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch)
 {
+	BusQueue *q = NULL;
 	sd_event_source *s;
-	int r;
+	Watches *ws;
+	int fd, r;
 
+	if (!dbus_connection_allocate_data_slot(&queue_slot))
+		return -ENOMEM;
+	r = bus_queue_new(&q);
+	if (r < 0)
+		return r;
+	if (!dbus_connection_set_data(c, queue_slot, q, queue_free)) {
+		bus_queue_free(q);
+		return -ENOMEM;
+	}
+	/* first, so that calls are queued before any other filter sees them */
+	if (!dbus_connection_add_filter(c, on_queue_filter, q, NULL))
+		return -ENOMEM;
 	r = sd_event_add_defer(e, &s, on_dispatch, c);
 	if (r < 0)
 		return r;
-	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, e,
-						 NULL) ||
+	ws = calloc(1, sizeof(*ws));
+	if (!ws) {
+		sd_event_source_unref(s);
+		return -ENOMEM;
+	}
+	ws->event = e;
+	ws->dispatch = s;
+	ws->queue = q;
+	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, ws,
+						 free) ||
 	    !dbus_connection_set_timeout_functions(c, add_timeout, remove_timeout, toggle_timeout,
 						   e, NULL)) {
 		sd_event_source_unref(s);
 		return -ENOMEM;
 	}
 	dbus_connection_set_dispatch_status_function(c, on_dispatch_status, s, NULL);
+	if (dbus_connection_get_socket(c, &fd)) {
+		int size = BUS_SNDBUF;
+
+		/* best effort: a larger buffer costs fairness, not correctness */
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	}
 	*ret_dispatch = s;
 	return 0;
+}
+
+int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPathVTable *vtable,
+			void *data)
+{
+	BusQueue *q = bus_queue_of(c);
+	int r;
+
+	/* libdbus keeps the object too: it lists it to introspection of the
+	 * parent paths, and serves what the queue does not take */
+	if (!dbus_connection_register_object_path(c, path, vtable, data))
+		return -ENOMEM;
+	if (!q)
+		return 0;
+	r = bus_queue_add_object(q, path, vtable, data);
+	if (r < 0)
+		dbus_connection_unregister_object_path(c, path);
+	return r;
+}
+
+void bus_unregister_object(DBusConnection *c, const char *path)
+{
+	BusQueue *q = bus_queue_of(c);
+
+	if (q)
+		bus_queue_remove_object(q, path);
+	dbus_connection_unregister_object_path(c, path);
 }
 
 static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)

@@ -16,7 +16,16 @@
 #include "daemon.h"
 #include "macro.h"
 
+typedef struct BusQueue BusQueue;
+
+/* Drives c from e, with a BusQueue serving callers in turn. */
 int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch);
+/* c's BusQueue, NULL before bus_attach_event(). */
+BusQueue *bus_queue_of(DBusConnection *c);
+/* Registers an object whose calls wait their caller's turn (bus-queue.h). */
+int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPathVTable *vtable,
+			void *data);
+void bus_unregister_object(DBusConnection *c, const char *path);
 
 /* uid and pid of the sender of m, from org.freedesktop.DBus.GetConnectionCredentials. */
 int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);

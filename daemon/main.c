@@ -21,6 +21,7 @@
 
 #include "bus-native.h"
 #include "bus-rtkit.h"
+#include "bus-queue.h"
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
@@ -65,6 +66,15 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
+/* The uid that groups a sender's connections into one turn (bus-queue.h);
+ * the credentials cache keeps it for the call's own lookup. */
+static int sender_uid(DBusMessage *m, uid_t *ret_uid, void *userdata)
+{
+	pid_t pid;
+
+	return bus_get_creds(userdata, m, ret_uid, &pid);
+}
+
 static int daemon_connect(Daemon *d)
 {
 	DBusError error;
@@ -81,6 +91,7 @@ static int daemon_connect(Daemon *d)
 	r = bus_attach_event(d->bus, d->event, &d->bus_dispatch_source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+	bus_queue_set_uid_func(bus_queue_of(d->bus), sender_uid, d);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
 	r = polkit_new(d->bus, &d->polkit);

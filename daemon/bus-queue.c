@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Callers served in turn; see bus-queue.h. Each sender with calls waiting
+ * has a Caller: its calls in arrival order, its uid once known, and the turn
+ * it was last served at. A user's callers share one UidTurn, so a user with
+ * sixteen connections gets one turn, as a user with one. The next call
+ * served is the one whose user (or, before its uid is known, whose sender)
+ * was served longest ago; a new sender counts as served at the moment it
+ * arrived, so opening connections buys no turns ahead of those waiting.
+ * Picking scans the callers: a few in practice, at most one per queued call.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-queue.h"
+#include "bus.h"
+#include "log.h"
+#include "macro.h"
+
+/* Past BUS_QUEUE_SOFT_MAX calls waiting in all, a sender that already has
+ * BUS_QUEUE_CROWD of them is refused: the crowd pays, a caller with a few
+ * calls still gets in. Past BUS_QUEUE_HARD_MAX calls are handled at once, in
+ * arrival order, as libdbus would; libdbus's own limit bounds that. */
+#define BUS_QUEUE_SOFT_MAX 8192
+#define BUS_QUEUE_HARD_MAX 16384
+#define BUS_QUEUE_CROWD 8
+
+typedef struct Call {
+	struct Call *next;
+	DBusMessage *m;
+	int object;
+} Call;
+
+typedef struct UidTurn {
+	uid_t uid;
+	uint64_t served;
+	unsigned refs;
+} UidTurn;
+
+typedef struct Caller {
+	char *sender;
+	Call *head, *tail;
+	unsigned queued;
+	uint64_t served;
+	/* index into BusQueue.turns, -1 while the uid is not known */
+	int turn;
+} Caller;
+
+typedef struct Object {
+	char *path;
+	DBusObjectPathVTable vtable;
+	void *data;
+} Object;
+
+struct BusQueue {
+	Caller **callers;
+	size_t n_callers, allocated_callers;
+	UidTurn *turns;
+	size_t n_turns;
+	size_t queued;
+	uint64_t clock;
+	Object objects[BUS_QUEUE_OBJECTS_MAX];
+	BusUidFunc uid_of;
+	void *uid_data;
+	uint64_t refused;
+};
+
+int bus_queue_new(BusQueue **ret)
+{
+	BusQueue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	*ret = q;
+	return 0;
+}
+
+static void caller_free(Caller *c)
+{
+	while (c->head) {
+		Call *k = c->head;
+
+		c->head = k->next;
+		dbus_message_unref(k->m);
+		free(k);
+	}
+	free(c->sender);
+	free(c);
+}
+
+void bus_queue_free(BusQueue *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n_callers; i++)
+		caller_free(q->callers[i]);
+	free(q->callers);
+	free(q->turns);
+	for (size_t i = 0; i < BUS_QUEUE_OBJECTS_MAX; i++)
+		free(q->objects[i].path);
+	free(q);
+}
+
+void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata)
+{
+	q->uid_of = fn;
+	q->uid_data = userdata;
+}
+
+static int object_index(const BusQueue *q, const char *path)
+{
+	if (!path)
+		return -1;
+	for (int i = 0; i < BUS_QUEUE_OBJECTS_MAX; i++)
+		if (q->objects[i].path && streq(q->objects[i].path, path))
+			return i;
+	return -1;
+}
+
+int bus_queue_add_object(BusQueue *q, const char *path, const DBusObjectPathVTable *vtable,
+			 void *data)
+{
+	int i = object_index(q, path);
+
+	if (i < 0)
+		for (i = 0; i < BUS_QUEUE_OBJECTS_MAX && q->objects[i].path; i++)
+			;
+	if (i >= BUS_QUEUE_OBJECTS_MAX)
+		return -ENOSPC;
+	if (!q->objects[i].path && !(q->objects[i].path = strdup(path)))
+		return -ENOMEM;
+	q->objects[i].vtable = *vtable;
+	q->objects[i].data = data;
+	return 0;
+}
+
+void bus_queue_remove_object(BusQueue *q, const char *path)
+{
+	int i = object_index(q, path);
+
+	if (i >= 0)
+		q->objects[i].path = mfree(q->objects[i].path);
+}
+
+size_t bus_queue_length(const BusQueue *q)
+{
+	return q->queued;
+}
+
+static Caller *caller_get(BusQueue *q, const char *sender)
+{
+	Caller *c;
+
+	for (size_t i = 0; i < q->n_callers; i++)
+		if (streq(q->callers[i]->sender, sender))
+			return q->callers[i];
+	if (q->n_callers == q->allocated_callers) {
+		size_t n = q->allocated_callers ? q->allocated_callers * 2 : 16;
+		Caller **a = reallocarray(q->callers, n, sizeof(*a));
+
+		if (!a)
+			return NULL;
+		q->callers = a;
+		q->allocated_callers = n;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->sender = strdup(sender);
+	if (!c->sender) {
+		free(c);
+		return NULL;
+	}
+	c->turn = -1;
+	/* counts as served now: behind everyone already waiting */
+	c->served = q->clock;
+	q->callers[q->n_callers++] = c;
+	return c;
+}
+
+/* Too many calls wait: refuse this one, the sender being part of the crowd. */
+static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char *sender,
+		   unsigned queued)
+{
+	/* a log line per 1024 refusals: the flood must not fill the journal */
+	if (q->refused++ % 1024 == 0)
+		log_warning("Refusing calls of %s: %u of its calls already wait (%zu in all)",
+			    sender, queued, q->queued);
+	bus_reply_error(conn, m, DBUS_ERROR_LIMITS_EXCEEDED,
+			"Too many calls of this connection are waiting; wait for their answers");
+}
+
+bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m)
+{
+	const char *sender = dbus_message_get_sender(m);
+	int object;
+	Caller *c;
+	Call *k;
+
+	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL || !sender ||
+	    q->queued >= BUS_QUEUE_HARD_MAX)
+		return false;
+	object = object_index(q, dbus_message_get_path(m));
+	if (object < 0)
+		return false;
+	c = caller_get(q, sender);
+	if (!c)
+		return false; /* out of memory: handled now, as before */
+	if (c->queued >= BUS_QUEUE_PER_SENDER ||
+	    (q->queued >= BUS_QUEUE_SOFT_MAX && c->queued >= BUS_QUEUE_CROWD)) {
+		refuse(q, conn, m, sender, c->queued);
+		return true;
+	}
+	k = malloc(sizeof(*k));
+	if (!k)
+		return false;
+	*k = (Call){ .m = dbus_message_ref(m), .object = object };
+	if (c->tail)
+		c->tail->next = k;
+	else
+		c->head = k;
+	c->tail = k;
+	c->queued++;
+	q->queued++;
+	return true;
+}
+
+static uint64_t caller_key(const BusQueue *q, const Caller *c)
+{
+	return c->turn >= 0 ? q->turns[c->turn].served : c->served;
+}
+
+static void turn_put(BusQueue *q, int turn)
+{
+	if (turn >= 0)
+		q->turns[turn].refs--;
+}
+
+/* Joins c to its user's turn, once its uid is known. */
+static void caller_learn_uid(BusQueue *q, Caller *c, DBusMessage *m)
+{
+	size_t free_slot = q->n_turns;
+	uid_t uid;
+
+	if (c->turn >= 0 || !q->uid_of || q->uid_of(m, &uid, q->uid_data) < 0)
+		return;
+	for (size_t i = 0; i < q->n_turns; i++) {
+		if (q->turns[i].refs > 0 && q->turns[i].uid == uid) {
+			q->turns[i].refs++;
+			c->turn = (int)i;
+			return;
+		}
+		if (q->turns[i].refs == 0 && free_slot == q->n_turns)
+			free_slot = i;
+	}
+	if (free_slot == q->n_turns) {
+		/* at most one turn per caller: the array never outgrows callers */
+		UidTurn *a = reallocarray(q->turns, q->n_turns + 1, sizeof(*a));
+
+		if (!a)
+			return;
+		q->turns = a;
+		q->n_turns++;
+	}
+	q->turns[free_slot] = (UidTurn){ .uid = uid, .served = c->served, .refs = 1 };
+	c->turn = (int)free_slot;
+}
+
+DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index)
+{
+	size_t best = SIZE_MAX;
+	DBusMessage *m;
+	Caller *c;
+	Call *k;
+
+	for (size_t i = 0; i < q->n_callers; i++) {
+		const Caller *b = best == SIZE_MAX ? NULL : q->callers[best];
+		const Caller *x = q->callers[i];
+
+		if (!b || caller_key(q, x) < caller_key(q, b) ||
+		    (caller_key(q, x) == caller_key(q, b) && x->served < b->served))
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		return NULL;
+	c = q->callers[best];
+	k = c->head;
+	c->head = k->next;
+	if (!c->head)
+		c->tail = NULL;
+	c->queued--;
+	q->queued--;
+	m = k->m;
+	*ret_object_index = q->objects[k->object].path ? k->object : -1;
+	free(k);
+
+	caller_learn_uid(q, c, m);
+	c->served = ++q->clock;
+	if (c->turn >= 0)
+		q->turns[c->turn].served = c->served;
+	if (!c->head) {
+		/* a caller with nothing waiting is forgotten */
+		turn_put(q, c->turn);
+		caller_free(c);
+		q->callers[best] = q->callers[--q->n_callers];
+	}
+	return m;
+}
+
+bool bus_queue_serve(BusQueue *q, DBusConnection *conn, unsigned max)
+{
+	for (unsigned n = 0; n < max; n++) {
+		DBusHandlerResult r;
+		DBusMessage *m;
+		int object;
+
+		m = bus_queue_pop(q, &object);
+		if (!m)
+			return false;
+		if (object < 0)
+			bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_OBJECT, "No object at %s",
+					dbus_message_get_path(m));
+		else {
+			Object *o = &q->objects[object];
+
+			r = o->vtable.message_function(conn, m, o->data);
+			if (r == DBUS_HANDLER_RESULT_NOT_YET_HANDLED)
+				bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_METHOD,
+						"No method %s with signature '%s' in interface %s",
+						dbus_message_get_member(m),
+						dbus_message_get_signature(m),
+						dbus_message_get_interface(m) ?: "(none)");
+		}
+		dbus_message_unref(m);
+	}
+	return q->queued > 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Callers served in turn. realtimed has one bus connection, and libdbus
+ * hands it the incoming calls in arrival order: a caller behind another
+ * user's burst of a thousand calls would wait for all of them. Instead a
+ * filter takes each method call for one of realtimed's objects off
+ * libdbus's queue into one queue per sender, and bus_queue_serve() serves
+ * the senders in turn, grouping a user's connections into one turn once the
+ * sender's uid is known. A caller then waits behind about one call of each
+ * other busy user. Replies and signals are not queued.
+ *
+ * Memory stays bounded by libdbus: a message held here still counts against
+ * the connection's received-size limit, and libdbus stops reading the socket
+ * past it, as it did when the calls waited in its own queue. A sender may
+ * hold BUS_QUEUE_PER_SENDER calls; past that its calls are refused
+ * (LimitsExceeded), so a flood of calls that want no reply costs only its
+ * sender.
+ */
+#pragma once
+
+#include <dbus/dbus.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* above dbus-daemon's max_replies_per_connection (128): only calls sent
+ * with NO_REPLY_EXPECTED can reach it */
+#define BUS_QUEUE_PER_SENDER 256
+/* realtimed's objects: the native one and the rtkit one */
+#define BUS_QUEUE_OBJECTS_MAX 4
+
+typedef struct BusQueue BusQueue;
+
+/* The uid of m's sender (may block on a bus round trip; the caller caches),
+ * 0 or -errno. */
+typedef int (*BusUidFunc)(DBusMessage *m, uid_t *ret_uid, void *userdata);
+
+/* A queue with no objects yet. */
+int bus_queue_new(BusQueue **ret);
+void bus_queue_free(BusQueue *q);
+void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata);
+
+/* Serves calls for path with vtable's handler from now on. */
+int bus_queue_add_object(BusQueue *q, const char *path, const DBusObjectPathVTable *vtable,
+			 void *data);
+/* Calls for path still queued are answered UnknownObject when their turn
+ * comes. */
+void bus_queue_remove_object(BusQueue *q, const char *path);
+
+/* Takes m into its sender's queue: true when m is a method call for one of
+ * the objects and was queued (or refused, its sender's queue being full);
+ * false when m is not for the queue and must be handled now. */
+bool bus_queue_push(BusQueue *q, DBusConnection *c, DBusMessage *m);
+/* The next call to serve, its sender's turn being the oldest; NULL when
+ * none. The caller owns the reference; *ret_object_index is the object it
+ * is for, or -1 when that object is gone. */
+DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index);
+/* Pops up to max calls and hands each to its object's handler on c.
+ * Returns true when calls remain. */
+bool bus_queue_serve(BusQueue *q, DBusConnection *c, unsigned max);
+size_t bus_queue_length(const BusQueue *q);
