@@ -42,23 +42,23 @@ typedef struct AmbientRequest {
 	bool debug;
 } AmbientRequest;
 
-static void source_format(const PolicySource *s, char *buf, size_t size)
-{
-	if (!s || !s->file)
-		snprintf(buf, size, "no file");
-	else
-		snprintf(buf, size, "%s:%u [%s]", s->file, s->line, s->section ? s->section : "?");
-}
-
-/* "RealtimePriority=95 from /etc/realtime/realtime.conf:12 [Group audio]" */
+/* "RealtimePriority=95 from /etc/realtime/realtime.conf:12 [Group audio]";
+ * where no file sets the key, policy_source_format()'s "no policy file
+ * sets Policies=". */
 static void decision_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
 {
+	const PolicySource *s = &g->source[k];
 	char value[128], where[512];
 
+	policy_source_format(s, k, where, sizeof(where));
+	if (!s->file) {
+		snprintf(buf, size, "%s", where);
+		return;
+	}
 	if (policy_grant_format(g, k, value, sizeof(value)) < 0)
 		snprintf(value, sizeof(value), "?");
-	source_format(&g->source[k], where, sizeof(where));
-	snprintf(buf, size, "%s=%s from %s", policy_key_to_string(k), value, where);
+	snprintf(buf, size, "%s=%s from %s [%s]", policy_key_to_string(k), value, where,
+		 s->section ? s->section : "?");
 }
 
 static void args_parse(pam_handle_t *pamh, int argc, const char **argv, PamArgs *ret)
@@ -154,7 +154,7 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 		int r;
 
 		decision_format(g, it->key, why, sizeof(why));
-		rlimit_format(it->value, want, sizeof(want));
+		policy_rlimit_format(it->value, want, sizeof(want));
 
 		r = rlimit_item_apply(it, &old, &new);
 		if (r < 0) {
@@ -164,9 +164,9 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 			continue;
 		}
 
-		rlimit_format(old.rlim_cur, old_cur, sizeof(old_cur));
-		rlimit_format(old.rlim_max, old_max, sizeof(old_max));
-		rlimit_format(new.rlim_cur, now, sizeof(now));
+		policy_rlimit_format(old.rlim_cur, old_cur, sizeof(old_cur));
+		policy_rlimit_format(old.rlim_max, old_max, sizeof(old_max));
+		policy_rlimit_format(new.rlim_cur, now, sizeof(now));
 
 		switch ((RlimitApplied)r) {
 		case RLIMIT_APPLIED_EXACT:

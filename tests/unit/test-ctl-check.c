@@ -424,10 +424,10 @@ START_TEST(test_rlimits)
 		res.hint, "/etc/security/limits.d/audio.conf:2 sets - rtprio 50 for @audio"));
 	ck_assert_ptr_nonnull(strstr(res.hint, "session optional pam_realtime.so"));
 	run("rlimit-memlock");
-	assert_result(CHECK_WARN, "1048576/1048576 policy=unlimited");
+	assert_result(CHECK_WARN, "1048576/1048576 policy=infinity");
 	ck_assert_ptr_nonnull(strstr(res.hint, "audio.conf:3 sets - memlock 1024"));
 	run("rlimit-rttime");
-	assert_result(CHECK_OK, "unlimited/unlimited policy=unlimited");
+	assert_result(CHECK_OK, "infinity/infinity policy=infinity");
 
 	/* with pam_realtime in the stack and no limits.d line: log in again */
 	put("/etc/pam.d/common-session", "session optional pam_realtime.so\n");
@@ -441,9 +441,9 @@ START_TEST(test_rlimits)
 	run("rlimit-rtprio");
 	assert_result(CHECK_OK, "95/95 policy=95");
 	run("rlimit-memlock");
-	assert_result(CHECK_OK, "unlimited/unlimited policy=unlimited");
+	assert_result(CHECK_OK, "infinity/infinity policy=infinity");
 	run("rlimit-rttime");
-	assert_result(CHECK_WARN, "200000/200000 policy=unlimited");
+	assert_result(CHECK_WARN, "200000/200000 policy=infinity");
 
 	/* bob: [Default], rr only: RLIMIT_RTPRIO 0 is what policy means */
 	ctx.pu = &bob;
