@@ -78,7 +78,7 @@ int bus_call(DBusConnection *c, const char *method, const char *what, bool inter
 	return 0;
 }
 
-int bus_check_signature(DBusMessage *reply, const char *signature)
+int bus_check_reply_signature(DBusMessage *reply, const char *signature)
 {
 	if (dbus_message_has_signature(reply, signature))
 		return 0;

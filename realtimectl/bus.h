@@ -42,5 +42,6 @@ int bus_open(DBusConnection **ret);
 int bus_call(DBusConnection *c, const char *method, const char *what, bool interactive,
 	     DBusMessage **ret_reply, int first_arg_type, ...);
 
-/* 0 if reply has the signature, else CTL_EXIT_FAILED after saying so. */
-int bus_check_signature(DBusMessage *reply, const char *signature);
+/* 0 if realtimed's reply has the signature, else CTL_EXIT_FAILED after
+ * saying so. (daemon/bus.h's bus_check_signature() checks a request.) */
+int bus_check_reply_signature(DBusMessage *reply, const char *signature);

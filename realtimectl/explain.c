@@ -209,7 +209,7 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	polkit_agent_close(agent);
 	if (r > 0)
 		goto unreachable;
-	r = bus_check_signature(reply, "a{s(ss)}");
+	r = bus_check_reply_signature(reply, "a{s(ss)}");
 	if (r > 0)
 		return r;
 

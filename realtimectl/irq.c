@@ -65,7 +65,7 @@ static int irq_list_from_daemon(IrqList *ret)
 		     DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
-	r = bus_check_signature(reply, "a(ustsi)");
+	r = bus_check_reply_signature(reply, "a(ustsi)");
 	if (r > 0)
 		return r;
 

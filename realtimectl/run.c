@@ -40,7 +40,7 @@ static int request_grants(const Ctl *ctl)
 			     false, &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
-		r = bus_check_signature(reply, "a{st}");
+		r = bus_check_reply_signature(reply, "a{st}");
 		if (r > 0)
 			return r;
 	}

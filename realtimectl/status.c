@@ -61,7 +61,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 			     DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
-	r = bus_check_signature(reply, "a(ttusssit)");
+	r = bus_check_reply_signature(reply, "a(ttusssit)");
 	if (r > 0)
 		return r;
 
