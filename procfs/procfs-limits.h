@@ -3,7 +3,7 @@
  * The one parser of a process's limits file (/proc/PID/limits): realtimed
  * reads a caller's limits before it grants RLIMIT_RTTIME and the policy's
  * rlimits (daemon/proc.h), and realtimectl check the session's
- * (realtimectl/check-rlimit.c). The parser takes a string and the reader a
+ * (realtimectl/check-user.c). The parser takes a string and the reader a
  * proc root ("/proc" except in tests), so tests need no real /proc.
  */
 #pragma once
