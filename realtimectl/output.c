@@ -41,11 +41,10 @@ int table_new(const TableColumn *columns, size_t n_columns, Table **ret)
 
 	if (!columns || n_columns == 0)
 		return -EINVAL;
-	t = calloc(1, sizeof(*t));
+	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->columns = columns;
-	t->n_columns = n_columns;
+	*t = (Table){ .columns = columns, .n_columns = n_columns };
 	*ret = t;
 	return 0;
 }
@@ -187,6 +186,22 @@ static int table_print_text(const Table *t, bool legend, FILE *f)
 	return 0;
 }
 
+/* JSON's two-character escape of c, or NULL. */
+static const char *json_escape(unsigned char c)
+{
+	switch (c) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\n':
+		return "\\n";
+	case '\t':
+		return "\\t";
+	}
+	return NULL;
+}
+
 void json_print_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -199,30 +214,18 @@ void json_print_string(FILE *f, const char *s)
 	n = strlen(s);
 	fputc('"', f);
 	while (*p) {
+		const char *esc = json_escape(*p);
 		size_t len = 1;
 
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else if ((len = utf8_char_len((const char *)p, n)) > 0)
-				fwrite(p, 1, len, f);
-			else {
-				fputs("\\ufffd", f);
-				len = 1;
-			}
+		if (esc)
+			fputs(esc, f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else if ((len = utf8_char_len((const char *)p, n)) > 0)
+			fwrite(p, 1, len, f);
+		else {
+			fputs("\\ufffd", f); /* not a character libdbus would send */
+			len = 1;
 		}
 		p += len;
 		n -= len;
