@@ -116,17 +116,15 @@ int parse_nice(const char *s, int *ret)
 	return parse_int_range(s, -20, 19, ret);
 }
 
-int parse_size(const char *s, uint64_t *ret)
+typedef struct Unit {
+	const char *suffix; /* "" for a bare number */
+	uint64_t factor;
+} Unit;
+
+/* A number followed by one of the suffixes of units, scaled by its factor
+ * to below POLICY_INFINITY (-ERANGE otherwise), or infinity/unlimited. */
+static int parse_scaled(const char *s, const Unit *units, size_t n_units, uint64_t *ret)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t factor;
-	} table[] = {
-		{ "", 1 },
-		{ "K", 1ULL << 10 },
-		{ "M", 1ULL << 20 },
-		{ "G", 1ULL << 30 },
-	};
 	const char *end;
 	uint64_t v;
 	int r;
@@ -138,50 +136,42 @@ int parse_size(const char *s, uint64_t *ret)
 	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+	for (size_t i = 0; i < n_units; i++) {
 		/* first characters first: most values have no suffix */
-		if (end[0] != table[i].suffix[0] || !streq(end, table[i].suffix))
+		if (end[0] != units[i].suffix[0] || !streq(end, units[i].suffix))
 			continue;
-		if (v > (POLICY_INFINITY - 1) / table[i].factor)
+		if (v > (POLICY_INFINITY - 1) / units[i].factor)
 			return -ERANGE;
-		*ret = v * table[i].factor;
+		*ret = v * units[i].factor;
 		return 0;
 	}
 	return -EINVAL;
 }
 
+int parse_size(const char *s, uint64_t *ret)
+{
+	static const Unit units[] = {
+		{ "", 1 },
+		{ "K", 1ULL << 10 },
+		{ "M", 1ULL << 20 },
+		{ "G", 1ULL << 30 },
+	};
+
+	return parse_scaled(s, units, ELEMENTSOF(units), ret);
+}
+
 int parse_duration(const char *s, bool bare_usec, uint64_t *ret)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t usec;
-	} table[] = {
-		{ "us", 1 },
-		{ "ms", 1000 },
-		{ "s", 1000000 },
+	/* a bare number: microseconds as in limits.conf, or seconds */
+	static const Unit units_usec[] = {
+		{ "", 1 }, { "us", 1 }, { "ms", 1000 }, { "s", 1000000 }
 	};
-	const char *end;
-	uint64_t v, factor = 0;
-	int r;
+	static const Unit units_sec[] = {
+		{ "", 1000000 }, { "us", 1 }, { "ms", 1000 }, { "s", 1000000 }
+	};
 
-	if (is_infinity(s)) {
-		*ret = POLICY_INFINITY;
-		return 0;
-	}
-	r = parse_decimal_prefix(s, UINT64_MAX, &v, &end);
-	if (r < 0)
-		return r;
-	if (*end == '\0')
-		factor = bare_usec ? 1 : 1000000;
-	for (size_t i = 0; i < ELEMENTSOF(table) && factor == 0; i++)
-		if (streq(end, table[i].suffix))
-			factor = table[i].usec;
-	if (factor == 0)
-		return -EINVAL;
-	if (v > (POLICY_INFINITY - 1) / factor)
-		return -ERANGE;
-	*ret = v * factor;
-	return 0;
+	return bare_usec ? parse_scaled(s, units_usec, ELEMENTSOF(units_usec), ret)
+			 : parse_scaled(s, units_sec, ELEMENTSOF(units_sec), ret);
 }
 
 typedef struct WordBit {

@@ -5,6 +5,8 @@
  * both walk this one table.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "macro.h"
@@ -76,4 +78,12 @@ int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+void policy_rlimit_format(uint64_t v, char *buf, size_t size)
+{
+	if (v == (uint64_t)RLIM_INFINITY)
+		snprintf(buf, size, "infinity");
+	else
+		snprintf(buf, size, "%" PRIu64, v);
 }

@@ -253,3 +253,9 @@ const PolicyRlimit *policy_rlimit(size_t i);
  * realtime per thread, from realtimed. -ENODATA when the grant does not set
  * the key behind it; -EINVAL for another resource. */
 int policy_grant_rlimit(const PolicyGrant *g, int resource, uint64_t *ret);
+
+/* An rlimit's value for people, in realtime.conf(5)'s word for no limit:
+ * "infinity" for RLIM_INFINITY (the kernel's "unlimited" in
+ * /proc/PID/limits), the number otherwise. pam_realtime's log and
+ * realtimectl check write limits so. */
+void policy_rlimit_format(uint64_t v, char *buf, size_t size);

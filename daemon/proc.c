@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /proc readers and their pure parsers; see proc.h. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "macro.h"
 #include "parse.h"
 #include "proc.h"
+#include "procfs-limits.h"
 #include "procfs-stat.h"
 
 int proc_parse_status_uids(const char *text, ProcUids *ret)
@@ -38,53 +38,6 @@ int proc_parse_status_uids(const char *text, ProcUids *ret)
 	}
 }
 
-static int parse_limit_value(const char *s, const char **ret_end, uint64_t *ret)
-{
-	const char *v = startswith(s, "unlimited");
-
-	if (v) {
-		*ret = UINT64_MAX;
-		*ret_end = v;
-		return 0;
-	}
-	return parse_decimal_prefix(s, UINT64_MAX, ret, ret_end);
-}
-
-int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard)
-{
-	const char *p = text;
-	uint64_t soft = 0, hard = 0;
-	int r;
-
-	for (;;) {
-		const char *v = startswith(p, name);
-
-		if (v && *v == ' ') {
-			while (*v == ' ')
-				v++;
-		}
-		/* "Max realtime" is also the start of "Max realtime priority": a
-		 * name must be followed by its value, not by more words. */
-		if (v && (isdigit((unsigned char)*v) || startswith(v, "unlimited"))) {
-			r = parse_limit_value(v, &v, &soft);
-			if (r < 0)
-				return r;
-			while (*v == ' ')
-				v++;
-			r = parse_limit_value(v, &v, &hard);
-			if (r < 0)
-				return r;
-			*ret_soft = soft;
-			*ret_hard = hard;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (!p)
-			return -ENOENT;
-		p++;
-	}
-}
-
 int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret)
 {
 	char buf[4096];
@@ -110,11 +63,5 @@ int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size
 int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
 		   uint64_t *ret_hard)
 {
-	char buf[4096];
-	int r;
-
-	r = procfs_read_task_file(proc, pid, 0, "limits", buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	return proc_parse_limit(buf, name, ret_soft, ret_hard);
+	return procfs_limits_read(proc, pid, name, ret_soft, ret_hard);
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * realtimed's readers of /proc besides the stat file (procfs/procfs-stat.h
- * reads that: start times): a thread's owner (per thread: credentials
- * are), its comm, a process's limits. The parsers take strings so the unit
- * tests need no /proc; the readers take a proc root ("/proc" normally) for
- * the same reason.
+ * realtimed's readers of /proc besides the stat and limits files
+ * (procfs/procfs-stat.h and procfs-limits.h parse those): a thread's owner
+ * (per thread: credentials are), its comm, a process's limits. The parsers
+ * take strings so the unit tests need no /proc; the readers take a proc
+ * root ("/proc" normally) for the same reason.
  */
 #pragma once
 
@@ -20,14 +20,13 @@ typedef struct ProcUids {
 
 /* Real, effective and saved uid from the "Uid:" line of a status file. */
 int proc_parse_status_uids(const char *text, ProcUids *ret);
-/* Soft and hard limit of the line starting with name ("Max realtime timeout")
- * in a limits file; "unlimited" is UINT64_MAX. */
-int proc_parse_limit(const char *text, const char *name, uint64_t *ret_soft, uint64_t *ret_hard);
 
 /* The uids of a thread (tid == 0: of the process's main thread, which is
  * what prlimit() judges). -ESRCH when it is gone, or tid is no thread of pid. */
 int proc_get_uids(const char *proc, pid_t pid, pid_t tid, ProcUids *ret);
 /* comm of a thread (tid == 0: of the process), newline stripped. */
 int proc_get_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t size);
+/* Soft and hard limit of row name of a process's limits file
+ * (procfs_limits_read(): procfs/ holds the one parser of that file). */
 int proc_get_limit(const char *proc, pid_t pid, const char *name, uint64_t *ret_soft,
 		   uint64_t *ret_hard);

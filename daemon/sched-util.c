@@ -65,7 +65,10 @@ static int get_nice(pid_t tid, int *ret)
 	return 0;
 }
 
-static bool policy_is_realtime(int policy)
+/* A policy of the classes above the fair one: SCHED_FIFO, SCHED_RR and
+ * SCHED_DEADLINE. Not policy_is_realtime() (librealtime/preload/preload.h):
+ * realtime, the grants' word, is SCHED_FIFO and SCHED_RR only. */
+static bool policy_is_rt_or_deadline(int policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
 }
@@ -83,8 +86,9 @@ int sched_get_state(pid_t tid, SchedState *ret)
 		return r;
 	*ret = (SchedState){
 		.policy = (int)attr.sched_policy,
-		.priority =
-			policy_is_realtime((int)attr.sched_policy) ? (int)attr.sched_priority : 0,
+		.priority = policy_is_rt_or_deadline((int)attr.sched_policy)
+				    ? (int)attr.sched_priority
+				    : 0,
 		.nice = nice,
 		.reset_on_fork = attr.sched_flags & SCHED_FLAG_RESET_ON_FORK,
 	};
@@ -161,7 +165,7 @@ int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
 	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
 	    to.reset_on_fork == now.reset_on_fork)
 		return 0;
-	if (policy_is_realtime(to.policy)) {
+	if (policy_is_rt_or_deadline(to.policy)) {
 		/* It ran realtime before the grant, by its own right (RLIMIT_RTPRIO)
 		 * or someone else's: that is where it goes back to. */
 		struct sched_attr attr = {
@@ -190,7 +194,7 @@ int sched_reset(pid_t tid)
 	 * to SCHED_IDLE; it may go back to SCHED_OTHER at its own nice level
 	 * by itself too (RLIMIT_NICE permitting), so that window gives it
 	 * nothing it could not take. */
-	if (!policy_is_realtime(now.policy))
+	if (!policy_is_rt_or_deadline(now.policy))
 		return 0;
 	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
 }

@@ -13,6 +13,7 @@
 
 #include "bus-names.h"
 #include "realtime-internal.h"
+#include "utf8.h"
 
 typedef struct BusErrno {
 	const char *name;
@@ -84,23 +85,6 @@ int realtime_errno_from_bus_error(const char *name)
 
 static __thread char error_message[REALTIME_MESSAGE_MAX];
 
-void realtime_utf8_copy(char *buf, size_t size, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n >= size) {
-		n = size - 1;
-		/* back off continuation bytes (10xxxxxx) and the lead byte
-		 * whose sequence they would have ended */
-		if ((unsigned char)s[n] >> 6 == 2) {
-			while (n > 0 && (unsigned char)s[n] >> 6 == 2)
-				n--;
-		}
-	}
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-}
-
 void realtime_clear_error(void)
 {
 	error_message[0] = '\0';
@@ -108,13 +92,11 @@ void realtime_clear_error(void)
 
 int realtime_fail(int r, const char *format, ...)
 {
-	char buf[REALTIME_MESSAGE_MAX * 2];
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(buf, sizeof(buf), format, ap);
+	utf8_vsnprintf(error_message, sizeof(error_message), format, ap);
 	va_end(ap);
-	realtime_utf8_copy(error_message, sizeof(error_message), buf);
 	return r;
 }
 

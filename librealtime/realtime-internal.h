@@ -35,8 +35,6 @@ int realtime_fail(int r, const char *format, ...) __attribute__((format(printf, 
 int realtime_fail_bus(const DBusError *error, const char *what);
 /* Empties the calling thread's message: every public call starts with it. */
 void realtime_clear_error(void);
-/* Copies s into buf (size > 0), cut at a UTF-8 character boundary. */
-void realtime_utf8_copy(char *buf, size_t size, const char *s);
 
 /* --- realtime.c --- */
 

@@ -5,18 +5,9 @@
  * session code reports each outcome with the file:line behind it.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <sys/resource.h>
 
 #include "pam-rlimits.h"
-
-void rlimit_format(rlim_t v, char *buf, size_t size)
-{
-	if (v == RLIM_INFINITY)
-		snprintf(buf, size, "infinity");
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-}
 
 int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret)
 {

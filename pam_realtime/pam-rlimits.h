@@ -44,9 +44,6 @@ typedef enum RlimitApplied {
  * grant (ret untouched then). */
 int rlimit_plan_from_grant(const PolicyGrant *g, RlimitPlan *ret);
 
-/* Formats a limit value: "infinity" or the number. */
-void rlimit_format(rlim_t v, char *buf, size_t size);
-
 /* Sets soft and hard of it->resource on the calling process to it->value.
  * Returns an RlimitApplied, and the limits before and after in ret_old and
  * ret_new; -errno when nothing could be set (outputs untouched then). */

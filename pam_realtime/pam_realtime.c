@@ -16,6 +16,7 @@
  * module may run in threaded programs and in several PAM handles at once.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,23 +43,39 @@ typedef struct AmbientRequest {
 	bool debug;
 } AmbientRequest;
 
-static void source_format(const PolicySource *s, char *buf, size_t size)
-{
-	if (!s || !s->file)
-		snprintf(buf, size, "no file");
-	else
-		snprintf(buf, size, "%s:%u [%s]", s->file, s->line, s->section ? s->section : "?");
-}
-
-/* "RealtimePriority=95 from /etc/realtime/realtime.conf:12 [Group audio]" */
+/* "RealtimePriority=95 from /etc/realtime/realtime.conf:12 [Group audio]";
+ * where no file sets the key, policy_source_format()'s "no policy file
+ * sets Policies=". */
 static void decision_format(const PolicyGrant *g, PolicyKey k, char *buf, size_t size)
 {
+	const PolicySource *s = &g->source[k];
 	char value[128], where[512];
 
+	policy_source_format(s, k, where, sizeof(where));
+	if (!s->file) {
+		snprintf(buf, size, "%s", where);
+		return;
+	}
 	if (policy_grant_format(g, k, value, sizeof(value)) < 0)
 		snprintf(value, sizeof(value), "?");
-	source_format(&g->source[k], where, sizeof(where));
-	snprintf(buf, size, "%s=%s from %s", policy_key_to_string(k), value, where);
+	snprintf(buf, size, "%s=%s from %s [%s]", policy_key_to_string(k), value, where,
+		 s->section ? s->section : "?");
+}
+
+/* Logs that the module failed to do what (printf) and answers for it:
+ * PAM_BUF_ERR, at LOG_CRIT, when r is -ENOMEM, else PAM_IGNORE. Either
+ * way nothing is granted. */
+_printf_(3, 4) static int fail(pam_handle_t *pamh, int r, const char *what, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, what);
+	vsnprintf(text, sizeof(text), what, ap);
+	va_end(ap);
+	pam_syslog(pamh, r == -ENOMEM ? LOG_CRIT : LOG_ERR, "Failed to %s: %s; granting nothing",
+		   text, strerror(-r));
+	return r == -ENOMEM ? PAM_BUF_ERR : PAM_IGNORE;
 }
 
 static void args_parse(pam_handle_t *pamh, int argc, const char **argv, PamArgs *ret)
@@ -99,16 +116,8 @@ static int policy_open(pam_handle_t *pamh, const PamArgs *args, const PolicyUser
 		      : policy_load_files(args->conf, args->n_conf, &p);
 	else
 		r = u ? policy_load_for_user(&paths, u, &p) : policy_load(&paths, &p);
-	if (r == -ENOMEM) {
-		pam_syslog(pamh, LOG_CRIT, "Out of memory loading the realtime policy");
-		return PAM_BUF_ERR;
-	}
-	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR,
-			   "Failed to load the realtime policy: %s; granting nothing",
-			   strerror(-r));
-		return PAM_IGNORE;
-	}
+	if (r < 0)
+		return fail(pamh, r, "load the realtime policy");
 
 	/* A rejected file is skipped whole; the others are in force. Say so at
 	 * every login until it is fixed: silence would hide a lost grant. */
@@ -154,7 +163,7 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 		int r;
 
 		decision_format(g, it->key, why, sizeof(why));
-		rlimit_format(it->value, want, sizeof(want));
+		policy_rlimit_format(it->value, want, sizeof(want));
 
 		r = rlimit_item_apply(it, &old, &new);
 		if (r < 0) {
@@ -164,9 +173,9 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 			continue;
 		}
 
-		rlimit_format(old.rlim_cur, old_cur, sizeof(old_cur));
-		rlimit_format(old.rlim_max, old_max, sizeof(old_max));
-		rlimit_format(new.rlim_cur, now, sizeof(now));
+		policy_rlimit_format(old.rlim_cur, old_cur, sizeof(old_cur));
+		policy_rlimit_format(old.rlim_max, old_max, sizeof(old_max));
+		policy_rlimit_format(new.rlim_cur, now, sizeof(now));
 
 		switch ((RlimitApplied)r) {
 		case RLIMIT_APPLIED_EXACT:
@@ -341,10 +350,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	 * the policy's own errors, so that a broken file is logged at every
 	 * login, whoever logs in. */
 	r = policy_user_resolve(user, &u);
-	if (r == -ENOMEM) {
-		pam_syslog(pamh, LOG_CRIT, "Out of memory resolving user \"%s\"", user);
-		return PAM_BUF_ERR;
-	}
+	if (r == -ENOMEM)
+		return fail(pamh, r, "resolve user \"%s\"", user);
 
 	ret = policy_open(pamh, &args, u, &p);
 	if (ret != PAM_SUCCESS)
@@ -357,16 +364,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 			   "User \"%s\" is unknown to the system (NSS); granting nothing", user);
 		return PAM_IGNORE;
 	}
-	if (r == -ENOMEM) {
-		pam_syslog(pamh, LOG_CRIT, "Out of memory evaluating the realtime policy");
-		return PAM_BUF_ERR;
-	}
-	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR,
-			   "Failed to evaluate the realtime policy for %s: %s; granting nothing",
-			   user, strerror(-r));
-		return PAM_IGNORE;
-	}
+	if (r < 0)
+		return fail(pamh, r, "evaluate the realtime policy for %s", user);
 
 	/* [Default] describes what the daemon may grant on request, with
 	 * polkit's consent when Polkit=yes. Handing it out at login would skip
@@ -382,12 +381,8 @@ _public_ int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 	}
 
 	r = rlimit_plan_from_grant(&g, &plan);
-	if (r < 0) {
-		pam_syslog(pamh, LOG_ERR,
-			   "Failed to compute the rlimits of %s: %s; granting nothing", user,
-			   strerror(-r));
-		return PAM_IGNORE;
-	}
+	if (r < 0)
+		return fail(pamh, r, "compute the rlimits of %s", user);
 	if (plan.n_items == 0 && !(g.set[POLICY_KEY_CAPABILITIES] && g.capabilities != 0)) {
 		if (args.debug)
 			pam_syslog(pamh, LOG_DEBUG,

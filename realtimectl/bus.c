@@ -11,8 +11,9 @@
 #include "bus.h"
 #include "ctl.h"
 #include "macro.h"
+#include "polkit-agent.h"
 
-/* Polkit may prompt for a password on Reload: give the user time to type it. */
+/* Polkit may prompt for a password: give the user time to type it. */
 #define BUS_INTERACTIVE_TIMEOUT_MS (120 * 1000)
 
 static int bus_report(const DBusError *error, const char *what)
@@ -45,40 +46,9 @@ int bus_open(DBusConnection **ret)
 	return 0;
 }
 
-int bus_call(DBusConnection *c, const char *method, const char *what, bool interactive,
-	     DBusMessage **ret_reply, int first_arg_type, ...)
-{
-	_cleanup_bus_message_ DBusMessage *m = NULL;
-	DBusMessage *reply;
-	DBusError error;
-	va_list ap;
-	bool ok;
-	int r;
-
-	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, method);
-	if (!m)
-		return ctl_oom();
-	va_start(ap, first_arg_type);
-	ok = dbus_message_append_args_valist(m, first_arg_type, ap);
-	va_end(ap);
-	if (!ok)
-		return ctl_oom();
-	if (interactive)
-		dbus_message_set_allow_interactive_authorization(m, true);
-
-	dbus_error_init(&error);
-	reply = dbus_connection_send_with_reply_and_block(
-		c, m, interactive ? BUS_INTERACTIVE_TIMEOUT_MS : DBUS_TIMEOUT_USE_DEFAULT, &error);
-	if (!reply) {
-		r = bus_report(&error, what);
-		dbus_error_free(&error);
-		return r;
-	}
-	*ret_reply = reply;
-	return 0;
-}
-
-int bus_check_signature(DBusMessage *reply, const char *signature)
+/* 0 if realtimed's reply has the signature, else CTL_EXIT_FAILED after
+ * saying so. */
+static int reply_check_signature(DBusMessage *reply, const char *signature)
 {
 	if (dbus_message_has_signature(reply, signature))
 		return 0;
@@ -87,4 +57,105 @@ int bus_check_signature(DBusMessage *reply, const char *signature)
 		"realtimectl and realtimed are of different versions.\n",
 		dbus_message_get_signature(reply), signature);
 	return CTL_EXIT_FAILED;
+}
+
+static int bus_call_valist(DBusConnection *c, const char *method, const char *what,
+			   bool interactive, const char *signature, DBusMessage **ret_reply,
+			   int first_arg_type, va_list ap)
+{
+	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
+	DBusError error;
+	pid_t agent = 0;
+	int r;
+
+	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, method);
+	if (!m || !dbus_message_append_args_valist(m, first_arg_type, ap))
+		return ctl_oom();
+	if (interactive) {
+		dbus_message_set_allow_interactive_authorization(m, true);
+		/* polkit may ask for an administrator's password: on a terminal, let it */
+		if (polkit_agent_open(&agent) < 0)
+			agent = 0; /* the refusal, if any, says what to do */
+	}
+
+	dbus_error_init(&error);
+	reply = dbus_connection_send_with_reply_and_block(
+		c, m, interactive ? BUS_INTERACTIVE_TIMEOUT_MS : DBUS_TIMEOUT_USE_DEFAULT, &error);
+	polkit_agent_close(agent);
+	if (!reply) {
+		r = bus_report(&error, what);
+		dbus_error_free(&error);
+		return r;
+	}
+	if (signature) {
+		r = reply_check_signature(reply, signature);
+		if (r > 0)
+			return r;
+	}
+	*ret_reply = TAKE_PTR(reply);
+	return 0;
+}
+
+int bus_call(DBusConnection *c, const char *method, const char *what, bool interactive,
+	     const char *signature, DBusMessage **ret_reply, int first_arg_type, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, first_arg_type);
+	r = bus_call_valist(c, method, what, interactive, signature, ret_reply, first_arg_type, ap);
+	va_end(ap);
+	return r;
+}
+
+int bus_call_once(const char *method, const char *what, bool interactive, const char *signature,
+		  DBusMessage **ret_reply, int first_arg_type, ...)
+{
+	_cleanup_bus_connection_ DBusConnection *c = NULL;
+	va_list ap;
+	int r;
+
+	r = bus_open(&c);
+	if (r > 0)
+		return r;
+	va_start(ap, first_arg_type);
+	r = bus_call_valist(c, method, what, interactive, signature, ret_reply, first_arg_type, ap);
+	va_end(ap);
+	return r;
+}
+
+int bus_make_thread_realtime(DBusConnection *c, uint64_t pid, uint64_t tid, const char *policy,
+			     int priority, const char *what)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	dbus_uint64_t p = pid, t = tid;
+	dbus_uint32_t prio = (dbus_uint32_t)priority;
+
+	return bus_call(c, "MakeThreadRealtime", what, false, NULL, &reply, DBUS_TYPE_UINT64, &p,
+			DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &prio,
+			DBUS_TYPE_INVALID);
+}
+
+int bus_make_thread_high_priority(DBusConnection *c, uint64_t pid, uint64_t tid, int nice,
+				  const char *what)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	dbus_uint64_t p = pid, t = tid;
+	dbus_int32_t n = nice;
+
+	return bus_call(c, "MakeThreadHighPriority", what, false, NULL, &reply, DBUS_TYPE_UINT64,
+			&p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
+}
+
+void bus_iter_read_struct(DBusMessageIter *it, ...)
+{
+	DBusMessageIter s;
+	va_list ap;
+
+	dbus_message_iter_recurse(it, &s);
+	va_start(ap, it);
+	for (void *v; (v = va_arg(ap, void *)); dbus_message_iter_next(&s))
+		dbus_message_iter_get_basic(&s, v);
+	va_end(ap);
+	dbus_message_iter_next(it);
 }

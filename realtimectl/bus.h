@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <dbus/dbus.h>
 
@@ -37,10 +38,26 @@ int bus_open(DBusConnection **ret);
 /* Calls method on realtimed with the arguments given as for
  * dbus_message_append_args() (DBUS_TYPE_INVALID-terminated). what names the
  * action for the error message ("make 123/123 SCHED_FIFO 50").
- * interactive: polkit may ask for a password (set on Reload). Returns 0 and
- * the reply, or the exit status for the error after printing it. */
+ * interactive: polkit may ask for a password (Reload, another user's
+ * policy, every user's grants), so a text agent runs meanwhile on a
+ * terminal. signature: what the reply must hold (NULL: anything), else
+ * realtimectl and realtimed are of different versions. Returns 0 and the
+ * reply, or the exit status for the error after printing it. */
 int bus_call(DBusConnection *c, const char *method, const char *what, bool interactive,
-	     DBusMessage **ret_reply, int first_arg_type, ...);
+	     const char *signature, DBusMessage **ret_reply, int first_arg_type, ...);
+/* The same over a connection of its own (bus_open()), for a verb that
+ * calls realtimed once; the reply outlives the connection. */
+int bus_call_once(const char *method, const char *what, bool interactive, const char *signature,
+		  DBusMessage **ret_reply, int first_arg_type, ...);
 
-/* 0 if reply has the signature, else CTL_EXIT_FAILED after saying so. */
-int bus_check_signature(DBusMessage *reply, const char *signature);
+/* MakeThreadRealtime (policy "fifo" or "rr") and MakeThreadHighPriority of
+ * pid/tid (0/0: the caller's main thread), through bus_call(). */
+int bus_make_thread_realtime(DBusConnection *c, uint64_t pid, uint64_t tid, const char *policy,
+			     int priority, const char *what);
+int bus_make_thread_high_priority(DBusConnection *c, uint64_t pid, uint64_t tid, int nice,
+				  const char *what);
+
+/* Reads the basic values of the struct (or dict entry) at it into the
+ * pointers that follow, in order up to NULL, and moves it to the next
+ * element. bus_call()'s signature check made their types the struct's. */
+void bus_iter_read_struct(DBusMessageIter *it, ...) __attribute__((sentinel));

@@ -15,6 +15,7 @@
 
 #include "ctl-check.h"
 #include "procfs-irq.h"
+#include "procfs-limits.h"
 
 static bool user_grant(const CheckContext *c, PolicyGrant *ret)
 {
@@ -31,52 +32,17 @@ static const PolicyRlimit *rlimit_of(int resource)
 	return NULL;
 }
 
-static int parse_limit(const char *s, uint64_t *ret)
-{
-	char *end;
-
-	if (startswith(s, "unlimited")) {
-		*ret = RLIM_INFINITY;
-		return 0;
-	}
-	errno = 0;
-	*ret = strtoull(s, &end, 10);
-	return errno || end == s ? -EBADMSG : 0;
-}
-
 /* The soft and hard limit of row name in the session's limits file. */
 static int session_limit(const CheckContext *c, const char *name, uint64_t *ret_soft,
 			 uint64_t *ret_hard, char *ret_path, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
-	size_t l = strlen(name);
 	int e;
 
 	e = check_read_session(c, "limits", ret_path, size, &text);
 	if (e < 0)
 		return e;
-	for (char *p = text; p && *p;) {
-		char *nl = strchrnul(p, '\n');
-
-		if (strncmp(p, name, l) == 0 && (p[l] == ' ' || p[l] == '\t')) {
-			char soft[32], hard[32];
-
-			if (sscanf(p + l, "%31s %31s", soft, hard) != 2 ||
-			    parse_limit(soft, ret_soft) < 0 || parse_limit(hard, ret_hard) < 0)
-				return -EBADMSG;
-			return 0;
-		}
-		p = *nl ? nl + 1 : nl;
-	}
-	return -ENODATA;
-}
-
-static void format_limit(uint64_t v, char *buf, size_t size)
-{
-	if (v == RLIM_INFINITY)
-		snprintf(buf, size, "unlimited");
-	else
-		snprintf(buf, size, "%" PRIu64, v);
+	return procfs_limits_parse(text, name, ret_soft, ret_hard);
 }
 
 /* Why the session's limit is below policy's: the pam_limits lines that set
@@ -90,7 +56,7 @@ static void rlimit_low_hint(const CheckContext *c, CheckResult *r, const char *i
 	char why[CHECK_HINT_MAX] = "", want_s[32];
 	size_t n = 0;
 
-	format_limit(want, want_s, sizeof(want_s));
+	policy_rlimit_format(want, want_s, sizeof(want_s));
 	if (item && check_limits_lines(c, items, &lines, &n) >= 0)
 		for (size_t i = 0; i < n; i++)
 			if (lines[i].matches)
@@ -130,8 +96,8 @@ static void check_rlimit(const CheckContext *c, CheckResult *r, int resource, co
 		check_skip_errno(r, path, e);
 		return;
 	}
-	format_limit(soft, soft_s, sizeof(soft_s));
-	format_limit(hard, hard_s, sizeof(hard_s));
+	policy_rlimit_format(soft, soft_s, sizeof(soft_s));
+	policy_rlimit_format(hard, hard_s, sizeof(hard_s));
 	if (!user_grant(c, &g)) {
 		snprintf(value, sizeof(value), "%s/%s", soft_s, hard_s);
 		check_set(r, CHECK_SKIP, value, "%s is %s/%s; the user is unknown to NSS", pr->name,
@@ -144,7 +110,7 @@ static void check_rlimit(const CheckContext *c, CheckResult *r, int resource, co
 			  pr->name, soft_s, hard_s, policy_key_to_string(pr->key), c->user);
 		return;
 	}
-	format_limit(want, want_s, sizeof(want_s));
+	policy_rlimit_format(want, want_s, sizeof(want_s));
 	snprintf(value, sizeof(value), "%s/%s policy=%s", soft_s, hard_s, want_s);
 	if (soft == want || (!pr->ceiling && soft > want)) {
 		check_set(r, CHECK_OK, value, "%s is %s, as the policy grants (%s)", pr->name,

@@ -2,7 +2,8 @@
 /*
  * realtimectl check: the checks of a machine's realtime setup, one small
  * function per table entry (check.c holds the table; check-kernel.c,
- * check-system.c and check-user.c the functions). A check reads, never
+ * check-system.c and check-user.c the functions; the helpers they share
+ * are grouped below by file). A check reads, never
  * writes: every /proc, /sys, /etc, /boot and /var path goes through the
  * context's root prefix ("" on a live system, a canned tree in
  * test-ctl-check.c), and what the system bus says comes from a callback
@@ -11,6 +12,7 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,11 +114,7 @@ const Check *check_find(const char *id);
 
 const char *check_status_to_string(CheckStatus s);
 
-/* Reads cmdline, osrelease, version and the kernel config under c->root. */
-int check_context_load(CheckContext *c);
-void check_context_done(CheckContext *c);
-
-/* check-util.c: helpers of the checks. */
+/* check-result.c: filling a CheckResult. */
 
 /* Sets status, value and summary (printf), leaving the hint. */
 _printf_(4, 5) void check_set(CheckResult *r, CheckStatus s, const char *value, const char *fmt,
@@ -128,25 +126,39 @@ _printf_(3, 4) void strbuf_append(char *buf, size_t size, const char *fmt, ...);
 /* skip: "cannot read PATH: reason" (EACCES: "needs root"). */
 void check_skip_errno(CheckResult *r, const char *path, int err);
 
+/* check-read.c: reading under the root prefix. */
+
 /* c->root + path; "" root gives path itself. NULL on OOM. */
 char *check_path(const CheckContext *c, const char *path);
 /* Reads c->root + path whole (up to a NUL byte), NUL-terminated, with
  * trailing blanks and newlines cut. -errno. */
 int check_read(const CheckContext *c, const char *path, char **ret);
 int check_read_long(const CheckContext *c, const char *path, long long *ret);
+/* Opens the directory c->root + path; NULL with errno set. */
+DIR *check_opendir(const CheckContext *c, const char *path);
 /* Does c->root + path exist? */
 bool check_exists(const CheckContext *c, const char *path);
+/* Reads the checked session's NAME ("limits", "status", "cgroup") from
+ * /proc/self or /proc/PID; ret_path gets its path. -ESRCH when the user
+ * has no process (check_skip_errno() says so). */
+int check_read_session(const CheckContext *c, const char *name, char *ret_path, size_t size,
+		       char **ret);
+/* Is there a process named comm (its /proc/PID/comm)? Its pid, or 0. */
+pid_t check_find_process(const CheckContext *c, const char *comm);
+
+/* check-context.c: the kernel's command line and config. */
+
+/* Reads cmdline, osrelease, version and the kernel config under c->root. */
+int check_context_load(CheckContext *c);
+void check_context_done(CheckContext *c);
 /* Is word (or "word=...") on the kernel command line? *ret_value: what
  * follows '=', up to the next blank (NULL for a bare word). */
 bool check_cmdline_word(const CheckContext *c, const char *word, char *value, size_t size);
 /* The kernel config's value of name ("CONFIG_HZ"): "y", "250"...; NULL when
  * unset or the config is unknown. */
 const char *check_kconfig(const CheckContext *c, const char *name, char *buf, size_t size);
-/* Reads the checked session's NAME ("limits", "status", "cgroup") from
- * /proc/self or /proc/PID; ret_path gets its path. -ESRCH when the user
- * has no process (check_skip_errno() says so). */
-int check_read_session(const CheckContext *c, const char *name, char *ret_path, size_t size,
-		       char **ret);
+
+/* check-pam.c: pam_limits' files and the PAM stack. */
 
 /* One line of pam_limits' files that sets an item. */
 typedef struct LimitsLine {
@@ -165,6 +177,9 @@ int check_limits_lines(const CheckContext *c, const char *const *items, LimitsLi
 		       size_t *ret_n);
 /* Is pam_realtime.so in a session line of a file under /etc/pam.d? */
 bool check_pam_realtime(const CheckContext *c);
+
+/* check-packages.c: dpkg and apt. */
+
 /* The installed version of a Debian package from /var/lib/dpkg/status;
  * false when not installed. */
 bool check_dpkg_version(const CheckContext *c, const char *package, char *buf, size_t size);
@@ -189,8 +204,5 @@ int check_apt_candidate(const CheckContext *c, const char *package, char *buf, s
 #endif
 /* Do IRQ handlers run in threads (threadirqs, or PREEMPT_RT)? */
 bool check_irqs_threaded(const CheckContext *c);
-/* Is there a process named comm (its /proc/PID/comm)? Its pid, or 0. */
-pid_t check_find_process(const CheckContext *c, const char *comm);
-
 /* check-bus.c (only with D-Bus): the bus_query of a live system. */
 void check_bus_query(CheckBus *ret);

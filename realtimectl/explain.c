@@ -19,7 +19,6 @@
 #include "output.h"
 #ifdef HAVE_DBUS
 #include "bus.h"
-#include "polkit-agent.h"
 #endif
 
 /* Text shows "file:line [Section]" in one column; JSON splits it. */
@@ -184,7 +183,6 @@ static int explain_entry_compare(const void *a, const void *b)
 
 static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 {
-	_cleanup_bus_connection_ DBusConnection *c = NULL;
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	_cleanup_table_ Table *t = NULL;
 	_cleanup_free_ ExplainEntry *entries = NULL;
@@ -194,24 +192,15 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	/* the daemon knows the caller by the uid its bus connection has */
 	bool other = uid != geteuid();
 	size_t n = 0, allocated = 0;
-	pid_t agent = 0;
 	int r;
 
-	r = bus_open(&c);
-	if (r > 0)
-		goto unreachable;
 	if (asprintf(&what, "ask realtimed to explain the policy for uid %u", (unsigned)uid) < 0)
 		return ctl_oom();
 	/* another user's policy: polkit may ask for an administrator's password */
-	if (other && polkit_agent_open(&agent) < 0)
-		agent = 0; /* the refusal, if any, says what to do */
-	r = bus_call(c, "Explain", what, other, &reply, DBUS_TYPE_UINT32, &u, DBUS_TYPE_INVALID);
-	polkit_agent_close(agent);
+	r = bus_call_once("Explain", what, other, "a{s(ss)}", &reply, DBUS_TYPE_UINT32, &u,
+			  DBUS_TYPE_INVALID);
 	if (r > 0)
 		goto unreachable;
-	r = bus_check_signature(reply, "a{s(ss)}");
-	if (r > 0)
-		return r;
 
 	dbus_message_iter_init(reply, &iter);
 	dbus_message_iter_recurse(&iter, &array);

@@ -29,7 +29,6 @@ static int target_name(uint64_t pid, uint64_t tid, char **ret)
 int verb_grant(Ctl *ctl, int argc, char **argv)
 {
 	_cleanup_bus_connection_ DBusConnection *c = NULL;
-	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	_cleanup_free_ char *target = NULL, *what = NULL;
 	dbus_uint64_t pid, tid;
 	int priority = 0, r;
@@ -58,13 +57,9 @@ int verb_grant(Ctl *ctl, int argc, char **argv)
 		return r;
 
 	if (ctl->have_nice) {
-		dbus_int32_t nice = ctl->nice;
-
 		if (asprintf(&what, "give %s nice level %d", target, ctl->nice) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64,
-			     &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
-			     DBUS_TYPE_INVALID);
+		r = bus_make_thread_high_priority(c, pid, tid, ctl->nice, what);
 		if (r > 0)
 			return r;
 		if (ctl->json)
@@ -75,14 +70,11 @@ int verb_grant(Ctl *ctl, int argc, char **argv)
 	} else {
 		/* rr by default, as chrt(1): every policy allows it by default. */
 		const char *policy = ctl->sched_policy ?: "rr";
-		dbus_uint32_t prio = (dbus_uint32_t)priority;
 
 		if (asprintf(&what, "make %s SCHED_%s %d", target,
 			     streq(policy, "fifo") ? "FIFO" : "RR", priority) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadRealtime", what, false, &reply, DBUS_TYPE_UINT64, &pid,
-			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32,
-			     &prio, DBUS_TYPE_INVALID);
+		r = bus_make_thread_realtime(c, pid, tid, policy, priority, what);
 		if (r > 0)
 			return r;
 		if (ctl->json)

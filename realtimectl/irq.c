@@ -51,28 +51,20 @@ static void irq_list_done(IrqList *l)
 /* Returns 0 and the list, or an exit status (CTL_EXIT_UNREACHABLE: fall back). */
 static int irq_list_from_daemon(IrqList *ret)
 {
-	_cleanup_bus_connection_ DBusConnection *c = NULL;
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	DBusMessageIter iter, array;
 	IrqList l = { .source = "realtimed" };
 	size_t allocated = 0;
 	int r;
 
-	r = bus_open(&c);
-	if (r > 0)
-		return r;
-	r = bus_call(c, "ListIrqThreads", "list IRQ threads through realtimed", false, &reply,
-		     DBUS_TYPE_INVALID);
-	if (r > 0)
-		return r;
-	r = bus_check_signature(reply, "a(ustsi)");
+	r = bus_call_once("ListIrqThreads", "list IRQ threads through realtimed", false, "a(ustsi)",
+			  &reply, DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
 
 	dbus_message_iter_init(reply, &iter);
 	dbus_message_iter_recurse(&iter, &array);
 	while (dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_STRUCT) {
-		DBusMessageIter s;
 		dbus_uint32_t irq;
 		dbus_uint64_t pid;
 		dbus_int32_t priority;
@@ -88,16 +80,7 @@ static int irq_list_from_daemon(IrqList *ret)
 			}
 			l.threads = t;
 		}
-		dbus_message_iter_recurse(&array, &s);
-		dbus_message_iter_get_basic(&s, &irq);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &action);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &pid);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &policy);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &priority);
+		bus_iter_read_struct(&array, &irq, &action, &pid, &policy, &priority, NULL);
 
 		t = &l.threads[l.n];
 		*t = (IrqThread){ .irq = irq, .pid = (pid_t)pid, .priority = priority };
@@ -110,7 +93,6 @@ static int irq_list_from_daemon(IrqList *ret)
 			return ctl_oom();
 		}
 		l.n++;
-		dbus_message_iter_next(&array);
 	}
 	*ret = l;
 	return 0;

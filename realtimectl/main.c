@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * realtimectl: the command line of realtimed. This file parses the command
- * line (global options, then the verb and its options), prints --help and
- * --version, and dispatches to one file per command group. Offline commands
+ * line (global options, then the verb and its options, with options.c's
+ * table), prints --help, and dispatches to one file per command group. Offline commands
  * (policy check, explain --offline, irq --offline) use the policy library
  * directly; the others talk to realtimed over D-Bus (bus.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,62 +15,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "macro.h"
-#include "parse.h"
-
-enum {
-	ARG_VERSION = 0x100,
-	ARG_JSON,
-	ARG_NO_LEGEND,
-	ARG_OFFLINE,
-	ARG_VENDOR_CONF,
-	ARG_ADMIN_CONF,
-	ARG_VENDOR_CONF_DIR,
-	ARG_ADMIN_CONF_DIR,
-	ARG_CONF,
-	ARG_FIFO,
-	ARG_RR,
-	ARG_NICE,
-	ARG_LIMITS,
-	ARG_THREADS,
-	ARG_ALL,
-	ARG_USER,
-};
-
-/* clang-format off */
-#define COMMON_OPTIONS							\
-	{ "help", no_argument, NULL, 'h' },				\
-	{ "version", no_argument, NULL, ARG_VERSION },			\
-	{ "json", no_argument, NULL, ARG_JSON },			\
-	{ "no-legend", no_argument, NULL, ARG_NO_LEGEND },		\
-	{ "offline", no_argument, NULL, ARG_OFFLINE },			\
-	{ "vendor-conf", required_argument, NULL, ARG_VENDOR_CONF },	\
-	{ "admin-conf", required_argument, NULL, ARG_ADMIN_CONF },	\
-	{ "vendor-conf-dir", required_argument, NULL, ARG_VENDOR_CONF_DIR }, \
-	{ "admin-conf-dir", required_argument, NULL, ARG_ADMIN_CONF_DIR }, \
-	{ "conf", required_argument, NULL, ARG_CONF },			\
-	{ "nice", required_argument, NULL, ARG_NICE },			\
-	{ "limits", no_argument, NULL, ARG_LIMITS },			\
-	{ "threads", no_argument, NULL, ARG_THREADS },			\
-	{ "all", no_argument, NULL, ARG_ALL },				\
-	{ "user", required_argument, NULL, ARG_USER }
-/* clang-format on */
-
-/* grant: "--fifo PRIO PID" reads PRIO as the first positional argument. */
-static const struct option options_default[] = {
-	COMMON_OPTIONS,
-	{ "fifo", no_argument, NULL, ARG_FIFO },
-	{ "rr", no_argument, NULL, ARG_RR },
-	{},
-};
-
-/* run: "--fifo PRIO" is an option with an argument, so that parsing can
- * stop at COMMAND and leave its own options alone. */
-static const struct option options_run[] = {
-	COMMON_OPTIONS,
-	{ "fifo", required_argument, NULL, ARG_FIFO },
-	{ "rr", required_argument, NULL, ARG_RR },
-	{},
-};
+#include "options.h"
 
 typedef struct Verb {
 	const char *name;
@@ -126,42 +70,13 @@ static void help(void)
 	       "                              realtimed and IRQ threads for realtime audio;\n"
 	       "                              say what to change (exit 1 if a check failed)\n"
 	       "\n"
-	       "Options:\n"
-	       "  -h --help                   Show this help\n"
-	       "     --version                Show the version\n"
-	       "     --json                   Print JSON for scripts\n"
-	       "     --no-legend              Leave out table headers and footers\n"
-	       "     --offline                Evaluate the policy files here, not in realtimed\n"
-	       "     --vendor-conf=FILE       Vendor policy file (default %s)\n"
-	       "     --admin-conf=FILE        Admin policy file (default %s)\n"
-	       "     --vendor-conf-dir=DIR    Vendor drop-in directory (default %s)\n"
-	       "     --admin-conf-dir=DIR     Admin drop-in directory (default %s)\n"
-	       "     --conf=FILE              Read exactly these files, in order (repeatable)\n"
-	       "\n"
+	       "Options:\n");
+	ctl_options_help(stdout);
+	printf("\n"
 	       "Exit status: 0 ok, 1 refused or policy errors, 2 usage, 3 realtimed or the\n"
 	       "system bus unreachable, 4 no such process/thread/user, 5 other failure,\n"
 	       "6 policy check: warnings only.\n"
-	       "See realtimectl(1).\n",
-	       POLICY_VENDOR_FILE, POLICY_ADMIN_FILE, POLICY_VENDOR_DROPIN_DIR,
-	       POLICY_ADMIN_DROPIN_DIR);
-}
-
-int ctl_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("realtimectl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'realtimectl --help' for more information.\n", stderr);
-	return CTL_EXIT_USAGE;
-}
-
-int ctl_oom(void)
-{
-	fputs("Out of memory.\n", stderr);
-	return CTL_EXIT_FAILED;
+	       "See realtimectl(1).\n");
 }
 
 TableFormat ctl_table_format(const Ctl *ctl)
@@ -226,146 +141,29 @@ int ctl_load_policy(const Ctl *ctl, bool report_errors, Policy **ret)
 	return 0;
 }
 
-static int add_conf_file(Ctl *ctl, const char *path)
+/* Parses options; prints --help when asked. -1 to go on, or an exit
+ * status. */
+static int parse_options(Ctl *ctl, int argc, char **argv, bool run, bool stop_at_operand,
+			 CtlOptionsGiven *given, int *ret_index)
 {
-	const char **a = reallocarray(ctl->conf_files, ctl->n_conf_files + 1, sizeof(char *));
+	int r = ctl_options_parse(ctl, argc, argv, run, stop_at_operand, given, ret_index);
 
-	if (!a)
-		return -ENOMEM;
-	a[ctl->n_conf_files++] = path;
-	ctl->conf_files = a;
-	return 0;
-}
-
-/* Parses options with getopt_long from argv[0] on (argv[0] is skipped as
- * getopt does). stop_at_operand: "+" mode, stop at the first operand.
- * Returns -1 to go on, or an exit status. *ret_index: the first operand. */
-static int parse_options(Ctl *ctl, int argc, char **argv, const struct option *opts,
-			 bool stop_at_operand, int *ret_index)
-{
-	int c, r;
-
-	optind = 0; /* glibc: reinitialise, so "+" is honoured on the second pass */
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, stop_at_operand ? "+h" : "h", opts, NULL)) >= 0) {
-		switch (c) {
-		case 'h':
-			help();
-			return CTL_EXIT_OK;
-		case ARG_VERSION:
-			printf("realtimectl %s\n", PACKAGE_VERSION);
-			return CTL_EXIT_OK;
-		case ARG_JSON:
-			ctl->json = true;
-			break;
-		case ARG_NO_LEGEND:
-			ctl->legend = false;
-			break;
-		case ARG_OFFLINE:
-			ctl->offline = true;
-			break;
-		case ARG_VENDOR_CONF:
-			ctl->paths.vendor_file = optarg;
-			ctl->have_paths = true;
-			break;
-		case ARG_ADMIN_CONF:
-			ctl->paths.admin_file = optarg;
-			ctl->have_paths = true;
-			break;
-		case ARG_VENDOR_CONF_DIR:
-			ctl->paths.vendor_dropin_dir = optarg;
-			ctl->have_paths = true;
-			break;
-		case ARG_ADMIN_CONF_DIR:
-			ctl->paths.admin_dropin_dir = optarg;
-			ctl->have_paths = true;
-			break;
-		case ARG_CONF:
-			if (add_conf_file(ctl, optarg) < 0)
-				return ctl_oom();
-			break;
-		case ARG_FIFO:
-		case ARG_RR:
-			if (ctl->sched_policy)
-				return ctl_usage_error("give only one of --fifo and --rr.");
-			ctl->sched_policy = c == ARG_FIFO ? "fifo" : "rr";
-			if (optarg) {
-				r = parse_priority(optarg, false, &ctl->run_priority);
-				if (r < 0)
-					return ctl_usage_error("invalid priority '%s': give 1..99.",
-							       optarg);
-			}
-			break;
-		case ARG_NICE:
-			r = parse_nice(optarg, &ctl->nice);
-			if (r < 0)
-				return ctl_usage_error("invalid nice level '%s': give -20..19.",
-						       optarg);
-			ctl->have_nice = true;
-			break;
-		case ARG_LIMITS:
-			ctl->limits = true;
-			break;
-		case ARG_THREADS:
-			ctl->threads = true;
-			break;
-		case ARG_ALL:
-			ctl->all = true;
-			break;
-		case ARG_USER:
-			ctl->user = optarg;
-			break;
-		case '?':
-			/* getopt printed what was wrong */
-			fputs("Try 'realtimectl --help' for more information.\n", stderr);
-			return CTL_EXIT_USAGE;
-		default:
-			fprintf(stderr, "realtimectl: unhandled option %d\n", c);
-			return CTL_EXIT_FAILED;
-		}
+	if (r == CTL_OPTIONS_HELP) {
+		help();
+		return CTL_EXIT_OK;
 	}
-	*ret_index = optind;
-	return -1;
-}
-
-/* Options that only some verbs take: refuse them elsewhere, rather than
- * silently ignoring what the user asked for. */
-static int check_verb_options(const Ctl *ctl, const char *verb)
-{
-	bool grants = streq(verb, "grant") || streq(verb, "run");
-	bool policy = streq(verb, "policy") || streq(verb, "explain") || streq(verb, "irq") ||
-		      streq(verb, "check");
-
-	if ((ctl->sched_policy || ctl->have_nice) && !grants)
-		return ctl_usage_error("--fifo, --rr and --nice go with grant and run only.");
-	if (ctl->limits && !streq(verb, "run"))
-		return ctl_usage_error("--limits goes with run only.");
-	if (ctl->threads && !streq(verb, "run"))
-		return ctl_usage_error("--threads goes with run only.");
-	if (ctl->all && !streq(verb, "status"))
-		return ctl_usage_error("--all goes with status only.");
-	if (ctl->user && !streq(verb, "check"))
-		return ctl_usage_error("--user goes with check only.");
-	if (ctl->offline && !streq(verb, "explain") && !streq(verb, "irq"))
-		return ctl_usage_error("--offline goes with explain and irq only.");
-	if ((ctl->have_paths || ctl->n_conf_files > 0) && !policy)
-		return ctl_usage_error("the policy file options go with policy check, explain, irq "
-				       "and check only.");
-	if (ctl->have_paths && ctl->n_conf_files > 0)
-		return ctl_usage_error(
-			"--conf reads exactly the given files; do not combine it with "
-			"--vendor-conf, --admin-conf, --vendor-conf-dir or --admin-conf-dir.");
-	return -1;
+	return r;
 }
 
 int main(int argc, char **argv)
 {
 	Ctl ctl = { .legend = true, .run_priority = -1 };
+	CtlOptionsGiven given = 0;
 	const Verb *verb = NULL;
 	int r, index;
 
 	/* Global options up to the verb. */
-	r = parse_options(&ctl, argc, argv, options_default, true, &index);
+	r = parse_options(&ctl, argc, argv, false, true, &given, &index);
 	if (r >= 0)
 		goto finish;
 	if (index >= argc) {
@@ -388,11 +186,11 @@ int main(int argc, char **argv)
 	 * stops at COMMAND so that its options stay COMMAND's. */
 	argc -= index;
 	argv += index;
-	r = parse_options(&ctl, argc, argv, verb->run == verb_run ? options_run : options_default,
-			  verb->run == verb_run, &index);
+	r = parse_options(&ctl, argc, argv, verb->run == verb_run, verb->run == verb_run, &given,
+			  &index);
 	if (r >= 0)
 		goto finish;
-	r = check_verb_options(&ctl, verb->name);
+	r = ctl_options_check(&ctl, given, verb->name);
 	if (r >= 0)
 		goto finish;
 

@@ -9,6 +9,7 @@
 
 #include "macro.h"
 #include "output.h"
+#include "utf8.h"
 
 typedef enum CellType {
 	CELL_STRING,
@@ -40,11 +41,10 @@ int table_new(const TableColumn *columns, size_t n_columns, Table **ret)
 
 	if (!columns || n_columns == 0)
 		return -EINVAL;
-	t = calloc(1, sizeof(*t));
+	t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->columns = columns;
-	t->n_columns = n_columns;
+	*t = (Table){ .columns = columns, .n_columns = n_columns };
 	*ret = t;
 	return 0;
 }
@@ -186,77 +186,49 @@ static int table_print_text(const Table *t, bool legend, FILE *f)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_valid_len(const unsigned char *s)
+/* JSON's two-character escape of c, or NULL. */
+static const char *json_escape(unsigned char c)
 {
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	else if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
+	switch (c) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\n':
+		return "\\n";
+	case '\t':
+		return "\\t";
 	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
+	return NULL;
 }
 
 void json_print_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
+	n = strlen(s);
 	fputc('"', f);
 	while (*p) {
-		size_t len;
+		const char *esc = json_escape(*p);
+		size_t len = 1;
 
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			p++;
-			continue;
-		case '\\':
-			fputs("\\\\", f);
-			p++;
-			continue;
-		case '\n':
-			fputs("\\n", f);
-			p++;
-			continue;
-		case '\t':
-			fputs("\\t", f);
-			p++;
-			continue;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
+		if (esc)
+			fputs(esc, f);
+		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\u%04x", *p);
-			p++;
-			continue;
+		else if ((len = utf8_char_len((const char *)p, n)) > 0)
+			fwrite(p, 1, len, f);
+		else {
+			fputs("\\ufffd", f); /* not a character libdbus would send */
+			len = 1;
 		}
-		len = utf8_valid_len(p);
-		if (len == 0) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, len, f);
 		p += len;
+		n -= len;
 	}
 	fputc('"', f);
 }

@@ -15,7 +15,6 @@
 
 int verb_reset(Ctl *ctl, int argc, char **argv)
 {
-	_cleanup_bus_connection_ DBusConnection *c = NULL;
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	_cleanup_free_ char *what = NULL;
 	dbus_uint64_t pid, tid;
@@ -26,21 +25,18 @@ int verb_reset(Ctl *ctl, int argc, char **argv)
 	if (args_parse_target(argv[0], &pid, &tid) < 0)
 		return ctl_usage_error("invalid target '%s': give PID or PID/TID.", argv[0]);
 
-	r = bus_open(&c);
-	if (r > 0)
-		return r;
 	if (tid) {
 		if (asprintf(&what, "reset thread %llu/%llu", (unsigned long long)pid,
 			     (unsigned long long)tid) < 0)
 			return ctl_oom();
-		r = bus_call(c, "ResetThread", what, false, &reply, DBUS_TYPE_UINT64, &pid,
-			     DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INVALID);
+		r = bus_call_once("ResetThread", what, false, NULL, &reply, DBUS_TYPE_UINT64, &pid,
+				  DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INVALID);
 	} else {
 		if (asprintf(&what, "reset the threads of process %llu", (unsigned long long)pid) <
 		    0)
 			return ctl_oom();
-		r = bus_call(c, "ResetProcess", what, false, &reply, DBUS_TYPE_UINT64, &pid,
-			     DBUS_TYPE_INVALID);
+		r = bus_call_once("ResetProcess", what, false, NULL, &reply, DBUS_TYPE_UINT64, &pid,
+				  DBUS_TYPE_INVALID);
 	}
 	if (r > 0)
 		return r;

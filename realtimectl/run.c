@@ -26,7 +26,7 @@
 static int request_grants(const Ctl *ctl)
 {
 	_cleanup_bus_connection_ DBusConnection *c = NULL;
-	dbus_uint64_t self = 0, main_thread = 0; /* pid 0, tid 0: the caller's main thread */
+	dbus_uint64_t self = 0; /* pid 0, tid 0: the caller's main thread */
 	int r;
 
 	r = bus_open(&c);
@@ -37,38 +37,27 @@ static int request_grants(const Ctl *ctl)
 		_cleanup_bus_message_ DBusMessage *reply = NULL;
 
 		r = bus_call(c, "GrantLimits", "get the policy's resource limits from realtimed",
-			     false, &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
-		if (r > 0)
-			return r;
-		r = bus_check_signature(reply, "a{st}");
+			     false, "a{st}", &reply, DBUS_TYPE_UINT64, &self, DBUS_TYPE_INVALID);
 		if (r > 0)
 			return r;
 	}
 	if (ctl->sched_policy) {
-		_cleanup_bus_message_ DBusMessage *reply = NULL;
 		_cleanup_free_ char *what = NULL;
-		dbus_uint32_t prio = (dbus_uint32_t)ctl->run_priority;
-		const char *policy = ctl->sched_policy;
 
 		if (asprintf(&what, "get SCHED_%s %d from realtimed",
-			     streq(policy, "fifo") ? "FIFO" : "RR", ctl->run_priority) < 0)
+			     streq(ctl->sched_policy, "fifo") ? "FIFO" : "RR",
+			     ctl->run_priority) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadRealtime", what, false, &reply, DBUS_TYPE_UINT64, &self,
-			     DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_STRING, &policy,
-			     DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+		r = bus_make_thread_realtime(c, 0, 0, ctl->sched_policy, ctl->run_priority, what);
 		if (r > 0)
 			return r;
 	}
 	if (ctl->have_nice) {
-		_cleanup_bus_message_ DBusMessage *reply = NULL;
 		_cleanup_free_ char *what = NULL;
-		dbus_int32_t nice = ctl->nice;
 
 		if (asprintf(&what, "get nice level %d from realtimed", ctl->nice) < 0)
 			return ctl_oom();
-		r = bus_call(c, "MakeThreadHighPriority", what, false, &reply, DBUS_TYPE_UINT64,
-			     &self, DBUS_TYPE_UINT64, &main_thread, DBUS_TYPE_INT32, &nice,
-			     DBUS_TYPE_INVALID);
+		r = bus_make_thread_high_priority(c, 0, 0, ctl->nice, what);
 		if (r > 0)
 			return r;
 	}

@@ -4,8 +4,8 @@
  * thread: pid, tid, command, user, policy, priority (or nice), since. The
  * caller's own grants (ListGrants; root's are every grant), or with --all
  * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
- * may ask for an administrator's password, so a text agent runs meanwhile
- * on a terminal).
+ * may ask for an administrator's password: bus_call() runs a text agent
+ * meanwhile on a terminal).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +16,6 @@
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
-#include "polkit-agent.h"
 
 static const TableColumn columns[] = {
 	{ "PID", "pid" }, { "TID", "tid" },	  { "COMMAND", "command" },   { "USER", "user" },
@@ -36,7 +35,6 @@ static void format_since(uint64_t usec, char *buf, size_t size)
 
 int verb_status(Ctl *ctl, int argc, char **argv)
 {
-	_cleanup_bus_connection_ DBusConnection *c = NULL;
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	_cleanup_table_ Table *t = NULL;
 	DBusMessageIter iter, array;
@@ -45,23 +43,9 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 	if (argc > 0)
 		return ctl_usage_error("status takes no arguments.");
 
-	r = bus_open(&c);
-	if (r > 0)
-		return r;
-	if (ctl->all) {
-		pid_t agent;
-
-		if (polkit_agent_open(&agent) < 0)
-			agent = 0; /* the refusal, if any, says what to do */
-		r = bus_call(c, "ListAllGrants", "list every user's grants", true, &reply,
-			     DBUS_TYPE_INVALID);
-		polkit_agent_close(agent);
-	} else
-		r = bus_call(c, "ListGrants", "list realtimed's grants", false, &reply,
-			     DBUS_TYPE_INVALID);
-	if (r > 0)
-		return r;
-	r = bus_check_signature(reply, "a(ttusssit)");
+	r = bus_call_once(ctl->all ? "ListAllGrants" : "ListGrants",
+			  ctl->all ? "list every user's grants" : "list realtimed's grants",
+			  ctl->all, "a(ttusssit)", &reply, DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
 
@@ -70,29 +54,14 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 	dbus_message_iter_init(reply, &iter);
 	dbus_message_iter_recurse(&iter, &array);
 	while (dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_STRUCT) {
-		DBusMessageIter s;
 		dbus_uint64_t pid, tid, since;
 		dbus_uint32_t uid;
 		const char *user, *command, *kind;
 		dbus_int32_t priority;
 		char text[64];
 
-		dbus_message_iter_recurse(&array, &s);
-		dbus_message_iter_get_basic(&s, &pid);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &tid);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &uid);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &user);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &command);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &kind);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &priority);
-		dbus_message_iter_next(&s);
-		dbus_message_iter_get_basic(&s, &since);
+		bus_iter_read_struct(&array, &pid, &tid, &uid, &user, &command, &kind, &priority,
+				     &since, NULL);
 
 		format_since(since, text, sizeof(text));
 		if (table_add_uint(t, pid, NULL) < 0 || table_add_uint(t, tid, NULL) < 0 ||
@@ -101,7 +70,6 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 		    table_add_uint(t, uid, NULL) < 0 || table_add_string(t, kind) < 0 ||
 		    table_add_int(t, priority, NULL) < 0 || table_add_uint(t, since, text) < 0)
 			return ctl_oom();
-		dbus_message_iter_next(&array);
 	}
 
 	if (ctl->json || table_n_rows(t) > 0)

@@ -54,6 +54,8 @@ bool preload_busy(void);
 bool preload_changed_scheduling(void);
 void preload_note_changed_scheduling(void);
 
+/* SCHED_FIFO or SCHED_RR, with or without SCHED_RESET_ON_FORK: what
+ * realtimed grants (SCHED_DEADLINE is not realtime here). */
 static inline bool policy_is_realtime(int policy)
 {
 	policy &= ~SCHED_RESET_ON_FORK;

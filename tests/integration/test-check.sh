@@ -140,8 +140,10 @@ agree()
 	else
 		run_as "$_who" $_pl
 	fi >"$WORK/getrlimit"
+	# prlimit's "unlimited" is written "infinity", realtime.conf(5)'s word
 	for _pair in RTPRIO:rlimit-rtprio MEMLOCK:rlimit-memlock RTTIME:rlimit-rttime; do
-		_want=$(awk -v n="${_pair%%:*}" '$1 == n { print $2 "/" $3 }' "$WORK/getrlimit")
+		_want=$(awk -v n="${_pair%%:*}" 'function v(x) { return x == "unlimited" ? "infinity" : x }
+			$1 == n { print v($2) "/" v($3) }' "$WORK/getrlimit")
 		_v=$(field "$_o" "${_pair#*:}" value)
 		case "$_v" in
 		"$_want" | "$_want "*) ok "$_who: ${_pair#*:} starts with getrlimit()'s $_want" ;;

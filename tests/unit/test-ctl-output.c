@@ -31,6 +31,15 @@ static char *print(const Table *t, TableFormat format)
 	return buf;
 }
 
+/* t printed in format is want. */
+static void assert_printed(const Table *t, TableFormat format, const char *want)
+{
+	char *s = print(t, format);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+
 static Table *sample(void)
 {
 	Table *t = NULL;
@@ -49,16 +58,14 @@ static Table *sample(void)
 START_TEST(test_text)
 {
 	Table *t = sample();
-	char *s = print(t, TABLE_TEXT);
 
-	ck_assert_str_eq(s, "PID  COMMAND PRIORITY\n"
-			    "1234 jackd   70\n"
-			    "5    -       nice -11\n");
-	free(s);
-	s = print(t, TABLE_TEXT_NO_LEGEND);
-	ck_assert_str_eq(s, "1234 jackd 70\n"
-			    "5    -     nice -11\n");
-	free(s);
+	assert_printed(t, TABLE_TEXT,
+		       "PID  COMMAND PRIORITY\n"
+		       "1234 jackd   70\n"
+		       "5    -       nice -11\n");
+	assert_printed(t, TABLE_TEXT_NO_LEGEND,
+		       "1234 jackd 70\n"
+		       "5    -     nice -11\n");
 	table_free(t);
 }
 END_TEST
@@ -66,12 +73,11 @@ END_TEST
 START_TEST(test_json)
 {
 	Table *t = sample();
-	char *s = print(t, TABLE_JSON);
 
 	/* Numbers stay numbers (the text form "nice -11" is for people), NULL is null. */
-	ck_assert_str_eq(s, "[{\"pid\":1234,\"command\":\"jackd\",\"priority\":70},"
-			    "{\"pid\":5,\"command\":null,\"priority\":-11}]\n");
-	free(s);
+	assert_printed(t, TABLE_JSON,
+		       "[{\"pid\":1234,\"command\":\"jackd\",\"priority\":70},"
+		       "{\"pid\":5,\"command\":null,\"priority\":-11}]\n");
 	table_free(t);
 }
 END_TEST
@@ -79,18 +85,11 @@ END_TEST
 START_TEST(test_empty)
 {
 	Table *t = NULL;
-	char *s;
 
 	ck_assert_int_eq(table_new(columns, 3, &t), 0);
-	s = print(t, TABLE_JSON);
-	ck_assert_str_eq(s, "[]\n");
-	free(s);
-	s = print(t, TABLE_TEXT);
-	ck_assert_str_eq(s, "PID COMMAND PRIORITY\n");
-	free(s);
-	s = print(t, TABLE_TEXT_NO_LEGEND);
-	ck_assert_str_eq(s, "");
-	free(s);
+	assert_printed(t, TABLE_JSON, "[]\n");
+	assert_printed(t, TABLE_TEXT, "PID COMMAND PRIORITY\n");
+	assert_printed(t, TABLE_TEXT_NO_LEGEND, "");
 	table_free(t);
 
 	ck_assert_int_eq(table_new(columns, 0, &t), -EINVAL);
@@ -102,18 +101,13 @@ END_TEST
 START_TEST(test_empty_string)
 {
 	Table *t = NULL;
-	char *s;
 
 	ck_assert_int_eq(table_new(columns, 3, &t), 0);
 	ck_assert_int_eq(table_add_uint(t, 1, NULL), 0);
 	ck_assert_int_eq(table_add_string(t, ""), 0);
 	ck_assert_int_eq(table_add_int(t, 2, NULL), 0);
-	s = print(t, TABLE_TEXT_NO_LEGEND);
-	ck_assert_str_eq(s, "1 \"\" 2\n");
-	free(s);
-	s = print(t, TABLE_JSON);
-	ck_assert_str_eq(s, "[{\"pid\":1,\"command\":\"\",\"priority\":2}]\n");
-	free(s);
+	assert_printed(t, TABLE_TEXT_NO_LEGEND, "1 \"\" 2\n");
+	assert_printed(t, TABLE_JSON, "[{\"pid\":1,\"command\":\"\",\"priority\":2}]\n");
 	table_free(t);
 }
 END_TEST
@@ -121,16 +115,14 @@ END_TEST
 START_TEST(test_utf8_width)
 {
 	Table *t = NULL;
-	char *s;
 
 	ck_assert_int_eq(table_new(columns, 3, &t), 0);
 	ck_assert_int_eq(table_add_uint(t, 1, NULL), 0);
 	ck_assert_int_eq(table_add_string(t, "h\xc3\xa9llo"), 0); /* 5 characters, 6 bytes */
 	ck_assert_int_eq(table_add_int(t, 1, NULL), 0);
-	s = print(t, TABLE_TEXT);
-	ck_assert_str_eq(s, "PID COMMAND PRIORITY\n"
-			    "1   h\xc3\xa9llo   1\n");
-	free(s);
+	assert_printed(t, TABLE_TEXT,
+		       "PID COMMAND PRIORITY\n"
+		       "1   h\xc3\xa9llo   1\n");
 	table_free(t);
 }
 END_TEST

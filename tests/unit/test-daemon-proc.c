@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/proc.c: the status and limits parsers on tricky
- * input (short lines, missing fields, "unlimited"), and the readers on the
- * real /proc (this process and its own threads) and on pids that do not
- * exist. The stat file's parser is procfs/'s (test-procfs-stat.c).
+ * Unit tests for daemon/proc.c: the status parser on tricky input (short
+ * lines, missing fields), and the readers on the real /proc (this process
+ * and its own threads) and on pids that do not exist. The stat and limits
+ * files' parsers are procfs/'s (test-procfs-stat.c, test-procfs-limits.c).
  */
 #include <check.h>
 #include <errno.h>
@@ -33,27 +33,6 @@ START_TEST(test_status_uid)
 	ck_assert_int_eq(proc_parse_status_uids("Uid:\t1\t2\n", &u), -EINVAL);
 	ck_assert_int_eq(proc_parse_status_uids("Uid:\t99999999999\t1\t1\n", &u), -ERANGE);
 	ck_assert_int_eq(proc_parse_status_uids("Uid:\t1\t1\t99999999999\n", &u), -ERANGE);
-}
-END_TEST
-
-START_TEST(test_limits)
-{
-	static const char limits[] =
-		"Limit                     Soft Limit           Hard Limit           Units     \n"
-		"Max locked memory         65536                unlimited            bytes     \n"
-		"Max realtime priority     0                    95                   \n"
-		"Max realtime timeout      200000               unlimited            us        \n";
-	uint64_t s = 0, h = 0;
-
-	ck_assert_int_eq(proc_parse_limit(limits, "Max realtime timeout", &s, &h), 0);
-	ck_assert_uint_eq(s, 200000);
-	ck_assert_uint_eq(h, UINT64_MAX);
-	ck_assert_int_eq(proc_parse_limit(limits, "Max realtime priority", &s, &h), 0);
-	ck_assert_uint_eq(s, 0);
-	ck_assert_uint_eq(h, 95);
-	ck_assert_int_eq(proc_parse_limit(limits, "Max nice priority", &s, &h), -ENOENT);
-	/* a prefix of another name does not match */
-	ck_assert_int_eq(proc_parse_limit(limits, "Max realtime", &s, &h), -ENOENT);
 }
 END_TEST
 
@@ -105,7 +84,6 @@ int main(void)
 {
 	Suite *s = suite_create("daemon-proc");
 
-	check_add_case(s, "proc",
-		       CHECK_TESTS(test_status_uid, test_limits, test_real_proc, test_gone));
+	check_add_case(s, "proc", CHECK_TESTS(test_status_uid, test_real_proc, test_gone));
 	return check_run(s);
 }

@@ -87,28 +87,6 @@ START_TEST(test_message_from_bus_error)
 }
 END_TEST
 
-START_TEST(test_utf8_cut)
-{
-	char buf[8];
-
-	realtime_utf8_copy(buf, sizeof(buf), "abc");
-	ck_assert_str_eq(buf, "abc");
-	realtime_utf8_copy(buf, sizeof(buf), "abcdefghij");
-	ck_assert_str_eq(buf, "abcdefg");
-	/* "é" is 2 bytes, "€" 3: never half a character */
-	realtime_utf8_copy(buf, sizeof(buf), "abcdeé");
-	ck_assert_str_eq(buf, "abcdeé");
-	realtime_utf8_copy(buf, sizeof(buf), "abcdefé");
-	ck_assert_str_eq(buf, "abcdef");
-	realtime_utf8_copy(buf, sizeof(buf), "abcde€");
-	ck_assert_str_eq(buf, "abcde");
-	realtime_utf8_copy(buf, sizeof(buf), "€€€");
-	ck_assert_str_eq(buf, "€€");
-	realtime_utf8_copy(buf, 1, "abc");
-	ck_assert_str_eq(buf, "");
-}
-END_TEST
-
 START_TEST(test_long_message_is_cut)
 {
 	char *long_text = malloc(4 * REALTIME_MESSAGE_MAX);
@@ -159,8 +137,7 @@ int main(void)
 	check_add_case(s, "names",
 		       CHECK_TESTS(test_native_errors, test_bus_and_rtkit_errors,
 				   test_message_from_bus_error));
-	check_add_case(
-		s, "message",
-		CHECK_TESTS(test_utf8_cut, test_long_message_is_cut, test_message_is_per_thread));
+	check_add_case(s, "message",
+		       CHECK_TESTS(test_long_message_is_cut, test_message_is_per_thread));
 	return check_run(s);
 }

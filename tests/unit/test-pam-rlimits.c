@@ -232,19 +232,6 @@ START_TEST(test_plan_only_what_is_set)
 }
 END_TEST
 
-START_TEST(test_format)
-{
-	char buf[32];
-
-	rlimit_format(RLIM_INFINITY, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "infinity");
-	rlimit_format(0, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "0");
-	rlimit_format(67108864, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "67108864");
-}
-END_TEST
-
 /* Lowering needs no privilege: the exact path. */
 START_TEST(test_apply_lower)
 {
@@ -317,8 +304,7 @@ int main(void)
 
 	check_add_case(s, "plan",
 		       CHECK_TESTS(test_plan_full_grant, test_plan_partial_and_empty,
-				   test_plan_from_policy_files, test_plan_only_what_is_set,
-				   test_format));
+				   test_plan_from_policy_files, test_plan_only_what_is_set));
 	check_add_case(s, "apply",
 		       CHECK_TESTS(test_apply_lower, test_apply_raise_without_cap,
 				   test_apply_invalid_resource));

@@ -2,7 +2,8 @@
 /*
  * Unit tests for common/policy-rlimit.c: the one table of rlimits policy
  * sets (resource, key, names, the ceiling first) and the rlimit value each
- * grant implies, including RLIMIT_RTPRIO 0 without fifo and unset keys.
+ * grant implies, including RLIMIT_RTPRIO 0 without fifo and unset keys;
+ * how a limit is written for people ("infinity").
  */
 #include <check.h>
 #include <errno.h>
@@ -78,6 +79,21 @@ END_TEST
 
 /* The one rlimit table: each rlimit behind its key, named as the kernel's
  * /proc/PID/limits names it, and the ceiling before the rights. */
+START_TEST(test_rlimit_format)
+{
+	static const struct {
+		uint64_t v;
+		const char *text;
+	} cases[] = { { RLIM_INFINITY, "infinity" }, { 0, "0" }, { 67108864, "67108864" } };
+	char buf[32];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		policy_rlimit_format(cases[i].v, buf, sizeof(buf));
+		ck_assert_str_eq(buf, cases[i].text);
+	}
+}
+END_TEST
+
 START_TEST(test_rlimit_table)
 {
 	char limits[4096];
@@ -122,8 +138,8 @@ int main(void)
 {
 	Suite *s = suite_create("policy-rlimit");
 
-	policy_test_case(
-		s, "rlimit",
-		CHECK_TESTS(test_grant_rlimit, test_grant_rlimit_unset, test_rlimit_table));
+	policy_test_case(s, "rlimit",
+			 CHECK_TESTS(test_grant_rlimit, test_grant_rlimit_unset, test_rlimit_table,
+				     test_rlimit_format));
 	return policy_test_run(s);
 }

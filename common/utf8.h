@@ -1,17 +1,21 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * UTF-8 as D-Bus wants it. libdbus aborts the process when it is asked to
- * send a string that is not valid UTF-8, and many strings realtimed sends
- * come from sources that nobody validated: a caller's argument quoted in an
+ * UTF-8 as D-Bus and JSON want it, the one place that knows what a
+ * character is. libdbus aborts the process when it is asked to send a
+ * string that is not valid UTF-8, and many strings realtimed sends come
+ * from sources that nobody validated: a caller's argument quoted in an
  * error and cut to fit a buffer, a thread's name from /proc (a thread may
  * name itself with any bytes but NUL), policy file names and contents, user
- * names from NSS. bus.c passes every string it puts into a message through
- * utf8_escape(), and text cut to fit a buffer is cut between characters.
+ * names from NSS. daemon/bus.c passes every string it puts into a message
+ * through utf8_escape(), and text cut to fit a buffer is cut between
+ * characters: by realtimed (utf8_vsnprintf()), by librealtime for the
+ * calling thread's message (librealtime/error.c), and realtimectl's JSON
+ * writer takes only the characters utf8_char_len() takes
+ * (realtimectl/output.c).
  *
- * Here in daemon/, not in common/ (this is not policy) nor procfs/: realtimed
- * is the one part that sends strings it does not control. Pure functions
- * that allocate nothing; test-daemon-utf8.c checks them against libdbus's
- * own dbus_validate_utf8().
+ * In common/ because the daemon, the client library and the CLI all need
+ * it; pure functions that allocate nothing, no global state.
+ * test-utf8.c checks them against libdbus's own dbus_validate_utf8().
  */
 #pragma once
 

@@ -1,5 +1,5 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
-/* UTF-8 validation, cutting and escaping for D-Bus strings; see utf8.h. */
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* UTF-8 validation, cutting and escaping; see utf8.h. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

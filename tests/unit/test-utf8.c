@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/utf8.c: validation against libdbus's own
+ * Unit tests for common/utf8.c, the UTF-8 of realtimed, librealtime's
+ * messages and realtimectl's JSON: validation against libdbus's own
  * dbus_validate_utf8() over every 1-, 2- and 3-byte string and 4-byte ones
  * around each boundary; the named invalid forms (NUL, overlong, surrogates,
  * beyond U+10FFFF, cut sequences); cutting at every byte of multibyte runs;
- * and escaping, whole and cut to every buffer size, always valid.
+ * the cut of a message as librealtime keeps it; and escaping, whole and
+ * cut to every buffer size, always valid.
  */
 #include <check.h>
 #include <dbus/dbus.h>
@@ -214,6 +216,28 @@ START_TEST(test_snprintf_every_size)
 }
 END_TEST
 
+/* librealtime's thread message is cut so (librealtime/error.c). "é" is 2
+ * bytes, "€" 3: never half a character. */
+START_TEST(test_snprintf_examples)
+{
+	static const struct {
+		size_t size;
+		const char *in, *out;
+	} cases[] = {
+		{ 8, "abc", "abc" },	   { 8, "abcdefghij", "abcdefg" },
+		{ 8, "abcdeé", "abcdeé" }, { 8, "abcdefé", "abcdef" },
+		{ 8, "abcde€", "abcde" },  { 8, "€€€", "€€" },
+		{ 1, "abc", "" },
+	};
+	char buf[8];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		utf8_snprintf(buf, cases[i].size, "%s", cases[i].in);
+		ck_assert_str_eq(buf, cases[i].out);
+	}
+}
+END_TEST
+
 START_TEST(test_escape)
 {
 	char buf[128];
@@ -292,13 +316,14 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-utf8");
+	Suite *s = suite_create("utf8");
 	TCase *tc;
 
 	tc = check_add_case(s, "utf8",
 			    CHECK_TESTS(test_exhaustive_short, test_four_bytes, test_named_forms,
-					test_cut_every_byte, test_snprintf_every_size, test_escape,
-					test_escape_every_size, test_escape_random_bytes));
+					test_cut_every_byte, test_snprintf_every_size,
+					test_snprintf_examples, test_escape, test_escape_every_size,
+					test_escape_random_bytes));
 	tcase_set_timeout(tc, 60);
 	return check_run(s);
 }
