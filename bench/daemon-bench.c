@@ -37,6 +37,7 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/system-bus.h"
 
 /* A thread that only sleeps: the target of every grant. */
 struct sleeper {
@@ -70,19 +71,13 @@ static int sleeper_start(struct sleeper *s)
 static DBusConnection *bus_open(void)
 {
 	DBusConnection *bus;
-	DBusError err;
 	struct rlimit rl = { 200000, 200000 };
 
 	/* rtkit requires RLIMIT_RTTIME <= 200 ms; use it for both daemons */
 	(void)setrlimit(RLIMIT_RTTIME, &rl);
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "daemon-bench: cannot connect to the system bus: %s\n",
-			err.message);
-		dbus_error_free(&err);
+	bus = system_bus_open("daemon-bench");
+	if (!bus)
 		exit(2);
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	return bus;
 }

@@ -47,6 +47,7 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/system-bus.h"
 
 #define CALL_TIMEOUT_MS 30000
 #define FLOOD_THREADS 80 /* above the default ThreadsPerUserMax=64 */
@@ -138,15 +139,10 @@ static int sleeper_start(Sleeper *s)
 static DBusConnection *bus_open(void)
 {
 	DBusConnection *bus;
-	DBusError err;
 
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "fairness-bench: cannot connect to the system bus: %s\n",
-			err.message);
+	bus = system_bus_open("fairness-bench");
+	if (!bus)
 		exit(2);
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	return bus;
 }

@@ -35,6 +35,7 @@
 
 #include "bus-names.h"
 #include "percentile.h"
+#include "../tests/system-bus.h"
 
 static uint64_t now_nsec(void)
 {
@@ -166,12 +167,9 @@ static int cmd_refused(long n)
 
 	if (!tp || !tg || !td)
 		return 2;
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "preload-bench: %s\n", err.message);
+	bus = system_bus_open("preload-bench");
+	if (!bus)
 		return 2;
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	for (long i = 0; i < n; i++) {
 		struct sched_param fifo = { .sched_priority = 5 };

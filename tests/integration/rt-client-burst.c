@@ -36,6 +36,7 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "rt-client.h"
+#include "../system-bus.h"
 
 #define CALL_TIMEOUT_MS 60000
 #define NAMES_MAX 16
@@ -102,20 +103,6 @@ static void *sleeper_main(void *userdata)
 	return NULL;
 }
 
-static DBusConnection *connect_bus(void)
-{
-	DBusConnection *bus;
-	DBusError err;
-
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
-		dbus_error_free(&err);
-	}
-	return bus;
-}
-
 int cmd_burst(int argc, char **argv)
 {
 	const char *policy = "rr", *ready = NULL;
@@ -180,7 +167,7 @@ int cmd_burst(int argc, char **argv)
 		}
 	}
 
-	bus = connect_bus();
+	bus = system_bus_open("rt-client");
 	if (!bus)
 		return 2;
 	for (int i = 0; i < n; i++) {
@@ -238,7 +225,7 @@ int cmd_flood(int argc, char **argv)
 	if (!buses || !calls)
 		return 2;
 	for (int c = 0; c < conns; c++) {
-		buses[c] = connect_bus();
+		buses[c] = system_bus_open("rt-client");
 		if (!buses[c])
 			return 2;
 	}

@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "rt-client.h"
 #include "time-util.h"
+#include "../system-bus.h"
 
 #define CALL_TIMEOUT_MS 60000
 
@@ -71,7 +72,6 @@ int cmd_rounds(int argc, char **argv)
 	const char *fifo = "fifo";
 	struct rlimit rl = { 200000, 200000 };
 	DBusConnection *bus;
-	DBusError err;
 	pthread_t t;
 	int n, refused = 0;
 
@@ -97,12 +97,9 @@ int cmd_rounds(int argc, char **argv)
 	while (__atomic_load_n(&sleeper_tid, __ATOMIC_SEQ_CST) == 0)
 		usleep(100);
 
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
+	bus = system_bus_open("rt-client");
+	if (!bus)
 		return 2;
-	}
 	for (int i = 0; i < n; i++) {
 		uint64_t pid = (uint64_t)getpid(), tid = (uint64_t)sleeper_tid;
 		DBusMessage *m;

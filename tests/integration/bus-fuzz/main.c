@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
+#include "../../system-bus.h"
 
 Limits limits = { .max_prio = 0, .rttime_usec = FUZZ_INFINITY, .memlock = FUZZ_INFINITY };
 uid_t self_uid;
@@ -227,7 +228,6 @@ int main(int argc, char **argv)
 	unsigned long batches;
 	DBusConnection *bus;
 	struct rlimit rl;
-	DBusError e;
 	char error[512];
 	int r;
 
@@ -265,12 +265,9 @@ int main(int argc, char **argv)
 	}
 	if (probe_ms)
 		return probe_main(seconds, probe_ms, seed);
-	dbus_error_init(&e);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &e);
-	if (!bus) {
-		fprintf(stderr, "bus-fuzz: cannot connect to the system bus: %s\n", e.message);
+	bus = system_bus_open("bus-fuzz");
+	if (!bus)
 		return 2;
-	}
 	dbus_connection_set_exit_on_disconnect(bus, FALSE);
 	if (!daemon_ping(bus, error, sizeof(error))) {
 		fprintf(stderr, "bus-fuzz: realtimed does not answer before the run: %s\n", error);
