@@ -100,20 +100,15 @@ static int cmd_allowed(long n)
 /* Sends m (and unrefs it), waits for the answer: 0 or -errno. */
 static int call(DBusConnection *bus, DBusMessage *m, const char *what)
 {
-	DBusMessage *reply;
 	DBusError err;
 
 	if (!m)
 		return -ENOMEM;
-	dbus_error_init(&err);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, 5000, &err);
-	dbus_message_unref(m);
-	if (!reply) {
+	if (!bus_call(bus, m, 5000, &err)) {
 		fprintf(stderr, "preload-bench: %s: %s\n", what, err.message);
 		dbus_error_free(&err);
 		return -EIO;
 	}
-	dbus_message_unref(reply);
 	return 0;
 }
 
@@ -162,7 +157,6 @@ static int cmd_refused(long n)
 	uint64_t *td = calloc((size_t)n, sizeof(uint64_t));
 	pthread_t s = sleeper_start();
 	DBusConnection *bus;
-	DBusError err;
 	long refused = 0;
 
 	if (!tp || !tg || !td)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../system-bus.h"
 #include "bus-fuzz.h"
 
 DBusConnection *bus_connect_private(void)
@@ -73,16 +74,10 @@ int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
 bool daemon_ping(DBusConnection *bus, char *error, size_t size)
 {
 	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PEER, "Ping");
-	DBusMessage *reply;
 	DBusError e;
 
-	dbus_error_init(&e);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, CALL_TIMEOUT_MS, &e);
-	dbus_message_unref(m);
-	if (reply) {
-		dbus_message_unref(reply);
+	if (bus_call(bus, m, CALL_TIMEOUT_MS, &e))
 		return true;
-	}
 	snprintf(error, size, "%s: %s", e.name, e.message);
 	dbus_error_free(&e);
 	return false;
