@@ -109,12 +109,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-demote");
-	TCase *tc;
-
-	tc = check_add_case(s, "demote",
-			    CHECK_TESTS(test_skips_reused_tid, test_keeps_newer_grant_on_tid,
-					test_canary_thread_not_in_table, test_reason_names));
-	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
-	return check_run(s);
+	return check_run_case("daemon-demote", "demote",
+			      CHECK_TESTS(test_skips_reused_tid, test_keeps_newer_grant_on_tid,
+					  test_canary_thread_not_in_table, test_reason_names),
+			      fixture_setup, fixture_teardown);
 }

@@ -379,12 +379,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-grants");
-
-	check_add_case(s, "grants",
-		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
-				   test_pid_reuse_replaces, test_prune_dead_thread,
-				   test_keeps_request_pidfd, test_owner, test_users_counted_once,
-				   test_foreach_is_one_loop, test_kind_names));
-	return check_run(s);
+	return check_run_case("daemon-grants", "grants",
+			      CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
+					  test_pid_reuse_replaces, test_prune_dead_thread,
+					  test_keeps_request_pidfd, test_owner,
+					  test_users_counted_once, test_foreach_is_one_loop,
+					  test_kind_names),
+			      NULL, NULL);
 }

@@ -377,16 +377,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-manager");
-	TCase *tc;
-
-	tc = check_add_case(
-		s, "manager",
+	return check_run_case(
+		"daemon-manager", "manager",
 		CHECK_TESTS(test_reload_demotes_disallowed,
 			    test_reload_unresolved_judged_without_groups,
 			    test_reload_resolved_keeps_grants, test_reload_more_users_than_entries,
 			    test_broken_reload_keeps_policy, test_reset_thread_then_process,
-			    test_canary_fired, test_demote_without_memory));
-	tcase_add_checked_fixture(tc, setup, fixture_teardown);
-	return check_run(s);
+			    test_canary_fired, test_demote_without_memory),
+		setup, fixture_teardown);
 }

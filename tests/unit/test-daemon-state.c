@@ -260,13 +260,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-state");
-	TCase *tc;
-
-	tc = check_add_case(s, "state",
-			    CHECK_TESTS(test_save_and_adopt, test_v1_line,
-					test_empty_table_removes_file,
-					test_adopted_thread_pinned_no_owner));
-	tcase_add_checked_fixture(tc, setup, teardown);
-	return check_run(s);
+	return check_run_case("daemon-state", "state",
+			      CHECK_TESTS(test_save_and_adopt, test_v1_line,
+					  test_empty_table_removes_file,
+					  test_adopted_thread_pinned_no_owner),
+			      setup, teardown);
 }
