@@ -364,16 +364,22 @@ END_TEST
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(grant_kind_to_string(GRANT_FIFO), "fifo");
-	ck_assert_str_eq(grant_kind_to_string(GRANT_RR), "rr");
-	ck_assert_str_eq(grant_kind_to_string(GRANT_NICE), "nice");
+	static const char *const names[_GRANT_KIND_MAX] = {
+		[GRANT_FIFO] = "fifo", [GRANT_RR] = "rr", [GRANT_NICE] = "nice"
+	};
+	/* one value out of range for each kind */
+	static const int bad_value[_GRANT_KIND_MAX] = {
+		[GRANT_FIFO] = 0, [GRANT_RR] = 100, [GRANT_NICE] = -21
+	};
+
+	for (GrantKind k = 0; k < _GRANT_KIND_MAX; k++) {
+		ck_assert_str_eq(grant_kind_to_string(k), names[k]);
+		ck_assert_int_eq(sched_apply(0, k, bad_value[k]), -EINVAL);
+	}
 	ck_assert_ptr_null(grant_kind_to_string(_GRANT_KIND_MAX));
 	ck_assert_int_eq(grant_kind_from_string("rr"), GRANT_RR);
 	ck_assert_int_eq(grant_kind_from_string("deadline"), _GRANT_KIND_INVALID);
 	ck_assert_int_eq(grant_kind_from_string(NULL), _GRANT_KIND_INVALID);
-	ck_assert_int_eq(sched_apply(0, GRANT_FIFO, 0), -EINVAL);
-	ck_assert_int_eq(sched_apply(0, GRANT_RR, 100), -EINVAL);
-	ck_assert_int_eq(sched_apply(0, GRANT_NICE, -21), -EINVAL);
 }
 END_TEST
 
