@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "log-fixture.h"
 #include "log.h"
 #include "resolver.h"
 
@@ -437,32 +438,6 @@ START_TEST(test_expired_while_answering)
 }
 END_TEST
 
-static FILE *captured;
-
-/* The log (stderr) into a temporary file, for count_lines() */
-static void capture(void)
-{
-	captured = tmpfile();
-	ck_assert_ptr_nonnull(captured);
-	fflush(stderr);
-	ck_assert_int_ge(dup2(fileno(captured), STDERR_FILENO), 0);
-	log_setup(false, true);
-}
-
-/* How many lines logged so far contain needle. */
-static unsigned count_lines(const char *needle)
-{
-	char line[2048];
-	unsigned n = 0;
-
-	fflush(stderr);
-	rewind(captured);
-	while (fgets(line, sizeof(line), captured))
-		if (strstr(line, needle))
-			n++;
-	return n;
-}
-
 /* One more wait for uid, run until it ends: its error, and its gid (error 0). */
 static void expect_wait(Resolver *r, uid_t uid, Answer *a, int error, gid_t gid)
 {
@@ -495,7 +470,7 @@ START_TEST(test_stale_after_failure)
 	const PolicyUser *u;
 	Answer a = {}, never = {};
 
-	capture();
+	log_capture();
 	resolve_then_expire(r, 1000, &a, 100000);
 	fake_set(30, -EIO);
 	expect_wait(r, 1000, &a, 0, 29);
@@ -505,7 +480,7 @@ START_TEST(test_stale_after_failure)
 	expect_wait(r, 1000, &a, 0, 29);
 	ck_assert_uint_eq(fake_n_calls(), 2);
 	/* said once for the outage, not at each answer */
-	ck_assert_uint_eq(count_lines("uid 1000: serving its last good answer"), 1);
+	ck_assert_uint_eq(log_count_lines("uid 1000: serving its last good answer"), 1);
 
 	expect_wait(r, 1001, &never, -EIO, 0);
 	ck_assert_int_eq(resolver_get(r, 1001, &u), -ENOENT);
