@@ -221,26 +221,31 @@ static void assert_keys(const PolicyGrant *g, const char *path, const EvalCase *
 			      "%s: %s is %" PRIi64 ", want %" PRIi64, c->user, name,
 			      grant_value(g, w->key), w->value);
 		if (w->line)
-			assert_source(g, w->key, path, w->line,
+			assert_source(g, w->key, w->file ? tpath(w->file) : path, w->line,
 				      isempty(w->section) ? g->source[w->key].section : w->section);
 	}
+}
+
+void assert_eval(const Policy *p, const char *path, const EvalCase *c)
+{
+	PolicyGrant g;
+
+	eval(p, c->user, c->uid, c->gids, c->n_gids, &g);
+	if (c->covered >= 0)
+		ck_assert_msg(g.covered == (bool)c->covered, "%s: covered %d, want %d", c->user,
+			      g.covered, c->covered);
+	assert_keys(&g, path, c);
 }
 
 void assert_evals(const char *text, const EvalCase *cases, size_t n)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *path;
-	PolicyGrant g;
 
 	p = load_text(text, &path);
 	assert_no_errors(p);
-	for (const EvalCase *c = cases; c < cases + n && c->user; c++) {
-		eval(p, c->user, c->uid, c->gids, c->n_gids, &g);
-		if (c->covered >= 0)
-			ck_assert_msg(g.covered == (bool)c->covered, "%s: covered %d, want %d",
-				      c->user, g.covered, c->covered);
-		assert_keys(&g, path, c);
-	}
+	for (const EvalCase *c = cases; c < cases + n && c->user; c++)
+		assert_eval(p, path, c);
 }
 
 static bool policy_has_file(const Policy *p, const char *path)

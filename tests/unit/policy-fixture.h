@@ -65,14 +65,16 @@ void assert_text_rejected(const char *text, unsigned line, const char *word);
 void assert_format(const PolicyGrant *g, PolicyKey k, const char *want);
 
 /* One key of a grant as a test wants it: set to value (compared as the
- * key's field would hold it), from line (unless 0) of the file evaluated,
- * in section (unless ""); or, with section KEY_UNSET, not set at all. A
- * list of them ends at the first with no section. */
+ * key's field would hold it), from line (unless 0) of file (a path inside
+ * the test's directory; NULL: the file evaluated), in section (unless "");
+ * or, with section KEY_UNSET, not set at all. A list of them ends at the
+ * first with no section. */
 typedef struct KeyWant {
 	const char *section;
 	PolicyKey key;
 	int64_t value;
 	unsigned line;
+	const char *file;
 } KeyWant;
 #define KEY_UNSET "(unset)"
 
@@ -87,6 +89,8 @@ typedef struct EvalCase {
 	KeyWant want[8];
 } EvalCase;
 
+/* Evaluates p for c, path being the file that KeyWant's file NULL means. */
+void assert_eval(const Policy *p, const char *path, const EvalCase *c);
 /* Loads text alone, which must have no errors, and evaluates each of the n
  * cases on it (up to the first with no user). */
 void assert_evals(const char *text, const EvalCase *cases, size_t n);

@@ -144,95 +144,84 @@ START_TEST(test_dropin_c_locale_order)
 }
 END_TEST
 
-START_TEST(test_dropins_after_main_files)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	const char *dropin;
-	PolicyGrant g;
+#define PRIO POLICY_KEY_REALTIME_PRIORITY
+#define UNSET(k)             \
+	{                    \
+		KEY_UNSET, k \
+	}
 
+/* A tree of files under tree_paths() (a NULL content: a symlink to
+ * /dev/null), perhaps with the vendor file or the admin drop-in directory
+ * disabled by "", that loads with no error: how many files it accepts
+ * (-1: not checked), and what it grants user "x". */
+static const struct {
+	const char *files[4][2];
+	bool no_vendor_file, no_admin_dropins;
+	int n_files;
+	KeyWant want[8];
+} trees[] = {
 	/* Even a vendor drop-in comes after the admin file. */
-	write_file("etc/realtime.conf", "[Default]\nRealtimePriority=50\n");
-	dropin = write_file("usr/realtime.conf.d/00-vendor.conf",
-			    "[Default]\nRealtimePriority=40\n");
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 40);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, dropin, 2, "Default");
-}
-END_TEST
-
-START_TEST(test_mask_with_empty_file)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	PolicyGrant g;
-
+	{ .files = { { "etc/realtime.conf", "[Default]\nRealtimePriority=50\n" },
+		     { "usr/realtime.conf.d/00-vendor.conf", "[Default]\nRealtimePriority=40\n" } },
+	  .n_files = 2,
+	  .want = { { "Default", PRIO, 40, 2, "usr/realtime.conf.d/00-vendor.conf" } } },
 	/* An empty /etc drop-in masks a vendor drop-in, even a broken one. */
-	write_file("usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n");
-	write_file("usr/realtime.conf.d/70-broken.conf", "[Default]\nNoSuchKey=1\n");
-	write_file("etc/realtime.conf.d/60-x.conf", "");
-	write_file("etc/realtime.conf.d/70-broken.conf", "# fixed locally\n");
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	assert_no_errors(p);
-	ck_assert_uint_eq(policy_n_files(p), 2);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-}
-END_TEST
-
-START_TEST(test_mask_with_dev_null)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	PolicyGrant g;
-
+	{ .files = { { "usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n" },
+		     { "usr/realtime.conf.d/70-broken.conf", "[Default]\nNoSuchKey=1\n" },
+		     { "etc/realtime.conf.d/60-x.conf", "" },
+		     { "etc/realtime.conf.d/70-broken.conf", "# fixed locally\n" } },
+	  .n_files = 2,
+	  .want = { UNSET(PRIO) } },
 	/* The systemd idiom: a symlink to /dev/null masks a vendor drop-in. */
-	write_file("usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n");
-	write_file("etc/realtime.conf.d/keep", "");
-	ck_assert_int_eq(symlink("/dev/null", tpath("etc/realtime.conf.d/60-x.conf")), 0);
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	assert_no_errors(p);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-}
-END_TEST
+	{ .files = { { "usr/realtime.conf.d/60-x.conf", "[Default]\nRealtimePriority=60\n" },
+		     { "etc/realtime.conf.d/keep", "" },
+		     { "etc/realtime.conf.d/60-x.conf", NULL } },
+	  .n_files = -1,
+	  .want = { UNSET(PRIO) } },
+	/* No file at all is fine: nothing set. */
+	{ .n_files = 0,
+	  .want = { UNSET(PRIO), UNSET(POLICY_KEY_POLICIES), UNSET(POLICY_KEY_NICE),
+		    UNSET(POLICY_KEY_MEMLOCK), UNSET(POLICY_KEY_RTTIME),
+		    UNSET(POLICY_KEY_CAPABILITIES), UNSET(POLICY_KEY_COMPAT_POLICY) } },
+	/* "" disables a path. */
+	{ .files = { { "usr/realtime.conf", "[Default]\nRealtimePriority=1\n" },
+		     { "etc/realtime.conf", "[Default]\nNice=-2\n" },
+		     { "usr/realtime.conf.d/a.conf", "[Default]\nMemLock=3K\n" },
+		     { "etc/realtime.conf.d/b.conf", "[Default]\nRTTime=4ms\n" } },
+	  .no_vendor_file = true,
+	  .no_admin_dropins = true,
+	  .n_files = 2,
+	  .want = { UNSET(PRIO),
+		    { "", POLICY_KEY_NICE, -2 },
+		    { "", POLICY_KEY_MEMLOCK, 3072 },
+		    UNSET(POLICY_KEY_RTTIME) } },
+};
 
-START_TEST(test_missing_files_are_fine)
+START_TEST(test_tree)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
-	PolicyGrant g;
+	EvalCase c;
 
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	ck_assert_uint_eq(policy_n_files(p), 0);
-	ck_assert_uint_eq(policy_n_errors(p), 0);
-	eval(p, "x", 1, NULL, 0, &g);
-	for (int k = 0; k < _POLICY_KEY_MAX; k++)
-		ck_assert(!g.set[k]);
-}
-END_TEST
+	for (size_t i = 0; i < ELEMENTSOF(trees[_i].files) && trees[_i].files[i][0]; i++) {
+		const char *rel = trees[_i].files[i][0], *content = trees[_i].files[i][1];
 
-START_TEST(test_empty_path_disables)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	PolicyGrant g;
-
-	write_file("usr/realtime.conf", "[Default]\nRealtimePriority=1\n");
-	write_file("etc/realtime.conf", "[Default]\nNice=-2\n");
-	write_file("usr/realtime.conf.d/a.conf", "[Default]\nMemLock=3K\n");
-	write_file("etc/realtime.conf.d/b.conf", "[Default]\nRTTime=4ms\n");
-	paths.vendor_file = "";
-	paths.admin_dropin_dir = "";
+		if (content)
+			write_file(rel, content);
+		else
+			ck_assert_int_eq(symlink("/dev/null", tpath(rel)), 0);
+	}
+	if (trees[_i].no_vendor_file)
+		paths.vendor_file = "";
+	if (trees[_i].no_admin_dropins)
+		paths.admin_dropin_dir = "";
 	ck_assert_int_eq(policy_load(&paths, &p), 0);
 	assert_no_errors(p);
-	ck_assert_uint_eq(policy_n_files(p), 2);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-	ck_assert_int_eq(g.nice, -2);
-	ck_assert_uint_eq(g.memlock, 3072);
-	ck_assert(!g.set[POLICY_KEY_RTTIME]);
+	if (trees[_i].n_files >= 0)
+		ck_assert_int_eq(policy_n_files(p), trees[_i].n_files);
+	c = (EvalCase){ .user = "x", .uid = 1, .covered = -1 };
+	memcpy(c.want, trees[_i].want, sizeof(c.want));
+	assert_eval(p, NULL, &c);
 }
 END_TEST
 
@@ -394,15 +383,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("policy-load");
+	const TTest *const *tests = CHECK_TESTS(
+		test_files_in_order, test_later_file_group_section, test_load_tree_order,
+		test_dropin_c_locale_order, test_broken_admin_file_vendor_stays,
+		test_broken_file_among_files, test_files_missing, test_directory_as_file,
+		test_unreadable_file, test_directory_as_dropin);
 
-	policy_test_case(s, "load",
-			 CHECK_TESTS(test_files_in_order, test_later_file_group_section,
-				     test_load_tree_order, test_dropin_c_locale_order,
-				     test_dropins_after_main_files, test_mask_with_empty_file,
-				     test_mask_with_dev_null, test_missing_files_are_fine,
-				     test_empty_path_disables, test_broken_admin_file_vendor_stays,
-				     test_broken_file_among_files, test_files_missing,
-				     test_directory_as_file, test_unreadable_file,
-				     test_directory_as_dropin));
+	tcase_add_loop_test(policy_test_case(s, "load", tests), test_tree, 0, ELEMENTSOF(trees));
 	return policy_test_run(s);
 }

@@ -181,7 +181,7 @@ static const struct {
 	{ "[Default]\nPolicies=fifo\n  rr\n", 3, NULL },
 	{ "[Default]\nRealtimePriority=20\n  95\n", 3, NULL },
 	{ "[IRQ]\nsnd*=90\n\t80\n", 3, NULL },
-	/* A byte order mark is tolerated (test_bom), but does not hide a bad
+	/* A byte order mark is tolerated (parsed[]), but does not hide a bad
 	 * section header behind it. */
 	{ "\xef\xbb\xbf[Gruop audio]\nNice=-8\n", 1, "Gruop audio" },
 	{ "\xef\xbb\xbf[Bogus]\n", 1, "Bogus" },
