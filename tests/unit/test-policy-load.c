@@ -361,18 +361,24 @@ START_TEST(test_unreadable_file)
 }
 END_TEST
 
-START_TEST(test_directory_as_dropin)
+/* A drop-in that cannot be read as a file is reported (at line 0), the
+ * others load: a directory; a FIFO, which must not hang the loader (and
+ * with it every login through pam_realtime): the test's timeout catches a
+ * hang. */
+START_TEST(test_unreadable_dropin)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
-	const char *ok;
+	const char *bad = tpath("etc/realtime.conf.d/10-bad.conf"), *ok;
 	PolicyGrant g;
 
-	/* A directory named like a drop-in cannot be read: it is reported, the others load. */
-	write_file("etc/realtime.conf.d/10-dir.conf/inner", "");
 	ok = write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
+	if (_i == 0)
+		write_file("etc/realtime.conf.d/10-bad.conf/inner", "");
+	else
+		ck_assert_int_eq(mkfifo(bad, 0644), 0);
 	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	assert_rejected(p, tpath("etc/realtime.conf.d/10-dir.conf"), 0, NULL);
+	assert_rejected(p, bad, 0, NULL);
 	ck_assert_uint_eq(policy_n_files(p), 1);
 	ck_assert_str_eq(policy_file(p, 0), ok);
 	eval(p, "x", 1, NULL, 0, &g);
@@ -383,12 +389,14 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("policy-load");
-	const TTest *const *tests = CHECK_TESTS(
-		test_files_in_order, test_later_file_group_section, test_load_tree_order,
-		test_dropin_c_locale_order, test_broken_admin_file_vendor_stays,
-		test_broken_file_among_files, test_files_missing, test_directory_as_file,
-		test_unreadable_file, test_directory_as_dropin);
+	const TTest *const *tests =
+		CHECK_TESTS(test_files_in_order, test_later_file_group_section,
+			    test_load_tree_order, test_dropin_c_locale_order,
+			    test_broken_admin_file_vendor_stays, test_broken_file_among_files,
+			    test_files_missing, test_directory_as_file, test_unreadable_file);
+	TCase *tc = policy_test_case(s, "load", tests);
 
-	tcase_add_loop_test(policy_test_case(s, "load", tests), test_tree, 0, ELEMENTSOF(trees));
+	tcase_add_loop_test(tc, test_tree, 0, ELEMENTSOF(trees));
+	tcase_add_loop_test(tc, test_unreadable_dropin, 0, 2);
 	return policy_test_run(s);
 }

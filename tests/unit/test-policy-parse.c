@@ -277,26 +277,6 @@ START_TEST(test_error_file_too_large)
 }
 END_TEST
 
-START_TEST(test_error_fifo_dropin)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	const char *fifo;
-	PolicyGrant g;
-
-	/* A FIFO named like a drop-in must not hang the loader (and with it
-	 * every login through pam_realtime): it is rejected, the rest loads.
-	 * The test's timeout catches a hang. */
-	write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
-	fifo = tpath("etc/realtime.conf.d/10-fifo.conf");
-	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	assert_rejected(p, fifo, 0, NULL);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.nice, -6);
-}
-END_TEST
-
 START_TEST(test_error_first_of_many)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -339,8 +319,7 @@ int main(void)
 	errors = policy_test_case(s, "errors",
 				  CHECK_TESTS(test_error_long_line, test_long_line_limit,
 					      test_error_long_last_line, test_error_nul_byte,
-					      test_error_file_too_large, test_error_fifo_dropin,
-					      test_error_first_of_many));
+					      test_error_file_too_large, test_error_first_of_many));
 	tcase_add_loop_test(errors, test_rejected, 0, ELEMENTSOF(rejected));
 	return policy_test_run(s);
 }
