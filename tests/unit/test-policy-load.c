@@ -22,48 +22,62 @@
 #include "policy-fixture.h"
 #include "policy.h"
 
+/* Writes texts[i] to "i+1.conf" (ret_paths[i] its path) and loads them,
+ * in that order, with policy_load_files(). */
+static Policy *load_numbered(const char *const *texts, size_t n, const char **ret_paths)
+{
+	char name[32];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%zu.conf", i + 1);
+		ret_paths[i] = write_file(name, texts[i]);
+	}
+	return load_files(ret_paths, n);
+}
+
 START_TEST(test_files_in_order)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *f[3];
-	PolicyGrant g;
-
-	f[0] = write_file("1.conf", "[Default]\nRealtimePriority=10\nNice=-5\nMemLock=1G\n");
-	f[1] = write_file("2.conf", "[Default]\n\nRealtimePriority=30\n");
 	/* A later file overrides even with a less generous value. */
-	f[2] = write_file("3.conf", "[Default]\nMemLock=1M\n");
-	p = load_files(f, 3);
+	static const char *const texts[] = {
+		"[Default]\nRealtimePriority=10\nNice=-5\nMemLock=1G\n",
+		"[Default]\n\nRealtimePriority=30\n", "[Default]\nMemLock=1M\n"
+	};
+	static const EvalCase want = {
+		"x", 1, .covered = -1,
+		.want = { { "Default", POLICY_KEY_REALTIME_PRIORITY, 30, 3, "2.conf" },
+			  { "Default", POLICY_KEY_NICE, -5, 3, "1.conf" },
+			  { "Default", POLICY_KEY_MEMLOCK, 1 << 20, 2, "3.conf" } }
+	};
+	const char *f[3];
+
+	p = load_numbered(texts, 3, f);
 	assert_no_errors(p);
 	ck_assert_uint_eq(policy_n_files(p), 3);
 	for (size_t i = 0; i < 3; i++)
 		ck_assert_str_eq(policy_file(p, i), f[i]);
 	ck_assert_ptr_null(policy_file(p, 3));
-
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 30);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, f[1], 3, "Default");
-	ck_assert_int_eq(g.nice, -5);
-	assert_source(&g, POLICY_KEY_NICE, f[0], 3, "Default");
-	ck_assert_uint_eq(g.memlock, 1 << 20);
-	assert_source(&g, POLICY_KEY_MEMLOCK, f[2], 2, "Default");
+	assert_eval(p, NULL, &want);
 }
 END_TEST
 
 START_TEST(test_later_file_group_section)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
+	static const char *const texts[] = { "[Group #29]\nRealtimePriority=95\nNice=-19\n",
+					     "[Group #29]\nRealtimePriority=80\n" };
+	static const EvalCase want = { "x",
+				       1,
+				       { 29 },
+				       1,
+				       -1,
+				       { { "Group #29", POLICY_KEY_REALTIME_PRIORITY, 80, 2,
+					   "2.conf" },
+					 { "Group #29", POLICY_KEY_NICE, -19, 3, "1.conf" } } };
 	const char *f[2];
-	const gid_t gids[] = { 29 };
-	PolicyGrant g;
 
-	f[0] = write_file("1.conf", "[Group #29]\nRealtimePriority=95\nNice=-19\n");
-	f[1] = write_file("2.conf", "[Group #29]\nRealtimePriority=80\n");
-	p = load_files(f, 2);
-	eval(p, "x", 1, gids, 1, &g);
-	ck_assert_int_eq(g.realtime_priority, 80);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, f[1], 2, "Group #29");
-	ck_assert_int_eq(g.nice, -19);
-	assert_source(&g, POLICY_KEY_NICE, f[0], 3, "Group #29");
+	p = load_numbered(texts, 2, f);
+	assert_eval(p, NULL, &want);
 }
 END_TEST
 
@@ -261,14 +275,14 @@ END_TEST
 START_TEST(test_broken_file_among_files)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
+	static const char *const texts[] = { "[Default]\nRealtimePriority=10\n",
+					     "[Default]\nRealtimePriority=99\nNice=-20\n[Bogus]\n",
+					     "[Default]\nNice=-3\n",
+					     "[IRQ]\nsnd*=90\n[Default]\nMemLock=lots\n" };
 	const char *f[4];
 	PolicyGrant g;
 
-	f[0] = write_file("1.conf", "[Default]\nRealtimePriority=10\n");
-	f[1] = write_file("2.conf", "[Default]\nRealtimePriority=99\nNice=-20\n[Bogus]\n");
-	f[2] = write_file("3.conf", "[Default]\nNice=-3\n");
-	f[3] = write_file("4.conf", "[IRQ]\nsnd*=90\n[Default]\nMemLock=lots\n");
-	p = load_files(f, 4);
+	p = load_numbered(texts, 4, f);
 	ck_assert_uint_eq(policy_n_errors(p), 2);
 	assert_rejected(p, f[1], 4, "Bogus", NULL);
 	assert_rejected(p, f[3], 4, "lots", "MemLock", NULL);
