@@ -33,6 +33,28 @@ void bus_close_private(DBusConnection *c)
 	dbus_connection_unref(c);
 }
 
+void bus_flush_all(DBusConnection *const *c, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (c[k])
+			dbus_connection_flush(c[k]);
+}
+
+bool pending_wait(DBusPendingCall *p, char *error, size_t size)
+{
+	DBusMessage *reply;
+	bool ok;
+
+	dbus_pending_call_block(p);
+	reply = dbus_pending_call_steal_reply(p);
+	dbus_pending_call_unref(p);
+	ok = reply && dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_ERROR;
+	snprintf(error, size, "%s", reply && !ok ? dbus_message_get_error_name(reply) : "");
+	if (reply)
+		dbus_message_unref(reply);
+	return ok;
+}
+
 /* ListGrants' answer a(ttusssit) as (pid, tid, uid); -EBADMSG when the
  * reply does not have that shape. */
 int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
