@@ -89,23 +89,23 @@ END_TEST
 
 START_TEST(test_utf8_cut)
 {
+	/* Into 8 bytes (1 for the last): "é" is 2 bytes, "€" 3, never half a
+	 * character. */
+	static const struct {
+		size_t size;
+		const char *in, *out;
+	} cuts[] = {
+		{ 8, "abc", "abc" },	   { 8, "abcdefghij", "abcdefg" },
+		{ 8, "abcdeé", "abcdeé" }, { 8, "abcdefé", "abcdef" },
+		{ 8, "abcde€", "abcde" },  { 8, "€€€", "€€" },
+		{ 1, "abc", "" },
+	};
 	char buf[8];
 
-	realtime_utf8_copy(buf, sizeof(buf), "abc");
-	ck_assert_str_eq(buf, "abc");
-	realtime_utf8_copy(buf, sizeof(buf), "abcdefghij");
-	ck_assert_str_eq(buf, "abcdefg");
-	/* "é" is 2 bytes, "€" 3: never half a character */
-	realtime_utf8_copy(buf, sizeof(buf), "abcdeé");
-	ck_assert_str_eq(buf, "abcdeé");
-	realtime_utf8_copy(buf, sizeof(buf), "abcdefé");
-	ck_assert_str_eq(buf, "abcdef");
-	realtime_utf8_copy(buf, sizeof(buf), "abcde€");
-	ck_assert_str_eq(buf, "abcde");
-	realtime_utf8_copy(buf, sizeof(buf), "€€€");
-	ck_assert_str_eq(buf, "€€");
-	realtime_utf8_copy(buf, 1, "abc");
-	ck_assert_str_eq(buf, "");
+	for (size_t i = 0; i < ELEMENTSOF(cuts); i++) {
+		realtime_utf8_copy(buf, cuts[i].size, cuts[i].in);
+		ck_assert_str_eq(buf, cuts[i].out);
+	}
 }
 END_TEST
 
