@@ -48,6 +48,7 @@
 #include "percentile.h"
 #include "time-util.h"
 #include "../tests/system-bus.h"
+#include "../tests/sleeper.h"
 
 #define CALL_TIMEOUT_MS 30000
 #define FLOOD_THREADS 80 /* above the default ThreadsPerUserMax=64 */
@@ -107,33 +108,18 @@ static void errors_print(const Errors *e, const char *key)
 		printf(",other:%ld", e->other);
 }
 
-/* A thread that only sleeps: the target of the grants. */
+/* A thread that only sleeps, on a pipe of its own: the target of the
+ * grants. */
 typedef struct Sleeper {
-	pthread_t thread;
+	SleeperThread thread;
 	int pipe[2];
-	atomic_int tid;
 } Sleeper;
-
-static void *sleeper_main(void *userdata)
-{
-	Sleeper *s = userdata;
-	char c;
-
-	s->tid = (int)syscall(SYS_gettid);
-	while (read(s->pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
 
 static int sleeper_start(Sleeper *s)
 {
 	if (pipe2(s->pipe, O_CLOEXEC) < 0)
 		return -errno;
-	if (pthread_create(&s->thread, NULL, sleeper_main, s) != 0)
-		return -EAGAIN;
-	while (s->tid == 0)
-		usleep(100);
-	return 0;
+	return -sleeper_thread_start(&s->thread, s->pipe[0], NULL);
 }
 
 static DBusConnection *bus_open(void)
@@ -209,7 +195,7 @@ static int cmd_victim(bool fresh, long n, unsigned prio)
 		return 2;
 	/* bounded in time too: 3 minutes, whatever the flood does */
 	for (; done < n && now_usec(CLOCK_MONOTONIC) - t0 < 180 * USEC_PER_SEC; done++) {
-		pid_t pid = 0, tid = s.tid;
+		pid_t pid = 0, tid = s.thread.tid;
 		uint64_t a, d;
 		int r;
 
@@ -278,7 +264,7 @@ enum {
 
 static DBusMessage *flood_msg(unsigned k, unsigned i)
 {
-	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)flood_sleepers[i % FLOOD_THREADS].tid;
+	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)flood_sleepers[i % FLOOD_THREADS].thread.tid;
 	dbus_uint64_t self = (dbus_uint64_t)getpid();
 	dbus_uint32_t prio = 1, self_uid = (dbus_uint32_t)getuid();
 	dbus_int32_t nice = 0;

@@ -37,6 +37,7 @@
 #include "macro.h"
 #include "rt-client.h"
 #include "../system-bus.h"
+#include "../sleeper.h"
 
 #define CALL_TIMEOUT_MS 60000
 #define NAMES_MAX 16
@@ -90,17 +91,6 @@ static void tally_print(const Tally *t, const char *ok)
 	for (size_t i = 0; i < t->n; i++)
 		printf("error %s %u\n", t->name[i], t->count[i]);
 	fflush(stdout);
-}
-
-static void *sleeper_main(void *userdata)
-{
-	pid_t *tid = userdata;
-	char c;
-
-	__atomic_store_n(tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	while (read(sleeper_pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
 }
 
 int cmd_burst(int argc, char **argv)
@@ -158,12 +148,12 @@ int cmd_burst(int argc, char **argv)
 			}
 			tids[i] = p;
 		} else {
-			pthread_t th;
+			SleeperThread *s = calloc(1, sizeof(*s));
 
-			if (pthread_create(&th, NULL, sleeper_main, &tids[i]) != 0)
+			/* lives as long as the thread, to the end */
+			if (!s || sleeper_thread_start(s, sleeper_pipe[0], NULL) != 0)
 				return 2;
-			while (__atomic_load_n(&tids[i], __ATOMIC_SEQ_CST) == 0)
-				usleep(100);
+			tids[i] = s->tid;
 		}
 	}
 

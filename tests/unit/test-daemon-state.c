@@ -22,6 +22,7 @@
 #include "pidfd.h"
 #include "proc.h"
 #include "state.h"
+#include "../sleeper.h"
 
 static char dir[] = "/tmp/test-daemon-state.XXXXXX";
 
@@ -138,21 +139,6 @@ START_TEST(test_save_and_adopt)
 }
 END_TEST
 
-typedef struct Sleeper {
-	int pipe[2];
-	pid_t tid;
-} Sleeper;
-
-static void *sleeper(void *arg)
-{
-	Sleeper *sl = arg;
-	char c;
-
-	__atomic_store_n(&sl->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	(void)!read(sl->pipe[0], &c, 1);
-	return NULL;
-}
-
 /* A thread other than the main one is adopted pinned by its own pidfd
  * (6.9+), opened before its start time is checked, and with no owner on
  * the bus: which connection asked for it is not known after a restart, so
@@ -161,15 +147,13 @@ START_TEST(test_adopted_thread_pinned_no_owner)
 {
 	pid_t self = getpid(), tid;
 	uint64_t st = start_of(self, 0);
-	Sleeper sl = {};
-	pthread_t th;
+	SleeperThread sl;
+	int pipefd[2];
 	Grant *g = NULL;
 	Daemon d;
 
-	ck_assert_int_eq(pipe(sl.pipe), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, sleeper, &sl), 0);
-	while (__atomic_load_n(&sl.tid, __ATOMIC_SEQ_CST) == 0)
-		usleep(1000);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	ck_assert_int_eq(sleeper_thread_start(&sl, pipefd[0], NULL), 0);
 	tid = sl.tid;
 
 	daemon_init(&d);
@@ -193,8 +177,8 @@ START_TEST(test_adopted_thread_pinned_no_owner)
 		safe_close(probe);
 	}
 	daemon_fini(&d);
-	ck_assert_int_eq(write(sl.pipe[1], "x", 1), 1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(write(pipefd[1], "x", 1), 1);
+	pthread_join(sl.thread, NULL);
 }
 END_TEST
 
