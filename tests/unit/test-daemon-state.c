@@ -24,20 +24,23 @@
 #include "state.h"
 #include "../sleeper.h"
 
-static char dir[] = "/tmp/test-daemon-state.XXXXXX";
+#define DIR_TEMPLATE "/tmp/test-daemon-state.XXXXXX"
+static char dir[sizeof(DIR_TEMPLATE)];
 
+/* Each test's own state directory, from the template again each time (with
+ * CK_FORK=no the tests share one process). */
 static void setup(void)
 {
+	strcpy(dir, DIR_TEMPLATE);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[sizeof(dir) + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/test-daemon-state.XXXXXX");
 }
 
 static void daemon_init(Daemon *d)
