@@ -55,6 +55,13 @@ bool pending_wait(DBusPendingCall *p, char *error, size_t size)
 	return ok;
 }
 
+/* The basic value at it into ret, and on to the next. */
+static void iter_take(DBusMessageIter *it, void *ret)
+{
+	dbus_message_iter_get_basic(it, ret);
+	dbus_message_iter_next(it);
+}
+
 /* ListGrants' answer a(ttusssit) as (pid, tid, uid); -EBADMSG when the
  * reply does not have that shape. */
 int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
@@ -73,11 +80,9 @@ int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
 		uint32_t uid;
 
 		dbus_message_iter_recurse(&arr, &st);
-		dbus_message_iter_get_basic(&st, &pid);
-		dbus_message_iter_next(&st);
-		dbus_message_iter_get_basic(&st, &tid);
-		dbus_message_iter_next(&st);
-		dbus_message_iter_get_basic(&st, &uid);
+		iter_take(&st, &pid);
+		iter_take(&st, &tid);
+		iter_take(&st, &uid);
 		if (n == size) {
 			ListedGrant *p = realloc(g, (size = size ? 2 * size : 64) * sizeof(*g));
 

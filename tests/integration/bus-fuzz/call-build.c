@@ -168,6 +168,15 @@ DBusMessage *native_grant_call(uint64_t tid, uint32_t prio, Desc *d, const char 
 	return m;
 }
 
+/* member() of realtimed's native object, or of rtkit's: no arguments. */
+static void call_without_args(Call *c, bool rtkit, const char *member)
+{
+	c->m = rtkit ? call_new(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, member)
+		     : call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, member);
+	c->signature = "";
+	desc_add(&c->d, "%s.%s()", rtkit ? "rtkit" : "native", member);
+}
+
 /* A native method that acts on a thread or process, at a random target. */
 static void native_aimed(Worker *w, Call *c, const char *member, const char *signature)
 {
@@ -248,9 +257,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 				: k == CALL_LIST_IRQ  ? "ListIrqThreads"
 						      : "Reload";
 
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, m);
-		c->signature = "";
-		desc_add(&c->d, "native.%s()", m);
+		call_without_args(c, false, m);
 		break;
 	}
 	case CALL_RTKIT_RT:
@@ -292,9 +299,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 		static const char *const m[] = { "ResetKnown", "ResetAll", "Exit" };
 		const char *name = m[rng_below(r, ELEMENTSOF(m))];
 
-		c->m = call_new(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, name);
-		c->signature = "";
-		desc_add(&c->d, "rtkit.%s()", name);
+		call_without_args(c, true, name);
 		break;
 	}
 	case CALL_PROP_GET:
