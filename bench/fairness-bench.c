@@ -281,20 +281,18 @@ static DBusMessage *flood_msg(unsigned k, unsigned i)
 				  DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
 				  &nice, DBUS_TYPE_INVALID);
 	case K_LIST_ALL:
-		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListAllGrants",
-				  DBUS_TYPE_INVALID);
-	case K_EXPLAIN_OTHER:
-		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Explain",
-				  DBUS_TYPE_UINT32, &other_uid, DBUS_TYPE_INVALID);
+	case K_LIST:
 	case K_RELOAD:
 	case K_MANAGE_AGAIN:
-		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Reload",
+		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
+				  k == K_LIST_ALL ? "ListAllGrants"
+				  : k == K_LIST	  ? "ListGrants"
+						  : "Reload",
 				  DBUS_TYPE_INVALID);
+	case K_EXPLAIN_OTHER:
 	case K_EXPLAIN_SELF:
 		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Explain",
-				  DBUS_TYPE_UINT32, &self_uid, DBUS_TYPE_INVALID);
-	case K_LIST:
-		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListGrants",
+				  DBUS_TYPE_UINT32, k == K_EXPLAIN_SELF ? &self_uid : &other_uid,
 				  DBUS_TYPE_INVALID);
 	case K_PROP_GET:
 		return bus_method(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES, "Get",
