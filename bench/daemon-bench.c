@@ -37,6 +37,7 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/system-bus.h"
 
 /* A thread that only sleeps: the target of every grant. */
 struct sleeper {
@@ -70,19 +71,13 @@ static int sleeper_start(struct sleeper *s)
 static DBusConnection *bus_open(void)
 {
 	DBusConnection *bus;
-	DBusError err;
 	struct rlimit rl = { 200000, 200000 };
 
 	/* rtkit requires RLIMIT_RTTIME <= 200 ms; use it for both daemons */
 	(void)setrlimit(RLIMIT_RTTIME, &rl);
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "daemon-bench: cannot connect to the system bus: %s\n",
-			err.message);
-		dbus_error_free(&err);
+	bus = system_bus_open("daemon-bench");
+	if (!bus)
 		exit(2);
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	return bus;
 }
@@ -110,6 +105,33 @@ static int call(DBusConnection *bus, DBusMessage *m, int timeout_ms, char *ret_e
 		snprintf(ret_error, size, "%s", err.name ? err.name : "?");
 	dbus_error_free(&err);
 	return r;
+}
+
+/* call() of m (NULL: -ENOMEM), which it unrefs, with the 5 s timeout of
+ * the timed runs: *ret_usec is how long the answer took. */
+static int timed_call(DBusConnection *bus, DBusMessage *m, char *errname, size_t size,
+		      uint64_t *ret_usec)
+{
+	uint64_t a = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	r = call(bus, m, 5000, errname, size);
+	*ret_usec = now_usec(CLOCK_MONOTONIC) - a;
+	dbus_message_unref(m);
+	return r;
+}
+
+/* Counts call()'s answer r: a method return, an error reply, or none. */
+static void tally(int r, long *ok, long *err, long *lost)
+{
+	if (r == 0)
+		(*ok)++;
+	else if (r == 1)
+		(*err)++;
+	else
+		(*lost)++;
 }
 
 static DBusMessage *new_ping(void)
@@ -147,21 +169,11 @@ static int cmd_latency(bool grant, long n, unsigned prio)
 		return 2;
 	for (long i = 0; i < n; i++) {
 		DBusMessage *m = grant ? new_grant(s.tid, prio) : new_ping();
-		uint64_t a;
-		int r;
+		int r = timed_call(bus, m, errname, sizeof(errname), &t[ok]);
 
-		if (!m)
+		if (r == -ENOMEM)
 			return 2;
-		a = now_usec(CLOCK_MONOTONIC);
-		r = call(bus, m, 5000, errname, sizeof(errname));
-		t[ok] = now_usec(CLOCK_MONOTONIC) - a;
-		dbus_message_unref(m);
-		if (r == 0)
-			ok++;
-		else if (r == 1)
-			err++;
-		else
-			lost++;
+		tally(r, &ok, &err, &lost);
 	}
 	printf("%s n=%ld ok=%ld err=%ld lost=%ld p50_us=%" PRIu64 " p99_us=%" PRIu64
 	       " last_error=%s\n",
@@ -184,31 +196,21 @@ static int cmd_pair(long n, unsigned prio)
 	if (!tp || !tg || sleeper_start(&s) < 0)
 		return 2;
 	for (long i = 0; i < n; i++) {
-		DBusMessage *m;
-		uint64_t a;
-		int r;
+		int r = timed_call(bus, new_ping(), errname, sizeof(errname), &tp[np]);
 
-		m = new_ping();
-		if (!m)
+		if (r == -ENOMEM)
 			return 2;
-		a = now_usec(CLOCK_MONOTONIC);
-		r = call(bus, m, 5000, errname, sizeof(errname));
 		if (r == 0)
-			tp[np++] = now_usec(CLOCK_MONOTONIC) - a;
-		dbus_message_unref(m);
-
-		m = new_grant(s.tid, prio);
-		if (!m)
+			np++;
+		r = timed_call(bus, new_grant(s.tid, prio), errname, sizeof(errname), &tg[ng]);
+		if (r == -ENOMEM)
 			return 2;
-		a = now_usec(CLOCK_MONOTONIC);
-		r = call(bus, m, 5000, errname, sizeof(errname));
 		if (r == 0)
-			tg[ng++] = now_usec(CLOCK_MONOTONIC) - a;
+			ng++;
 		else if (r == 1)
 			err++;
 		else
 			lost++;
-		dbus_message_unref(m);
 	}
 	printf("pair n=%ld ping_ok=%ld grant_ok=%ld err=%ld lost=%ld ping_p50_us=%" PRIu64
 	       " ping_p99_us=%" PRIu64 " grant_p50_us=%" PRIu64 " grant_p99_us=%" PRIu64
@@ -253,12 +255,7 @@ static int cmd_rate(int clients, int secs, unsigned prio)
 					_exit(2);
 				r = call(bus, m, 5000, NULL, 0);
 				dbus_message_unref(m);
-				if (r == 0)
-					o++;
-				else if (r == 1)
-					e++;
-				else
-					l++;
+				tally(r, &o, &e, &l);
 			}
 			snprintf(line, sizeof(line), "%ld %ld %ld\n", o, e, l);
 			if (write(fds[c][1], line, strlen(line)) < 0)

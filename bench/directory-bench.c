@@ -32,38 +32,25 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "percentile.h"
+#include "../tests/sleeper.h"
 
 static int sleeper_pipe[2];
 /* hold's write end of the release pipe: no child may keep it open */
 static int release_write = -1;
 
-static void *sleeper_main(void *userdata)
-{
-	pid_t *tid = userdata;
-	char c;
-
-	__atomic_store_n(tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	while (read(sleeper_pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
 /* A sleeping thread with a small stack (2,048 of them must fit). */
 static pid_t sleeper_start(void)
 {
-	static pid_t tid;
+	static SleeperThread s;
 	pthread_attr_t a;
-	pthread_t t;
 
 	if (pipe(sleeper_pipe) < 0)
 		return -1;
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, 64 * 1024);
-	if (pthread_create(&t, &a, sleeper_main, &tid) != 0)
+	if (sleeper_thread_start(&s, sleeper_pipe[0], &a) != 0)
 		return -1;
-	while (__atomic_load_n(&tid, __ATOMIC_SEQ_CST) == 0)
-		usleep(100);
-	return tid;
+	return s.tid;
 }
 
 static uint64_t now_usec(void)

@@ -47,6 +47,8 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/system-bus.h"
+#include "../tests/sleeper.h"
 
 #define CALL_TIMEOUT_MS 30000
 #define FLOOD_THREADS 80 /* above the default ThreadsPerUserMax=64 */
@@ -106,85 +108,38 @@ static void errors_print(const Errors *e, const char *key)
 		printf(",other:%ld", e->other);
 }
 
-/* A thread that only sleeps: the target of the grants. */
+/* A thread that only sleeps, on a pipe of its own: the target of the
+ * grants. */
 typedef struct Sleeper {
-	pthread_t thread;
+	SleeperThread thread;
 	int pipe[2];
-	atomic_int tid;
 } Sleeper;
-
-static void *sleeper_main(void *userdata)
-{
-	Sleeper *s = userdata;
-	char c;
-
-	s->tid = (int)syscall(SYS_gettid);
-	while (read(s->pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
 
 static int sleeper_start(Sleeper *s)
 {
 	if (pipe2(s->pipe, O_CLOEXEC) < 0)
 		return -errno;
-	if (pthread_create(&s->thread, NULL, sleeper_main, s) != 0)
-		return -EAGAIN;
-	while (s->tid == 0)
-		usleep(100);
-	return 0;
+	return -sleeper_thread_start(&s->thread, s->pipe[0], NULL);
 }
 
 static DBusConnection *bus_open(void)
 {
 	DBusConnection *bus;
-	DBusError err;
 
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "fairness-bench: cannot connect to the system bus: %s\n",
-			err.message);
+	bus = system_bus_open("fairness-bench");
+	if (!bus)
 		exit(2);
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	return bus;
-}
-
-static DBusMessage *msg(const char *dest, const char *path, const char *iface, const char *member)
-{
-	DBusMessage *m = dbus_message_new_method_call(dest, path, iface, member);
-
-	if (!m)
-		abort();
-	return m;
-}
-
-static void args(DBusMessage *m, int first, ...)
-{
-	va_list ap;
-	bool ok;
-
-	va_start(ap, first);
-	ok = dbus_message_append_args_valist(m, first, ap);
-	va_end(ap);
-	if (!ok)
-		abort();
 }
 
 /* One call; 0 on a method return, else the error's name in errors. */
 static int call(DBusConnection *bus, DBusMessage *m, Errors *errors)
 {
-	DBusMessage *reply;
 	DBusError err;
 
-	dbus_error_init(&err);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, CALL_TIMEOUT_MS, &err);
-	dbus_message_unref(m);
-	if (reply) {
-		dbus_message_unref(reply);
+	if (bus_call(bus, m, CALL_TIMEOUT_MS, &err))
 		return 0;
-	}
 	errors_add_message(errors, err.name ? err.name : "(none)", err.message ? err.message : "");
 	dbus_error_free(&err);
 	return -EIO;
@@ -197,20 +152,18 @@ static DBusMessage *grant_msg(pid_t pid, pid_t tid, unsigned prio)
 	dbus_uint64_t p = (dbus_uint64_t)pid, t = (dbus_uint64_t)tid;
 	dbus_uint32_t pr = prio;
 	const char *pol = "rr";
-	DBusMessage *m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
 
-	args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &pol,
-	     DBUS_TYPE_UINT32, &pr, DBUS_TYPE_INVALID);
-	return m;
+	return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime",
+			  DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &pol,
+			  DBUS_TYPE_UINT32, &pr, DBUS_TYPE_INVALID);
 }
 
 static DBusMessage *reset_msg(pid_t pid, pid_t tid)
 {
 	dbus_uint64_t p = (dbus_uint64_t)pid, t = (dbus_uint64_t)tid;
-	DBusMessage *m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ResetThread");
 
-	args(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INVALID);
-	return m;
+	return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ResetThread", DBUS_TYPE_UINT64,
+			  &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INVALID);
 }
 
 /* A child that only waits, and dies with us. */
@@ -242,7 +195,7 @@ static int cmd_victim(bool fresh, long n, unsigned prio)
 		return 2;
 	/* bounded in time too: 3 minutes, whatever the flood does */
 	for (; done < n && now_usec(CLOCK_MONOTONIC) - t0 < 180 * USEC_PER_SEC; done++) {
-		pid_t pid = 0, tid = s.tid;
+		pid_t pid = 0, tid = s.thread.tid;
 		uint64_t a, d;
 		int r;
 
@@ -311,61 +264,55 @@ enum {
 
 static DBusMessage *flood_msg(unsigned k, unsigned i)
 {
-	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)flood_sleepers[i % FLOOD_THREADS].tid;
+	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)flood_sleepers[i % FLOOD_THREADS].thread.tid;
 	dbus_uint64_t self = (dbus_uint64_t)getpid();
 	dbus_uint32_t prio = 1, self_uid = (dbus_uint32_t)getuid();
 	dbus_int32_t nice = 0;
 	const char *pol = "rr", *native = NATIVE_IFACE, *rtkit = RTKIT_IFACE,
 		   *prop = "MaxRealtimePriority";
-	DBusMessage *m;
 
 	switch (k) {
 	case K_NATIVE_RT:
-		m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
-		args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &pol,
-		     DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime",
+				  DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
+				  &pol, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
 	case K_NATIVE_NICE:
-		m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority");
-		args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
-		     DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority",
+				  DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
+				  &nice, DBUS_TYPE_INVALID);
 	case K_LIST_ALL:
-		return msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListAllGrants");
-	case K_EXPLAIN_OTHER:
-		m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Explain");
-		args(m, DBUS_TYPE_UINT32, &other_uid, DBUS_TYPE_INVALID);
-		return m;
+	case K_LIST:
 	case K_RELOAD:
 	case K_MANAGE_AGAIN:
-		return msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Reload");
+		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
+				  k == K_LIST_ALL ? "ListAllGrants"
+				  : k == K_LIST	  ? "ListGrants"
+						  : "Reload",
+				  DBUS_TYPE_INVALID);
+	case K_EXPLAIN_OTHER:
 	case K_EXPLAIN_SELF:
-		m = msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Explain");
-		args(m, DBUS_TYPE_UINT32, &self_uid, DBUS_TYPE_INVALID);
-		return m;
-	case K_LIST:
-		return msg(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListGrants");
+		return bus_method(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "Explain",
+				  DBUS_TYPE_UINT32, k == K_EXPLAIN_SELF ? &self_uid : &other_uid,
+				  DBUS_TYPE_INVALID);
 	case K_PROP_GET:
-		m = msg(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES, "Get");
-		args(m, DBUS_TYPE_STRING, &native, DBUS_TYPE_STRING, &prop, DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES, "Get",
+				  DBUS_TYPE_STRING, &native, DBUS_TYPE_STRING, &prop,
+				  DBUS_TYPE_INVALID);
 	case K_PROP_GET_ALL:
-		m = msg(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES, "GetAll");
-		args(m, DBUS_TYPE_STRING, &native, DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PROPERTIES, "GetAll",
+				  DBUS_TYPE_STRING, &native, DBUS_TYPE_INVALID);
 	case K_RTKIT_RT:
-		m = msg(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, "MakeThreadRealtime");
-		args(m, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, "MakeThreadRealtime",
+				  DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32, &prio,
+				  DBUS_TYPE_INVALID);
 	case K_RTKIT_NICE_PID:
-		m = msg(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, "MakeThreadHighPriorityWithPID");
-		args(m, DBUS_TYPE_UINT64, &self, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
-		     DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE,
+				  "MakeThreadHighPriorityWithPID", DBUS_TYPE_UINT64, &self,
+				  DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32, &nice,
+				  DBUS_TYPE_INVALID);
 	default:
-		m = msg(RTKIT_NAME, RTKIT_PATH, DBUS_INTERFACE_PROPERTIES, "GetAll");
-		args(m, DBUS_TYPE_STRING, &rtkit, DBUS_TYPE_INVALID);
-		return m;
+		return bus_method(RTKIT_NAME, RTKIT_PATH, DBUS_INTERFACE_PROPERTIES, "GetAll",
+				  DBUS_TYPE_STRING, &rtkit, DBUS_TYPE_INVALID);
 	}
 }
 

@@ -35,6 +35,7 @@
 
 #include "bus-names.h"
 #include "percentile.h"
+#include "../tests/system-bus.h"
 
 static uint64_t now_nsec(void)
 {
@@ -99,20 +100,15 @@ static int cmd_allowed(long n)
 /* Sends m (and unrefs it), waits for the answer: 0 or -errno. */
 static int call(DBusConnection *bus, DBusMessage *m, const char *what)
 {
-	DBusMessage *reply;
 	DBusError err;
 
 	if (!m)
 		return -ENOMEM;
-	dbus_error_init(&err);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, 5000, &err);
-	dbus_message_unref(m);
-	if (!reply) {
+	if (!bus_call(bus, m, 5000, &err)) {
 		fprintf(stderr, "preload-bench: %s: %s\n", what, err.message);
 		dbus_error_free(&err);
 		return -EIO;
 	}
-	dbus_message_unref(reply);
 	return 0;
 }
 
@@ -161,17 +157,13 @@ static int cmd_refused(long n)
 	uint64_t *td = calloc((size_t)n, sizeof(uint64_t));
 	pthread_t s = sleeper_start();
 	DBusConnection *bus;
-	DBusError err;
 	long refused = 0;
 
 	if (!tp || !tg || !td)
 		return 2;
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "preload-bench: %s\n", err.message);
+	bus = system_bus_open("preload-bench");
+	if (!bus)
 		return 2;
-	}
 	dbus_connection_set_exit_on_disconnect(bus, false);
 	for (long i = 0; i < n; i++) {
 		struct sched_param fifo = { .sched_priority = 5 };

@@ -13,9 +13,7 @@ static const char *const kind_names[_POLICY_GRANT_KIND_MAX] = {
 
 const char *policy_grant_kind_to_string(PolicyGrantKind k)
 {
-	if (k < 0 || k >= _POLICY_GRANT_KIND_MAX)
-		return NULL;
-	return kind_names[k];
+	return k >= 0 && k < _POLICY_GRANT_KIND_MAX ? kind_names[k] : NULL;
 }
 
 PolicyGrantKind policy_grant_kind_from_string(const char *s)

@@ -39,46 +39,31 @@ static unsigned long rt_missed(void)
 	return rt_exec_missed() + rt_irq_missed();
 }
 
+/* An int of the 2004 module, read-write, refused outside [*min, *max]. */
+#define RT_SYSCTL_INT(name, min, max) {					\
+	.procname = #name,						\
+	.data = &rt_##name,						\
+	.maxlen = sizeof(int),						\
+	.mode = 0644,							\
+	.proc_handler = proc_dointvec_minmax,				\
+	.extra1 = (min),						\
+	.extra2 = (max),						\
+}
+
+/* A read-only counter, the value get() returns. */
+#define RT_SYSCTL_COUNTER(name, get) {					\
+	.procname = #name,						\
+	.mode = 0444,							\
+	.proc_handler = rt_sysctl_counter,				\
+	.extra1 = (get),						\
+}
+
 static struct ctl_table rt_sysctl_table[] = {
-	{
-		.procname = "any",
-		.data = &rt_any,
-		.maxlen = sizeof(int),
-		.mode = 0644,
-		.proc_handler = proc_dointvec_minmax,
-		.extra1 = &rt_bool_min,
-		.extra2 = &rt_bool_max,
-	},
-	{
-		.procname = "gid",
-		.data = &rt_gid,
-		.maxlen = sizeof(int),
-		.mode = 0644,
-		.proc_handler = proc_dointvec_minmax,
-		.extra1 = &rt_gid_min,
-		.extra2 = &rt_gid_max,
-	},
-	{
-		.procname = "mlock",
-		.data = &rt_mlock,
-		.maxlen = sizeof(int),
-		.mode = 0644,
-		.proc_handler = proc_dointvec_minmax,
-		.extra1 = &rt_mlock_min,
-		.extra2 = &rt_mlock_max,
-	},
-	{
-		.procname = "grants",
-		.mode = 0444,
-		.proc_handler = rt_sysctl_counter,
-		.extra1 = rt_exec_grants,
-	},
-	{
-		.procname = "missed",
-		.mode = 0444,
-		.proc_handler = rt_sysctl_counter,
-		.extra1 = rt_missed,
-	},
+	RT_SYSCTL_INT(any, &rt_bool_min, &rt_bool_max),
+	RT_SYSCTL_INT(gid, &rt_gid_min, &rt_gid_max),
+	RT_SYSCTL_INT(mlock, &rt_mlock_min, &rt_mlock_max),
+	RT_SYSCTL_COUNTER(grants, rt_exec_grants),
+	RT_SYSCTL_COUNTER(missed, rt_missed),
 #ifndef register_sysctl
 	/*
 	 * Before 6.6 register_sysctl() was a function that took the table to

@@ -43,14 +43,21 @@ static bool needs_reset_on_fork(pid_t tid, int policy)
 	return cur >= 0 && (cur & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK);
 }
 
+/* The tid of thread after the kernel refused it a change with r = EPERM,
+ * when this call may go the steps above (not inside realtimed's own
+ * calls); else -1. */
+static pid_t refused_tid(int r, pthread_t thread)
+{
+	if (r != EPERM || preload_busy())
+		return -1;
+	return preload_thread_tid(thread);
+}
+
 int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
 {
 	int r = REAL(pthread_setschedparam)(thread, policy, param);
-	pid_t tid;
+	pid_t tid = refused_tid(r, thread);
 
-	if (r != EPERM || preload_busy())
-		return r;
-	tid = preload_thread_tid(thread);
 	if (tid < 0)
 		return r;
 	if (needs_reset_on_fork(tid, policy) &&
@@ -67,13 +74,10 @@ int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param
 int pthread_setschedprio(pthread_t thread, int prio)
 {
 	int r = REAL(pthread_setschedprio)(thread, prio);
-	pid_t tid;
+	pid_t tid = refused_tid(r, thread);
 	int policy;
 
 	/* a priority change keeps SCHED_RESET_ON_FORK: only step 2 applies */
-	if (r != EPERM || preload_busy())
-		return r;
-	tid = preload_thread_tid(thread);
 	if (tid < 0)
 		return r;
 	policy = thread_policy(tid);

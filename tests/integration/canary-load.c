@@ -30,24 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SCHED_RESET_ON_FORK
-#define SCHED_RESET_ON_FORK 0x40000000
-#endif
-
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static bool is_realtime(void)
-{
-	int p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-
-	return p == SCHED_FIFO || p == SCHED_RR;
-}
+#include "rt-self.h"
 
 /* Until realtimed made this thread realtime: false after 10 s. */
 static bool wait_realtime(void)

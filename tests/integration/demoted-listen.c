@@ -23,6 +23,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../system-bus.h"
+
 #define NAME "org.realtimed.Realtime1"
 #define PATH "/org/realtimed/Realtime1"
 #define IFACE "org.realtimed.Realtime1"
@@ -106,12 +108,10 @@ int main(int argc, char **argv)
 		}
 	}
 
-	dbus_error_init(&e);
-	c = dbus_bus_get_private(DBUS_BUS_SYSTEM, &e);
-	if (!c) {
-		fprintf(stderr, "no system bus: %s\n", e.message);
+	c = system_bus_open("demoted-listen");
+	if (!c)
 		return 1;
-	}
+	dbus_error_init(&e);
 	dbus_bus_add_match(c, "type='signal',interface='" IFACE "',member='Demoted'", &e);
 	if (dbus_error_is_set(&e)) {
 		fprintf(stderr, "AddMatch: %s\n", e.message);

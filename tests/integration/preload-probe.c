@@ -137,33 +137,33 @@ static void sleeper_stop(struct sleeper *s)
 
 static int case_setschedparam(void)
 {
+	/* On another thread: granted by realtimed, lowered, back to
+	 * SCHED_OTHER; then on the calling thread itself. */
+	static const struct {
+		bool self;
+		int policy, prio;
+		const char *what;
+	} steps[] = {
+		{ false, SCHED_FIFO, 30, "granted by realtimed" },
+		{ false, SCHED_FIFO, 20, "lowered" },
+		{ false, SCHED_OTHER, 0, "back to SCHED_OTHER" },
+		{ true, SCHED_RR, 25, "the calling thread" },
+	};
 	struct sleeper s;
-	struct sched_param sp = { .sched_priority = 30 };
-	int r;
 
 	sleeper_start(&s);
-	r = pthread_setschedparam(s.thread, SCHED_FIFO, &sp);
-	CHECK(r == 0, "pthread_setschedparam(other thread, SCHED_FIFO, 30) returns %d", r);
-	kernel_is(s.tid, SCHED_FIFO | SCHED_RESET_ON_FORK, 30, "granted by realtimed");
-	pthread_is(s.thread, SCHED_FIFO, 30, "after the grant");
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct sched_param sp = { .sched_priority = steps[i].prio };
+		pthread_t t = steps[i].self ? pthread_self() : s.thread;
+		pid_t tid = steps[i].self ? gettid() : s.tid;
+		int r = pthread_setschedparam(t, steps[i].policy, &sp);
 
-	sp.sched_priority = 20;
-	r = pthread_setschedparam(s.thread, SCHED_FIFO, &sp);
-	CHECK(r == 0, "pthread_setschedparam(SCHED_FIFO, 20), lower, returns %d", r);
-	kernel_is(s.tid, SCHED_FIFO | SCHED_RESET_ON_FORK, 20, "lowered");
-	pthread_is(s.thread, SCHED_FIFO, 20, "lowered");
-
-	sp.sched_priority = 0;
-	r = pthread_setschedparam(s.thread, SCHED_OTHER, &sp);
-	CHECK(r == 0, "pthread_setschedparam(SCHED_OTHER) on the granted thread returns %d", r);
-	kernel_is(s.tid, SCHED_OTHER | SCHED_RESET_ON_FORK, 0, "back to SCHED_OTHER");
-	pthread_is(s.thread, SCHED_OTHER, 0, "back to SCHED_OTHER");
-
-	sp.sched_priority = 25;
-	r = pthread_setschedparam(pthread_self(), SCHED_RR, &sp);
-	CHECK(r == 0, "pthread_setschedparam(pthread_self(), SCHED_RR, 25) returns %d", r);
-	kernel_is(gettid(), SCHED_RR | SCHED_RESET_ON_FORK, 25, "the calling thread");
-	pthread_is(pthread_self(), SCHED_RR, 25, "the calling thread");
+		CHECK(r == 0, "pthread_setschedparam(%s, %d, %d) returns %d",
+		      steps[i].self ? "pthread_self()" : "other thread", steps[i].policy,
+		      steps[i].prio, r);
+		kernel_is(tid, steps[i].policy | SCHED_RESET_ON_FORK, steps[i].prio, steps[i].what);
+		pthread_is(t, steps[i].policy, steps[i].prio, steps[i].what);
+	}
 	sleeper_stop(&s);
 	return 0;
 }

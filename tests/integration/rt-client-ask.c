@@ -39,6 +39,7 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "rt-client.h"
+#include "../system-bus.h"
 
 static const char *policy_name(int p)
 {
@@ -265,12 +266,9 @@ int cmd_ask(int argc, char **argv)
 		}
 	}
 
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
+	bus = system_bus_open("rt-client");
+	if (!bus)
 		return 2;
-	}
 
 	/* Like PipeWire and JACK: run under the RLIMIT_RTTIME the daemon wants. */
 	if (!want_nice && get_property_int64(bus, rtkit, "RTTimeUSecMax", &rttime) == 0 &&
@@ -310,6 +308,7 @@ int cmd_ask(int argc, char **argv)
 		printf("rt-client %d: asking %s for %s %u on audio thread %d\n", getpid(),
 		       rtkit ? RTKIT_NAME : NATIVE_NAME, rtkit ? "realtime" : policy, prio, a.tid);
 	fflush(stdout);
+	dbus_error_init(&err);
 	reply = dbus_connection_send_with_reply_and_block(bus, m, 30000, &err);
 	dbus_message_unref(m);
 	if (!reply) {

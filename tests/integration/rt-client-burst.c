@@ -36,6 +36,8 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "rt-client.h"
+#include "../system-bus.h"
+#include "../sleeper.h"
 
 #define CALL_TIMEOUT_MS 60000
 #define NAMES_MAX 16
@@ -89,31 +91,6 @@ static void tally_print(const Tally *t, const char *ok)
 	for (size_t i = 0; i < t->n; i++)
 		printf("error %s %u\n", t->name[i], t->count[i]);
 	fflush(stdout);
-}
-
-static void *sleeper_main(void *userdata)
-{
-	pid_t *tid = userdata;
-	char c;
-
-	__atomic_store_n(tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	while (read(sleeper_pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-static DBusConnection *connect_bus(void)
-{
-	DBusConnection *bus;
-	DBusError err;
-
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
-		dbus_error_free(&err);
-	}
-	return bus;
 }
 
 int cmd_burst(int argc, char **argv)
@@ -171,16 +148,16 @@ int cmd_burst(int argc, char **argv)
 			}
 			tids[i] = p;
 		} else {
-			pthread_t th;
+			SleeperThread *s = calloc(1, sizeof(*s));
 
-			if (pthread_create(&th, NULL, sleeper_main, &tids[i]) != 0)
+			/* lives as long as the thread, to the end */
+			if (!s || sleeper_thread_start(s, sleeper_pipe[0], NULL) != 0)
 				return 2;
-			while (__atomic_load_n(&tids[i], __ATOMIC_SEQ_CST) == 0)
-				usleep(100);
+			tids[i] = s->tid;
 		}
 	}
 
-	bus = connect_bus();
+	bus = system_bus_open("rt-client");
 	if (!bus)
 		return 2;
 	for (int i = 0; i < n; i++) {
@@ -238,7 +215,7 @@ int cmd_flood(int argc, char **argv)
 	if (!buses || !calls)
 		return 2;
 	for (int c = 0; c < conns; c++) {
-		buses[c] = connect_bus();
+		buses[c] = system_bus_open("rt-client");
 		if (!buses[c])
 			return 2;
 	}

@@ -29,21 +29,13 @@
 #include "macro.h"
 #include "rt-client.h"
 #include "time-util.h"
+#include "../system-bus.h"
+#include "../sleeper.h"
 
 #define CALL_TIMEOUT_MS 60000
 
 static int sleeper_pipe[2];
-static pid_t sleeper_tid;
-
-static void *sleeper_main(void *userdata)
-{
-	char c;
-
-	__atomic_store_n(&sleeper_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	while (read(sleeper_pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
+static SleeperThread sleeper;
 
 /* Sends m and waits for its answer; prints "WHAT US" or "WHAT-error ...". */
 static int timed_call(DBusConnection *bus, DBusMessage *m, const char *what)
@@ -71,8 +63,6 @@ int cmd_rounds(int argc, char **argv)
 	const char *fifo = "fifo";
 	struct rlimit rl = { 200000, 200000 };
 	DBusConnection *bus;
-	DBusError err;
-	pthread_t t;
 	int n, refused = 0;
 
 	if (argc < 3 || (n = atoi(argv[2])) <= 0) {
@@ -90,21 +80,16 @@ int cmd_rounds(int argc, char **argv)
 	/* under any policy's RTTime, as the clients of realtimed run */
 	(void)setrlimit(RLIMIT_RTTIME, &rl);
 	if (pipe2(sleeper_pipe, O_CLOEXEC) < 0 ||
-	    pthread_create(&t, NULL, sleeper_main, NULL) != 0) {
+	    sleeper_thread_start(&sleeper, sleeper_pipe[0], NULL) != 0) {
 		fprintf(stderr, "rt-client: cannot start the sleeping thread\n");
 		return 2;
 	}
-	while (__atomic_load_n(&sleeper_tid, __ATOMIC_SEQ_CST) == 0)
-		usleep(100);
 
-	dbus_error_init(&err);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &err);
-	if (!bus) {
-		fprintf(stderr, "rt-client: cannot connect to the system bus: %s\n", err.message);
+	bus = system_bus_open("rt-client");
+	if (!bus)
 		return 2;
-	}
 	for (int i = 0; i < n; i++) {
-		uint64_t pid = (uint64_t)getpid(), tid = (uint64_t)sleeper_tid;
+		uint64_t pid = (uint64_t)getpid(), tid = (uint64_t)sleeper.tid;
 		DBusMessage *m;
 
 		m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH,

@@ -34,21 +34,7 @@
 
 #include "macro.h"
 #include "rt-client.h"
-
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static bool is_realtime(void)
-{
-	int p = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-
-	return p == SCHED_FIFO || p == SCHED_RR;
-}
+#include "rt-self.h"
 
 /* After a demotion: tries to take SCHED_FIFO prio back for ms. */
 static int spin_repromote(int prio, int ms)

@@ -19,20 +19,19 @@
 #include "macro.h"
 #include "rt-client.h"
 
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "ask", cmd_ask },	  { "hold", cmd_hold },	  { "spin", cmd_spin },
+	{ "rounds", cmd_rounds }, { "burst", cmd_burst }, { "flood", cmd_flood },
+};
+
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && streq(argv[1], "ask"))
-		return cmd_ask(argc, argv);
-	if (argc >= 2 && streq(argv[1], "hold"))
-		return cmd_hold(argc, argv);
-	if (argc >= 2 && streq(argv[1], "spin"))
-		return cmd_spin(argc, argv);
-	if (argc >= 2 && streq(argv[1], "rounds"))
-		return cmd_rounds(argc, argv);
-	if (argc >= 2 && streq(argv[1], "burst"))
-		return cmd_burst(argc, argv);
-	if (argc >= 2 && streq(argv[1], "flood"))
-		return cmd_flood(argc, argv);
+	for (size_t i = 0; argc >= 2 && i < ELEMENTSOF(commands); i++)
+		if (streq(argv[1], commands[i].name))
+			return commands[i].run(argc, argv);
 	fprintf(stderr, "usage: rt-client ask [--rtkit] [--policy fifo|rr] [--prio N] [--nice N] "
 			"[--hold SEC] [--lower N] [--name HEX]\n"
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"

@@ -18,6 +18,17 @@ TCase *check_add_case(Suite *s, const char *name, const TTest *const *tests)
 	return tc;
 }
 
+int check_run_case(const char *suite_name, const char *name, const TTest *const *tests, SFun setup,
+		   SFun teardown)
+{
+	Suite *s = suite_create(suite_name);
+	TCase *tc = check_add_case(s, name, tests);
+
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	return check_run(s);
+}
+
 static int run(SRunner *sr)
 {
 	int failed;

@@ -21,6 +21,13 @@
  * timeout. */
 TCase *check_add_case(Suite *s, const char *name, const TTest *const *tests);
 
+/* The whole main() of a test made of one test case: a suite named
+ * suite_name holding the test case name (tests as check_add_case() takes
+ * them; setup and teardown, either may be NULL, its checked fixture), run
+ * by check_run(). */
+int check_run_case(const char *suite_name, const char *name, const TTest *const *tests, SFun setup,
+		   SFun teardown);
+
 /* Runs s and frees it. Returns EXIT_SUCCESS when every test passed, else
  * EXIT_FAILURE. */
 int check_run(Suite *s);

@@ -12,6 +12,7 @@
  */
 #include <dbus/dbus.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,22 @@ static uint32_t caller_pid(DBusConnection *c, DBusMessage *m)
 	return (uint32_t)pid;
 }
 
+/* Appends to the array arr one struct of the values that follow (type
+ * and pointer pairs, as dbus_message_append_args() takes them, ending in
+ * DBUS_TYPE_INVALID). */
+static void append_struct(DBusMessageIter *arr, int type, ...)
+{
+	DBusMessageIter st;
+	va_list ap;
+
+	dbus_message_iter_open_container(arr, DBUS_TYPE_STRUCT, NULL, &st);
+	va_start(ap, type);
+	for (; type != DBUS_TYPE_INVALID; type = va_arg(ap, int))
+		dbus_message_iter_append_basic(&st, type, va_arg(ap, const void *));
+	va_end(ap);
+	dbus_message_iter_close_container(arr, &st);
+}
+
 static DBusMessage *error_for_pid(DBusMessage *m, uint64_t pid)
 {
 	switch (pid) {
@@ -99,7 +116,7 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 	const char *member = dbus_message_get_member(m);
 	uint32_t caller = caller_pid(c, m);
 	DBusMessage *reply = NULL;
-	DBusMessageIter it, arr, st, entry, pair;
+	DBusMessageIter it, arr, entry, pair;
 	dbus_uint64_t pid = 0, tid = 0;
 	dbus_uint32_t u = 0;
 	dbus_int32_t i = 0;
@@ -224,16 +241,11 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 			dbus_uint64_t since =
 				UINT64_C(1764716400000000); /* 2025-12-02 23:00:00 UTC */
 
-			dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &grants[k].pid);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &grants[k].tid);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &user);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &comm);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &kind);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio);
-			dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since);
-			dbus_message_iter_close_container(&arr, &st);
+			append_struct(&arr, DBUS_TYPE_UINT64, &grants[k].pid, DBUS_TYPE_UINT64,
+				      &grants[k].tid, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_STRING,
+				      &user, DBUS_TYPE_STRING, &comm, DBUS_TYPE_STRING, &kind,
+				      DBUS_TYPE_INT32, &prio, DBUS_TYPE_UINT64, &since,
+				      DBUS_TYPE_INVALID);
 		}
 		dbus_message_iter_close_container(&it, &arr);
 		return reply;
@@ -248,13 +260,9 @@ static DBusMessage *handle(DBusConnection *c, DBusMessage *m)
 		reply = dbus_message_new_method_return(m);
 		dbus_message_iter_init_append(reply, &it);
 		dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "(ustsi)", &arr);
-		dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st);
-		dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &irq);
-		dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &action);
-		dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tpid);
-		dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &policy);
-		dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &prio);
-		dbus_message_iter_close_container(&arr, &st);
+		append_struct(&arr, DBUS_TYPE_UINT32, &irq, DBUS_TYPE_STRING, &action,
+			      DBUS_TYPE_UINT64, &tpid, DBUS_TYPE_STRING, &policy, DBUS_TYPE_INT32,
+			      &prio, DBUS_TYPE_INVALID);
 		dbus_message_iter_close_container(&it, &arr);
 		return reply;
 	}

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "check-main.h"
 #include "macro.h"
 #include "policy-fixture.h"
+#include "policy-internal.h"
 #include "policy.h"
 
 char tmpdir[256];
@@ -191,6 +193,59 @@ void assert_source(const PolicyGrant *g, PolicyKey k, const char *file, unsigned
 		      g->source[k].line, line);
 	ck_assert_msg(streq_ptr(g->source[k].section, section), "%s from [%s], want [%s]", name,
 		      g->source[k].section, section);
+}
+
+/* The value of key k of g, whatever the type of its field. */
+static int64_t grant_value(const PolicyGrant *g, PolicyKey k)
+{
+	PolicyValue v;
+
+	policy_value_load(&policy_keys[k], g, &v);
+	if (policy_keys[k].type == POLICY_VALUE_INT)
+		return v.i;
+	if (policy_keys[k].type == POLICY_VALUE_UNSIGNED)
+		return v.u;
+	return (int64_t)v.u64;
+}
+
+static void assert_keys(const PolicyGrant *g, const char *path, const EvalCase *c)
+{
+	for (const KeyWant *w = c->want; w < c->want + ELEMENTSOF(c->want) && w->section; w++) {
+		const char *name = policy_key_to_string(w->key);
+
+		if (streq(w->section, KEY_UNSET)) {
+			ck_assert_msg(!g->set[w->key], "%s: %s set, want unset", c->user, name);
+			continue;
+		}
+		ck_assert_msg(grant_value(g, w->key) == w->value,
+			      "%s: %s is %" PRIi64 ", want %" PRIi64, c->user, name,
+			      grant_value(g, w->key), w->value);
+		if (w->line)
+			assert_source(g, w->key, w->file ? tpath(w->file) : path, w->line,
+				      isempty(w->section) ? g->source[w->key].section : w->section);
+	}
+}
+
+void assert_eval(const Policy *p, const char *path, const EvalCase *c)
+{
+	PolicyGrant g;
+
+	eval(p, c->user, c->uid, c->gids, c->n_gids, &g);
+	if (c->covered >= 0)
+		ck_assert_msg(g.covered == (bool)c->covered, "%s: covered %d, want %d", c->user,
+			      g.covered, c->covered);
+	assert_keys(&g, path, c);
+}
+
+void assert_evals(const char *text, const EvalCase *cases, size_t n)
+{
+	_cleanup_(policy_freep) Policy *p = NULL;
+	const char *path;
+
+	p = load_text(text, &path);
+	assert_no_errors(p);
+	for (const EvalCase *c = cases; c < cases + n && c->user; c++)
+		assert_eval(p, path, c);
 }
 
 static bool policy_has_file(const Policy *p, const char *path)

@@ -64,6 +64,37 @@ void assert_text_rejected(const char *text, unsigned line, const char *word);
 /* policy_grant_format() of key k of g is want. */
 void assert_format(const PolicyGrant *g, PolicyKey k, const char *want);
 
+/* One key of a grant as a test wants it: set to value (compared as the
+ * key's field would hold it), from line (unless 0) of file (a path inside
+ * the test's directory; NULL: the file evaluated), in section (unless "");
+ * or, with section KEY_UNSET, not set at all. A list of them ends at the
+ * first with no section. */
+typedef struct KeyWant {
+	const char *section;
+	PolicyKey key;
+	int64_t value;
+	unsigned line;
+	const char *file;
+} KeyWant;
+#define KEY_UNSET "(unset)"
+
+/* One evaluation of a policy text: the user (uid, gids) it is for, whether
+ * the grant must be covered (1, 0; -1: either) and the keys it must hold. */
+typedef struct EvalCase {
+	const char *user;
+	uid_t uid;
+	gid_t gids[5];
+	size_t n_gids;
+	int covered;
+	KeyWant want[8];
+} EvalCase;
+
+/* Evaluates p for c, path being the file that KeyWant's file NULL means. */
+void assert_eval(const Policy *p, const char *path, const EvalCase *c);
+/* Loads text alone, which must have no errors, and evaluates each of the n
+ * cases on it (up to the first with no user). */
+void assert_evals(const char *text, const EvalCase *cases, size_t n);
+
 /* [Default] with every key, one per line (comments give the line numbers). */
 extern const char full_default[];
 /* [Group #29] with every key at its most generous. */

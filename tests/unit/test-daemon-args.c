@@ -97,10 +97,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-args");
-
-	check_add_case(
-		s, "args",
-		CHECK_TESTS(test_defaults, test_all_options, test_help_version, test_errors));
-	return check_run(s);
+	return check_run_case(
+		"daemon-args", "args",
+		CHECK_TESTS(test_defaults, test_all_options, test_help_version, test_errors), NULL,
+		NULL);
 }

@@ -9,99 +9,107 @@
  */
 #include <check.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "demote.h"
+#include "macro.h"
 
-static DemoteThread thread_of(pid_t tid, uint64_t st)
-{
-	return (DemoteThread){ .pid = getpid(), .tid = tid, .start_time = st };
-}
+/* One thread of a case, listed with start time 1000: the start time of
+ * its grant (0: none in the table), the one the fake /proc now shows, the
+ * policy it runs after the demotion, and whether it must still be at the
+ * sleeper's own nice 12. */
+typedef struct CaseThread {
+	uint64_t granted, now;
+	int policy;
+	bool nice_kept;
+} CaseThread;
 
-START_TEST(test_skips_reused_tid)
+static const struct {
+	const char *what;
+	DemoteReason reason;
+	size_t n;
+	CaseThread threads[2];
+	unsigned demoted;
+	int order[2]; /* which thread the list then holds at 0 and 1 (-1: any) */
+	unsigned grants_left;
+} cases[] = {
+	/* Another thread took the first tid since: only the second is
+	 * demoted, moved to the front; both grants leave the table. */
+	{ "reused tid skipped",
+	  DEMOTE_POLICY,
+	  2,
+	  { { 1000, 2000, SCHED_BATCH, true }, { 1000, 1000, SCHED_IDLE, false } },
+	  1,
+	  { 1, -1 },
+	  0 },
+	/* A grant that a newer thread holds on the listed tid is that
+	 * thread's: it stays, and the thread is not touched. */
+	{ "newer grant on tid kept",
+	  DEMOTE_RESET,
+	  1,
+	  { { 2000, 2000, SCHED_BATCH, false } },
+	  0,
+	  { -1, -1 },
+	  1 },
+	/* A thread the canary watched before its grant was recorded is not
+	 * in the table: its start time alone decides whether it is touched.
+	 * Every thread of the canary's list counts as demoted: the watchdog
+	 * demoted it already. SCHED_OTHER only for a realtime thread: a
+	 * SCHED_BATCH one stays. */
+	{ "canary thread not in table",
+	  DEMOTE_CANARY,
+	  2,
+	  { { 0, 2000, -1, false }, { 0, 1000, SCHED_BATCH, false } },
+	  2,
+	  { 0, 1 },
+	  0 },
+};
+
+START_TEST(test_demote_case)
 {
-	Sleeper reused = {}, same = {};
+	Sleeper sl[2] = {};
 	DemoteThread list[2];
 	Daemon d;
 
-	sleeper_start(&reused);
-	sleeper_start(&same);
+	for (size_t i = 0; i < cases[_i].n; i++)
+		sleeper_start(&sl[i]);
 	fixture_daemon_init(&d, NULL);
-	fixture_grant(&d, reused.tid, 1000, 5);
-	fixture_grant(&d, same.tid, 1000, 5);
-	fixture_stat(getpid(), reused.tid, 2000); /* another thread took the tid since */
-	fixture_stat(getpid(), same.tid, 1000);
+	for (size_t i = 0; i < cases[_i].n; i++) {
+		const CaseThread *t = &cases[_i].threads[i];
 
-	list[0] = thread_of(reused.tid, 1000);
-	list[1] = thread_of(same.tid, 1000);
-	ck_assert_uint_eq(demote_threads(d.grants, list, 2, DEMOTE_POLICY), 1);
-	/* the demoted thread, moved to the front */
-	ck_assert_int_eq(list[0].tid, same.tid);
-	/* the granted thread has what it had; the newcomer on its tid is untouched */
-	ck_assert_int_eq(sched_policy_of(same.tid), SCHED_IDLE);
-	ck_assert_int_eq(sched_policy_of(reused.tid), SCHED_BATCH);
-	ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)reused.tid), 12);
-	/* both grants are gone from the table */
-	ck_assert_uint_eq(d.grants->n_grants, 0);
-	fixture_daemon_fini(&d);
-}
-END_TEST
+		if (t->granted)
+			fixture_grant(&d, sl[i].tid, t->granted, 5);
+		fixture_stat(getpid(), sl[i].tid, t->now);
+		list[i] = (DemoteThread){ .pid = getpid(), .tid = sl[i].tid, .start_time = 1000 };
+	}
+	ck_assert_msg(demote_threads(d.grants, list, cases[_i].n, cases[_i].reason) ==
+			      cases[_i].demoted,
+		      "%s", cases[_i].what);
+	for (size_t i = 0; i < cases[_i].n; i++) {
+		const CaseThread *t = &cases[_i].threads[i];
 
-/* A grant that a newer thread holds on the listed tid is that thread's: it
- * stays, and the thread is not touched. */
-START_TEST(test_keeps_newer_grant_on_tid)
-{
-	Sleeper s = {};
-	DemoteThread list[1];
-	Daemon d;
-
-	sleeper_start(&s);
-	fixture_daemon_init(&d, NULL);
-	fixture_grant(&d, s.tid, 2000, 5);
-	fixture_stat(getpid(), s.tid, 2000);
-
-	list[0] = thread_of(s.tid, 1000);
-	ck_assert_uint_eq(demote_threads(d.grants, list, 1, DEMOTE_RESET), 0);
-	ck_assert_uint_eq(d.grants->n_grants, 1);
-	ck_assert_int_eq(sched_policy_of(s.tid), SCHED_BATCH);
-	fixture_daemon_fini(&d);
-}
-END_TEST
-
-/* A thread the canary watched before its grant was recorded is not in the
- * table: its start time alone decides whether it is touched. Every thread
- * of the canary's list counts as demoted: the watchdog demoted it already. */
-START_TEST(test_canary_thread_not_in_table)
-{
-	Sleeper gone = {}, same = {};
-	DemoteThread list[2];
-	Daemon d;
-
-	sleeper_start(&gone);
-	sleeper_start(&same);
-	fixture_daemon_init(&d, NULL);
-	fixture_stat(getpid(), gone.tid, 2000);
-	fixture_stat(getpid(), same.tid, 1000);
-
-	list[0] = thread_of(gone.tid, 1000);
-	list[1] = thread_of(same.tid, 1000);
-	ck_assert_uint_eq(demote_threads(d.grants, list, 2, DEMOTE_CANARY), 2);
-	ck_assert_int_eq(list[0].tid, gone.tid);
-	ck_assert_int_eq(list[1].tid, same.tid);
-	/* SCHED_OTHER only for a realtime thread: a SCHED_BATCH one stays */
-	ck_assert_int_eq(sched_policy_of(same.tid), SCHED_BATCH);
+		if (cases[_i].order[i] >= 0)
+			ck_assert_int_eq(list[i].tid, sl[cases[_i].order[i]].tid);
+		if (t->policy >= 0)
+			ck_assert_int_eq(sched_policy_of(sl[i].tid), t->policy);
+		if (t->nice_kept)
+			ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)sl[i].tid), 12);
+	}
+	ck_assert_uint_eq(d.grants->n_grants, cases[_i].grants_left);
 	fixture_daemon_fini(&d);
 }
 END_TEST
 
 START_TEST(test_reason_names)
 {
-	ck_assert_str_eq(demote_reason_to_string(DEMOTE_RESET), "reset");
-	ck_assert_str_eq(demote_reason_to_string(DEMOTE_POLICY), "policy");
-	ck_assert_str_eq(demote_reason_to_string(DEMOTE_CANARY), "canary");
+	static const char *const names[_DEMOTE_REASON_MAX] = { "reset", "policy", "canary" };
+
+	for (DemoteReason r = 0; r < _DEMOTE_REASON_MAX; r++)
+		ck_assert_str_eq(demote_reason_to_string(r), names[r]);
 	ck_assert_ptr_null(demote_reason_to_string(_DEMOTE_REASON_MAX));
 	ck_assert_ptr_null(demote_reason_to_string(_DEMOTE_REASON_INVALID));
 }
@@ -110,11 +118,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("daemon-demote");
-	TCase *tc;
+	TCase *tc = check_add_case(s, "demote", CHECK_TESTS(test_reason_names));
 
-	tc = check_add_case(s, "demote",
-			    CHECK_TESTS(test_skips_reused_tid, test_keeps_newer_grant_on_tid,
-					test_canary_thread_not_in_table, test_reason_names));
+	tcase_add_loop_test(tc, test_demote_case, 0, ELEMENTSOF(cases));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	return check_run(s);
 }

@@ -38,6 +38,8 @@ static GrantTable *table(void)
 	return t;
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(GrantTable *, grant_table_free);
+
 static uint64_t start_of(pid_t pid, pid_t tid)
 {
 	uint64_t st = 0;
@@ -56,7 +58,7 @@ static bool task_exists(pid_t pid, pid_t tid)
 
 START_TEST(test_add_find_update)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 	Grant *g = NULL;
@@ -90,13 +92,12 @@ START_TEST(test_add_find_update)
 	ck_assert_uint_eq(t->n_grants, 0);
 	ck_assert_uint_eq(t->n_processes, 0); /* the last grant takes its process along */
 	ck_assert_uint_eq(changes, 3);
-	grant_table_free(t);
 }
 END_TEST
 
 START_TEST(test_new_process_needs_pidfd)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
@@ -104,13 +105,12 @@ START_TEST(test_new_process_needs_pidfd)
 		grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, NULL, 0, NULL),
 		-EBADF);
 	ck_assert_uint_eq(t->n_grants, 0);
-	grant_table_free(t);
 }
 END_TEST
 
 START_TEST(test_pid_reuse_replaces)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
@@ -124,7 +124,6 @@ START_TEST(test_pid_reuse_replaces)
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_uint_eq(grant_table_find_process(t, self)->uid, 4103);
 	ck_assert_uint_eq(grant_table_find_process(t, self)->start_time, st);
-	grant_table_free(t);
 }
 END_TEST
 
@@ -139,7 +138,7 @@ static void *sleeper(void *arg)
 
 START_TEST(test_prune_dead_thread)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid(), tid = 0;
 	uint64_t st = start_of(self, 0), tst;
 	pthread_t th;
@@ -167,7 +166,6 @@ START_TEST(test_prune_dead_thread)
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_ptr_nonnull(grant_table_find(t, self, self));
 	ck_assert_ptr_null(grant_table_find(t, self, tid));
-	grant_table_free(t);
 }
 END_TEST
 
@@ -243,7 +241,7 @@ END_TEST
  * asker is recorded. */
 START_TEST(test_owner)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 	char longname[GRANT_OWNER_MAX + 8];
@@ -266,13 +264,12 @@ START_TEST(test_owner)
 	grant_set_owner(g, ":1.7");
 	grant_set_owner(g, NULL);
 	ck_assert_str_eq(g->owner, "");
-	grant_table_free(t);
 }
 END_TEST
 
 START_TEST(test_users_counted_once)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid(), parent = getppid();
 	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
 
@@ -297,7 +294,6 @@ START_TEST(test_users_counted_once)
 	grant_table_remove(t, grant_table_find(t, parent, parent));
 	ck_assert_uint_eq(t->n_processes, 1);
 	ck_assert_uint_eq(t->n_grants, 1);
-	grant_table_free(t);
 }
 END_TEST
 
@@ -306,7 +302,7 @@ END_TEST
  * may remove the grant it is at, and with its last grant its process. */
 START_TEST(test_foreach_is_one_loop)
 {
-	GrantTable *t = table();
+	_cleanup_(grant_table_freep) GrantTable *t = table();
 	pid_t self = getpid(), parent = getppid();
 	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
 	unsigned seen = 0, skipped = 0;
@@ -358,33 +354,37 @@ START_TEST(test_foreach_is_one_loop)
 	ck_assert_uint_eq(seen, 3);
 	ck_assert_uint_eq(t->n_grants, 0);
 	ck_assert_uint_eq(t->n_processes, 0);
-	grant_table_free(t);
 }
 END_TEST
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(grant_kind_to_string(GRANT_FIFO), "fifo");
-	ck_assert_str_eq(grant_kind_to_string(GRANT_RR), "rr");
-	ck_assert_str_eq(grant_kind_to_string(GRANT_NICE), "nice");
+	static const char *const names[_GRANT_KIND_MAX] = {
+		[GRANT_FIFO] = "fifo", [GRANT_RR] = "rr", [GRANT_NICE] = "nice"
+	};
+	/* one value out of range for each kind */
+	static const int bad_value[_GRANT_KIND_MAX] = {
+		[GRANT_FIFO] = 0, [GRANT_RR] = 100, [GRANT_NICE] = -21
+	};
+
+	for (GrantKind k = 0; k < _GRANT_KIND_MAX; k++) {
+		ck_assert_str_eq(grant_kind_to_string(k), names[k]);
+		ck_assert_int_eq(sched_apply(0, k, bad_value[k]), -EINVAL);
+	}
 	ck_assert_ptr_null(grant_kind_to_string(_GRANT_KIND_MAX));
 	ck_assert_int_eq(grant_kind_from_string("rr"), GRANT_RR);
 	ck_assert_int_eq(grant_kind_from_string("deadline"), _GRANT_KIND_INVALID);
 	ck_assert_int_eq(grant_kind_from_string(NULL), _GRANT_KIND_INVALID);
-	ck_assert_int_eq(sched_apply(0, GRANT_FIFO, 0), -EINVAL);
-	ck_assert_int_eq(sched_apply(0, GRANT_RR, 100), -EINVAL);
-	ck_assert_int_eq(sched_apply(0, GRANT_NICE, -21), -EINVAL);
 }
 END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-grants");
-
-	check_add_case(s, "grants",
-		       CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
-				   test_pid_reuse_replaces, test_prune_dead_thread,
-				   test_keeps_request_pidfd, test_owner, test_users_counted_once,
-				   test_foreach_is_one_loop, test_kind_names));
-	return check_run(s);
+	return check_run_case("daemon-grants", "grants",
+			      CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
+					  test_pid_reuse_replaces, test_prune_dead_thread,
+					  test_keeps_request_pidfd, test_owner,
+					  test_users_counted_once, test_foreach_is_one_loop,
+					  test_kind_names),
+			      NULL, NULL);
 }

@@ -15,33 +15,8 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "log-fixture.h"
 #include "log.h"
-
-static FILE *captured;
-
-/* stderr into a temporary file, for count_lines() */
-static void capture(void)
-{
-	captured = tmpfile();
-	ck_assert_ptr_nonnull(captured);
-	fflush(stderr);
-	ck_assert_int_ge(dup2(fileno(captured), STDERR_FILENO), 0);
-	log_setup(false, true);
-}
-
-/* How many captured lines contain needle. */
-static unsigned count_lines(const char *needle)
-{
-	char line[2048];
-	unsigned n = 0;
-
-	fflush(stderr);
-	rewind(captured);
-	while (fgets(line, sizeof(line), captured))
-		if (strstr(line, needle))
-			n++;
-	return n;
-}
 
 static void flood_a(int i)
 {
@@ -55,33 +30,33 @@ static void line_b(void)
 
 START_TEST(test_flood_leaves_other_sites_alone)
 {
-	capture();
+	log_capture();
 	for (int i = 0; i < 1000; i++)
 		flood_a(i);
 	line_b();
-	ck_assert_uint_eq(count_lines("flood at site A"), LOG_BURST);
-	ck_assert_uint_eq(count_lines("a line at site B"), 1);
+	ck_assert_uint_eq(log_count_lines("flood at site A"), LOG_BURST);
+	ck_assert_uint_eq(log_count_lines("a line at site B"), 1);
 	log_info("and an info line at site C");
-	ck_assert_uint_eq(count_lines("site C"), 1);
+	ck_assert_uint_eq(log_count_lines("site C"), 1);
 }
 END_TEST
 
 START_TEST(test_errors_and_demotions_never_limited)
 {
-	capture();
+	log_capture();
 	for (int i = 0; i < 1000; i++) {
 		log_error("plain error %d", i);
 		(void)log_error_errno(EIO, "an error with errno %d: %m", i);
 		log_id(LOG_WARNING, LOG_ID_DEMOTION, "a demotion %d", i);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION, "a policy demotion %d", i);
 	}
-	ck_assert_uint_eq(count_lines("plain error "), 1000);
-	ck_assert_uint_eq(count_lines("Input/output error"), 1000);
-	ck_assert_uint_eq(count_lines("a demotion"), 1000);
-	ck_assert_uint_eq(count_lines("a policy demotion"), 1000);
+	ck_assert_uint_eq(log_count_lines("plain error "), 1000);
+	ck_assert_uint_eq(log_count_lines("Input/output error"), 1000);
+	ck_assert_uint_eq(log_count_lines("a demotion"), 1000);
+	ck_assert_uint_eq(log_count_lines("a policy demotion"), 1000);
 	/* nothing was counted against the warnings */
 	line_b();
-	ck_assert_uint_eq(count_lines("a line at site B"), 1);
+	ck_assert_uint_eq(log_count_lines("a line at site B"), 1);
 }
 END_TEST
 
@@ -91,29 +66,30 @@ START_TEST(test_suppressed_count_is_reported)
 				.file = "flood.c",
 				.line = 7 };
 
-	capture();
+	log_capture();
 	for (int i = 0; i < 10; i++)
 		log_internal_site(&site, LOG_WARNING, 0, NULL, "short-window flood %d", i);
-	ck_assert_uint_eq(count_lines("short-window flood"), 3);
-	ck_assert_uint_eq(count_lines("Suppressed"), 0);
+	ck_assert_uint_eq(log_count_lines("short-window flood"), 3);
+	ck_assert_uint_eq(log_count_lines("Suppressed"), 0);
 	usleep(300000);
 	/* reported with the next line, from any site, once */
 	line_b();
 	ck_assert_uint_eq(
-		count_lines("Suppressed 7 messages from flood.c:7 (more than 3 in 200 ms)"), 1);
+		log_count_lines("Suppressed 7 messages from flood.c:7 (more than 3 in 200 ms)"), 1);
 	line_b();
-	ck_assert_uint_eq(count_lines("Suppressed"), 1);
+	ck_assert_uint_eq(log_count_lines("Suppressed"), 1);
 	/* the site's new window lets lines through again */
 	log_internal_site(&site, LOG_WARNING, 0, NULL, "short-window flood, later");
-	ck_assert_uint_eq(count_lines("short-window flood, later"), 1);
+	ck_assert_uint_eq(log_count_lines("short-window flood, later"), 1);
 }
 END_TEST
 
 START_TEST(test_text_escaped)
 {
-	capture();
+	log_capture();
 	log_warning("thread \xff\xfe named \x1b[31m, file %s", "r\xfft.conf");
-	ck_assert_uint_eq(count_lines("thread \\xff\\xfe named \\x1b[31m, file r\\xfft.conf"), 1);
+	ck_assert_uint_eq(log_count_lines("thread \\xff\\xfe named \\x1b[31m, file r\\xfft.conf"),
+			  1);
 }
 END_TEST
 
@@ -145,7 +121,7 @@ START_TEST(test_two_threads)
 {
 	pthread_t t[2];
 
-	capture();
+	log_capture();
 	pthread_barrier_init(&start_together, NULL, 2);
 	ck_assert_int_eq(pthread_create(&t[0], NULL, log_thread, "main-loop"), 0);
 	ck_assert_int_eq(pthread_create(&t[1], NULL, log_thread, "watchdog"), 0);
@@ -154,9 +130,9 @@ START_TEST(test_two_threads)
 	/* every line counted exactly once: passed or suppressed */
 	ck_assert_uint_eq(shared_site.rl.n, SHARED_BURST);
 	ck_assert_uint_eq(shared_site.suppressed, 2 * THREAD_LINES - SHARED_BURST);
-	ck_assert_uint_eq(count_lines("shared site, "), SHARED_BURST);
-	ck_assert_uint_eq(count_lines("error from main-loop"), THREAD_LINES / 1000);
-	ck_assert_uint_eq(count_lines("error from watchdog"), THREAD_LINES / 1000);
+	ck_assert_uint_eq(log_count_lines("shared site, "), SHARED_BURST);
+	ck_assert_uint_eq(log_count_lines("error from main-loop"), THREAD_LINES / 1000);
+	ck_assert_uint_eq(log_count_lines("error from watchdog"), THREAD_LINES / 1000);
 }
 END_TEST
 

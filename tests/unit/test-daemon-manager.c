@@ -92,6 +92,13 @@ static void setup(void)
 	fail_nmemb = failed_callocs = 0;
 }
 
+/* Writes text as the policy and reloads it: manager_reload()'s answer. */
+static int reload_with(Daemon *d, const char *text, char **error)
+{
+	fixture_write(fixture_conf, text);
+	return manager_reload(d, error);
+}
+
 /* Two sleepers granted nice 5 and nice 12 under a policy that allows both. */
 static void init_two(Daemon *d, Sleeper *low, Sleeper *high)
 {
@@ -112,8 +119,8 @@ START_TEST(test_reload_demotes_disallowed)
 	Daemon d;
 
 	init_two(&d, &low, &high);
-	fixture_write(fixture_conf, "[Daemon]\nRtkitCompat=no\n[Default]\nNice=10\n");
-	ck_assert_int_ge(manager_reload(&d, &error), 0);
+	ck_assert_int_ge(reload_with(&d, "[Daemon]\nRtkitCompat=no\n[Default]\nNice=10\n", &error),
+			 0);
 	ck_assert_ptr_null(error);
 
 	/* exactly the nice-5 grant, which Nice=10 no longer allows */
@@ -243,8 +250,7 @@ START_TEST(test_reload_more_users_than_entries)
 	}
 	ck_assert_int_eq(resolver_new(d.event, &rs, &d.resolver), 0);
 	fake_hang = false;
-	fixture_write(fixture_conf, "[Default]\nNice=10\n[User rtfake]\nNice=0\n");
-	ck_assert_int_ge(manager_reload(&d, &error), 0);
+	ck_assert_int_ge(reload_with(&d, "[Default]\nNice=10\n[User rtfake]\nNice=0\n", &error), 0);
 	end = now_usec(CLOCK_MONOTONIC) + 2 * USEC_PER_SEC;
 	while (n_demoted == 0 && resolver_n_lookups(d.resolver) < N &&
 	       now_usec(CLOCK_MONOTONIC) < end)
@@ -266,8 +272,7 @@ START_TEST(test_broken_reload_keeps_policy)
 	Daemon d;
 
 	init_two(&d, &low, &high);
-	fixture_write(fixture_conf, "[Default]\nNice=10\nBogus=1\n");
-	ck_assert_int_lt(manager_reload(&d, &error), 0);
+	ck_assert_int_lt(reload_with(&d, "[Default]\nNice=10\nBogus=1\n", &error), 0);
 	ck_assert_ptr_nonnull(error);
 	ck_assert_ptr_nonnull(strstr(error, "Bogus"));
 	free(error);
@@ -360,8 +365,7 @@ START_TEST(test_demote_without_memory)
 		fixture_stat(getpid(), (pid_t)(5000000 + i), 1000);
 	}
 	fail_nmemb = d.grants->n_grants;
-	fixture_write(fixture_conf, "[Default]\nNice=10\n");
-	ck_assert_int_ge(manager_reload(&d, &error), 0);
+	ck_assert_int_ge(reload_with(&d, "[Default]\nNice=10\n", &error), 0);
 
 	ck_assert_uint_eq(failed_callocs, 1);
 	/* every disallowed thread demoted, DEMOTE_BATCH at a time */
@@ -377,16 +381,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-manager");
-	TCase *tc;
-
-	tc = check_add_case(
-		s, "manager",
+	return check_run_case(
+		"daemon-manager", "manager",
 		CHECK_TESTS(test_reload_demotes_disallowed,
 			    test_reload_unresolved_judged_without_groups,
 			    test_reload_resolved_keeps_grants, test_reload_more_users_than_entries,
 			    test_broken_reload_keeps_policy, test_reset_thread_then_process,
-			    test_canary_fired, test_demote_without_memory));
-	tcase_add_checked_fixture(tc, setup, fixture_teardown);
-	return check_run(s);
+			    test_canary_fired, test_demote_without_memory),
+		setup, fixture_teardown);
 }

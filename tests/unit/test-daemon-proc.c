@@ -82,8 +82,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-proc");
-
-	check_add_case(s, "proc", CHECK_TESTS(test_status_uid, test_real_proc, test_gone));
-	return check_run(s);
+	return check_run_case("daemon-proc", "proc",
+			      CHECK_TESTS(test_status_uid, test_real_proc, test_gone), NULL, NULL);
 }

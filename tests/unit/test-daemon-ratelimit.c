@@ -67,10 +67,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-ratelimit");
-
-	check_add_case(s, "ratelimit",
-		       CHECK_TESTS(test_burst_then_refuse, test_window_resets, test_disabled,
-				   test_clock_going_back, test_time_zero));
-	return check_run(s);
+	return check_run_case("daemon-ratelimit", "ratelimit",
+			      CHECK_TESTS(test_burst_then_refuse, test_window_resets, test_disabled,
+					  test_clock_going_back, test_time_zero),
+			      NULL, NULL);
 }

@@ -568,17 +568,13 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-request-polkit");
-	TCase *tc;
-
-	tc = check_add_case(s, "burst",
-			    CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
-					test_checks_on_the_bus_stay_below_its_limit,
-					test_manage_flood_leaves_grants,
-					test_one_uid_queue_does_not_delay_another,
-					test_checks_go_out_a_few_at_a_time_round_robin,
-					test_queued_check_past_its_deadline_ends,
-					test_free_with_queued_checks_frees_each_once));
-	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
-	return check_run(s);
+	return check_run_case("daemon-request-polkit", "burst",
+			      CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
+					  test_checks_on_the_bus_stay_below_its_limit,
+					  test_manage_flood_leaves_grants,
+					  test_one_uid_queue_does_not_delay_another,
+					  test_checks_go_out_a_few_at_a_time_round_robin,
+					  test_queued_check_past_its_deadline_ends,
+					  test_free_with_queued_checks_frees_each_once),
+			      fixture_setup, fixture_teardown);
 }

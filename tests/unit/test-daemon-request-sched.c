@@ -290,14 +290,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-request-sched");
-	TCase *tc;
-
-	tc = check_add_case(s, "grant",
-			    CHECK_TESTS(test_unwatched_grant_not_made,
-					test_repeated_grant_keeps_canary, test_recheck_after_wait,
-					test_reused_before_change_not_changed,
-					test_reused_at_change_undone));
-	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
-	return check_run(s);
+	return check_run_case("daemon-request-sched", "grant",
+			      CHECK_TESTS(test_unwatched_grant_not_made,
+					  test_repeated_grant_keeps_canary, test_recheck_after_wait,
+					  test_reused_before_change_not_changed,
+					  test_reused_at_change_undone),
+			      fixture_setup, fixture_teardown);
 }

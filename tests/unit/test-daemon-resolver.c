@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "log-fixture.h"
 #include "log.h"
 #include "resolver.h"
 
@@ -171,17 +172,25 @@ static void run_until(const unsigned *n, unsigned want)
 	ck_assert_uint_eq(*n, want);
 }
 
+/* What resolver_get() has for uid now: error, and the user (error 0). */
+static const PolicyUser *expect_get(Resolver *r, uid_t uid, int error)
+{
+	const PolicyUser *u = NULL;
+
+	ck_assert_int_eq(resolver_get(r, uid, &u), error);
+	return u;
+}
+
 /* Three waits for one uid while its lookup hangs: one lookup, three answers. */
 START_TEST(test_one_lookup_per_uid)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	hang_uid = 1000;
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	usleep(50000);
 	ck_assert_uint_eq(a.n, 0);
 	fake_release();
@@ -190,8 +199,7 @@ START_TEST(test_one_lookup_per_uid)
 	ck_assert_str_eq(a.name, "u1000");
 	ck_assert_uint_eq(resolver_n_lookups(r), 1);
 	ck_assert_uint_eq(fake_n_calls(), 1);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_str_eq(u->name, "u1000");
+	ck_assert_str_eq(expect_get(r, 1000, 0)->name, "u1000");
 	done(r);
 }
 END_TEST
@@ -217,19 +225,18 @@ END_TEST
 START_TEST(test_expiry)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 200 * USEC_PER_MSEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
 	run_until(&a.n, 1);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	(void)expect_get(r, 1000, 0);
 	/* a wait on a result at hand is answered from the loop, not by lookup */
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
 	ck_assert_uint_eq(a.n, 1);
 	run_until(&a.n, 2);
 	ck_assert_uint_eq(fake_n_calls(), 1);
 	usleep(250000);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
 	run_until(&a.n, 3);
 	ck_assert_uint_eq(fake_n_calls(), 2);
@@ -241,17 +248,16 @@ END_TEST
 START_TEST(test_flush_drops_cache)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
 	ck_assert_int_eq(resolver_wait(r, NO_SUCH_UID, on_done, &a, NULL), 0);
 	run_until(&a.n, 2);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_int_eq(resolver_get(r, NO_SUCH_UID, &u), -ESRCH); /* cached too */
+	(void)expect_get(r, 1000, 0);
+	(void)expect_get(r, NO_SUCH_UID, -ESRCH); /* cached too */
 	resolver_flush(r);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
-	ck_assert_int_eq(resolver_get(r, NO_SUCH_UID, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
+	(void)expect_get(r, NO_SUCH_UID, -ENOENT);
 	done(r);
 }
 END_TEST
@@ -261,7 +267,6 @@ END_TEST
 START_TEST(test_flush_in_flight)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	hang_uid = 1000;
@@ -279,8 +284,7 @@ START_TEST(test_flush_in_flight)
 	ck_assert_uint_eq(resolver_n_lookups(r), 2);
 	ck_assert_int_eq(a.error, 0);
 	ck_assert_uint_eq(a.gid, 30);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 30);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 30);
 	done(r);
 }
 END_TEST
@@ -290,7 +294,6 @@ START_TEST(test_timeout)
 {
 	Resolver *r = resolver(200 * USEC_PER_MSEC, 5 * USEC_PER_SEC, 8);
 	uint64_t start = now_usec(CLOCK_MONOTONIC);
-	const PolicyUser *u;
 	Answer a = {}, late = {};
 
 	hang_uid = 1000;
@@ -299,14 +302,14 @@ START_TEST(test_timeout)
 	ck_assert_int_eq(a.error, -ETIMEDOUT);
 	ck_assert_uint_ge(a.at_usec - start, 200 * USEC_PER_MSEC);
 	ck_assert_uint_lt(a.at_usec - start, 2 * USEC_PER_SEC);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	/* a later wait joins the same lookup */
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &late, NULL), 0);
 	fake_release();
 	run_until(&late.n, 1);
 	ck_assert_int_eq(late.error, 0);
 	ck_assert_uint_eq(fake_n_calls(), 1);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
+	(void)expect_get(r, 1000, 0);
 	done(r);
 }
 END_TEST
@@ -437,32 +440,6 @@ START_TEST(test_expired_while_answering)
 }
 END_TEST
 
-static FILE *captured;
-
-/* The log (stderr) into a temporary file, for count_lines() */
-static void capture(void)
-{
-	captured = tmpfile();
-	ck_assert_ptr_nonnull(captured);
-	fflush(stderr);
-	ck_assert_int_ge(dup2(fileno(captured), STDERR_FILENO), 0);
-	log_setup(false, true);
-}
-
-/* How many lines logged so far contain needle. */
-static unsigned count_lines(const char *needle)
-{
-	char line[2048];
-	unsigned n = 0;
-
-	fflush(stderr);
-	rewind(captured);
-	while (fgets(line, sizeof(line), captured))
-		if (strstr(line, needle))
-			n++;
-	return n;
-}
-
 /* One more wait for uid, run until it ends: its error, and its gid (error 0). */
 static void expect_wait(Resolver *r, uid_t uid, Answer *a, int error, gid_t gid)
 {
@@ -478,11 +455,10 @@ static void expect_wait(Resolver *r, uid_t uid, Answer *a, int error, gid_t gid)
 /* Resolves uid (gid 29) and lets its result expire. */
 static void resolve_then_expire(Resolver *r, uid_t uid, Answer *a, useconds_t lifetime_usec)
 {
-	const PolicyUser *u;
 
 	expect_wait(r, uid, a, 0, 29);
 	usleep(lifetime_usec + 50000);
-	ck_assert_int_eq(resolver_get(r, uid, &u), -ENOENT);
+	(void)expect_get(r, uid, -ENOENT);
 }
 
 /* The directory fails: a user resolved a moment ago gets the last good
@@ -492,31 +468,28 @@ static void resolve_then_expire(Resolver *r, uid_t uid, Answer *a, useconds_t li
 START_TEST(test_stale_after_failure)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
-	const PolicyUser *u;
 	Answer a = {}, never = {};
 
-	capture();
+	log_capture();
 	resolve_then_expire(r, 1000, &a, 100000);
 	fake_set(30, -EIO);
 	expect_wait(r, 1000, &a, 0, 29);
 	ck_assert_uint_eq(fake_n_calls(), 2);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 29);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 29);
 	expect_wait(r, 1000, &a, 0, 29);
 	ck_assert_uint_eq(fake_n_calls(), 2);
 	/* said once for the outage, not at each answer */
-	ck_assert_uint_eq(count_lines("uid 1000: serving its last good answer"), 1);
+	ck_assert_uint_eq(log_count_lines("uid 1000: serving its last good answer"), 1);
 
 	expect_wait(r, 1001, &never, -EIO, 0);
-	ck_assert_int_eq(resolver_get(r, 1001, &u), -ENOENT);
+	(void)expect_get(r, 1001, -ENOENT);
 
 	/* the directory is back: after the lifetime, asked again */
 	fake_set(30, 0);
 	usleep(150000);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, 0, 30);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 30);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 30);
 	done(r);
 }
 END_TEST
@@ -546,8 +519,7 @@ START_TEST(test_stale_after_hang)
 	ck_assert_uint_eq(a.gid, 29);
 	ck_assert_uint_ge(a.at_usec - start, 300 * USEC_PER_MSEC);
 	ck_assert_uint_lt(a.at_usec - start, 1500 * USEC_PER_MSEC);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 29);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 29);
 	start = now_usec(CLOCK_MONOTONIC);
 	expect_wait(r, 1000, &a, 0, 29);
 	ck_assert_uint_lt(a.at_usec - start, 100 * USEC_PER_MSEC);
@@ -562,8 +534,7 @@ START_TEST(test_stale_after_hang)
 	while (resolver_get(r, 1000, &u) == 0 && u->gids[0] == 29 &&
 	       now_usec(CLOCK_MONOTONIC) < start + 5 * USEC_PER_SEC)
 		ck_assert_int_ge(sd_event_run(event, 10 * USEC_PER_MSEC), 0);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 30);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 30);
 	done(r);
 }
 END_TEST
@@ -574,16 +545,15 @@ START_TEST(test_stale_bounded)
 {
 	Resolver *r = resolver_stale(500 * USEC_PER_MSEC, 100 * USEC_PER_MSEC, 100 * USEC_PER_MSEC,
 				     400 * USEC_PER_MSEC);
-	const PolicyUser *u;
 	Answer a = {};
 
 	resolve_then_expire(r, 1000, &a, 100000);
 	fake_set(30, -EIO);
 	expect_wait(r, 1000, &a, 0, 29);
 	usleep(300000); /* 450 ms and more since the answer was read */
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, -EIO, 0);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 
 	/* and a hung lookup times out */
 	fake_set(29, 0);
@@ -593,7 +563,7 @@ START_TEST(test_stale_bounded)
 	hang_all = true;
 	pthread_mutex_unlock(&fake_lock);
 	expect_wait(r, 1001, &a, -ETIMEDOUT, 0);
-	ck_assert_int_eq(resolver_get(r, 1001, &u), -ENOENT);
+	(void)expect_get(r, 1001, -ENOENT);
 	done(r);
 }
 END_TEST
@@ -603,17 +573,16 @@ END_TEST
 START_TEST(test_stale_not_after_esrch)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	resolve_then_expire(r, 1000, &a, 100000);
 	fake_set(29, -ESRCH);
 	expect_wait(r, 1000, &a, -ESRCH, 0);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ESRCH);
+	(void)expect_get(r, 1000, -ESRCH);
 	usleep(150000);
 	fake_set(29, -EIO);
 	expect_wait(r, 1000, &a, -EIO, 0);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	done(r);
 }
 END_TEST
@@ -624,21 +593,19 @@ END_TEST
 START_TEST(test_flush_keeps_stale)
 {
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
-	const PolicyUser *u;
 	Answer a = {};
 
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &a, NULL), 0);
 	run_until(&a.n, 1);
 	fake_set(30, -EIO);
 	resolver_flush(r);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, 0, 29);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), 0);
-	ck_assert_uint_eq(u->gids[0], 29);
+	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 29);
 
 	fake_set(30, 0);
 	resolver_flush(r);
-	ck_assert_int_eq(resolver_get(r, 1000, &u), -ENOENT);
+	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, 0, 30);
 	done(r);
 }

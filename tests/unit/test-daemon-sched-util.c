@@ -212,11 +212,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-sched-util");
-
-	check_add_case(s, "sched",
-		       CHECK_TESTS(test_get_state, test_reset_leaves_other_threads,
-				   test_reset_realtime_keeps_nice, test_restore,
-				   test_restore_realtime));
-	return check_run(s);
+	return check_run_case("daemon-sched-util", "sched",
+			      CHECK_TESTS(test_get_state, test_reset_leaves_other_threads,
+					  test_reset_realtime_keeps_nice, test_restore,
+					  test_restore_realtime),
+			      NULL, NULL);
 }

@@ -22,21 +22,25 @@
 #include "pidfd.h"
 #include "proc.h"
 #include "state.h"
+#include "../sleeper.h"
 
-static char dir[] = "/tmp/test-daemon-state.XXXXXX";
+#define DIR_TEMPLATE "/tmp/test-daemon-state.XXXXXX"
+static char dir[sizeof(DIR_TEMPLATE)];
 
+/* Each test's own state directory, from the template again each time (with
+ * CK_FORK=no the tests share one process). */
 static void setup(void)
 {
+	strcpy(dir, DIR_TEMPLATE);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[sizeof(dir) + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/test-daemon-state.XXXXXX");
 }
 
 static void daemon_init(Daemon *d)
@@ -138,21 +142,6 @@ START_TEST(test_save_and_adopt)
 }
 END_TEST
 
-typedef struct Sleeper {
-	int pipe[2];
-	pid_t tid;
-} Sleeper;
-
-static void *sleeper(void *arg)
-{
-	Sleeper *sl = arg;
-	char c;
-
-	__atomic_store_n(&sl->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	(void)!read(sl->pipe[0], &c, 1);
-	return NULL;
-}
-
 /* A thread other than the main one is adopted pinned by its own pidfd
  * (6.9+), opened before its start time is checked, and with no owner on
  * the bus: which connection asked for it is not known after a restart, so
@@ -161,15 +150,13 @@ START_TEST(test_adopted_thread_pinned_no_owner)
 {
 	pid_t self = getpid(), tid;
 	uint64_t st = start_of(self, 0);
-	Sleeper sl = {};
-	pthread_t th;
+	SleeperThread sl;
+	int pipefd[2];
 	Grant *g = NULL;
 	Daemon d;
 
-	ck_assert_int_eq(pipe(sl.pipe), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, sleeper, &sl), 0);
-	while (__atomic_load_n(&sl.tid, __ATOMIC_SEQ_CST) == 0)
-		usleep(1000);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	ck_assert_int_eq(sleeper_thread_start(&sl, pipefd[0], NULL), 0);
 	tid = sl.tid;
 
 	daemon_init(&d);
@@ -193,8 +180,8 @@ START_TEST(test_adopted_thread_pinned_no_owner)
 		safe_close(probe);
 	}
 	daemon_fini(&d);
-	ck_assert_int_eq(write(sl.pipe[1], "x", 1), 1);
-	pthread_join(th, NULL);
+	ck_assert_int_eq(write(pipefd[1], "x", 1), 1);
+	pthread_join(sl.thread, NULL);
 }
 END_TEST
 
@@ -260,13 +247,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-state");
-	TCase *tc;
-
-	tc = check_add_case(s, "state",
-			    CHECK_TESTS(test_save_and_adopt, test_v1_line,
-					test_empty_table_removes_file,
-					test_adopted_thread_pinned_no_owner));
-	tcase_add_checked_fixture(tc, setup, teardown);
-	return check_run(s);
+	return check_run_case("daemon-state", "state",
+			      CHECK_TESTS(test_save_and_adopt, test_v1_line,
+					  test_empty_table_removes_file,
+					  test_adopted_thread_pinned_no_owner),
+			      setup, teardown);
 }

@@ -233,9 +233,12 @@ END_TEST
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(policy_grant_kind_to_string(POLICY_GRANT_FIFO), "fifo");
-	ck_assert_str_eq(policy_grant_kind_to_string(POLICY_GRANT_RR), "rr");
-	ck_assert_str_eq(policy_grant_kind_to_string(POLICY_GRANT_NICE), "nice");
+	static const char *const names[_POLICY_GRANT_KIND_MAX] = {
+		[POLICY_GRANT_FIFO] = "fifo", [POLICY_GRANT_RR] = "rr", [POLICY_GRANT_NICE] = "nice"
+	};
+
+	for (PolicyGrantKind k = 0; k < _POLICY_GRANT_KIND_MAX; k++)
+		ck_assert_str_eq(policy_grant_kind_to_string(k), names[k]);
 	ck_assert_ptr_null(policy_grant_kind_to_string(_POLICY_GRANT_KIND_MAX));
 	ck_assert_ptr_null(policy_grant_kind_to_string(_POLICY_GRANT_KIND_INVALID));
 	ck_assert_int_eq(policy_grant_kind_from_string("rr"), POLICY_GRANT_RR);
@@ -262,12 +265,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("policy-allow");
-	TCase *tc;
+	const TTest *const *tests = CHECK_TESTS(test_no_realtime, test_no_nice, test_reason_values,
+						test_format_truncates, test_rlimit_rtprio,
+						test_kind_names, test_needs_polkit);
 
-	tc = check_add_case(s, "allow",
-			    CHECK_TESTS(test_no_realtime, test_no_nice, test_reason_values,
-					test_format_truncates, test_rlimit_rtprio, test_kind_names,
-					test_needs_polkit));
-	tcase_add_loop_test(tc, test_table, 0, ELEMENTSOF(cases));
+	tcase_add_loop_test(check_add_case(s, "allow", tests), test_table, 0, ELEMENTSOF(cases));
 	return check_run(s);
 }

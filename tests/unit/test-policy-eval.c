@@ -81,144 +81,189 @@ START_TEST(test_empty_policy)
 }
 END_TEST
 
-START_TEST(test_group_beats_default)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t audio[] = { 4101, 29 }, plain[] = { 4102 };
-	PolicyGrant g;
+static const char generous_groups[] = "[Default]\n"		    /* 1 */
+				      "RealtimePriority=99\n"	    /* 2 */
+				      "[Group #5001]\n"		    /* 3 */
+				      "RealtimePriority=50\n"	    /* 4 */
+				      "Nice=-5\n"		    /* 5 */
+				      "MemLock=1G\n"		    /* 6 */
+				      "RTTime=100ms\n"		    /* 7 */
+				      "Policies=rr\n"		    /* 8 */
+				      "Capabilities=sys_nice\n"	    /* 9 */
+				      "[Group #5002]\n"		    /* 10 */
+				      "RealtimePriority=70\n"	    /* 11 */
+				      "Nice=-10\n"		    /* 12 */
+				      "MemLock=64M\n"		    /* 13 */
+				      "RTTime=infinity\n"	    /* 14 */
+				      "Policies=fifo\n"		    /* 15 */
+				      "Capabilities=cap_ipc_lock\n" /* 16 */
+				      "[Group #5003]\n"		    /* 17 */
+				      "RealtimePriority=60\n"	    /* 18 */
+				      "Nice=-19\n"		    /* 19 */
+				      "MemLock=infinity\n"	    /* 20 */
+				      "RTTime=1s\n"		    /* 21 */
+				      "[Group #5004]\n"		    /* 22 */
+				      "RealtimePriority=1\n"	    /* 23 */
+				      "Nice=19\n"		    /* 24 */
+				      "MemLock=0\n"		    /* 25 */
+				      "RTTime=0\n";		    /* 26 */
 
+#define PRIO POLICY_KEY_REALTIME_PRIORITY
+#define NICE POLICY_KEY_NICE
+#define INF ((int64_t)POLICY_INFINITY)
+
+static const char user_over_group[] = "[Default]\n"	       /* 1 */
+				      "RealtimePriority=20\n"  /* 2 */
+				      "[Group #29]\n"	       /* 3 */
+				      "RealtimePriority=95\n"  /* 4 */
+				      "Nice=-19\n"	       /* 5 */
+				      "[User rtalice]\n"       /* 6 */
+				      "RealtimePriority=50\n"  /* 7 */
+				      "[User rtother]\n"       /* 8 */
+				      "RealtimePriority=99\n"; /* 9 */
+
+/* What the most generous of the groups 5001..5004 of generous_groups
+ * give, key by key. */
+#define GENEROUS_WANT                                                                           \
+	{                                                                                       \
+		{ "Group #5002", PRIO, 70, 11 }, /* Nice: the lowest is the most generous. */   \
+			{ "Group #5003", NICE, -19,                                             \
+			  19 }, /* Sizes and durations: the largest, infinity above all. */     \
+			{ "Group #5003", POLICY_KEY_MEMLOCK, INF, 20 },                         \
+			{ "Group #5002", POLICY_KEY_RTTIME, INF,                                \
+			  14 }, /* Policies and Capabilities: the union. */                     \
+			{ "", POLICY_KEY_POLICIES, POLICY_SCHED_FIFO | POLICY_SCHED_RR },       \
+			{ "", POLICY_KEY_CAPABILITIES, CAP(CAP_SYS_NICE) | CAP(CAP_IPC_LOCK) }, \
+	}
+
+/* A policy text and what it grants to up to four users. */
+static const struct {
+	const char *what;
+	const char *text;
+	EvalCase cases[4];
+} evals[] = {
 	/* The group's priority is lower than the default's: precedence, not
-	 * generosity, decides between a group and [Default]. */
-	p = load_text("[Default]\n"
-		      "RealtimePriority=20\n"
-		      "Nice=-15\n"
-		      "[Group #29]\n"
-		      "RealtimePriority=10\n"
-		      "MemLock=infinity\n",
-		      &path);
-	assert_no_errors(p);
-
-	eval(p, "rtaudio", 4101, audio, 2, &g);
-	ck_assert(g.covered);
-	ck_assert_int_eq(g.realtime_priority, 10);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "Group #29");
-	/* A key only [Default] sets still comes from [Default]. */
-	ck_assert_int_eq(g.nice, -15);
-	assert_source(&g, POLICY_KEY_NICE, path, 3, "Default");
-	ck_assert_uint_eq(g.memlock, POLICY_INFINITY);
-	assert_source(&g, POLICY_KEY_MEMLOCK, path, 6, "Group #29");
-	ck_assert(!g.set[POLICY_KEY_RTTIME]);
-
-	eval(p, "rtplain", 4102, plain, 1, &g);
-	ck_assert(!g.covered);
-	ck_assert_int_eq(g.realtime_priority, 20);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
-	ck_assert(!g.set[POLICY_KEY_MEMLOCK]);
-}
-END_TEST
-
-START_TEST(test_user_beats_group)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 4103, 29 };
-	PolicyGrant g;
-
-	p = load_text("[Default]\n"	       /* 1 */
-		      "RealtimePriority=20\n"  /* 2 */
-		      "[Group #29]\n"	       /* 3 */
-		      "RealtimePriority=95\n"  /* 4 */
-		      "Nice=-19\n"	       /* 5 */
-		      "[User rtalice]\n"       /* 6 */
-		      "RealtimePriority=50\n"  /* 7 */
-		      "[User rtother]\n"       /* 8 */
-		      "RealtimePriority=99\n", /* 9 */
-		      &path);
-	assert_no_errors(p);
-
-	eval(p, "rtalice", 4103, gids, 2, &g);
-	ck_assert(g.covered);
-	/* Lower than the group's 95, but [User] beats [Group]. */
-	ck_assert_int_eq(g.realtime_priority, 50);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 7, "User rtalice");
-	ck_assert_int_eq(g.nice, -19);
-	assert_source(&g, POLICY_KEY_NICE, path, 5, "Group #29");
-
-	/* The same groups, another name: only the group applies. */
-	eval(p, "rtaudio", 4101, gids, 2, &g);
-	ck_assert_int_eq(g.realtime_priority, 95);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 4, "Group #29");
-}
-END_TEST
-
-START_TEST(test_user_without_groups)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	PolicyGrant g;
-
-	p = load_text("[Default]\nRealtimePriority=20\nNice=-5\n[User rtplain]\nNice=-10\n", &path);
-	assert_no_errors(p);
-	eval(p, "rtplain", 4102, NULL, 0, &g);
-	ck_assert(g.covered);
-	ck_assert_int_eq(g.nice, -10);
-	assert_source(&g, POLICY_KEY_NICE, path, 5, "User rtplain");
-	ck_assert_int_eq(g.realtime_priority, 20);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
-}
-END_TEST
-
-START_TEST(test_numeric_ids)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 4102, 4242 };
-	PolicyGrant g;
-
-	p = load_text("[User #4102]\n"
-		      "RealtimePriority=33\n"
-		      "[Group #4242]\n"
-		      "Nice=-7\n"
-		      "[User #4103]\n"
-		      "RealtimePriority=44\n"
-		      "[Group #4243]\n"
-		      "Nice=-20\n",
-		      &path);
-	assert_no_errors(p);
-
-	/* The name plays no part for [User #UID]; the gid list decides [Group #GID]. */
-	eval(p, "someone-else", 4102, gids, 2, &g);
-	ck_assert(g.covered);
-	ck_assert_int_eq(g.realtime_priority, 33);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "User #4102");
-	ck_assert_int_eq(g.nice, -7);
-	assert_source(&g, POLICY_KEY_NICE, path, 4, "Group #4242");
-
-	eval(p, "rtplain", 4999, NULL, 0, &g);
-	ck_assert(!g.covered);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-	ck_assert(!g.set[POLICY_KEY_NICE]);
-}
-END_TEST
-
-START_TEST(test_user_by_name_and_number)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	PolicyGrant g;
-
+	 * generosity, decides between a group and [Default]. A key only
+	 * [Default] sets still comes from [Default]. */
+	{ "group beats default",
+	  "[Default]\nRealtimePriority=20\nNice=-15\n[Group "
+	  "#29]\nRealtimePriority=10\nMemLock=infinity\n",
+	  { { "rtaudio",
+	      4101,
+	      { 4101, 29 },
+	      2,
+	      1,
+	      { { "Group #29", PRIO, 10, 5 },
+		{ "Default", NICE, -15, 3 },
+		{ "Group #29", POLICY_KEY_MEMLOCK, INF, 6 },
+		{ KEY_UNSET, POLICY_KEY_RTTIME } } },
+	    { "rtplain",
+	      4102,
+	      { 4102 },
+	      1,
+	      0,
+	      { { "Default", PRIO, 20, 2 }, { KEY_UNSET, POLICY_KEY_MEMLOCK } } } } },
+	/* rtalice: lower than the group's 95, but [User] beats [Group]. The
+	 * same groups, another name: only the group applies. */
+	{ "user beats group",
+	  user_over_group,
+	  { { "rtalice",
+	      4103,
+	      { 4103, 29 },
+	      2,
+	      1,
+	      { { "User rtalice", PRIO, 50, 7 }, { "Group #29", NICE, -19, 5 } } },
+	    { "rtaudio", 4101, { 4103, 29 }, 2, -1, { { "Group #29", PRIO, 95, 4 } } } } },
+	{ "user without groups",
+	  "[Default]\nRealtimePriority=20\nNice=-5\n[User rtplain]\nNice=-10\n",
+	  { { "rtplain",
+	      4102,
+	      {},
+	      0,
+	      1,
+	      { { "User rtplain", NICE, -10, 5 }, { "Default", PRIO, 20, 2 } } } } },
+	/* The name plays no part for [User #UID]; the gid list decides
+	 * [Group #GID]. */
+	{ "numeric ids",
+	  "[User #4102]\nRealtimePriority=33\n[Group #4242]\nNice=-7\n"
+	  "[User #4103]\nRealtimePriority=44\n[Group #4243]\nNice=-20\n",
+	  { { "someone-else",
+	      4102,
+	      { 4102, 4242 },
+	      2,
+	      1,
+	      { { "User #4102", PRIO, 33, 2 }, { "Group #4242", NICE, -7, 4 } } },
+	    { "rtplain", 4999, {}, 0, 0, { { KEY_UNSET, PRIO }, { KEY_UNSET, NICE } } } } },
 	/* Both [User rtalice] and [User #4103] describe the same user: the
 	 * more generous value of each key wins, as between groups. */
-	p = load_text("[User rtalice]\nRealtimePriority=60\nNice=-5\n"
-		      "[User #4103]\nRealtimePriority=70\nNice=-2\n",
-		      &path);
-	assert_no_errors(p);
-	eval(p, "rtalice", 4103, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 70);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "User #4103");
-	ck_assert_int_eq(g.nice, -5);
-	assert_source(&g, POLICY_KEY_NICE, path, 3, "User rtalice");
+	{ "user by name and number",
+	  "[User rtalice]\nRealtimePriority=60\nNice=-5\n[User "
+	  "#4103]\nRealtimePriority=70\nNice=-2\n",
+	  { { "rtalice",
+	      4103,
+	      {},
+	      0,
+	      -1,
+	      { { "User #4103", PRIO, 70, 5 }, { "User rtalice", NICE, -5, 3 } } } } },
+	/* The order of the gid list does not matter. */
+	{ "most generous group",
+	  generous_groups,
+	  { { "rtaudio", 5000, { 5000, 5001, 5002, 5003, 5004 }, 5, 1, GENEROUS_WANT },
+	    { "rtaudio", 5000, { 5004, 5003, 5002, 5001, 5000 }, 5, 1, GENEROUS_WANT } } },
+	/* A single group less generous than [Default] still beats it. */
+	{ "least generous group alone",
+	  generous_groups,
+	  { { "rtplain",
+	      4102,
+	      { 5004 },
+	      1,
+	      -1,
+	      { { "", PRIO, 1 },
+		{ "", NICE, 19 },
+		{ "", POLICY_KEY_MEMLOCK, 0 },
+		{ "Group #5004", POLICY_KEY_RTTIME, 0, 26 } } } } },
+	/* Across groups fifo is the more generous answer; CompatPolicy=fifo
+	 * is only honoured where Policies= allows fifo. */
+	{ "compat policy",
+	  "[Default]\nPolicies=rr\n[Group #6001]\nPolicies=fifo rr\nCompatPolicy=fifo\n"
+	  "[Group #6002]\nPolicies=rr\nCompatPolicy=rr\n[Group #6003]\nCompatPolicy=fifo\n",
+	  { { "a", 4101, { 6001 }, 1, -1, { { "", POLICY_KEY_COMPAT_POLICY, POLICY_SCHED_FIFO } } },
+	    { "a", 4101, { 6002 }, 1, -1, { { "", POLICY_KEY_COMPAT_POLICY, POLICY_SCHED_RR } } },
+	    { "a",
+	      4101,
+	      { 6001, 6002 },
+	      2,
+	      -1,
+	      { { "", POLICY_KEY_COMPAT_POLICY, POLICY_SCHED_FIFO },
+		{ "", POLICY_KEY_POLICIES, POLICY_SCHED_FIFO | POLICY_SCHED_RR } } },
+	    { "a",
+	      4101,
+	      { 6003 },
+	      1,
+	      -1,
+	      { { "", POLICY_KEY_POLICIES, POLICY_SCHED_RR },
+		{ "", POLICY_KEY_COMPAT_POLICY, POLICY_SCHED_RR } } } } },
+	/* A section may appear more than once; its keys add up. */
+	{ "section reopened",
+	  "[Default]\nRealtimePriority=20\n[Group #29]\nNice=-19\n"
+	  "[Default]\nNice=-15\n[Group #29]\nRealtimePriority=95\n",
+	  { { "x", 1, {}, 0, -1, { { "", PRIO, 20 }, { "Default", NICE, -15, 6 } } },
+	    { "x",
+	      1,
+	      { 29 },
+	      1,
+	      -1,
+	      { { "Group #29", PRIO, 95, 8 }, { "Group #29", NICE, -19, 4 } } } } },
+	/* A key repeated in one section of one file: the last line counts,
+	 * as it would across files (realtime.conf(5) says so). */
+	{ "repeated key",
+	  "[Default]\nRealtimePriority=20\nNice=-5\nRealtimePriority=10\n",
+	  { { "x", 1, {}, 0, -1, { { "Default", PRIO, 10, 4 } } } } },
+};
+
+START_TEST(test_evals)
+{
+	assert_evals(evals[_i].text, evals[_i].cases, ELEMENTSOF(evals[_i].cases));
 }
 END_TEST
 
@@ -247,71 +292,6 @@ START_TEST(test_group_by_name)
 }
 END_TEST
 
-static const char generous_groups[] = "[Default]\n"		    /* 1 */
-				      "RealtimePriority=99\n"	    /* 2 */
-				      "[Group #5001]\n"		    /* 3 */
-				      "RealtimePriority=50\n"	    /* 4 */
-				      "Nice=-5\n"		    /* 5 */
-				      "MemLock=1G\n"		    /* 6 */
-				      "RTTime=100ms\n"		    /* 7 */
-				      "Policies=rr\n"		    /* 8 */
-				      "Capabilities=sys_nice\n"	    /* 9 */
-				      "[Group #5002]\n"		    /* 10 */
-				      "RealtimePriority=70\n"	    /* 11 */
-				      "Nice=-10\n"		    /* 12 */
-				      "MemLock=64M\n"		    /* 13 */
-				      "RTTime=infinity\n"	    /* 14 */
-				      "Policies=fifo\n"		    /* 15 */
-				      "Capabilities=cap_ipc_lock\n" /* 16 */
-				      "[Group #5003]\n"		    /* 17 */
-				      "RealtimePriority=60\n"	    /* 18 */
-				      "Nice=-19\n"		    /* 19 */
-				      "MemLock=infinity\n"	    /* 20 */
-				      "RTTime=1s\n"		    /* 21 */
-				      "[Group #5004]\n"		    /* 22 */
-				      "RealtimePriority=1\n"	    /* 23 */
-				      "Nice=19\n"		    /* 24 */
-				      "MemLock=0\n"		    /* 25 */
-				      "RTTime=0\n";		    /* 26 */
-
-static void check_generous(const PolicyGrant *g, const char *path)
-{
-	ck_assert(g->covered);
-	ck_assert_int_eq(g->realtime_priority, 70);
-	assert_source(g, POLICY_KEY_REALTIME_PRIORITY, path, 11, "Group #5002");
-	/* Nice: the lowest is the most generous. */
-	ck_assert_int_eq(g->nice, -19);
-	assert_source(g, POLICY_KEY_NICE, path, 19, "Group #5003");
-	/* Sizes and durations: the largest, infinity above all. */
-	ck_assert_uint_eq(g->memlock, POLICY_INFINITY);
-	assert_source(g, POLICY_KEY_MEMLOCK, path, 20, "Group #5003");
-	ck_assert_uint_eq(g->rttime_usec, POLICY_INFINITY);
-	assert_source(g, POLICY_KEY_RTTIME, path, 14, "Group #5002");
-	/* Policies and Capabilities: the union. */
-	ck_assert_uint_eq(g->policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
-	ck_assert_uint_eq(g->capabilities, CAP(CAP_SYS_NICE) | CAP(CAP_IPC_LOCK));
-	ck_assert(g->set[POLICY_KEY_POLICIES]);
-	ck_assert(g->set[POLICY_KEY_CAPABILITIES]);
-}
-
-START_TEST(test_most_generous_group)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 5000, 5001, 5002, 5003, 5004 };
-	const gid_t reversed[] = { 5004, 5003, 5002, 5001, 5000 };
-	PolicyGrant g;
-
-	p = load_text(generous_groups, &path);
-	assert_no_errors(p);
-	eval(p, "rtaudio", 5000, gids, ELEMENTSOF(gids), &g);
-	check_generous(&g, path);
-	/* The order of the gid list does not matter. */
-	eval(p, "rtaudio", 5000, reversed, ELEMENTSOF(reversed), &g);
-	check_generous(&g, path);
-}
-END_TEST
-
 START_TEST(test_most_generous_group_order)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -334,110 +314,13 @@ START_TEST(test_most_generous_group_order)
 }
 END_TEST
 
-START_TEST(test_least_generous_group_alone)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 5004 };
-	PolicyGrant g;
-
-	/* A single group less generous than [Default] still beats it. */
-	p = load_text(generous_groups, &path);
-	eval(p, "rtplain", 4102, gids, 1, &g);
-	ck_assert_int_eq(g.realtime_priority, 1);
-	ck_assert_int_eq(g.nice, 19);
-	ck_assert_uint_eq(g.memlock, 0);
-	ck_assert_uint_eq(g.rttime_usec, 0);
-	assert_source(&g, POLICY_KEY_RTTIME, path, 26, "Group #5004");
-}
-END_TEST
-
-START_TEST(test_compat_policy)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const gid_t fifo_group[] = { 6001 }, rr_group[] = { 6002 }, both[] = { 6001, 6002 },
-		    plain[] = { 6003 };
-	PolicyGrant g;
-
-	p = load_text("[Default]\n"
-		      "Policies=rr\n"
-		      "[Group #6001]\n"
-		      "Policies=fifo rr\n"
-		      "CompatPolicy=fifo\n"
-		      "[Group #6002]\n"
-		      "Policies=rr\n"
-		      "CompatPolicy=rr\n"
-		      "[Group #6003]\n"
-		      "CompatPolicy=fifo\n",
-		      NULL);
-	assert_no_errors(p);
-
-	eval(p, "a", 4101, fifo_group, 1, &g);
-	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
-	eval(p, "a", 4101, rr_group, 1, &g);
-	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
-	/* Across groups fifo is the more generous answer. */
-	eval(p, "a", 4101, both, 2, &g);
-	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_FIFO);
-	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
-	/* CompatPolicy=fifo is only honoured where Policies= allows fifo. */
-	eval(p, "a", 4101, plain, 1, &g);
-	ck_assert_uint_eq(g.policies, POLICY_SCHED_RR);
-	ck_assert_uint_eq(g.compat_policy, POLICY_SCHED_RR);
-}
-END_TEST
-
-START_TEST(test_section_reopened)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 29 };
-	PolicyGrant g;
-
-	/* A section may appear more than once; its keys add up. */
-	p = load_text("[Default]\nRealtimePriority=20\n[Group #29]\nNice=-19\n"
-		      "[Default]\nNice=-15\n[Group #29]\nRealtimePriority=95\n",
-		      &path);
-	assert_no_errors(p);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 20);
-	ck_assert_int_eq(g.nice, -15);
-	assert_source(&g, POLICY_KEY_NICE, path, 6, "Default");
-	eval(p, "x", 1, gids, 1, &g);
-	ck_assert_int_eq(g.realtime_priority, 95);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 8, "Group #29");
-	ck_assert_int_eq(g.nice, -19);
-	assert_source(&g, POLICY_KEY_NICE, path, 4, "Group #29");
-}
-END_TEST
-
-START_TEST(test_repeated_key)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	PolicyGrant g;
-
-	/* A key repeated in one section of one file: the last line counts, as
-	 * it would across files (realtime.conf(5) says so). */
-	p = load_text("[Default]\nRealtimePriority=20\nNice=-5\nRealtimePriority=10\n", &path);
-	assert_no_errors(p);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 10);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 4, "Default");
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("policy-eval");
+	const TTest *const *tests =
+		CHECK_TESTS(test_default_only, test_unset_keys, test_empty_policy,
+			    test_group_by_name, test_most_generous_group_order);
 
-	policy_test_case(s, "eval",
-			 CHECK_TESTS(test_default_only, test_unset_keys, test_empty_policy,
-				     test_group_beats_default, test_user_beats_group,
-				     test_user_without_groups, test_numeric_ids,
-				     test_user_by_name_and_number, test_group_by_name,
-				     test_most_generous_group, test_most_generous_group_order,
-				     test_least_generous_group_alone, test_compat_policy,
-				     test_section_reopened, test_repeated_key));
+	tcase_add_loop_test(policy_test_case(s, "eval", tests), test_evals, 0, ELEMENTSOF(evals));
 	return policy_test_run(s);
 }

@@ -21,30 +21,22 @@
 
 START_TEST(test_grant_format)
 {
-	_cleanup_(policy_freep) Policy *p = NULL;
+	/* Each key of full_default as user "x", and of full_audio as a
+	 * member of group 29, as policy_grant_format() writes it. */
+	static const char *const want[2][_POLICY_KEY_MAX] = {
+		{ "20", "rr", "-15", "64M", "200ms", "", "rr" },
+		{ "95", "fifo rr", "-19", "infinity", "infinity", "sys_nice ipc_lock", "fifo" },
+	};
 	const gid_t audio[] = { 29 };
-	PolicyGrant g;
 
-	p = load_text(full_default, NULL);
-	eval(p, "x", 1, NULL, 0, &g);
-	assert_format(&g, POLICY_KEY_REALTIME_PRIORITY, "20");
-	assert_format(&g, POLICY_KEY_POLICIES, "rr");
-	assert_format(&g, POLICY_KEY_NICE, "-15");
-	assert_format(&g, POLICY_KEY_MEMLOCK, "64M");
-	assert_format(&g, POLICY_KEY_RTTIME, "200ms");
-	assert_format(&g, POLICY_KEY_CAPABILITIES, "");
-	assert_format(&g, POLICY_KEY_COMPAT_POLICY, "rr");
-	p = policy_free(p);
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		_cleanup_(policy_freep) Policy *p = load_text(i ? full_audio : full_default, NULL);
+		PolicyGrant g;
 
-	p = load_text(full_audio, NULL);
-	eval(p, "x", 1, audio, 1, &g);
-	assert_format(&g, POLICY_KEY_REALTIME_PRIORITY, "95");
-	assert_format(&g, POLICY_KEY_POLICIES, "fifo rr");
-	assert_format(&g, POLICY_KEY_NICE, "-19");
-	assert_format(&g, POLICY_KEY_MEMLOCK, "infinity");
-	assert_format(&g, POLICY_KEY_RTTIME, "infinity");
-	assert_format(&g, POLICY_KEY_CAPABILITIES, "sys_nice ipc_lock");
-	assert_format(&g, POLICY_KEY_COMPAT_POLICY, "fifo");
+		eval(p, "x", 1, audio, i, &g);
+		for (PolicyKey k = 0; k < _POLICY_KEY_MAX; k++)
+			assert_format(&g, k, want[i][k]);
+	}
 }
 END_TEST
 
@@ -312,62 +304,76 @@ START_TEST(test_key_names)
 }
 END_TEST
 
-START_TEST(test_daemon_defaults)
+/* The value of [Daemon] key name in d, whatever the type of its field. */
+static uint64_t daemon_value(const PolicyDaemon *d, const char *name)
 {
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const PolicyDaemon *d;
+	const PolicyItem *it = policy_item_lookup(policy_daemon_keys, policy_n_daemon_keys, name);
+	PolicyValue v;
 
-	p = load_text("[Default]\nNice=-1\n", NULL);
-	d = policy_daemon(p);
-	ck_assert(d->rtkit_compat);
-	ck_assert(d->polkit);
-	ck_assert_uint_eq(d->users_max, 2048);
-	ck_assert_uint_eq(d->threads_per_user_max, 64);
-	ck_assert_uint_eq(d->processes_per_user_max, 32);
-	ck_assert_uint_eq(d->burst_usec, 20000000);
-	ck_assert_uint_eq(d->actions_per_burst, 100);
-	ck_assert(d->canary);
-	ck_assert_uint_eq(d->canary_watchdog_usec, 2000000);
-	ck_assert_uint_eq(d->canary_refuse_usec, 60000000);
-	ck_assert(d->canary_demote_unknown);
+	ck_assert_msg(it, "no [Daemon] key %s", name);
+	policy_value_load(it, d, &v);
+	switch (it->type) {
+	case POLICY_VALUE_BOOL:
+		return v.b;
+	case POLICY_VALUE_U64:
+		return v.u64;
+	default:
+		return v.u;
+	}
 }
-END_TEST
+
+/* Each [Daemon] key: its default (DESIGN.md's), and what two files give:
+ * 1.conf sets every key, a later 2.conf overrides single keys (Canary=,
+ * UsersMax=). A bare number of a *Sec= key is seconds. */
+static const struct {
+	const char *name;
+	uint64_t by_default, set;
+} daemon_keys[] = {
+	{ "RtkitCompat", true, false },
+	{ "Polkit", true, false },
+	{ "UsersMax", 2048, 11 },
+	{ "ThreadsPerUserMax", 64, 5 },
+	{ "ProcessesPerUserMax", 32, 3 },
+	{ "BurstSec", 20000000, 30000000 },
+	{ "ActionsPerBurst", 100, 7 },
+	{ "Canary", true, true },
+	{ "CanaryWatchdogSec", 2000000, 500000 },
+	{ "CanaryRefuseSec", 60000000, 2000000 },
+	{ "CanaryDemoteUnknown", true, false },
+};
 
 START_TEST(test_daemon_keys)
 {
+	static const char *const texts[] = { "[Daemon]\n"
+					     "RtkitCompat=no\n"
+					     "Polkit=false\n"
+					     "UsersMax=10\n"
+					     "ThreadsPerUserMax=5\n"
+					     "ProcessesPerUserMax=3\n"
+					     "BurstSec=30\n"
+					     "ActionsPerBurst=7\n"
+					     "Canary=off\n"
+					     "CanaryWatchdogSec=500ms\n"
+					     "CanaryRefuseSec=2s\n"
+					     "CanaryDemoteUnknown=no\n",
+					     "[Daemon]\nCanary=yes\nUsersMax=11\n" };
+	_cleanup_(policy_freep) Policy *defaults = load_text("[Default]\nNice=-1\n", NULL);
 	_cleanup_(policy_freep) Policy *p = NULL;
 	const char *f[2];
-	const PolicyDaemon *d;
 
-	f[0] = write_file("1.conf", "[Daemon]\n"
-				    "RtkitCompat=no\n"
-				    "Polkit=false\n"
-				    "UsersMax=10\n"
-				    "ThreadsPerUserMax=5\n"
-				    "ProcessesPerUserMax=3\n"
-				    "BurstSec=30\n"
-				    "ActionsPerBurst=7\n"
-				    "Canary=off\n"
-				    "CanaryWatchdogSec=500ms\n"
-				    "CanaryRefuseSec=2s\n"
-				    "CanaryDemoteUnknown=no\n");
-	/* A later file overrides single keys. */
-	f[1] = write_file("2.conf", "[Daemon]\nCanary=yes\nUsersMax=11\n");
+	f[0] = write_file("1.conf", texts[0]);
+	f[1] = write_file("2.conf", texts[1]);
 	p = load_files(f, 2);
 	assert_no_errors(p);
-	d = policy_daemon(p);
-	ck_assert(!d->rtkit_compat);
-	ck_assert(!d->polkit);
-	ck_assert_uint_eq(d->users_max, 11);
-	ck_assert_uint_eq(d->threads_per_user_max, 5);
-	ck_assert_uint_eq(d->processes_per_user_max, 3);
-	/* A bare number of a *Sec= key is seconds. */
-	ck_assert_uint_eq(d->burst_usec, 30000000);
-	ck_assert_uint_eq(d->actions_per_burst, 7);
-	ck_assert(d->canary);
-	ck_assert_uint_eq(d->canary_watchdog_usec, 500000);
-	ck_assert_uint_eq(d->canary_refuse_usec, 2000000);
-	ck_assert(!d->canary_demote_unknown);
+	for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++) {
+		const char *name = daemon_keys[i].name;
+
+		ck_assert_msg(daemon_value(policy_daemon(defaults), name) ==
+				      daemon_keys[i].by_default,
+			      "%s: not the default", name);
+		ck_assert_msg(daemon_value(policy_daemon(p), name) == daemon_keys[i].set,
+			      "%s: not what the files set", name);
+	}
 }
 END_TEST
 
@@ -405,7 +411,7 @@ int main(void)
 				     test_grant_format_roundtrip, test_grant_format_nobufs,
 				     test_key_table, test_key_names));
 	policy_test_case(s, "daemon",
-			 CHECK_TESTS(test_daemon_key_table, test_daemon_defaults, test_daemon_keys,
+			 CHECK_TESTS(test_daemon_key_table, test_daemon_keys,
 				     test_daemon_bad_values,
 				     test_daemon_broken_file_keeps_defaults));
 	return policy_test_run(s);

@@ -84,10 +84,19 @@ END_TEST
 
 START_TEST(test_trust_writable_dropin_dir)
 {
+	static const EvalCase main_files_only = { "x", 1, .covered = -1,
+						  .want = { { "", POLICY_KEY_NICE, -2 },
+							    { "", POLICY_KEY_MEMLOCK, 1 << 20 },
+							    { KEY_UNSET,
+							      POLICY_KEY_REALTIME_PRIORITY },
+							    { KEY_UNSET, POLICY_KEY_RTTIME } } };
+	static const EvalCase admin_dropins_too = { "x", 1, .covered = -1,
+						    .want = { { KEY_UNSET,
+								POLICY_KEY_REALTIME_PRIORITY },
+							      { "", POLICY_KEY_RTTIME, 5000 } } };
 	_cleanup_(policy_freep) Policy *p = NULL;
 	PolicyPaths paths = tree_paths();
 	const char *vendor, *admin;
-	PolicyGrant g;
 
 	/* An /etc drop-in directory that others can write: none of its files
 	 * are read, and neither are the vendor drop-ins, since anyone could
@@ -105,11 +114,7 @@ START_TEST(test_trust_writable_dropin_dir)
 	ck_assert_uint_eq(policy_n_files(p), 2);
 	ck_assert_str_eq(policy_file(p, 0), vendor);
 	ck_assert_str_eq(policy_file(p, 1), admin);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.nice, -2);
-	ck_assert_uint_eq(g.memlock, 1 << 20);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-	ck_assert(!g.set[POLICY_KEY_RTTIME]);
+	assert_eval(p, NULL, &main_files_only);
 	policy_free(TAKE_PTR(p));
 
 	/* A vendor drop-in directory the group can write: its files are not
@@ -121,9 +126,7 @@ START_TEST(test_trust_writable_dropin_dir)
 	assert_rejected(p, tpath("usr/realtime.conf.d"), 0, "drop-in directory",
 			"writable by group (mode 0775)", NULL);
 	ck_assert_uint_eq(policy_n_files(p), 3);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert(!g.set[POLICY_KEY_REALTIME_PRIORITY]);
-	ck_assert_uint_eq(g.rttime_usec, 5000);
+	assert_eval(p, NULL, &admin_dropins_too);
 }
 END_TEST
 

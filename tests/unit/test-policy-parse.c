@@ -18,36 +18,56 @@
 #include "policy-fixture.h"
 #include "policy.h"
 
-START_TEST(test_syntax_details)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	const gid_t gids[] = { 29 };
-	PolicyGrant g;
-
+/* Texts that parse, and what one user then gets. */
+static const struct {
+	const char *text;
+	EvalCase eval;
+} parsed[] = {
 	/* Comments (# and ;, whole-line and after a value), blank lines,
 	 * spaces around '=' and inside the section header, CRLF line ends. */
-	p = load_text("; a comment\r\n"			    /* 1 */
-		      "   # an indented comment\n"	    /* 2 */
-		      "\n"				    /* 3 */
-		      "[Default]   # trailing comment\n"    /* 4 */
-		      "RealtimePriority = 20   # the max\n" /* 5 */
-		      "Nice=-15 ; semicolon comment\n"	    /* 6 */
-		      "MemLock=64M\r\n"			    /* 7 */
-		      "[Group  #29]\n"			    /* 8 */
-		      "Policies=fifo   rr\n",		    /* 9 */
-		      &path);
-	assert_no_errors(p);
-	eval(p, "x", 1, gids, 1, &g);
-	ck_assert_int_eq(g.realtime_priority, 20);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 5, "Default");
-	ck_assert_int_eq(g.nice, -15);
-	assert_source(&g, POLICY_KEY_NICE, path, 6, "Default");
-	ck_assert_uint_eq(g.memlock, UINT64_C(64) << 20);
-	assert_source(&g, POLICY_KEY_MEMLOCK, path, 7, "Default");
-	ck_assert_uint_eq(g.policies, POLICY_SCHED_FIFO | POLICY_SCHED_RR);
-	ck_assert_uint_eq(g.source[POLICY_KEY_POLICIES].line, 9);
-	ck_assert(g.covered);
+	{ "; a comment\r\n"			/* 1 */
+	  "   # an indented comment\n"		/* 2 */
+	  "\n"					/* 3 */
+	  "[Default]   # trailing comment\n"	/* 4 */
+	  "RealtimePriority = 20   # the max\n" /* 5 */
+	  "Nice=-15 ; semicolon comment\n"	/* 6 */
+	  "MemLock=64M\r\n"			/* 7 */
+	  "[Group  #29]\n"			/* 8 */
+	  "Policies=fifo   rr\n",		/* 9 */
+	  { "x",
+	    1,
+	    { 29 },
+	    1,
+	    1,
+	    { { "Default", POLICY_KEY_REALTIME_PRIORITY, 20, 5 },
+	      { "Default", POLICY_KEY_NICE, -15, 6 },
+	      { "Default", POLICY_KEY_MEMLOCK, INT64_C(64) << 20, 7 },
+	      { "", POLICY_KEY_POLICIES, POLICY_SCHED_FIFO | POLICY_SCHED_RR, 9 } } } },
+	/* A last line without newline. */
+	{ "[Default]\nRealtimePriority=42",
+	  { "x", 1, {}, 0, -1, { { "Default", POLICY_KEY_REALTIME_PRIORITY, 42, 2 } } } },
+	/* A UTF-8 byte order mark from a Windows editor is tolerated. */
+	{ "\xef\xbb\xbf[Default]\nNice=-8\n",
+	  { "x", 1, {}, 0, -1, { { "Default", POLICY_KEY_NICE, -8, 2 } } } },
+	/* Blanks around names and values are ignored: spaces, tabs, CR, and
+	 * vertical tab and form feed. A key name is measured without them. */
+	{ "\f[ Default ]\v\r\n"
+	  "\tNice\v=\f-5\r\n"
+	  "RealtimePriority                                        = 7\n"
+	  "MemLock=1M\f# comment after a form feed\n",
+	  { "nobody",
+	    4242,
+	    {},
+	    0,
+	    -1,
+	    { { "", POLICY_KEY_NICE, -5 },
+	      { "", POLICY_KEY_REALTIME_PRIORITY, 7 },
+	      { "", POLICY_KEY_MEMLOCK, 1024 * 1024 } } } },
+};
+
+START_TEST(test_parsed)
+{
+	assert_evals(parsed[_i].text, &parsed[_i].eval, 1);
 }
 END_TEST
 
@@ -74,159 +94,112 @@ START_TEST(test_section_header_spaces)
 }
 END_TEST
 
-START_TEST(test_no_trailing_newline)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	PolicyGrant g;
-
-	p = load_text("[Default]\nRealtimePriority=42", &path);
-	assert_no_errors(p);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.realtime_priority, 42);
-	assert_source(&g, POLICY_KEY_REALTIME_PRIORITY, path, 2, "Default");
-}
-END_TEST
-
-START_TEST(test_bom)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	const char *path;
-	PolicyGrant g;
-
-	/* A UTF-8 byte order mark from a Windows editor is tolerated. */
-	p = load_text("\xef\xbb\xbf[Default]\nNice=-8\n", &path);
-	assert_no_errors(p);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.nice, -8);
-	assert_source(&g, POLICY_KEY_NICE, path, 2, "Default");
-}
-END_TEST
-
-START_TEST(test_blanks)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyGrant g;
-
-	/* Blanks around names and values are ignored: spaces, tabs, CR, and
-	 * vertical tab and form feed. A key name is measured without them. */
-	p = load_text("\f[ Default ]\v\r\n"
-		      "\tNice\v=\f-5\r\n"
-		      "RealtimePriority                                        = 7\n"
-		      "MemLock=1M\f# comment after a form feed\n",
-		      NULL);
-	assert_no_errors(p);
-	eval(p, "nobody", 4242, NULL, 0, &g);
-	ck_assert_int_eq(g.nice, -5);
-	ck_assert_int_eq(g.realtime_priority, 7);
-	ck_assert_uint_eq(g.memlock, 1024 * 1024);
-}
-END_TEST
-
-START_TEST(test_error_unknown_section)
-{
-	assert_text_rejected("[Default]\nRealtimePriority=20\n\n[Gruop audio]\nNice=-5\n", 4,
-			     "Gruop audio");
-	/* Even with no keys under it. */
-	assert_text_rejected("[Default]\nRealtimePriority=20\n[Users alice]\n", 3, "Users alice");
+/* Texts rejected whole: each at its line, its message naming the word
+ * (NULL: any message). */
+static const struct {
+	const char *text;
+	unsigned line;
+	const char *word;
+} rejected[] = {
+	/* Unknown section names, even with no keys under them. */
+	{ "[Default]\nRealtimePriority=20\n\n[Gruop audio]\nNice=-5\n", 4, "Gruop audio" },
+	{ "[Default]\nRealtimePriority=20\n[Users alice]\n", 3, "Users alice" },
 	/* Section names are case-sensitive. */
-	assert_text_rejected("[default]\nRealtimePriority=20\n", 1, "default");
-	assert_text_rejected("[Default]\nNice=-1\n[Default extra]\nNice=-2\n", 3, "Default extra");
-	assert_text_rejected("[Default]\nNice=-1\n[Group]\nNice=-2\n", 3, "Group");
-	assert_text_rejected("[Default]\nNice=-1\n[User ]\nNice=-2\n", 3, "User");
-	assert_text_rejected("[Default]\nNice=-1\n[Group two words]\nNice=-2\n", 3, NULL);
-}
-END_TEST
-
-START_TEST(test_error_bad_numeric_id)
-{
-	assert_text_rejected("[Default]\nNice=-1\n[User #abc]\nNice=-2\n", 3, NULL);
-	assert_text_rejected("[Default]\nNice=-1\n[User #]\nNice=-2\n", 3, NULL);
-	assert_text_rejected("[Default]\nNice=-1\n[Group #-5]\nNice=-2\n", 3, NULL);
-	assert_text_rejected("[Default]\nNice=-1\n[Group #4294967296]\nNice=-2\n", 3, NULL);
+	{ "[default]\nRealtimePriority=20\n", 1, "default" },
+	{ "[Default]\nNice=-1\n[Default extra]\nNice=-2\n", 3, "Default extra" },
+	{ "[Default]\nNice=-1\n[Group]\nNice=-2\n", 3, "Group" },
+	{ "[Default]\nNice=-1\n[User ]\nNice=-2\n", 3, "User" },
+	{ "[Default]\nNice=-1\n[Group two words]\nNice=-2\n", 3, NULL },
+	/* Numeric ids that are no number or out of range. */
+	{ "[Default]\nNice=-1\n[User #abc]\nNice=-2\n", 3, NULL },
+	{ "[Default]\nNice=-1\n[User #]\nNice=-2\n", 3, NULL },
+	{ "[Default]\nNice=-1\n[Group #-5]\nNice=-2\n", 3, NULL },
+	{ "[Default]\nNice=-1\n[Group #4294967296]\nNice=-2\n", 3, NULL },
 	/* (uid_t)-1 is no user. */
-	assert_text_rejected("[Default]\nNice=-1\n[User #4294967295]\nNice=-2\n", 3, NULL);
-}
-END_TEST
-
-START_TEST(test_error_unknown_key)
-{
-	assert_text_rejected("# policy\n[Default]\nRealtimePriority=20\nRealtimePriorty=5\n", 4,
-			     "RealtimePriorty");
+	{ "[Default]\nNice=-1\n[User #4294967295]\nNice=-2\n", 3, NULL },
+	{ "# policy\n[Default]\nRealtimePriority=20\nRealtimePriorty=5\n", 4, "RealtimePriorty" },
 	/* Keys are case-sensitive. */
-	assert_text_rejected("[Default]\nnice=-5\n", 2, "nice");
+	{ "[Default]\nnice=-5\n", 2, "nice" },
 	/* A [Daemon] key where policy keys belong and the other way round. */
-	assert_text_rejected("[Default]\nRealtimePriority=20\nCanary=no\n", 3, "Canary");
-	assert_text_rejected("[Daemon]\nCanary=no\nRealtimePriority=20\n", 3, "RealtimePriority");
-	assert_text_rejected("[Group #29]\nRealtimePriority=20\nBurstSec=3\n", 3, "BurstSec");
-	assert_text_rejected("[Default]\n=5\n", 2, NULL);
-}
-END_TEST
-
-START_TEST(test_error_bad_value)
-{
-	assert_text_rejected("[Default]\nNice=-25\n", 2, "-25");
-	assert_text_rejected("[Default]\nNice=20\n", 2, "Nice");
-	assert_text_rejected("[Default]\nRealtimePriority=100\n", 2, "RealtimePriority");
-	assert_text_rejected("[Default]\nRealtimePriority=-1\n", 2, "RealtimePriority");
-	assert_text_rejected("[Default]\nRealtimePriority=\n", 2, "RealtimePriority");
-	assert_text_rejected("[Default]\nRealtimePriority=high\n", 2, "high");
-	assert_text_rejected("[Group #29]\nPolicies=batch\n", 2, "batch");
-	assert_text_rejected("[User #1]\nMemLock=64MB\n", 2, "64MB");
-	assert_text_rejected("[Default]\nMemLock=17179869184G\n", 2, "MemLock");
-	assert_text_rejected("[Default]\nRTTime=5min\n", 2, "5min");
-	assert_text_rejected("[Default]\nRTTime=-1\n", 2, "RTTime");
-	assert_text_rejected("[Default]\nCapabilities=sys_admin\n", 2, "sys_admin");
-	assert_text_rejected("[Default]\nCompatPolicy=fifo rr\n", 2, "CompatPolicy");
-	assert_text_rejected("[Default]\nCompatPolicy=other\n", 2, "CompatPolicy");
-	assert_text_rejected("[Default]\nCompatPolicy=\n", 2, "CompatPolicy");
+	{ "[Default]\nRealtimePriority=20\nCanary=no\n", 3, "Canary" },
+	{ "[Daemon]\nCanary=no\nRealtimePriority=20\n", 3, "RealtimePriority" },
+	{ "[Group #29]\nRealtimePriority=20\nBurstSec=3\n", 3, "BurstSec" },
+	{ "[Default]\n=5\n", 2, NULL },
+	/* Values out of range or of the wrong kind. */
+	{ "[Default]\nNice=-25\n", 2, "-25" },
+	{ "[Default]\nNice=20\n", 2, "Nice" },
+	{ "[Default]\nRealtimePriority=100\n", 2, "RealtimePriority" },
+	{ "[Default]\nRealtimePriority=-1\n", 2, "RealtimePriority" },
+	{ "[Default]\nRealtimePriority=\n", 2, "RealtimePriority" },
+	{ "[Default]\nRealtimePriority=high\n", 2, "high" },
+	{ "[Group #29]\nPolicies=batch\n", 2, "batch" },
+	{ "[User #1]\nMemLock=64MB\n", 2, "64MB" },
+	{ "[Default]\nMemLock=17179869184G\n", 2, "MemLock" },
+	{ "[Default]\nRTTime=5min\n", 2, "5min" },
+	{ "[Default]\nRTTime=-1\n", 2, "RTTime" },
+	{ "[Default]\nCapabilities=sys_admin\n", 2, "sys_admin" },
+	{ "[Default]\nCompatPolicy=fifo rr\n", 2, "CompatPolicy" },
+	{ "[Default]\nCompatPolicy=other\n", 2, "CompatPolicy" },
+	{ "[Default]\nCompatPolicy=\n", 2, "CompatPolicy" },
 	/* "#" starts a comment only after whitespace: this is a bad value. */
-	assert_text_rejected("[Default]\nNice=-5#comment\n", 2, "Nice");
-}
-END_TEST
-
-START_TEST(test_error_later_line)
-{
+	{ "[Default]\nNice=-5#comment\n", 2, "Nice" },
 	/* The line of the first problem, also deep in a file, counting
 	 * comments and blank lines. */
-	assert_text_rejected("# 1\n"
-			     "\n"
-			     "[Default]\n"
-			     "RealtimePriority=20\n"
-			     "; 5\n"
-			     "\n"
-			     "[Group #29]\n"
-			     "RealtimePriority=95\n"
-			     "\n"
-			     "Nice=-30\n"
-			     "MemLock=whatever\n"
-			     "Bogus=1\n",
-			     10, "-30");
-}
-END_TEST
-
-START_TEST(test_error_key_outside_section)
-{
-	assert_text_rejected("RealtimePriority=20\n[Default]\nNice=-5\n", 1, "RealtimePriority");
-	assert_text_rejected("# comment\n\nNice=-5\n[Default]\n", 3, "Nice");
-}
-END_TEST
-
-START_TEST(test_error_syntax)
-{
+	{ "# 1\n"
+	  "\n"
+	  "[Default]\n"
+	  "RealtimePriority=20\n"
+	  "; 5\n"
+	  "\n"
+	  "[Group #29]\n"
+	  "RealtimePriority=95\n"
+	  "\n"
+	  "Nice=-30\n"
+	  "MemLock=whatever\n"
+	  "Bogus=1\n",
+	  10, "-30" },
+	/* A key before any section. */
+	{ "RealtimePriority=20\n[Default]\nNice=-5\n", 1, "RealtimePriority" },
+	{ "# comment\n\nNice=-5\n[Default]\n", 3, "Nice" },
 	/* A line that is neither a section, a key nor a comment. */
-	assert_text_rejected("[Default]\nRealtimePriority=20\n\ngarbage\nNice=-5\n", 4, NULL);
+	{ "[Default]\nRealtimePriority=20\n\ngarbage\nNice=-5\n", 4, NULL },
 	/* An unterminated section header. */
-	assert_text_rejected("[Default]\nNice=-5\n[Group #29\nNice=-19\n", 3, NULL);
+	{ "[Default]\nNice=-5\n[Group #29\nNice=-19\n", 3, NULL },
 	/* Text after a section header. */
-	assert_text_rejected("[Default] Nice=-5\n", 1, NULL);
+	{ "[Default] Nice=-5\n", 1, NULL },
 	/* Only '=' separates: "Key:value" is a mistake, with or without an
 	 * '=' later on the line (inih, for one, reads the first as Key=value). */
-	assert_text_rejected("[Default]\nRealtimePriority:50\n", 2, "':' instead of '='");
-	assert_text_rejected("[Default]\nNice:x=-5\n", 2, "':'");
+	{ "[Default]\nRealtimePriority:50\n", 2, "':' instead of '='" },
+	{ "[Default]\nNice:x=-5\n", 2, "':'" },
 	/* A ';' after a blank starts a comment, so the name is not closed. */
-	assert_text_rejected("[Default]\nNice ;x=-5\n", 2, "syntax error");
-	assert_text_rejected("[User ;alice]\nNice=-5\n", 1, "closing");
+	{ "[Default]\nNice ;x=-5\n", 2, "syntax error" },
+	{ "[User ;alice]\nNice=-5\n", 1, "closing" },
+	/* INI parsers such as inih read an indented line as the continuation
+	 * of the previous value. Values do not continue here: such a line must be rejected
+	 * rather than silently replace the value before it (Policies=rr
+	 * alone, RealtimePriority=95). */
+	{ "[Default]\nPolicies=fifo\n  rr\n", 3, NULL },
+	{ "[Default]\nRealtimePriority=20\n  95\n", 3, NULL },
+	{ "[IRQ]\nsnd*=90\n\t80\n", 3, NULL },
+	/* A byte order mark is tolerated (parsed[]), but does not hide a bad
+	 * section header behind it. */
+	{ "\xef\xbb\xbf[Gruop audio]\nNice=-8\n", 1, "Gruop audio" },
+	{ "\xef\xbb\xbf[Bogus]\n", 1, "Bogus" },
+	/* [IRQ] priorities and patterns. */
+	{ "[IRQ]\nsnd*=90\nxhci_hcd=100\n", 3, "xhci_hcd" },
+	{ "[IRQ]\nsnd*=0\n", 2, "snd*" },
+	{ "[IRQ]\nsnd*=\n", 2, "snd*" },
+	{ "[IRQ]\nsnd*=high\n", 2, "high" },
+	{ "[IRQ]\nsnd*=-5\n", 2, NULL },
+	/* An empty pattern matches no IRQ; it is a mistake, not a rule. */
+	{ "[IRQ]\n=90\n", 2, NULL },
+	/* The message names the pattern as written, ':' included. */
+	{ "[IRQ]\nsnd_hda_intel:card0=0\n", 2, "snd_hda_intel:card0" },
+};
+
+START_TEST(test_rejected)
+{
+	assert_text_rejected(rejected[_i].text, rejected[_i].line, rejected[_i].word);
 }
 END_TEST
 
@@ -286,18 +259,6 @@ START_TEST(test_error_nul_byte)
 }
 END_TEST
 
-START_TEST(test_error_indented_continuation)
-{
-	/* INI parsers such as inih read an indented line as the continuation
-	 * of the previous value. Values do not continue here: such a line must be rejected
-	 * rather than silently replace the value before it (Policies=rr
-	 * alone, RealtimePriority=95). */
-	assert_text_rejected("[Default]\nPolicies=fifo\n  rr\n", 3, NULL);
-	assert_text_rejected("[Default]\nRealtimePriority=20\n  95\n", 3, NULL);
-	assert_text_rejected("[IRQ]\nsnd*=90\n\t80\n", 3, NULL);
-}
-END_TEST
-
 START_TEST(test_error_file_too_large)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -313,34 +274,6 @@ START_TEST(test_error_file_too_large)
 	ck_assert_int_eq(fclose(f), 0);
 	p = load_files(&path, 1);
 	assert_rejected(p, path, 0, NULL);
-}
-END_TEST
-
-START_TEST(test_error_fifo_dropin)
-{
-	_cleanup_(policy_freep) Policy *p = NULL;
-	PolicyPaths paths = tree_paths();
-	const char *fifo;
-	PolicyGrant g;
-
-	/* A FIFO named like a drop-in must not hang the loader (and with it
-	 * every login through pam_realtime): it is rejected, the rest loads.
-	 * The test's timeout catches a hang. */
-	write_file("etc/realtime.conf.d/20-ok.conf", "[Default]\nNice=-6\n");
-	fifo = tpath("etc/realtime.conf.d/10-fifo.conf");
-	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
-	ck_assert_int_eq(policy_load(&paths, &p), 0);
-	assert_rejected(p, fifo, 0, NULL);
-	eval(p, "x", 1, NULL, 0, &g);
-	ck_assert_int_eq(g.nice, -6);
-}
-END_TEST
-
-START_TEST(test_error_bom_unknown_section)
-{
-	/* ... and does not hide a bad section header behind it. */
-	assert_text_rejected("\xef\xbb\xbf[Gruop audio]\nNice=-8\n", 1, "Gruop audio");
-	assert_text_rejected("\xef\xbb\xbf[Bogus]\n", 1, "Bogus");
 }
 END_TEST
 
@@ -375,36 +308,18 @@ START_TEST(test_irq_pattern_with_colon)
 }
 END_TEST
 
-START_TEST(test_irq_bad_values)
-{
-	assert_text_rejected("[IRQ]\nsnd*=90\nxhci_hcd=100\n", 3, "xhci_hcd");
-	assert_text_rejected("[IRQ]\nsnd*=0\n", 2, "snd*");
-	assert_text_rejected("[IRQ]\nsnd*=\n", 2, "snd*");
-	assert_text_rejected("[IRQ]\nsnd*=high\n", 2, "high");
-	assert_text_rejected("[IRQ]\nsnd*=-5\n", 2, NULL);
-	/* An empty pattern matches no IRQ; it is a mistake, not a rule. */
-	assert_text_rejected("[IRQ]\n=90\n", 2, NULL);
-	/* The message names the pattern as written, ':' included. */
-	assert_text_rejected("[IRQ]\nsnd_hda_intel:card0=0\n", 2, "snd_hda_intel:card0");
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("policy-parse");
+	TCase *syntax, *errors;
 
-	policy_test_case(s, "syntax",
-			 CHECK_TESTS(test_syntax_details, test_section_header_spaces,
-				     test_no_trailing_newline, test_bom, test_blanks,
-				     test_irq_pattern_with_colon));
-	policy_test_case(s, "errors",
-			 CHECK_TESTS(test_error_unknown_section, test_error_bad_numeric_id,
-				     test_error_unknown_key, test_error_bad_value,
-				     test_error_later_line, test_error_key_outside_section,
-				     test_error_syntax, test_error_long_line, test_long_line_limit,
-				     test_error_long_last_line, test_error_nul_byte,
-				     test_error_indented_continuation, test_error_file_too_large,
-				     test_error_fifo_dropin, test_error_bom_unknown_section,
-				     test_error_first_of_many, test_irq_bad_values));
+	syntax = policy_test_case(
+		s, "syntax", CHECK_TESTS(test_section_header_spaces, test_irq_pattern_with_colon));
+	tcase_add_loop_test(syntax, test_parsed, 0, ELEMENTSOF(parsed));
+	errors = policy_test_case(s, "errors",
+				  CHECK_TESTS(test_error_long_line, test_long_line_limit,
+					      test_error_long_last_line, test_error_nul_byte,
+					      test_error_file_too_large, test_error_first_of_many));
+	tcase_add_loop_test(errors, test_rejected, 0, ELEMENTSOF(rejected));
 	return policy_test_run(s);
 }

@@ -6,6 +6,7 @@
  * how a limit is written for people ("infinity").
  */
 #include <check.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -17,35 +18,33 @@
 
 START_TEST(test_grant_rlimit)
 {
-	_cleanup_(policy_freep) Policy *p = NULL;
+	/* What full_default gives user "x" and full_audio a member of group
+	 * 29. Policies=rr: RLIMIT_RTPRIO would open SCHED_FIFO too, so none.
+	 * The kernel's encoding: RLIMIT_NICE = 20 - nice. */
+	static const struct {
+		int resource;
+		uint64_t want[2];
+	} limits[] = {
+		{ RLIMIT_RTPRIO, { 0, 95 } },
+		{ RLIMIT_NICE, { 35, 39 } },
+		{ RLIMIT_MEMLOCK, { UINT64_C(64) << 20, RLIM_INFINITY } },
+		{ RLIMIT_RTTIME, { 200000, RLIM_INFINITY } },
+	};
 	const gid_t audio[] = { 29 };
 	PolicyGrant g;
 	uint64_t v;
 
-	p = load_text(full_default, NULL);
-	eval(p, "x", 1, NULL, 0, &g);
-	/* Policies=rr: RLIMIT_RTPRIO would open SCHED_FIFO too, so none */
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
-	ck_assert_uint_eq(v, 0);
-	/* The kernel's encoding: RLIMIT_NICE = 20 - nice. */
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
-	ck_assert_uint_eq(v, 35);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), 0);
-	ck_assert_uint_eq(v, UINT64_C(64) << 20);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTTIME, &v), 0);
-	ck_assert_uint_eq(v, 200000);
-	p = policy_free(p);
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_(policy_freep) Policy *p = load_text(i ? full_audio : full_default, NULL);
 
-	p = load_text(full_audio, NULL);
-	eval(p, "x", 1, audio, 1, &g);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTPRIO, &v), 0);
-	ck_assert_uint_eq(v, 95);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);
-	ck_assert_uint_eq(v, 39);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_MEMLOCK, &v), 0);
-	ck_assert(v == RLIM_INFINITY);
-	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_RTTIME, &v), 0);
-	ck_assert(v == RLIM_INFINITY);
+		eval(p, "x", 1, audio, i, &g);
+		for (size_t l = 0; l < ELEMENTSOF(limits); l++) {
+			ck_assert_int_eq(policy_grant_rlimit(&g, limits[l].resource, &v), 0);
+			ck_assert_msg(v == limits[l].want[i],
+				      "limit %d: %" PRIu64 ", want %" PRIu64, limits[l].resource, v,
+				      limits[l].want[i]);
+		}
+	}
 
 	g.nice = -20;
 	ck_assert_int_eq(policy_grant_rlimit(&g, RLIMIT_NICE, &v), 0);

@@ -15,6 +15,25 @@
 #include "policy-fixture.h"
 #include "policy.h"
 
+/* Which rule of test_irq_rules' file each IRQ name matches (NULL: none). */
+static const struct {
+	const char *irq, *pattern;
+	int priority;
+} matches[] = {
+	/* The first match in order wins, not the most specific one. */
+	{ "snd_hda_intel", "snd*", 90 },
+	{ "xhci_hcd", "xhci_hcd", 85 },
+	{ "i8042", "i8042", 80 },
+	{ "eth0", "eth?", 60 },
+	/* Whole-name match, case-sensitive. */
+	{ "xhci_hcd:usb1" },
+	{ "i8042x" },
+	{ "SND_hda" },
+	{ "eth10" },
+	{ "nvme0q1" },
+	{ "" },
+};
+
 START_TEST(test_irq_rules)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -40,21 +59,16 @@ START_TEST(test_irq_rules)
 	ck_assert_uint_eq(policy_irq_rule(p, 3)->source.line, 5);
 	ck_assert_ptr_null(policy_irq_rule(p, 5));
 
-	/* The first match in order wins, not the most specific one. */
-	r = policy_irq_match(p, "snd_hda_intel");
-	ck_assert_ptr_nonnull(r);
-	ck_assert_str_eq(r->pattern, "snd*");
-	ck_assert_int_eq(r->priority, 90);
-	ck_assert_int_eq(policy_irq_match(p, "xhci_hcd")->priority, 85);
-	ck_assert_int_eq(policy_irq_match(p, "i8042")->priority, 80);
-	ck_assert_int_eq(policy_irq_match(p, "eth0")->priority, 60);
-	/* Whole-name match, case-sensitive. */
-	ck_assert_ptr_null(policy_irq_match(p, "xhci_hcd:usb1"));
-	ck_assert_ptr_null(policy_irq_match(p, "i8042x"));
-	ck_assert_ptr_null(policy_irq_match(p, "SND_hda"));
-	ck_assert_ptr_null(policy_irq_match(p, "eth10"));
-	ck_assert_ptr_null(policy_irq_match(p, "nvme0q1"));
-	ck_assert_ptr_null(policy_irq_match(p, ""));
+	for (size_t i = 0; i < ELEMENTSOF(matches); i++) {
+		r = policy_irq_match(p, matches[i].irq);
+		if (!matches[i].pattern) {
+			ck_assert_msg(!r, "%s matches %s", matches[i].irq, r->pattern);
+			continue;
+		}
+		ck_assert_msg(r, "%s matches no rule", matches[i].irq);
+		ck_assert_str_eq(r->pattern, matches[i].pattern);
+		ck_assert_int_eq(r->priority, matches[i].priority);
+	}
 }
 END_TEST
 

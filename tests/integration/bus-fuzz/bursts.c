@@ -146,27 +146,18 @@ static unsigned send_all(Worker *w, DBusMessage **m, unsigned n, bool *ok)
 			p[i] = NULL;
 		stats.calls++;
 	}
-	for (unsigned k = 0; k < nc; k++)
-		if (c[k])
-			dbus_connection_flush(c[k]);
+	bus_flush_all(c, nc);
 	for (unsigned i = 0; i < n; i++) {
-		DBusMessage *reply;
+		char error[256];
 
 		if (!p[i])
 			continue;
-		dbus_pending_call_block(p[i]);
-		reply = dbus_pending_call_steal_reply(p[i]);
-		if (reply && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_ERROR)
-			call_note_error(dbus_message_get_error_name(reply));
-		else if (reply) {
+		if (pending_wait(p[i], error, sizeof(error))) {
 			stats.ok++;
 			ok[i] = true;
 			granted++;
 		} else
-			call_note_error(DBUS_ERROR_NO_REPLY);
-		if (reply)
-			dbus_message_unref(reply);
-		dbus_pending_call_unref(p[i]);
+			call_note_error(*error ? error : DBUS_ERROR_NO_REPLY);
 	}
 	dbus_connection_unref(c[0]);
 	for (unsigned k = 1; k < nc; k++)
@@ -347,24 +338,17 @@ void client_manage_flood(Worker *w)
  * grants show whether it did. */
 void client_spin_other(Worker *w)
 {
-	uint64_t pid = 0, tid;
-	uint32_t prio;
-	const char *pol = allowed_policy();
 	DBusMessage *m, *reply;
 	Desc d = { .len = 0 };
-	int i = 4 * (int)rng_below(&w->rng, SLEEPERS / 4); /* one that started at nice 0 */
+	uint64_t tid;
+	uint32_t prio;
+	int i;
 
-	if (limits.max_prio < 1)
+	if (!pick_nice0_grant(&w->rng, 1, &i, &prio))
 		return;
-	prio = 1 + (uint32_t)rng_below(&w->rng, (uint64_t)limits.max_prio);
 	tid = (uint64_t)victims_sleeper_tid(i);
-	m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
-	call_append(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &pol,
-		    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-	desc_add(&d,
-		 "native.MakeThreadRealtime(t 0, t %" PRIu64 ", s'%s', u %u), then it lowers "
-		 "itself to SCHED_OTHER and spins [spin]",
-		 tid, pol, prio);
+	m = native_grant_call(tid, prio, &d,
+			      ", then it lowers itself to SCHED_OTHER and spins [spin]");
 	reply = call_send(w, w->bus, m, &d);
 	dbus_message_unref(m);
 	if (!reply)

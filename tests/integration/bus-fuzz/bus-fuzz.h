@@ -293,6 +293,13 @@ void call_build(Worker *w, CallKind k, Call *c);
 void call_prepare(Call *c);
 /* A policy the user may hold, for calls meant to be granted. */
 const char *allowed_policy(void);
+/* A sleeper that started at nice 0 (its index) and a priority from
+ * min_prio to the user's most, at random; false when the user may not go
+ * as high as min_prio. */
+bool pick_nice0_grant(Rng *r, int min_prio, int *ret_sleeper, uint32_t *ret_prio);
+/* native MakeThreadRealtime(0, tid, allowed_policy(), prio), described in
+ * d with what follows it (tail). */
+DBusMessage *native_grant_call(uint64_t tid, uint32_t prio, Desc *d, const char *tail);
 
 /* call-check.c */
 void call_check(const Call *c, DBusMessage *reply);
@@ -303,6 +310,11 @@ void check_thread(const Desc *d, pid_t pid, pid_t tid, int base_policy, int base
 /* bus.c */
 DBusConnection *bus_connect_private(void);
 void bus_close_private(DBusConnection *c);
+/* Flushes the n connections of c, skipping NULL ones. */
+void bus_flush_all(DBusConnection *const *c, unsigned n);
+/* Waits for the answer to p and unrefs p: true for a method return; else
+ * false, with the error's name in error ("" when no answer came). */
+bool pending_wait(DBusPendingCall *p, char *error, size_t size);
 /* Peer.Ping; false when realtimed does not answer. */
 bool daemon_ping(DBusConnection *bus, char *error, size_t size);
 /* The caller's supervised grants, as (pid, tid) pairs; -errno on failure. */

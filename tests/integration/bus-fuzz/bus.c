@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../system-bus.h"
 #include "bus-fuzz.h"
 
 DBusConnection *bus_connect_private(void)
@@ -32,6 +33,35 @@ void bus_close_private(DBusConnection *c)
 	dbus_connection_unref(c);
 }
 
+void bus_flush_all(DBusConnection *const *c, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (c[k])
+			dbus_connection_flush(c[k]);
+}
+
+bool pending_wait(DBusPendingCall *p, char *error, size_t size)
+{
+	DBusMessage *reply;
+	bool ok;
+
+	dbus_pending_call_block(p);
+	reply = dbus_pending_call_steal_reply(p);
+	dbus_pending_call_unref(p);
+	ok = reply && dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_ERROR;
+	snprintf(error, size, "%s", reply && !ok ? dbus_message_get_error_name(reply) : "");
+	if (reply)
+		dbus_message_unref(reply);
+	return ok;
+}
+
+/* The basic value at it into ret, and on to the next. */
+static void iter_take(DBusMessageIter *it, void *ret)
+{
+	dbus_message_iter_get_basic(it, ret);
+	dbus_message_iter_next(it);
+}
+
 /* ListGrants' answer a(ttusssit) as (pid, tid, uid); -EBADMSG when the
  * reply does not have that shape. */
 int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
@@ -50,11 +80,9 @@ int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
 		uint32_t uid;
 
 		dbus_message_iter_recurse(&arr, &st);
-		dbus_message_iter_get_basic(&st, &pid);
-		dbus_message_iter_next(&st);
-		dbus_message_iter_get_basic(&st, &tid);
-		dbus_message_iter_next(&st);
-		dbus_message_iter_get_basic(&st, &uid);
+		iter_take(&st, &pid);
+		iter_take(&st, &tid);
+		iter_take(&st, &uid);
 		if (n == size) {
 			ListedGrant *p = realloc(g, (size = size ? 2 * size : 64) * sizeof(*g));
 
@@ -73,16 +101,10 @@ int parse_grants(DBusMessage *reply, ListedGrant **ret, size_t *ret_n)
 bool daemon_ping(DBusConnection *bus, char *error, size_t size)
 {
 	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, DBUS_INTERFACE_PEER, "Ping");
-	DBusMessage *reply;
 	DBusError e;
 
-	dbus_error_init(&e);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, CALL_TIMEOUT_MS, &e);
-	dbus_message_unref(m);
-	if (reply) {
-		dbus_message_unref(reply);
+	if (bus_call(bus, m, CALL_TIMEOUT_MS, &e))
 		return true;
-	}
 	snprintf(error, size, "%s: %s", e.name, e.message);
 	dbus_error_free(&e);
 	return false;

@@ -145,6 +145,38 @@ const char *allowed_policy(void)
 	return limits.policies & FUZZ_FIFO ? "fifo" : "rr";
 }
 
+bool pick_nice0_grant(Rng *r, int min_prio, int *ret_sleeper, uint32_t *ret_prio)
+{
+	*ret_sleeper = 4 * (int)rng_below(r, SLEEPERS / 4);
+	if (limits.max_prio < min_prio)
+		return false;
+	*ret_prio = (uint32_t)min_prio +
+		    (uint32_t)rng_below(r, (uint64_t)(limits.max_prio - min_prio + 1));
+	return true;
+}
+
+DBusMessage *native_grant_call(uint64_t tid, uint32_t prio, Desc *d, const char *tail)
+{
+	uint64_t pid = 0;
+	const char *pol = allowed_policy();
+	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
+
+	call_append(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING, &pol,
+		    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
+	desc_add(d, "native.MakeThreadRealtime(t 0, t %" PRIu64 ", s'%s', u %u)%s", tid, pol, prio,
+		 tail);
+	return m;
+}
+
+/* member() of realtimed's native object, or of rtkit's: no arguments. */
+static void call_without_args(Call *c, bool rtkit, const char *member)
+{
+	c->m = rtkit ? call_new(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, member)
+		     : call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, member);
+	c->signature = "";
+	desc_add(&c->d, "%s.%s()", rtkit ? "rtkit" : "native", member);
+}
+
 /* A native method that acts on a thread or process, at a random target. */
 static void native_aimed(Worker *w, Call *c, const char *member, const char *signature)
 {
@@ -225,9 +257,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 				: k == CALL_LIST_IRQ  ? "ListIrqThreads"
 						      : "Reload";
 
-		c->m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, m);
-		c->signature = "";
-		desc_add(&c->d, "native.%s()", m);
+		call_without_args(c, false, m);
 		break;
 	}
 	case CALL_RTKIT_RT:
@@ -269,9 +299,7 @@ void call_build(Worker *w, CallKind k, Call *c)
 		static const char *const m[] = { "ResetKnown", "ResetAll", "Exit" };
 		const char *name = m[rng_below(r, ELEMENTSOF(m))];
 
-		c->m = call_new(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, name);
-		c->signature = "";
-		desc_add(&c->d, "rtkit.%s()", name);
+		call_without_args(c, true, name);
 		break;
 	}
 	case CALL_PROP_GET:

@@ -232,21 +232,11 @@ void call_check(const Call *c, DBusMessage *reply)
 				violation(&c->d, "an unknown method succeeded");
 		}
 		break;
-	case CALL_LIST_IRQ:
-	case CALL_RELOAD:
-	case CALL_PROP_GET:
-	case CALL_PROP_GET_ALL:
-	case CALL_INTROSPECT:
-	case CALL_PEER:
-	case CALL_RENAME_LIST:
-	case CALL_DISCONNECT:
-	case CALL_MANY_CONNECTIONS:
-	case CALL_RACE:
-	case CALL_BURST:
-	case CALL_MANAGE_FLOOD:
-	case CALL_SPIN_OTHER:
-	case CALL_TID_CHURN:
-	case _CALL_KIND_MAX:
+	default:
+		/* the other single calls (IRQ list, reload, properties,
+		 * introspection, ping) have nothing more to check; call-build.c
+		 * names every kind, and the kinds that are not single calls
+		 * never get here */
 		break;
 	}
 }

@@ -155,27 +155,22 @@ void client_many_connections(Worker *w)
  * batches.c's check after the batch looks. */
 void client_race_read_back(Worker *w)
 {
-	uint64_t pid = 0, tid;
-	uint32_t prio;
-	const char *pol = allowed_policy();
 	DBusMessage *m, *reply;
 	Desc d = { .len = 0 };
-	int i = 4 * (int)rng_below(&w->rng, SLEEPERS / 4); /* one that started at nice 0 */
+	uint64_t tid;
+	uint32_t prio;
+	int i;
 
-	if (limits.max_prio < 2)
+	if (!pick_nice0_grant(&w->rng, 2, &i, &prio))
 		return;
-	prio = 2 + (uint32_t)rng_below(&w->rng, (uint64_t)limits.max_prio - 1);
 	tid = (uint64_t)victims_race_sleeper(i, 300);
 	if (!tid)
 		return;
 	if (rng_chance(&w->rng, 50)) {
-		m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
-		call_append(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_STRING,
-			    &pol, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-		desc_add(&d, "native.MakeThreadRealtime(t 0, t %" PRIu64 ", s'%s', u %u) [racing]",
-			 tid, pol, prio);
+		m = native_grant_call(tid, prio, &d, " [racing]");
 	} else {
-		pid = (uint64_t)self_pid;
+		uint64_t pid = (uint64_t)self_pid;
+
 		m = call_new(RTKIT_NAME, RTKIT_PATH, RTKIT_IFACE, "MakeThreadRealtimeWithPID");
 		call_append(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32,
 			    &prio, DBUS_TYPE_INVALID);
@@ -234,29 +229,20 @@ void worker_flood(Worker *w)
 		dbus_message_unref(m);
 		stats.calls++;
 	}
-	for (unsigned k = 0; k < CONNECTIONS; k++)
-		if (c[k])
-			dbus_connection_flush(c[k]);
+	bus_flush_all(c, CONNECTIONS);
 	for (unsigned k = 0; k < n; k++) {
-		DBusMessage *reply;
+		char error[256];
 
 		if (!p[k])
 			continue;
-		dbus_pending_call_block(p[k]);
-		reply = dbus_pending_call_steal_reply(p[k]);
-		if (reply && dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_ERROR) {
-			const char *e = dbus_message_get_error_name(reply);
-
-			call_note_error(e);
-			if (strstr(e, "RateLimited"))
-				limited++;
-		} else if (reply) {
+		if (pending_wait(p[k], error, sizeof(error))) {
 			stats.ok++;
 			granted++;
+		} else if (*error) {
+			call_note_error(error);
+			if (strstr(error, "RateLimited"))
+				limited++;
 		}
-		if (reply)
-			dbus_message_unref(reply);
-		dbus_pending_call_unref(p[k]);
 	}
 	t1 = now_usec();
 	free(p);

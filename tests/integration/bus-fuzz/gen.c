@@ -389,17 +389,15 @@ static void gen_name_element(Rng *r, char *buf, size_t size, size_t max_len)
 
 void gen_member(Rng *r, char *buf, size_t size)
 {
-	static const char *const names[] = {
-		"NoSuchMethod",
-		"makethreadrealtime",
-		"MakeThreadRealtimeWithPID",
-		"MakeThreadRealtime2",
-		"ResetKnown",
-		"Exit",
-		"Ping",
-		"Get",
-		"_",
-	};
+	static const char *const names[] = { "NoSuchMethod",
+					     "makethreadrealtime",
+					     "MakeThreadRealtimeWithPID",
+					     "MakeThreadRealtime2",
+					     "ResetKnown",
+					     "Exit",
+					     "Ping",
+					     "Get",
+					     "_" };
 
 	if (rng_chance(r, 50))
 		snprintf(buf, size, "%s", names[rng_below(r, ELEMENTSOF(names))]);
@@ -409,13 +407,9 @@ void gen_member(Rng *r, char *buf, size_t size)
 
 void gen_interface(Rng *r, char *buf, size_t size)
 {
-	static const char *const names[] = {
-		"org.realtimed.Realtime2",
-		"org.realtimed",
-		"org.freedesktop.RealtimeKit1.Extra",
-		"org.freedesktop.DBus.Properties2",
-		"a.b",
-	};
+	static const char *const names[] = { "org.realtimed.Realtime2", "org.realtimed",
+					     "org.freedesktop.RealtimeKit1.Extra",
+					     "org.freedesktop.DBus.Properties2", "a.b" };
 	size_t n;
 
 	if (rng_chance(r, 50)) {

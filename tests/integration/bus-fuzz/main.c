@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "bus-fuzz.h"
+#include "../../system-bus.h"
 
 Limits limits = { .max_prio = 0, .rttime_usec = FUZZ_INFINITY, .memlock = FUZZ_INFINITY };
 uid_t self_uid;
@@ -145,13 +146,31 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 		{ "probe", required_argument, NULL, O_PROBE },
 		{}
 	};
+	/* the options that only set a number */
+	const struct {
+		int option;
+		unsigned *ret;
+	} numbers[] = {
+		{ O_SECONDS, seconds },
+		{ O_BURST, &limits.burst },
+		{ O_BURST_SEC, &limits.burst_sec },
+		{ O_THREADS_MAX, &limits.threads_max },
+		{ O_PROCESSES_MAX, &limits.processes_max },
+		{ O_USERS_MAX, &limits.users_max },
+	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+		unsigned *number = NULL;
+
+		for (size_t i = 0; i < ELEMENTSOF(numbers); i++)
+			if (numbers[i].option == c)
+				number = numbers[i].ret;
+		if (number) {
+			*number = (unsigned)strtoul(optarg, NULL, 10);
+			continue;
+		}
 		switch (c) {
-		case O_SECONDS:
-			*seconds = (unsigned)strtoul(optarg, NULL, 10);
-			break;
 		case O_SEED:
 			*seed = strtoull(optarg, NULL, 0);
 			break;
@@ -182,27 +201,12 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 		case O_MEMLOCK:
 			limits.memlock = parse_u64_or_infinity(optarg);
 			break;
-		case O_BURST:
-			limits.burst = (unsigned)strtoul(optarg, NULL, 10);
-			break;
-		case O_BURST_SEC:
-			limits.burst_sec = (unsigned)strtoul(optarg, NULL, 10);
-			break;
 		case O_SEES_ALL:
 			limits.sees_all = true;
 			break;
 		case O_CALLS:
 			if (calls_select(optarg) < 0)
 				return -EINVAL;
-			break;
-		case O_THREADS_MAX:
-			limits.threads_max = (unsigned)strtoul(optarg, NULL, 10);
-			break;
-		case O_PROCESSES_MAX:
-			limits.processes_max = (unsigned)strtoul(optarg, NULL, 10);
-			break;
-		case O_USERS_MAX:
-			limits.users_max = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case O_PROBE:
 			probe_ms = (unsigned)strtoul(optarg, NULL, 10);
@@ -213,6 +217,7 @@ static int parse_args(int argc, char **argv, unsigned *seconds, uint64_t *seed, 
 			fprintf(stderr, "bus-fuzz: unknown option; see the comment atop main.c\n");
 			return -EINVAL;
 		}
+	}
 	if (optind < argc) {
 		fprintf(stderr, "bus-fuzz: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
@@ -227,7 +232,6 @@ int main(int argc, char **argv)
 	unsigned long batches;
 	DBusConnection *bus;
 	struct rlimit rl;
-	DBusError e;
 	char error[512];
 	int r;
 
@@ -265,12 +269,9 @@ int main(int argc, char **argv)
 	}
 	if (probe_ms)
 		return probe_main(seconds, probe_ms, seed);
-	dbus_error_init(&e);
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &e);
-	if (!bus) {
-		fprintf(stderr, "bus-fuzz: cannot connect to the system bus: %s\n", e.message);
+	bus = system_bus_open("bus-fuzz");
+	if (!bus)
 		return 2;
-	}
 	dbus_connection_set_exit_on_disconnect(bus, FALSE);
 	if (!daemon_ping(bus, error, sizeof(error))) {
 		fprintf(stderr, "bus-fuzz: realtimed does not answer before the run: %s\n", error);

@@ -32,19 +32,22 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-static void task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *file)
+/* Reads /proc/PID/task/TID/FILE into buf (size bytes). */
+static int read_task_file(pid_t pid, pid_t tid, const char *file, char *buf, size_t size)
 {
-	snprintf(buf, size, "/proc/%d/task/%d/%s", (int)pid, (int)tid, file);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, file);
+	return read_file(path, buf, size);
 }
 
 int thread_start_time(pid_t pid, pid_t tid, uint64_t *ret)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long v;
 	int r;
 
-	task_path(path, sizeof(path), pid, tid, "stat");
-	r = read_file(path, buf, sizeof(buf));
+	r = read_task_file(pid, tid, "stat", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	/* the comm may hold anything, ')' too: fields count from the last ')' */
@@ -63,12 +66,11 @@ int thread_start_time(pid_t pid, pid_t tid, uint64_t *ret)
 
 int thread_uids(pid_t pid, pid_t tid, uid_t ret[3])
 {
-	char path[64], buf[4096], *p;
+	char buf[4096], *p;
 	unsigned a, b, c;
 	int r;
 
-	task_path(path, sizeof(path), pid, tid, "status");
-	r = read_file(path, buf, sizeof(buf));
+	r = read_task_file(pid, tid, "status", buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	p = strstr(buf, "\nUid:");

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../system-bus.h"
 #include "bus-fuzz.h"
 
 #define PROBE_SAMPLES 65536
@@ -52,16 +53,10 @@ static bool grant(DBusConnection *bus, pid_t pid, pid_t tid, DBusError *e)
 	uint32_t prio = 1;
 	const char *pol = "rr";
 	DBusMessage *m = call_new(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadRealtime");
-	DBusMessage *reply;
 
 	call_append(m, DBUS_TYPE_UINT64, &p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &pol,
 		    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-	reply = dbus_connection_send_with_reply_and_block(bus, m, PROBE_TIMEOUT_MS, e);
-	dbus_message_unref(m);
-	if (!reply)
-		return false;
-	dbus_message_unref(reply);
-	return true;
+	return bus_call(bus, m, PROBE_TIMEOUT_MS, e);
 }
 
 static void reset(DBusConnection *bus, pid_t pid, pid_t tid)
