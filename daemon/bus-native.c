@@ -329,7 +329,7 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 			snprintf(user_buf, sizeof(user_buf), "#%u", uid);
 			user = user_buf;
 		}
-		(void)proc_get_comm(d->grants->proc, p->pid, g->tid, comm, sizeof(comm));
+		(void)proc_get_comm(d->args.proc, p->pid, g->tid, comm, sizeof(comm));
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
@@ -386,7 +386,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 
 	if (!bus_check_signature(c, m, ""))
 		return;
-	r = procfs_irq_threads(d->grants->proc, &threads, &n);
+	r = procfs_irq_threads(d->args.proc, &threads, &n);
 	if (r < 0) {
 		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not list IRQ threads: %s", strerror(-r));

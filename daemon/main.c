@@ -141,10 +141,10 @@ static int daemon_setup(Daemon *d)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
 				  d->args.state_dir);
 
-	r = grant_table_new(d->event, "/proc", manager_grants_changed, d, &d->grants);
+	r = grant_table_new(d->event, d->args.proc, manager_grants_changed, d, &d->grants);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the grant table: %m");
-	r = canary_new(d->event, "/proc", manager_canary_fired, d, &d->canary);
+	r = canary_new(d->event, d->args.proc, manager_canary_fired, d, &d->canary);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the canary watchdog: %m");
 

@@ -117,6 +117,8 @@ void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
 	/* the policy the test wrote, and nothing from the machine's */
 	d->args.vendor_conf = fixture_conf;
 	d->args.admin_conf = d->args.vendor_conf_dir = d->args.admin_conf_dir = "";
+	/* the fake /proc, whose tasks no pidfd speaks for */
+	d->args.proc = fixture_proc;
 	d->hooks = hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	/* no event: no exit watches, the fake /proc decides */
