@@ -25,7 +25,7 @@
 #include "procfs-irq.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request.h"
 #include "pidfd.h"
 #include "proc.h"

@@ -18,7 +18,7 @@
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 
 /* The three properties, evaluated for the calling user. */
 typedef struct CallerProperties {
@@ -27,7 +27,7 @@ typedef struct CallerProperties {
 	int64_t rttime_usec_max;
 } CallerProperties;
 
-/* -EINPROGRESS: *ret_uid's user is not known yet (policy-cache.h). */
+/* -EINPROGRESS: *ret_uid's user is not known yet (daemon-policy.h). */
 static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret, uid_t *ret_uid)
 {
 	const PolicyGrant *g;

@@ -21,7 +21,7 @@
 #define CREDS_CACHE_SIZE 256
 #define DEMOTED_WATCHERS_MAX 16
 #define USER_LIMITS_MAX 4096
-/* users counted for manage calls, apart (policy-cache.c) */
+/* users counted for manage calls, apart (daemon-policy.c) */
 #define MANAGE_LIMITS_MAX 1024
 /* Users the canary's cool-down refuses at a time (manager.h). */
 #define CANARY_REFUSALS_MAX 256
@@ -38,7 +38,7 @@ typedef struct CredsEntry {
 	uint64_t used;
 } CredsEntry;
 
-/* The last evaluation (policy-cache.c), valid until the next one. */
+/* The last evaluation (daemon-policy.c), valid until the next one. */
 typedef struct PolicyEval {
 	PolicyGrant grant;
 	char user[64];
@@ -77,7 +77,7 @@ typedef struct Daemon {
 	/* bus.c: the callers' credentials, least recently used first out */
 	CredsEntry creds[CREDS_CACHE_SIZE];
 	uint64_t creds_clock;
-	/* policy-cache.c: users and groups off the loop (resolver.h; NULL in
+	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline), the last evaluation, each user's request
 	 * rate */
 	Resolver *resolver;

@@ -28,7 +28,7 @@
 #include "irq-monitor.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "resolver.h"
 #include "polkit.h"
 #include "state.h"

@@ -8,7 +8,7 @@
 #include "irq.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "polkit.h"
 #include "state.h"
 

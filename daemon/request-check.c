@@ -14,7 +14,7 @@
 
 #include "manager.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "proc.h"
 #include "request-check.h"
 

@@ -14,7 +14,7 @@
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "polkit.h"
 #include "request-check.h"
 #include "request-limits.h"
@@ -126,7 +126,7 @@ static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdat
 	request_run(r, r->resume);
 }
 
-/* The owner's user and groups are not known yet (policy-cache.h): r waits
+/* The owner's user and groups are not known yet (daemon-policy.h): r waits
  * for the resolver, as it waits for polkit, and step carries on; the
  * checks of the target are then stale (r->waited). */
 static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), bool *ret_pending)

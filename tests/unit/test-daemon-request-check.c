@@ -23,7 +23,7 @@
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request-check.h"
 
 /* The daemon on the fake /proc with this policy. */

@@ -27,7 +27,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request-check.h"
 #include "request-sched.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "resolver.h"
 #include "utf8.h"
 
