@@ -30,8 +30,8 @@ typedef struct CallerProperties {
 /* -EINPROGRESS: *ret_uid's user is not known yet (daemon-policy.h). */
 static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret, uid_t *ret_uid)
 {
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const PolicyGrant *g = &e.grant;
 	uid_t uid;
 	pid_t pid;
 	int r;
@@ -40,7 +40,7 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 	if (r < 0)
 		return r;
 	*ret_uid = uid;
-	r = daemon_policy_eval(d, uid, &g, &user);
+	r = daemon_policy_eval(d, uid, &e);
 	if (r < 0)
 		return r;
 	*ret = (CallerProperties){

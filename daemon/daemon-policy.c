@@ -63,26 +63,22 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 	return 0;
 }
 
-int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, const PolicyGrant **ret_grant,
-			    const char **ret_user)
+int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret)
 {
-	PolicyEval *e = &d->policy_eval;
 	int r;
 
-	r = policy_eval_for_user(d->policy, u, &e->grant);
+	r = policy_eval_for_user(d->policy, u, &ret->grant);
 	if (r < 0)
 		return r;
 	/* a long name is cut between characters, not inside one */
 	if (u->name)
-		utf8_snprintf(e->user, sizeof(e->user), "%s", u->name);
+		utf8_snprintf(ret->user, sizeof(ret->user), "%s", u->name);
 	else
-		snprintf(e->user, sizeof(e->user), "#%u", (unsigned)u->uid);
-	*ret_grant = &e->grant;
-	*ret_user = e->user;
+		snprintf(ret->user, sizeof(ret->user), "#%u", (unsigned)u->uid);
 	return 0;
 }
 
-int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user)
+int daemon_policy_eval(Daemon *d, uid_t uid, PolicyEval *ret)
 {
 	_cleanup_(policy_user_freep) PolicyUser *owned = NULL;
 	const PolicyUser *u;
@@ -99,7 +95,7 @@ int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, cons
 	}
 	if (r < 0)
 		return r;
-	return daemon_policy_eval_user(d, u, ret_grant, ret_user);
+	return daemon_policy_eval_user(d, u, ret);
 }
 
 int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdata,

@@ -38,12 +38,6 @@ typedef struct CredsEntry {
 	uint64_t used;
 } CredsEntry;
 
-/* The last evaluation (daemon-policy.c), valid until the next one. */
-typedef struct PolicyEval {
-	PolicyGrant grant;
-	char user[64];
-} PolicyEval;
-
 /* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
 typedef struct CanaryRefusal {
 	uid_t uid;
@@ -78,10 +72,8 @@ typedef struct Daemon {
 	CredsEntry creds[CREDS_CACHE_SIZE];
 	uint64_t creds_clock;
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
-	 * unit tests: NSS inline), the last evaluation, each user's request
-	 * rate */
+	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
-	PolicyEval policy_eval;
 	UserRate *rates;
 	size_t n_rates;
 

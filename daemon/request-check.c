@@ -265,15 +265,15 @@ int request_recheck(Request *r)
 	return 0;
 }
 
-int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user)
+int request_check_policy(Request *r, PolicyEval *ret)
 {
-	const PolicyGrant *g;
-	const char *user;
+	const PolicyGrant *g = &ret->grant;
+	const char *user = ret->user;
 	PolicyRefusal why;
 	char text[512];
 	int k;
 
-	k = daemon_policy_eval(r->d, r->owner, &g, &user);
+	k = daemon_policy_eval(r->d, r->owner, ret);
 	if (k == -EINPROGRESS)
 		return k; /* the caller waits for the resolver */
 	if (k == -ESRCH)
@@ -282,8 +282,6 @@ int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char *
 	if (k < 0)
 		return request_error(r, k, "could not evaluate the policy for uid %u: %s",
 				     (unsigned)r->owner, strerror(-k));
-	*ret_grant = g;
-	*ret_user = user;
 
 	if (r->type == REQUEST_LIMITS)
 		return 0;
