@@ -6,7 +6,8 @@
  * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
  * group is seen within seconds; a reload asks again at once; while NSS
  * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
- * at most), and the per-user rate limit.
+ * at most), and the per-user rate limits under its [Daemon] settings (the
+ * table of rates: user-rates.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "log.h"
 #include "daemon-policy.h"
 #include "resolver.h"
+#include "user-rates.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
@@ -124,53 +126,24 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 	return buf;
 }
 
-/* Counts one event of uid in the table's entries of kind manage, at most
- * max users of that kind. */
-static bool user_ratelimit(Daemon *d, uid_t uid, bool manage, size_t max)
+/* Counts one event of uid's kind under [Daemon] BurstSec= and
+ * ActionsPerBurst=; the table is made at the first event. */
+static bool user_ratelimit(Daemon *d, uid_t uid, UserRateKind kind)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	UserRate *u = NULL;
-	size_t n_kind = 0;
 
-	for (size_t i = 0; i < d->n_rates; i++)
-		if (d->rates[i].uid == uid && d->rates[i].manage == manage) {
-			u = &d->rates[i];
-			break;
-		}
-	if (!u) {
-		/* Forget idle users first; the table stays bounded. */
-		size_t j = 0;
-
-		for (size_t i = 0; i < d->n_rates; i++)
-			if (!ratelimit_idle(&d->rates[i].rl, now)) {
-				d->rates[j++] = d->rates[i];
-				n_kind += d->rates[i].manage == manage;
-			}
-		d->n_rates = j;
-		if (n_kind >= max)
-			return false;
-		if (d->n_rates % 16 == 0) {
-			UserRate *n = realloc(d->rates, (d->n_rates + 16) * sizeof(*n));
-
-			if (!n)
-				return false;
-			d->rates = n;
-		}
-		u = &d->rates[d->n_rates++];
-		*u = (UserRate){ .uid = uid, .manage = manage };
-	}
-	u->rl.interval_usec = pd->burst_usec;
-	u->rl.burst = pd->actions_per_burst;
-	return ratelimit_below(&u->rl, now);
+	if (!d->rates && user_rates_new(&d->rates) < 0)
+		return false;
+	return user_rates_count(d->rates, uid, kind, pd->burst_usec, pd->actions_per_burst,
+				now_usec(CLOCK_MONOTONIC));
 }
 
 bool daemon_user_ratelimit(Daemon *d, uid_t uid)
 {
-	return user_ratelimit(d, uid, false, USER_LIMITS_MAX);
+	return user_ratelimit(d, uid, USER_RATE_GRANT);
 }
 
 bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
 {
-	return user_ratelimit(d, uid, true, MANAGE_LIMITS_MAX);
+	return user_ratelimit(d, uid, USER_RATE_MANAGE);
 }

@@ -15,14 +15,10 @@
 #include "bus-names.h"
 #include "grants.h"
 #include "policy.h"
-#include "ratelimit.h"
 #include "time-util.h"
 
 #define CREDS_CACHE_SIZE 256
 #define DEMOTED_WATCHERS_MAX 16
-#define USER_LIMITS_MAX 4096
-/* users counted for manage calls, apart (daemon-policy.c) */
-#define MANAGE_LIMITS_MAX 1024
 /* Users the canary's cool-down refuses at a time (manager.h). */
 #define CANARY_REFUSALS_MAX 256
 
@@ -30,6 +26,7 @@ typedef struct Canary Canary;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 typedef struct Resolver Resolver;
+typedef struct UserRates UserRates;
 
 typedef struct CredsEntry {
 	char *sender; /* unique name; never reused while the bus runs */
@@ -43,12 +40,6 @@ typedef struct CanaryRefusal {
 	uid_t uid;
 	uint64_t until_usec;
 } CanaryRefusal;
-
-typedef struct UserRate {
-	uid_t uid;
-	bool manage; /* counts manage calls (bus-manage.c), not grant requests */
-	RateLimit rl;
-} UserRate;
 
 typedef struct Daemon {
 	DaemonArgs args;
@@ -74,8 +65,7 @@ typedef struct Daemon {
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
-	UserRate *rates;
-	size_t n_rates;
+	UserRates *rates; /* made at the first request (user-rates.h) */
 
 	/* manager.c: the canary's cool-down, per blamed user */
 	CanaryRefusal refusals[CANARY_REFUSALS_MAX];

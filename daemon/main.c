@@ -32,6 +32,7 @@
 #include "resolver.h"
 #include "polkit.h"
 #include "state.h"
+#include "user-rates.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -175,7 +176,7 @@ static void daemon_done(Daemon *d)
 	d->bus_dispatch_source = sd_event_source_disable_unref(d->bus_dispatch_source);
 	d->polkit = polkit_free(d->polkit);
 	bus_forget_creds(d, NULL);
-	free(d->rates);
+	d->rates = user_rates_free(d->rates);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }

@@ -15,6 +15,7 @@
 #include "manager.h"
 #include "pidfd.h"
 #include "resolver.h"
+#include "user-rates.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
 
@@ -135,7 +136,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
-	free(d->rates);
+	d->rates = user_rates_free(d->rates);
 }
 
 void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)

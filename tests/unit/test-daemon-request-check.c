@@ -25,6 +25,7 @@
 #include "pidfd.h"
 #include "daemon-policy.h"
 #include "request-check.h"
+#include "user-rates.h"
 
 /* The daemon on the fake /proc with this policy. */
 static void daemon_init(Daemon *d, const char *policy)
