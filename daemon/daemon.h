@@ -17,23 +17,16 @@
 #include "policy.h"
 #include "time-util.h"
 
-#define CREDS_CACHE_SIZE 256
 #define DEMOTED_WATCHERS_MAX 16
 /* Users the canary's cool-down refuses at a time (manager.h). */
 #define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
+typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 typedef struct Resolver Resolver;
 typedef struct UserRates UserRates;
-
-typedef struct CredsEntry {
-	char *sender; /* unique name; never reused while the bus runs */
-	uid_t uid;
-	pid_t pid;
-	uint64_t used;
-} CredsEntry;
 
 /* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
 typedef struct CanaryRefusal {
@@ -59,9 +52,7 @@ typedef struct Daemon {
 	 * (SubscribeDemoted); "" is a free slot */
 	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];
 
-	/* bus.c: the callers' credentials, least recently used first out */
-	CredsEntry creds[CREDS_CACHE_SIZE];
-	uint64_t creds_clock;
+	CredsCache *creds; /* the callers' credentials (bus.c, creds.h) */
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;

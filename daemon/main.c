@@ -24,6 +24,7 @@
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
+#include "creds.h"
 #include "config.h"
 #include "irq-monitor.h"
 #include "log.h"
@@ -123,6 +124,9 @@ static int daemon_setup(Daemon *d)
 	    sd_event_add_signal(d->event, NULL, SIGINT, on_sigterm, d) < 0)
 		return log_error_errno(ENOMEM, "Failed to watch signals: %m");
 	(void)sd_event_set_watchdog(d->event, true);
+	r = creds_cache_new(&d->creds);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the credentials cache: %m");
 	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
 	r = resolver_new(d->event, NULL, &d->resolver);
 	if (r < 0)
@@ -175,7 +179,7 @@ static void daemon_done(Daemon *d)
 	}
 	d->bus_dispatch_source = sd_event_source_disable_unref(d->bus_dispatch_source);
 	d->polkit = polkit_free(d->polkit);
-	bus_forget_creds(d, NULL);
+	d->creds = creds_cache_free(d->creds);
 	d->rates = user_rates_free(d->rates);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);

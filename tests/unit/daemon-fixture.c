@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "creds.h"
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
@@ -122,6 +123,7 @@ void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
 	d->args.proc = fixture_proc;
 	d->hooks = hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
+	ck_assert_int_eq(creds_cache_new(&d->creds), 0);
 	/* no event: no exit watches, the fake /proc decides */
 	ck_assert_int_eq(grant_table_new(NULL, fixture_proc, manager_grants_changed, d, &d->grants),
 			 0);
@@ -137,6 +139,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 	d->rates = user_rates_free(d->rates);
+	d->creds = creds_cache_free(d->creds);
 }
 
 void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)
