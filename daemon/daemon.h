@@ -26,6 +26,7 @@ typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 typedef struct Resolver Resolver;
+typedef struct RtkitName RtkitName;
 typedef struct UserRates UserRates;
 
 /* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
@@ -44,10 +45,9 @@ typedef struct Daemon {
 	bool canary_synced; /* the canary took the table at its last change (manager.c) */
 	Polkit *polkit;
 	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
-	/* bus-rtkit.c: the rtkit object is served and its name owned or asked
-	 * for; the serial of the RequestName whose answer is awaited, or 0 */
-	bool rtkit_served;
-	uint32_t rtkit_request;
+	/* bus-rtkit.c: whether the rtkit object is served (rtkit-name.h);
+	 * NULL until it first was */
+	RtkitName *rtkit;
 	/* bus-native.c: the unique names that get every Demoted signal
 	 * (SubscribeDemoted); "" is a free slot */
 	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];

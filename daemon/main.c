@@ -31,6 +31,7 @@
 #include "manager.h"
 #include "daemon-policy.h"
 #include "resolver.h"
+#include "rtkit-name.h"
 #include "polkit.h"
 #include "state.h"
 #include "user-rates.h"
@@ -178,6 +179,7 @@ static void daemon_done(Daemon *d)
 		dbus_connection_unref(d->bus);
 	}
 	d->bus_dispatch_source = sd_event_source_disable_unref(d->bus_dispatch_source);
+	d->rtkit = rtkit_name_free(d->rtkit);
 	d->polkit = polkit_free(d->polkit);
 	d->creds = creds_cache_free(d->creds);
 	d->rates = user_rates_free(d->rates);
