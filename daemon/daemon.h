@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The daemon's state, shared by its files: the event loop, the bus, the
- * policy in force, the grant table, and the small caches and limits around
- * them. One Daemon exists; it is passed around, never global.
+ * policy in force, the grant table, and the objects around them (the
+ * credentials cache, the rate table, the rtkit name, ...), each opaque
+ * behind its own header. One Daemon exists; it is passed around, never
+ * global.
  */
 #pragma once
 
