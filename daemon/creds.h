@@ -12,7 +12,7 @@
 
 typedef struct CredsCache CredsCache;
 
-/* -ENOMEM. */
+/* An empty cache; -ENOMEM. */
 int creds_cache_new(CredsCache **ret);
 CredsCache *creds_cache_free(CredsCache *c);
 

@@ -38,5 +38,7 @@ void resolver_pool_queue(ResolverPool *p, ResolverJob *j, unsigned threads_max);
 /* The jobs done since the last call, oldest first, linked by next; the
  * caller's to free. */
 ResolverJob *resolver_pool_take_done(ResolverPool *p);
+/* How many workers run now. */
 unsigned resolver_pool_n_threads(ResolverPool *p);
+/* Frees j and the user it found; NULL is fine. */
 void resolver_job_free(ResolverJob *j);

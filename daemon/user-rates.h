@@ -23,7 +23,7 @@ typedef enum UserRateKind {
 
 typedef struct UserRates UserRates;
 
-/* -ENOMEM. */
+/* An empty table; -ENOMEM. */
 int user_rates_new(UserRates **ret);
 UserRates *user_rates_free(UserRates *t);
 
