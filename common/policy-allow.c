@@ -4,6 +4,7 @@
 
 #include "macro.h"
 #include "policy-allow.h"
+#include "string-table.h"
 
 static const char *const kind_names[_POLICY_GRANT_KIND_MAX] = {
 	[POLICY_GRANT_FIFO] = "fifo",
@@ -13,7 +14,7 @@ static const char *const kind_names[_POLICY_GRANT_KIND_MAX] = {
 
 const char *policy_grant_kind_to_string(PolicyGrantKind k)
 {
-	return k >= 0 && k < _POLICY_GRANT_KIND_MAX ? kind_names[k] : NULL;
+	return string_table_lookup(kind_names, ELEMENTSOF(kind_names), k);
 }
 
 PolicyGrantKind policy_grant_kind_from_string(const char *s)

@@ -54,6 +54,8 @@ int args_parse(int argc, char *argv[], DaemonArgs *ret, FILE *out, FILE *err)
 	DaemonArgs a = {
 		.drop_caps = true,
 		.state_dir = REALTIME_RUNDIR,
+		.proc = "/proc",
+		.use_pidfds = true,
 	};
 	int c;
 

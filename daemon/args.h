@@ -13,6 +13,11 @@ typedef struct DaemonArgs {
 	const char *vendor_conf_dir;
 	const char *admin_conf_dir;
 	const char *state_dir;
+	/* Not on the command line: "/proc" with use_pidfds for a daemon,
+	 * a fake /proc without pidfds for the unit tests, whose tasks the
+	 * kernel's pidfds know nothing of. */
+	const char *proc;
+	bool use_pidfds;
 } DaemonArgs;
 
 /* Returns 1 to run, 0 when --help/--version was answered on out,

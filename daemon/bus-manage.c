@@ -18,7 +18,7 @@
 
 #include "bus-manage.h"
 #include "bus.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "polkit.h"
 #include "request.h"
 

@@ -25,7 +25,7 @@
 #include "procfs-irq.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request.h"
 #include "pidfd.h"
 #include "proc.h"
@@ -177,15 +177,14 @@ static void explain_run(Daemon *d, DBusMessage *m, const int *error, uid_t error
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	DBusConnection *c = d->bus;
 	DBusMessageIter it, dict;
-	const PolicyGrant *pg;
-	const char *user;
+	PolicyEval eval;
 	char text[256];
 	PolicyGrant g;
 	uint32_t uid;
 	int r;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT32, &uid, DBUS_TYPE_INVALID);
-	r = error ? *error : daemon_policy_eval(d, uid, &pg, &user);
+	r = error ? *error : daemon_policy_eval(d, uid, &eval);
 	if (r == -EINPROGRESS) {
 		CallWait *w = call_wait_new(d, m, true, 0);
 
@@ -211,7 +210,7 @@ static void explain_run(Daemon *d, DBusMessage *m, const int *error, uid_t error
 			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
 	}
-	g = *pg;
+	g = eval.grant;
 	reply = dbus_message_new_method_return(m);
 	if (!reply)
 		goto oom;
@@ -279,11 +278,10 @@ static bool grants_wait_users(Daemon *d, DBusMessage *m, uid_t only)
 	if (grant_table_users(d->grants, &uids, &n) < 0)
 		return false; /* listed by uid */
 	for (size_t i = 0; i < n; i++) {
-		const PolicyGrant *pg;
-		const char *user;
+		PolicyEval e;
 
 		if ((only != (uid_t)-1 && uids[i] != only) ||
-		    daemon_policy_eval(d, uids[i], &pg, &user) != -EINPROGRESS)
+		    daemon_policy_eval(d, uids[i], &e) != -EINPROGRESS)
 			continue;
 		if (!w)
 			w = call_wait_new(d, m, false, only);
@@ -318,23 +316,21 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 		uint64_t pid = p->pid, tid = g->tid, since = g->since_usec;
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
-		char comm[64] = "", user_buf[64];
-		const char *kind = grant_kind_to_string(g->kind), *user = user_buf;
-		const PolicyGrant *pg;
+		char comm[64] = "";
+		const char *kind = grant_kind_to_string(g->kind);
+		PolicyEval e;
 		DBusMessageIter st;
 
 		if (only != (uid_t)-1 && p->uid != only)
 			continue;
-		if (daemon_policy_eval(d, p->uid, &pg, &user) < 0) {
-			snprintf(user_buf, sizeof(user_buf), "#%u", uid);
-			user = user_buf;
-		}
-		(void)proc_get_comm(d->grants->proc, p->pid, g->tid, comm, sizeof(comm));
+		if (daemon_policy_eval(d, p->uid, &e) < 0)
+			snprintf(e.user, sizeof(e.user), "#%u", uid);
+		(void)proc_get_comm(d->args.proc, p->pid, g->tid, comm, sizeof(comm));
 		if (!dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &st) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &pid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &tid) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &uid) ||
-		    !bus_append_string(&st, user) || !bus_append_string(&st, comm) ||
+		    !bus_append_string(&st, e.user) || !bus_append_string(&st, comm) ||
 		    !bus_append_string(&st, kind) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_INT32, &value) ||
 		    !dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT64, &since) ||
@@ -386,7 +382,7 @@ static void method_list_irq_threads(Daemon *d, DBusConnection *c, DBusMessage *m
 
 	if (!bus_check_signature(c, m, ""))
 		return;
-	r = procfs_irq_threads(d->grants->proc, &threads, &n);
+	r = procfs_irq_threads(d->args.proc, &threads, &n);
 	if (r < 0) {
 		bus_reply_error(c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not list IRQ threads: %s", strerror(-r));

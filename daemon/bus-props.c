@@ -18,7 +18,7 @@
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 
 /* The three properties, evaluated for the calling user. */
 typedef struct CallerProperties {
@@ -27,11 +27,11 @@ typedef struct CallerProperties {
 	int64_t rttime_usec_max;
 } CallerProperties;
 
-/* -EINPROGRESS: *ret_uid's user is not known yet (policy-cache.h). */
+/* -EINPROGRESS: *ret_uid's user is not known yet (daemon-policy.h). */
 static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret, uid_t *ret_uid)
 {
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const PolicyGrant *g = &e.grant;
 	uid_t uid;
 	pid_t pid;
 	int r;
@@ -40,7 +40,7 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 	if (r < 0)
 		return r;
 	*ret_uid = uid;
-	r = daemon_policy_eval(d, uid, &g, &user);
+	r = daemon_policy_eval(d, uid, &e);
 	if (r < 0)
 		return r;
 	*ret = (CallerProperties){

@@ -22,6 +22,7 @@
 
 #include "bus-queue.h"
 #include "bus.h"
+#include "creds.h"
 #include "log.h"
 #include "utf8.h"
 
@@ -413,7 +414,6 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 	_cleanup_msg_ DBusMessage *call = NULL;
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *sender = dbus_message_get_sender(m);
-	CredsEntry *victim = &d->creds[0];
 	DBusMessageIter it;
 	DBusError error;
 	uid_t uid;
@@ -422,18 +422,8 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 
 	if (!sender)
 		return -EBADMSG;
-	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
-		CredsEntry *c = &d->creds[i];
-
-		if (c->sender && streq(c->sender, sender)) {
-			c->used = ++d->creds_clock;
-			*ret_uid = c->uid;
-			*ret_pid = c->pid;
-			return 0;
-		}
-		if (!c->sender || c->used < victim->used)
-			victim = c;
-	}
+	if (creds_cache_get(d->creds, sender, ret_uid, ret_pid) == 0)
+		return 0;
 
 	call = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
 					    "GetConnectionCredentials");
@@ -454,24 +444,10 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 	r = parse_creds(reply, &uid, &pid);
 	if (r < 0)
 		return r;
-
-	free(victim->sender);
-	victim->sender = strdup(sender);
-	if (victim->sender) {
-		victim->uid = uid;
-		victim->pid = pid;
-		victim->used = ++d->creds_clock;
-	}
+	(void)creds_cache_put(d->creds, sender, uid, pid);
 	*ret_uid = uid;
 	*ret_pid = pid;
 	return 0;
-}
-
-void bus_forget_creds(Daemon *d, const char *name)
-{
-	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++)
-		if (d->creds[i].sender && (!name || streq(d->creds[i].sender, name)))
-			d->creds[i].sender = mfree(d->creds[i].sender);
 }
 
 void bus_send(DBusConnection *c, DBusMessage *reply)

@@ -27,9 +27,9 @@ int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPat
 			void *data);
 void bus_unregister_object(DBusConnection *c, const char *path);
 
-/* uid and pid of the sender of m, from org.freedesktop.DBus.GetConnectionCredentials. */
+/* uid and pid of the sender of m, from org.freedesktop.DBus.GetConnectionCredentials,
+ * kept in d->creds (creds.h). */
 int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);
-void bus_forget_creds(Daemon *d, const char *name);
 
 /* Appends s as a D-Bus string made valid UTF-8: bytes that are not, and
  * control characters, are written as "\xNN" (utf8_escape()). Every string

@@ -4,7 +4,8 @@
  * Canary, the Watch the watchdog works on, the figures both halves derive
  * their timing from, and the threads' entry points. canary.c is the main
  * thread's side (start, stop, updates, the report, giving limits back);
- * canary-watchdog.c is the canary's and the watchdog's threads.
+ * canary-watchdog.c is the canary's and the watchdog's threads, and
+ * canary-fire.c what the watchdog does when it fires.
  */
 #pragma once
 
@@ -118,6 +119,26 @@ struct Canary {
 	pid_t canary_tid;
 };
 
+/* A look in which granted threads ran realtime for this share of every
+ * CPU the canary may use (in 1/100) counts as held by them; a user whose
+ * granted threads ran realtime for this share of one CPU over the window
+ * is blamed for it. */
+#define HELD_PERCENT 90
+
+/* The watchdog's view of the last window: per slot, how long it was, how
+ * many cheeps came, how long granted threads held every CPU, and whether
+ * the probe that ran in it found the fair class deprived. */
+typedef struct Window {
+	uint64_t elapsed[SLOTS];
+	uint64_t held[SLOTS];
+	bool deprived[SLOTS];
+	bool measured[SLOTS]; /* the granted threads' realtime time is known */
+	unsigned cheeps[SLOTS];
+	unsigned next;
+	uint64_t last;	      /* CLOCK_MONOTONIC of the previous look */
+	uint64_t boot_offset; /* CLOCK_BOOTTIME - CLOCK_MONOTONIC then */
+} Window;
+
 static inline uint64_t u64_min(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -137,3 +158,16 @@ CanaryClass canary_become_watchdog(int *ret_error);
 int canary_timer_start(Canary *c);
 void *canary_thread_main(void *data);
 void *canary_watchdog_main(void *data);
+
+/* CPU time (ns) a thread has used (its schedstat); 0 when it is gone
+ * (canary-watchdog.c). */
+uint64_t canary_thread_runtime(Canary *c, pid_t pid, pid_t tid);
+/* How long in the window the canary was kept from running, in
+ * microseconds; the share of the window its cheeps covered and how long
+ * granted threads held every CPU (canary-fire.c). */
+uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec, unsigned *ret_percent,
+			       uint64_t *ret_held);
+/* The watchdog fires on the last window: blames, demotes and clamps (all
+ * users' threads when escalate), and hands the main thread the report
+ * (canary-fire.c). */
+void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent);

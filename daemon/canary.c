@@ -21,6 +21,7 @@
 #include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "string-table.h"
 
 /* The canary cheeps this often per window; the interval is clamped so that
  * an idle supervisor stays cheap (at most 100 wakeups per second) and so
@@ -40,9 +41,7 @@ static const char *const class_names[_CANARY_CLASS_MAX] = {
 
 const char *canary_class_to_string(CanaryClass k)
 {
-	if (k < 0 || k >= _CANARY_CLASS_MAX)
-		return NULL;
-	return class_names[k];
+	return string_table_lookup(class_names, ELEMENTSOF(class_names), k);
 }
 
 static void watch_done(Watch *w)

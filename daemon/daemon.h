@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The daemon's state, shared by its files: the event loop, the bus, the
- * policy in force, the grant table, and the small caches and limits around
- * them. One Daemon exists; it is passed around, never global.
+ * policy in force, the grant table, and the objects around them (the
+ * credentials cache, the rate table, the rtkit name, ...), each opaque
+ * behind its own header. One Daemon exists; it is passed around, never
+ * global.
  */
 #pragma once
 
@@ -15,46 +17,25 @@
 #include "bus-names.h"
 #include "grants.h"
 #include "policy.h"
-#include "ratelimit.h"
 #include "time-util.h"
 
-#define CREDS_CACHE_SIZE 256
 #define DEMOTED_WATCHERS_MAX 16
-#define USER_LIMITS_MAX 4096
-/* users counted for manage calls, apart (policy-cache.c) */
-#define MANAGE_LIMITS_MAX 1024
 /* Users the canary's cool-down refuses at a time (manager.h). */
 #define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
+typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 typedef struct Resolver Resolver;
-
-typedef struct CredsEntry {
-	char *sender; /* unique name; never reused while the bus runs */
-	uid_t uid;
-	pid_t pid;
-	uint64_t used;
-} CredsEntry;
-
-/* The last evaluation (policy-cache.c), valid until the next one. */
-typedef struct PolicyEval {
-	PolicyGrant grant;
-	char user[64];
-} PolicyEval;
+typedef struct RtkitName RtkitName;
+typedef struct UserRates UserRates;
 
 /* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
 typedef struct CanaryRefusal {
 	uid_t uid;
 	uint64_t until_usec;
 } CanaryRefusal;
-
-typedef struct UserRate {
-	uid_t uid;
-	bool manage; /* counts manage calls (bus-manage.c), not grant requests */
-	RateLimit rl;
-} UserRate;
 
 typedef struct Daemon {
 	DaemonArgs args;
@@ -66,24 +47,18 @@ typedef struct Daemon {
 	bool canary_synced; /* the canary took the table at its last change (manager.c) */
 	Polkit *polkit;
 	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
-	/* bus-rtkit.c: the rtkit object is served and its name owned or asked
-	 * for; the serial of the RequestName whose answer is awaited, or 0 */
-	bool rtkit_served;
-	uint32_t rtkit_request;
+	/* bus-rtkit.c: whether the rtkit object is served (rtkit-name.h);
+	 * NULL until it first was */
+	RtkitName *rtkit;
 	/* bus-native.c: the unique names that get every Demoted signal
 	 * (SubscribeDemoted); "" is a free slot */
 	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];
 
-	/* bus.c: the callers' credentials, least recently used first out */
-	CredsEntry creds[CREDS_CACHE_SIZE];
-	uint64_t creds_clock;
-	/* policy-cache.c: users and groups off the loop (resolver.h; NULL in
-	 * unit tests: NSS inline), the last evaluation, each user's request
-	 * rate */
+	CredsCache *creds; /* the callers' credentials (bus.c, creds.h) */
+	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
+	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
-	PolicyEval policy_eval;
-	UserRate *rates;
-	size_t n_rates;
+	UserRates *rates; /* made at the first request (user-rates.h) */
 
 	/* manager.c: the canary's cool-down, per blamed user */
 	CanaryRefusal refusals[CANARY_REFUSALS_MAX];

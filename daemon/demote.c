@@ -5,6 +5,7 @@
 #include "demote.h"
 #include "proc.h"
 #include "sched-util.h"
+#include "string-table.h"
 
 static const char *const reason_names[_DEMOTE_REASON_MAX] = {
 	[DEMOTE_RESET] = "reset",
@@ -14,9 +15,7 @@ static const char *const reason_names[_DEMOTE_REASON_MAX] = {
 
 const char *demote_reason_to_string(DemoteReason r)
 {
-	if (r < 0 || r >= _DEMOTE_REASON_MAX)
-		return NULL;
-	return reason_names[r];
+	return string_table_lookup(reason_names, ELEMENTSOF(reason_names), r);
 }
 
 /* Is th still the thread that was granted? g: its grant, if in the table. */

@@ -104,5 +104,5 @@ void irq_apply(Daemon *d)
 				  "applying them from the daemon instead",
 				  KMOD_IRQ_RULES);
 	d->irq_kmod = false;
-	(void)irq_apply_rules(d->grants->proc, d->policy);
+	(void)irq_apply_rules(d->args.proc, d->policy);
 }

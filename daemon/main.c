@@ -25,14 +25,17 @@
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
+#include "creds.h"
 #include "config.h"
 #include "irq-monitor.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "resolver.h"
+#include "rtkit-name.h"
 #include "polkit.h"
 #include "state.h"
+#include "user-rates.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -133,6 +136,9 @@ static int daemon_setup(Daemon *d)
 	    sd_event_add_signal(d->event, NULL, SIGINT, on_sigterm, d) < 0)
 		return log_error_errno(ENOMEM, "Failed to watch signals: %m");
 	(void)sd_event_set_watchdog(d->event, true);
+	r = creds_cache_new(&d->creds);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the credentials cache: %m");
 	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
 	r = resolver_new(d->event, NULL, &d->resolver);
 	if (r < 0)
@@ -152,10 +158,10 @@ static int daemon_setup(Daemon *d)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
 				  d->args.state_dir);
 
-	r = grant_table_new(d->event, "/proc", manager_grants_changed, d, &d->grants);
+	r = grant_table_new(d->event, d->args.proc, manager_grants_changed, d, &d->grants);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the grant table: %m");
-	r = canary_new(d->event, "/proc", manager_canary_fired, d, &d->canary);
+	r = canary_new(d->event, d->args.proc, manager_canary_fired, d, &d->canary);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the canary watchdog: %m");
 
@@ -184,9 +190,10 @@ static void daemon_done(Daemon *d)
 		dbus_connection_unref(d->bus);
 	}
 	d->bus_dispatch_source = sd_event_source_disable_unref(d->bus_dispatch_source);
+	d->rtkit = rtkit_name_free(d->rtkit);
 	d->polkit = polkit_free(d->polkit);
-	bus_forget_creds(d, NULL);
-	free(d->rates);
+	d->creds = creds_cache_free(d->creds);
+	d->rates = user_rates_free(d->rates);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }

@@ -8,7 +8,7 @@
 #include "irq.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "polkit.h"
 #include "state.h"
 
@@ -116,23 +116,22 @@ typedef struct Judge {
 static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
 {
 	const Judge *j = userdata;
-	const char *user;
-	const PolicyGrant *pg;
+	PolicyEval e;
 	PolicyRefusal why;
 	char text[512], failed[256] = "";
 	int r;
 
 	if (j->uid != (uid_t)-1 && p->uid != j->uid)
 		return false;
-	r = j->error ? j->error : daemon_policy_eval(d, p->uid, &pg, &user);
+	r = j->error ? j->error : daemon_policy_eval(d, p->uid, &e);
 	if (r < 0 && r != -ESRCH) {
 		(void)daemon_resolve_error(p->uid, r, failed, sizeof(failed));
-		r = daemon_policy_eval_user(d, &(PolicyUser){ .uid = p->uid }, &pg, &user);
+		r = daemon_policy_eval_user(d, &(PolicyUser){ .uid = p->uid }, &e);
 	}
 	if (r >= 0) {
-		if (policy_grant_allows(pg, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
+		if (policy_grant_allows(&e.grant, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
 			return false;
-		(void)policy_refusal_format(&why, user, text, sizeof(text));
+		(void)policy_refusal_format(&why, e.user, text, sizeof(text));
 	} else
 		snprintf(text, sizeof(text), "uid %u is not a known user", (unsigned)p->uid);
 	if (grant_table_check(d->grants, g) >= 0)
@@ -201,11 +200,10 @@ static void judge_pump(JudgeRun *run)
 	while (run->next < run->n && run->inflight < JUDGE_INFLIGHT) {
 		uid_t uid = run->uids[run->next];
 		Judge j = { .which = run->which, .uid = uid };
-		const PolicyGrant *pg;
-		const char *user;
+		PolicyEval e;
 		int r;
 
-		r = daemon_policy_eval(d, uid, &pg, &user);
+		r = daemon_policy_eval(d, uid, &e);
 		if (r == -EINPROGRESS) {
 			r = daemon_policy_wait(d, uid, on_judge_resolved, run, judge_wait_gone);
 			if (r >= 0) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Asynchronous polkit checks: pools of slots, a short cache, joined
- * questions, a few at a time at polkitd, round-robin across uids; see
- * polkit.h. */
+/* Asynchronous polkit checks: a short cache, joined questions, a few at a
+ * time at polkitd, round-robin across uids; see polkit.h. The pools of
+ * slots they wait in: polkit-slots.c; the question and its answer on the
+ * wire: polkit-message.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,6 @@
 #include "polkit.h"
 #include "time-util.h"
 
-#define POLKIT_NAME "org.freedesktop.PolicyKit1"
-#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
-#define POLKIT_IFACE "org.freedesktop.PolicyKit1.Authority"
 #define POLKIT_MATCH \
 	"type='signal',sender='" POLKIT_NAME "',interface='" POLKIT_IFACE "',member='Changed'"
 
@@ -61,71 +59,6 @@ struct PolkitQuery {
 
 static void query_release(PolkitQuery *q);
 static void query_destroy(PolkitQuery *q);
-
-void polkit_slots_init(PolkitSlots *s)
-{
-	memset(s->n, 0, sizeof(s->n));
-	for (size_t i = 0; i < POLKIT_GRANT_MAX; i++)
-		s->grant[i] = (uid_t)-1;
-	for (size_t i = 0; i < POLKIT_MANAGE_MAX; i++)
-		s->manage[i] = (uid_t)-1;
-}
-
-static uid_t *pool_slots(const PolkitSlots *s, PolkitPool pool, size_t *ret_n,
-			 unsigned *ret_per_uid)
-{
-	if (pool == POLKIT_POOL_MANAGE) {
-		*ret_n = POLKIT_MANAGE_MAX;
-		*ret_per_uid = POLKIT_MANAGE_PER_UID;
-		return (uid_t *)s->manage;
-	}
-	*ret_n = POLKIT_GRANT_MAX;
-	*ret_per_uid = POLKIT_GRANT_PER_UID;
-	return (uid_t *)s->grant;
-}
-
-unsigned polkit_slots_count(const PolkitSlots *s, PolkitPool pool, uid_t uid)
-{
-	unsigned per_uid, n = 0;
-	size_t size;
-	uid_t *v = pool_slots(s, pool, &size, &per_uid);
-
-	for (size_t i = 0; i < size; i++)
-		if (v[i] == uid)
-			n++;
-	return n;
-}
-
-int polkit_slots_take(PolkitSlots *s, PolkitPool pool, uid_t uid, uid_t **ret_slot)
-{
-	unsigned per_uid, n = 0;
-	uid_t *v, *free_slot = NULL;
-	size_t size;
-
-	v = pool_slots(s, pool, &size, &per_uid);
-	for (size_t i = 0; i < size; i++) {
-		if (v[i] == uid)
-			n++;
-		else if (!free_slot && v[i] == (uid_t)-1)
-			free_slot = &v[i];
-	}
-	if (!free_slot)
-		return -EBUSY;
-	if (n >= per_uid)
-		return -EDQUOT;
-	*free_slot = uid;
-	s->n[pool]++;
-	*ret_slot = free_slot;
-	return 0;
-}
-
-void polkit_slots_put(PolkitSlots *s, PolkitPool pool, uid_t *slot)
-{
-	if (!slot || *slot == (uid_t)-1)
-		return;
-	*slot = (uid_t)-1;
-	s->n[pool]--;
-}
 
 int polkit_new(DBusConnection *bus, Polkit **ret)
 {
@@ -245,30 +178,6 @@ void polkit_cache_flush(PolkitCache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int parse_reply(DBusMessage *reply)
-{
-	DBusMessageIter it, st;
-	dbus_bool_t authorized = FALSE;
-
-	if (dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_ERROR) {
-		const char *name = dbus_message_get_error_name(reply);
-
-		log_warning("polkit check failed: %s", name);
-		if (streq_ptr(name, DBUS_ERROR_SERVICE_UNKNOWN) ||
-		    streq_ptr(name, DBUS_ERROR_NAME_HAS_NO_OWNER))
-			return -EHOSTUNREACH;
-		return -EIO;
-	}
-	if (!dbus_message_iter_init(reply, &it) ||
-	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_STRUCT)
-		return -EBADMSG;
-	dbus_message_iter_recurse(&it, &st);
-	if (dbus_message_iter_get_arg_type(&st) != DBUS_TYPE_BOOLEAN)
-		return -EBADMSG;
-	dbus_message_iter_get_basic(&st, &authorized);
-	return authorized ? 1 : 0;
-}
-
 /* Takes q off the pending list and gives back its slots, its place on the
  * bus included: from here on, a new check of the same subject is a new
  * question. Once only: q is then no Polkit's any more. */
@@ -326,7 +235,7 @@ static void on_reply(DBusPendingCall *call, void *data)
 	if (!pk)
 		return; /* realtimed is exiting: query_free() frees the waiters */
 	reply = dbus_pending_call_steal_reply(call);
-	r = reply ? parse_reply(reply) : -ETIMEDOUT;
+	r = reply ? polkit_reply_parse(reply) : -ETIMEDOUT;
 	if (reply)
 		dbus_message_unref(reply);
 	polkit_cache_put(&pk->cache, &q->key, r, now_usec(CLOCK_MONOTONIC));
@@ -381,54 +290,6 @@ static uid_t *interactive_slot(Polkit *pk, uid_t uid)
 			slot = &pk->interactive[i];
 	}
 	return slot;
-}
-
-static bool append_subject(DBusMessageIter *it, const PolkitCacheEntry *key)
-{
-	DBusMessageIter st, dict;
-	uint32_t p = (uint32_t)key->pid, u = (uint32_t)key->uid;
-	uint64_t start_time = key->start_time;
-	const char *name = key->bus_name;
-
-	if (!dbus_message_iter_open_container(it, DBUS_TYPE_STRUCT, NULL, &st))
-		return false;
-	if (name[0]) {
-		/* polkitd asks dbus-daemon who the connection is, now */
-		if (!bus_append_string(&st, "system-bus-name") ||
-		    !dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{sv}", &dict) ||
-		    !bus_append_dict_variant(&dict, "name", DBUS_TYPE_STRING, &name))
-			return false;
-	} else if (!bus_append_string(&st, "unix-process") ||
-		   !dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{sv}", &dict) ||
-		   !bus_append_dict_variant(&dict, "pid", DBUS_TYPE_UINT32, &p) ||
-		   !bus_append_dict_variant(&dict, "start-time", DBUS_TYPE_UINT64, &start_time) ||
-		   !bus_append_dict_variant(&dict, "uid", DBUS_TYPE_UINT32, &u))
-		return false;
-	return dbus_message_iter_close_container(&st, &dict) &&
-	       dbus_message_iter_close_container(it, &st);
-}
-
-int polkit_message_new(const PolkitCacheEntry *key, DBusMessage **ret)
-{
-	_cleanup_msg_ DBusMessage *m = NULL;
-	DBusMessageIter it, details;
-	const char *cancel = "";
-	/* CheckAuthorizationFlags: 1 is AllowUserInteraction */
-	uint32_t flags = key->interactive ? 1 : 0;
-
-	m = dbus_message_new_method_call(POLKIT_NAME, POLKIT_PATH, POLKIT_IFACE,
-					 "CheckAuthorization");
-	if (!m)
-		return -ENOMEM;
-	dbus_message_iter_init_append(m, &it);
-	if (!append_subject(&it, key) || !bus_append_string(&it, key->action) ||
-	    !dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{ss}", &details) ||
-	    !dbus_message_iter_close_container(&it, &details) ||
-	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &flags) ||
-	    !bus_append_string(&it, cancel))
-		return -ENOMEM;
-	*ret = TAKE_PTR(m);
-	return 0;
 }
 
 /* Whether a non-interactive check of pool may go to polkitd now. */

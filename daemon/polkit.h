@@ -72,6 +72,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define POLKIT_NAME "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_IFACE "org.freedesktop.PolicyKit1.Authority"
+
 #define POLKIT_CACHE_USEC (10ULL * 1000000ULL)
 #define POLKIT_NO_CACHE_USEC (2ULL * 1000000ULL)
 #define POLKIT_CACHE_SIZE 128
@@ -186,3 +190,6 @@ int polkit_check_bus_name(Polkit *pk, const char *action, const char *bus_name, 
 /* The CheckAuthorization call for key's subject, action and interactivity
  * into *ret (the caller unrefs it). */
 int polkit_message_new(const PolkitCacheEntry *key, DBusMessage **ret);
+/* polkitd's answer to it: 1 authorized, 0 not, -EHOSTUNREACH when no
+ * polkitd runs, -EIO for another error, -EBADMSG for a malformed answer. */
+int polkit_reply_parse(DBusMessage *reply);

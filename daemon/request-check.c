@@ -14,7 +14,7 @@
 
 #include "manager.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "proc.h"
 #include "request-check.h"
 
@@ -71,13 +71,6 @@ static int owned_by(Request *r, const ProcUids *u, const char *what)
 			     what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)r->uid);
 }
 
-/* Whether the kernel's pidfds speak for the target: with the real /proc
- * only, as a test's fake /proc describes tasks the kernel does not have. */
-static bool use_pidfds(const Request *r)
-{
-	return streq(r->d->grants->proc, "/proc");
-}
-
 /* The uids of the process's main thread (tid 0) or of thread tid. Once
  * pinned, from the kernel through r's pidfds where it answers
  * (PIDFD_GET_INFO, 6.13+): the very credentials the status file prints,
@@ -89,7 +82,7 @@ static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
 	PidfdInfo info = {};
 	int k;
 
-	if (pinned && fd >= 0 && use_pidfds(r)) {
+	if (pinned && fd >= 0 && r->d->args.use_pidfds) {
 		k = pidfd_get_info(fd, &info);
 		if (k == 0 && (pid_t)info.tgid != r->pid)
 			return -ESRCH; /* a thread of another process */
@@ -100,7 +93,7 @@ static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
 		if (k != -EOPNOTSUPP)
 			return k;
 	}
-	return proc_get_uids(r->d->grants->proc, r->pid, tid, ret);
+	return proc_get_uids(r->d->args.proc, r->pid, tid, ret);
 }
 
 /* Credentials are per thread: the process's (its main thread's) and the
@@ -148,7 +141,7 @@ static int pin_thread(Request *r, bool *ret_known)
 
 	*ret_known = false;
 	r->tidfd = -EBADF;
-	if (r->tid == r->pid || !use_pidfds(r))
+	if (r->tid == r->pid || !r->d->args.use_pidfds)
 		return 0;
 	g = grant_table_find(r->d->grants, r->pid, r->tid);
 	if (g && g->pidfd >= 0 && g->process->start_time == r->pid_start &&
@@ -178,14 +171,14 @@ int request_target_alive(Request *r)
 	 * not exited, so its tid is not another's: as good as its start time. */
 	if (r->tidfd >= 0)
 		return pidfd_alive(r->tidfd);
-	if (procfs_start_time(r->d->grants->proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
+	if (procfs_start_time(r->d->args.proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
 		return -ESRCH;
 	return 0;
 }
 
 int request_pin(Request *r)
 {
-	const char *proc = r->d->grants->proc;
+	const char *proc = r->d->args.proc;
 	GrantProcess *p;
 	bool known;
 	int k;
@@ -272,15 +265,15 @@ int request_recheck(Request *r)
 	return 0;
 }
 
-int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user)
+int request_check_policy(Request *r, PolicyEval *ret)
 {
-	const PolicyGrant *g;
-	const char *user;
+	const PolicyGrant *g = &ret->grant;
+	const char *user = ret->user;
 	PolicyRefusal why;
 	char text[512];
 	int k;
 
-	k = daemon_policy_eval(r->d, r->owner, &g, &user);
+	k = daemon_policy_eval(r->d, r->owner, ret);
 	if (k == -EINPROGRESS)
 		return k; /* the caller waits for the resolver */
 	if (k == -ESRCH)
@@ -289,8 +282,6 @@ int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char *
 	if (k < 0)
 		return request_error(r, k, "could not evaluate the policy for uid %u: %s",
 				     (unsigned)r->owner, strerror(-k));
-	*ret_grant = g;
-	*ret_user = user;
 
 	if (r->type == REQUEST_LIMITS)
 		return 0;
@@ -404,7 +395,7 @@ int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
 
 	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
 		return 0;
-	k = proc_get_limit(r->d->grants->proc, r->pid, "Max realtime timeout", &soft, &hard);
+	k = proc_get_limit(r->d->args.proc, r->pid, "Max realtime timeout", &soft, &hard);
 	if (k < 0)
 		return request_error(r, k, "could not read the limits of process %d: %s",
 				     (int)r->pid, strerror(-k));

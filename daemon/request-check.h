@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "daemon-policy.h"
 #include "request.h"
 
 /* While the canary's cool-down of a user lasts (its realtime threads
@@ -50,10 +51,10 @@ int request_recheck(Request *r);
 
 /* Policy allows the grant (for rtkit's realtime calls, also picks fifo or
  * rr), and the canary can preempt the priority. The policy of the owner
- * and its user name in *ret_grant, *ret_user (daemon_policy_eval()'s).
- * -EINPROGRESS, with no answer written: the owner's user is not known yet
+ * and its user name in *ret (daemon_policy_eval()'s). -EINPROGRESS, with
+ * no answer written: the owner's user is not known yet
  * (daemon_policy_wait()). */
-int request_check_policy(Request *r, const PolicyGrant **ret_grant, const char **ret_user);
+int request_check_policy(Request *r, PolicyEval *ret);
 
 /* [Daemon] UsersMax=, ProcessesPerUserMax=, ThreadsPerUserMax= for a new
  * grant (an update of a grant counts nothing new). user: for the text. */

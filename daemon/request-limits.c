@@ -27,7 +27,7 @@ static int grant_limit(Request *r, const PolicyGrant *g, const PolicyRlimit *l,
 
 	if (policy_grant_rlimit(g, l->resource, &want) < 0)
 		return 0;
-	k = proc_get_limit(r->d->grants->proc, r->pid, l->proc_name, &soft, &hard);
+	k = proc_get_limit(r->d->args.proc, r->pid, l->proc_name, &soft, &hard);
 	if (k < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "could not read the limits of process %d: %s", (int)r->pid,

@@ -14,7 +14,7 @@
 #include "bus.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "polkit.h"
 #include "request-check.h"
 #include "request-limits.h"
@@ -126,7 +126,7 @@ static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdat
 	request_run(r, r->resume);
 }
 
-/* The owner's user and groups are not known yet (policy-cache.h): r waits
+/* The owner's user and groups are not known yet (daemon-policy.h): r waits
  * for the resolver, as it waits for polkit, and step carries on; the
  * checks of the target are then stale (r->waited). */
 static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), bool *ret_pending)
@@ -149,8 +149,7 @@ static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), 
 /* The grant, after the checks and polkit. */
 static int step_grant(Request *r, bool *ret_pending)
 {
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
 	int k;
 
 	/* After polkit or a lookup the world may have moved on: check the
@@ -162,7 +161,7 @@ static int step_grant(Request *r, bool *ret_pending)
 		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
 	if (k != 0)
 		return k;
-	k = request_check_policy(r, &g, &user);
+	k = request_check_policy(r, &e);
 	if (k == -EINPROGRESS)
 		return request_park(r, step_grant, ret_pending);
 	/* The limits again, right before the grant: requests of a burst that
@@ -171,26 +170,26 @@ static int step_grant(Request *r, bool *ret_pending)
 	 * are one: no burst ends above ThreadsPerUserMax=, ProcessesPerUserMax=
 	 * or UsersMax=. */
 	if (k == 0)
-		k = request_check_limits(r, user);
+		k = request_check_limits(r, e.user);
 	if (k != 0)
 		return k;
 	if (r->type == REQUEST_LIMITS)
-		return request_grant_limits(r, g, user);
-	return request_grant_sched(r, g, user);
+		return request_grant_limits(r, &e.grant, e.user);
+	return request_grant_sched(r, &e.grant, e.user);
 }
 
 static void on_polkit(int k, void *userdata)
 {
 	Request *r = userdata;
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const char *user = "?";
 
 	if (k > 0) {
 		request_run(r, step_grant);
 		return;
 	}
-	if (daemon_policy_eval(r->d, r->owner, &g, &user) < 0)
-		user = "?";
+	if (daemon_policy_eval(r->d, r->owner, &e) >= 0)
+		user = e.user;
 	if (k == 0)
 		k = request_error(r, REQUEST_E_PERMISSION_DENIED,
 				  "polkit did not authorize %s for user %s (no [User] or [Group] "
@@ -210,24 +209,23 @@ static void on_polkit(int k, void *userdata)
 static int step_user(Request *r, bool *ret_pending)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
 	int k;
 
 	k = request_recheck(r);
 	if (k == 0)
-		k = request_check_policy(r, &g, &user);
+		k = request_check_policy(r, &e);
 	if (k == -EINPROGRESS)
 		return request_park(r, step_user, ret_pending);
 	if (k == 0)
-		k = request_check_limits(r, user);
+		k = request_check_limits(r, e.user);
 	if (k == 0)
 		k = request_check_rate(r);
 	if (k != 0)
 		return k;
 
 	/* root callers and root-owned targets need no polkit */
-	if (r->uid == 0 || r->owner == 0 || !policy_grant_needs_polkit(g, pd))
+	if (r->uid == 0 || r->owner == 0 || !policy_grant_needs_polkit(&e.grant, pd))
 		return step_grant(r, ret_pending);
 	/* set before: from here on, on_polkit() may carry on at any time */
 	r->waited = true;

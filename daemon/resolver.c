@@ -4,44 +4,16 @@
  * resolver.h.
  *
  * Two halves. The loop owns the cache (Entry, one per uid, with the waits
- * on it) and never locks it. The Pool is what the loop shares with the
- * workers, under one mutex: the queue of jobs, the list of jobs done, and
- * the eventfd that wakes the loop. The Pool is reference-counted (the loop
- * and each worker), because a worker stuck in NSS may outlive the
- * Resolver: it frees the Pool when it finally ends, if it is the last.
+ * on it) and never locks it. The worker threads and what the loop shares
+ * with them are the ResolverPool (resolver-pool.c).
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "log.h"
+#include "resolver-pool.h"
 #include "resolver.h"
-
-/* One lookup: queued by the loop, run by a worker, handed back. */
-typedef struct Job {
-	uid_t uid;
-	uint64_t gen; /* the resolver's generation when it was queued */
-	int error;
-	PolicyUser *user;
-	struct Job *next;
-} Job;
-
-typedef struct Pool {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned refs; /* the loop's, and one per worker */
-	bool quit;
-	resolver_lookup_t lookup;
-	unsigned n_threads, n_idle;
-	Job *queue, **queue_tail;
-	size_t n_queued;
-	Job *done, **done_tail;
-	int efd;
-} Pool;
 
 typedef struct Wait Wait;
 
@@ -64,7 +36,7 @@ typedef struct Entry {
 	uint64_t expires_usec; /* ENTRY_DONE */
 	bool stale;	       /* ENTRY_PENDING: the lookup outlasted a stale wait */
 	bool outage;	       /* the last good answer was served: logged once */
-	Job *job;	       /* ENTRY_PENDING: the job in flight (the worker's) */
+	ResolverJob *job;      /* ENTRY_PENDING: the job in flight (the worker's) */
 	Wait *waits;
 	unsigned busy; /* its waits are being answered: not to be reused */
 	int giving;    /* busy: what they are answered with */
@@ -85,7 +57,7 @@ struct Wait {
 struct Resolver {
 	sd_event *event;
 	sd_event_source *io;
-	Pool *pool;
+	ResolverPool *pool;
 	ResolverSettings settings;
 	uint64_t gen;
 	unsigned n_lookups;
@@ -93,108 +65,10 @@ struct Resolver {
 	Entry entries[RESOLVER_CACHE_SIZE];
 };
 
-static void job_free(Job *j)
-{
-	if (!j)
-		return;
-	policy_user_free(j->user);
-	free(j);
-}
-
-static void pool_unref(Pool *p)
-{
-	bool last;
-
-	pthread_mutex_lock(&p->lock);
-	last = --p->refs == 0;
-	pthread_mutex_unlock(&p->lock);
-	if (!last)
-		return;
-	for (Job *j = p->queue, *n; j; j = n) {
-		n = j->next;
-		job_free(j);
-	}
-	for (Job *j = p->done, *n; j; j = n) {
-		n = j->next;
-		job_free(j);
-	}
-	safe_close(p->efd);
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
-}
-
-static void *worker_main(void *userdata)
-{
-	Pool *p = userdata;
-
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		Job *j;
-
-		while (!p->quit && !p->queue) {
-			p->n_idle++;
-			pthread_cond_wait(&p->cond, &p->lock);
-			p->n_idle--;
-		}
-		if (p->quit)
-			break;
-		j = p->queue;
-		p->queue = j->next;
-		if (!p->queue)
-			p->queue_tail = &p->queue;
-		p->n_queued--;
-		pthread_mutex_unlock(&p->lock);
-
-		j->next = NULL;
-		j->error = p->lookup(j->uid, &j->user);
-
-		pthread_mutex_lock(&p->lock);
-		*p->done_tail = j;
-		p->done_tail = &j->next;
-		/* a full counter (never, in practice) still wakes the loop */
-		(void)eventfd_write(p->efd, 1);
-	}
-	p->n_threads--;
-	pthread_mutex_unlock(&p->lock);
-	pool_unref(p);
-	return NULL;
-}
-
-/* Queues j, and starts a worker when there are more jobs than idle
- * workers and room for one. Called with the lock held. */
-static void pool_queue_locked(Pool *p, Job *j, unsigned threads_max)
-{
-	j->next = NULL;
-	*p->queue_tail = j;
-	p->queue_tail = &j->next;
-	p->n_queued++;
-	if (p->n_queued > p->n_idle && p->n_threads < threads_max) {
-		pthread_attr_t attr;
-		sigset_t all, old;
-		pthread_t t;
-
-		/* signals stay the loop's (signalfd): the worker blocks them all */
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		if (pthread_attr_init(&attr) == 0) {
-			(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			p->refs++;
-			if (pthread_create(&t, &attr, worker_main, p) == 0)
-				p->n_threads++;
-			else
-				p->refs--; /* the queued job waits for a running worker */
-			pthread_attr_destroy(&attr);
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	pthread_cond_signal(&p->cond);
-}
-
 /* Queues a lookup of e's uid; e is ENTRY_PENDING with it. */
 static int entry_start(Resolver *r, Entry *e)
 {
-	Job *j = calloc(1, sizeof(*j));
+	ResolverJob *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return -ENOMEM;
@@ -204,9 +78,7 @@ static int entry_start(Resolver *r, Entry *e)
 	e->job = j;
 	e->stale = false; /* the new lookup gets its stale wait */
 	r->n_lookups++;
-	pthread_mutex_lock(&r->pool->lock);
-	pool_queue_locked(r->pool, j, r->settings.threads_max);
-	pthread_mutex_unlock(&r->pool->lock);
+	resolver_pool_queue(r->pool, j, r->settings.threads_max);
 	return 0;
 }
 
@@ -359,7 +231,7 @@ static void entry_retry(Resolver *r, Entry *e)
  * An answer (the user, or no such user) replaces the last; a failure does
  * not: the last good answer stands in while it may (stale), else the
  * failure is the waits' answer and is not cached. */
-static void resolver_job_done(Resolver *r, Job *j)
+static void resolver_job_done(Resolver *r, ResolverJob *j)
 {
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	Entry *e = NULL;
@@ -371,7 +243,7 @@ static void resolver_job_done(Resolver *r, Job *j)
 			break;
 		}
 	if (!e) {
-		job_free(j);
+		resolver_job_free(j);
 		return;
 	}
 	e->job = NULL;
@@ -379,7 +251,7 @@ static void resolver_job_done(Resolver *r, Job *j)
 	if (error == 0 || error == -ESRCH)
 		entry_outage_end(r, e, true);
 	if (j->gen != r->gen) {
-		job_free(j);
+		resolver_job_free(j);
 		entry_retry(r, e);
 		return;
 	}
@@ -392,11 +264,11 @@ static void resolver_job_done(Resolver *r, Job *j)
 		e->error = error;
 		e->read_usec = now;
 		e->expires_usec = now + r->settings.lifetime_usec;
-		job_free(j);
+		resolver_job_free(j);
 		entry_answer(e, error);
 		return;
 	}
-	job_free(j);
+	resolver_job_free(j);
 	if (entry_stale_ok(r, e, now)) {
 		entry_outage(r, e, error, now);
 		/* NSS is asked again after the lifetime, not at each request */
@@ -418,18 +290,10 @@ static void resolver_job_done(Resolver *r, Job *j)
 static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Resolver *r = userdata;
-	Pool *p = r->pool;
-	eventfd_t v;
-	Job *done;
+	ResolverJob *done = resolver_pool_take_done(r->pool);
 
-	(void)eventfd_read(fd, &v);
-	pthread_mutex_lock(&p->lock);
-	done = p->done;
-	p->done = NULL;
-	p->done_tail = &p->done;
-	pthread_mutex_unlock(&p->lock);
 	while (done) {
-		Job *j = done;
+		ResolverJob *j = done;
 
 		done = j->next;
 		resolver_job_done(r, j);
@@ -507,7 +371,6 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 {
 	_cleanup_(resolver_freep) Resolver *r = NULL;
-	Pool *p;
 	int k;
 
 	r = calloc(1, sizeof(*r));
@@ -528,21 +391,10 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 	if (r->settings.stale_max_usec == 0)
 		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
 	r->event = sd_event_ref(e);
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	p->refs = 1;
-	p->lookup = r->settings.lookup;
-	p->queue_tail = &p->queue;
-	p->done_tail = &p->done;
-	p->efd = -EBADF;
-	r->pool = p;
-	p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->efd < 0)
-		return -errno;
-	k = sd_event_add_io(e, &r->io, p->efd, EPOLLIN, on_eventfd, r);
+	k = resolver_pool_new(r->settings.lookup, &r->pool);
+	if (k < 0)
+		return k;
+	k = sd_event_add_io(e, &r->io, resolver_pool_fd(r->pool), EPOLLIN, on_eventfd, r);
 	if (k < 0)
 		return k;
 	*ret = TAKE_PTR(r);
@@ -558,18 +410,13 @@ Resolver *resolver_free(Resolver *r)
 
 		while (e->waits)
 			wait_free(wait_unlink(e->waits), false);
-		/* a job in flight is the worker's; it is freed with the Pool */
+		/* a job in flight is the worker's; it is freed with the pool */
 		e->job = NULL;
 		entry_clear(e);
 	}
 	sd_event_source_disable_unref(r->io);
-	if (r->pool) {
-		pthread_mutex_lock(&r->pool->lock);
-		r->pool->quit = true;
-		pthread_cond_broadcast(&r->pool->cond);
-		pthread_mutex_unlock(&r->pool->lock);
-		pool_unref(r->pool);
-	}
+	if (r->pool)
+		resolver_pool_quit(r->pool);
 	sd_event_unref(r->event);
 	return mfree(r);
 }
@@ -686,10 +533,5 @@ unsigned resolver_n_lookups(Resolver *r)
 
 unsigned resolver_n_threads(Resolver *r)
 {
-	unsigned n;
-
-	pthread_mutex_lock(&r->pool->lock);
-	n = r->pool->n_threads;
-	pthread_mutex_unlock(&r->pool->lock);
-	return n;
+	return resolver_pool_n_threads(r->pool);
 }

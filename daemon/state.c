@@ -146,11 +146,11 @@ static int adopt_line(Daemon *d, const char *line)
 		if (tidfd < 0)
 			tidfd = -EBADF; /* an older kernel: start times tell */
 	}
-	if (procfs_start_time(d->grants->proc, pid, 0, &st) < 0 || st != pid_start ||
-	    procfs_start_time(d->grants->proc, pid, tid, &st) < 0 || st != tid_start ||
+	if (procfs_start_time(d->args.proc, pid, 0, &st) < 0 || st != pid_start ||
+	    procfs_start_time(d->args.proc, pid, tid, &st) < 0 || st != tid_start ||
 	    pidfd_alive(fd) < 0 || (tidfd >= 0 && pidfd_alive(tidfd) < 0))
 		return -ESRCH;
-	if (proc_get_uids(d->grants->proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
+	if (proc_get_uids(d->args.proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
 		/* The same thread, but it belongs to someone else now: no policy
 		 * ever allowed that owner this grant. */
 		(void)sched_restore(tid, kind, &before);

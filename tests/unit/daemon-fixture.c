@@ -11,10 +11,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "creds.h"
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
 #include "resolver.h"
+#include "user-rates.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
 
@@ -117,8 +119,11 @@ void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
 	/* the policy the test wrote, and nothing from the machine's */
 	d->args.vendor_conf = fixture_conf;
 	d->args.admin_conf = d->args.vendor_conf_dir = d->args.admin_conf_dir = "";
+	/* the fake /proc, whose tasks no pidfd speaks for */
+	d->args.proc = fixture_proc;
 	d->hooks = hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
+	ck_assert_int_eq(creds_cache_new(&d->creds), 0);
 	/* no event: no exit watches, the fake /proc decides */
 	ck_assert_int_eq(grant_table_new(NULL, fixture_proc, manager_grants_changed, d, &d->grants),
 			 0);
@@ -133,7 +138,8 @@ void fixture_daemon_fini(Daemon *d)
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
-	free(d->rates);
+	d->rates = user_rates_free(d->rates);
+	d->creds = creds_cache_free(d->creds);
 }
 
 void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)

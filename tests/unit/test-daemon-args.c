@@ -36,6 +36,8 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(a.vendor_conf);
 	ck_assert_ptr_null(a.admin_conf_dir);
 	ck_assert_str_eq(a.state_dir, "/run/realtime");
+	ck_assert_str_eq(a.proc, "/proc");
+	ck_assert(a.use_pidfds);
 }
 END_TEST
 

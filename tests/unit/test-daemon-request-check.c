@@ -23,8 +23,9 @@
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request-check.h"
+#include "user-rates.h"
 
 /* The daemon on the fake /proc with this policy. */
 static void daemon_init(Daemon *d, const char *policy)
@@ -120,49 +121,50 @@ END_TEST
 
 START_TEST(test_policy)
 {
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const PolicyGrant *g = &e.grant;
+	const char *user = e.user;
 	Daemon d;
 	Request r;
 
 	daemon_init(&d, "[Default]\nRealtimePriority=20\nPolicies=rr\nNice=-5\n");
 	r = request(&d, getuid(), getpid(), getpid());
 	r.owner = getuid();
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 	ck_assert_int_eq(g->realtime_priority, 20);
 	ck_assert_ptr_nonnull(user);
 
 	r.value = 21;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	ck_assert_msg(strstr(r.why, "priority 21") && strstr(r.why, fixture_conf), "%s", r.why);
 	r.kind = GRANT_FIFO;
 	r.value = 10;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	r.kind = GRANT_NICE;
 	r.value = -6;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	r.value = -5;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 	/* no policy allows priority 0 */
 	r.kind = GRANT_RR;
 	r.value = 0;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_INVALID_ARGS);
+	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_INVALID_ARGS);
 
 	/* rtkit's realtime calls get rr where policy allows no fifo */
 	r.kind = GRANT_FIFO;
 	r.compat_rt = true;
 	r.value = 10;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 	ck_assert_int_eq(r.kind, GRANT_RR);
 
 	/* GrantLimits needs only the policy */
 	r = request(&d, getuid(), getpid(), getpid());
 	r.type = REQUEST_LIMITS;
 	r.value = 99;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 
 	r.owner = 4000000000u;
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), REQUEST_E_POLICY_DENIED);
+	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	ck_assert_str_eq(r.why, "uid 4000000000 is not a known user");
 	fixture_daemon_fini(&d);
 }

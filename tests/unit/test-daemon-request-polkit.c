@@ -29,6 +29,7 @@
 
 #include "bus-names.h"
 #include "check-main.h"
+#include "creds.h"
 #include "daemon-fixture.h"
 #include "polkit.h"
 #include "request.h"
@@ -231,7 +232,7 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 	fixture_daemon_init(&d, NULL);
 	bus_init(&d);
 	/* the caller, as the bus named it, and its process and threads */
-	d.creds[0] = (CredsEntry){ .sender = strdup(SENDER), .uid = pw->pw_uid, .pid = self };
+	ck_assert_int_eq(creds_cache_put(d.creds, SENDER, pw->pw_uid, self), 0);
 	fixture_task(self, 0, pw->pw_uid, pw->pw_uid, pw->pw_uid, ST);
 	for (int i = 0; i < N_REQUESTS; i++) {
 		sleeper_start(&s[i]);
@@ -268,7 +269,6 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 
 	for (int i = 0; i < N_REQUESTS; i++)
 		close(s[i].pipe[1]);
-	free(d.creds[0].sender);
 	bus_fini(&d);
 	fixture_daemon_fini(&d);
 }

@@ -27,7 +27,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "pidfd.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "request-check.h"
 #include "request-sched.h"
 
@@ -82,8 +82,9 @@ static void on_fired(const CanaryReport *report, void *userdata)
 /* Grants RR 1 to s's thread as its owner would ask, and returns the answer. */
 static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 {
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const PolicyGrant *g = &e.grant;
+	const char *user = e.user;
 
 	*r = (Request){ .d = d,
 			.type = REQUEST_SCHED,
@@ -95,7 +96,7 @@ static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 			.tid = s->tid,
 			.pidfd = -EBADF };
 	ck_assert_msg(request_pin(r) == 0, "pin: %s", r->why);
-	ck_assert_int_eq(request_check_policy(r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(r, &e), 0);
 	return request_grant_sched(r, g, user);
 }
 
@@ -184,8 +185,9 @@ END_TEST
 START_TEST(test_recheck_after_wait)
 {
 	const struct passwd *pw = getpwnam("nobody");
-	const PolicyGrant *g;
-	const char *user;
+	PolicyEval e;
+	const PolicyGrant *g = &e.grant;
+	const char *user = e.user;
 	Sleeper s = {};
 	Daemon d;
 	Request r;
@@ -211,7 +213,7 @@ START_TEST(test_recheck_after_wait)
 		       .tid = s.tid,
 		       .pidfd = -EBADF };
 	ck_assert_int_eq(request_pin(&r), 0);
-	ck_assert_int_eq(request_check_policy(&r, &g, &user), 0);
+	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 
 	/* The thread takes another uid after the pin. Without a wait the
 	 * pin's answer stands: the fake /proc is not read again. */

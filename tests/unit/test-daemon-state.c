@@ -51,6 +51,7 @@ static void daemon_init(Daemon *d)
 
 	memset(d, 0, sizeof(*d));
 	d->args.state_dir = dir;
+	d->args.proc = "/proc";
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(grant_table_new(d->event, "/proc", NULL, NULL, &d->grants), 0);
 	/* the policy adoption decides by: whoever runs the test may hold nice 0 */

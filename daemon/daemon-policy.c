@@ -6,7 +6,8 @@
  * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
  * group is seen within seconds; a reload asks again at once; while NSS
  * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
- * at most), and the per-user rate limit.
+ * at most), and the per-user rate limits under its [Daemon] settings (the
+ * table of rates: user-rates.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@
 #include <string.h>
 
 #include "log.h"
-#include "policy-cache.h"
+#include "daemon-policy.h"
 #include "resolver.h"
+#include "user-rates.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
@@ -63,26 +65,22 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 	return 0;
 }
 
-int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, const PolicyGrant **ret_grant,
-			    const char **ret_user)
+int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret)
 {
-	PolicyEval *e = &d->policy_eval;
 	int r;
 
-	r = policy_eval_for_user(d->policy, u, &e->grant);
+	r = policy_eval_for_user(d->policy, u, &ret->grant);
 	if (r < 0)
 		return r;
 	/* a long name is cut between characters, not inside one */
 	if (u->name)
-		utf8_snprintf(e->user, sizeof(e->user), "%s", u->name);
+		utf8_snprintf(ret->user, sizeof(ret->user), "%s", u->name);
 	else
-		snprintf(e->user, sizeof(e->user), "#%u", (unsigned)u->uid);
-	*ret_grant = &e->grant;
-	*ret_user = e->user;
+		snprintf(ret->user, sizeof(ret->user), "#%u", (unsigned)u->uid);
 	return 0;
 }
 
-int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user)
+int daemon_policy_eval(Daemon *d, uid_t uid, PolicyEval *ret)
 {
 	_cleanup_(policy_user_freep) PolicyUser *owned = NULL;
 	const PolicyUser *u;
@@ -99,7 +97,7 @@ int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, cons
 	}
 	if (r < 0)
 		return r;
-	return daemon_policy_eval_user(d, u, ret_grant, ret_user);
+	return daemon_policy_eval_user(d, u, ret);
 }
 
 int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdata,
@@ -128,53 +126,24 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 	return buf;
 }
 
-/* Counts one event of uid in the table's entries of kind manage, at most
- * max users of that kind. */
-static bool user_ratelimit(Daemon *d, uid_t uid, bool manage, size_t max)
+/* Counts one event of uid's kind under [Daemon] BurstSec= and
+ * ActionsPerBurst=; the table is made at the first event. */
+static bool user_ratelimit(Daemon *d, uid_t uid, UserRateKind kind)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	UserRate *u = NULL;
-	size_t n_kind = 0;
 
-	for (size_t i = 0; i < d->n_rates; i++)
-		if (d->rates[i].uid == uid && d->rates[i].manage == manage) {
-			u = &d->rates[i];
-			break;
-		}
-	if (!u) {
-		/* Forget idle users first; the table stays bounded. */
-		size_t j = 0;
-
-		for (size_t i = 0; i < d->n_rates; i++)
-			if (!ratelimit_idle(&d->rates[i].rl, now)) {
-				d->rates[j++] = d->rates[i];
-				n_kind += d->rates[i].manage == manage;
-			}
-		d->n_rates = j;
-		if (n_kind >= max)
-			return false;
-		if (d->n_rates % 16 == 0) {
-			UserRate *n = realloc(d->rates, (d->n_rates + 16) * sizeof(*n));
-
-			if (!n)
-				return false;
-			d->rates = n;
-		}
-		u = &d->rates[d->n_rates++];
-		*u = (UserRate){ .uid = uid, .manage = manage };
-	}
-	u->rl.interval_usec = pd->burst_usec;
-	u->rl.burst = pd->actions_per_burst;
-	return ratelimit_below(&u->rl, now);
+	if (!d->rates && user_rates_new(&d->rates) < 0)
+		return false;
+	return user_rates_count(d->rates, uid, kind, pd->burst_usec, pd->actions_per_burst,
+				now_usec(CLOCK_MONOTONIC));
 }
 
 bool daemon_user_ratelimit(Daemon *d, uid_t uid)
 {
-	return user_ratelimit(d, uid, false, USER_LIMITS_MAX);
+	return user_ratelimit(d, uid, USER_RATE_GRANT);
 }
 
 bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
 {
-	return user_ratelimit(d, uid, true, MANAGE_LIMITS_MAX);
+	return user_ratelimit(d, uid, USER_RATE_MANAGE);
 }

@@ -17,15 +17,21 @@
  * file is not taken: the last good one stays, *ret_error says why. At start
  * the good files are used and the broken ones logged. */
 int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
-/* The grant policy gives uid, and the user's name for messages; both stay
- * valid until the next evaluation. Never blocks: -EINPROGRESS when the
- * resolver does not know uid yet (daemon_policy_wait(), then call again),
- * -ESRCH for a uid that is no known user. */
-int daemon_policy_eval(Daemon *d, uid_t uid, const PolicyGrant **ret_grant, const char **ret_user);
+/* One evaluation, in the caller's storage: each caller has its own, so
+ * one evaluation never overwrites another's answer. */
+typedef struct PolicyEval {
+	PolicyGrant grant;
+	char user[64]; /* the user's name for messages, or "#UID" */
+} PolicyEval;
+
+/* The grant policy gives uid, and the user's name, into *ret. Never
+ * blocks: -EINPROGRESS when the resolver does not know uid yet
+ * (daemon_policy_wait(), then call again), -ESRCH for a uid that is no
+ * known user. */
+int daemon_policy_eval(Daemon *d, uid_t uid, PolicyEval *ret);
 /* The same for a user at hand: a PolicyUser with only .uid set is the
  * user NSS could not resolve ([User #UID] and [Default] only). */
-int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, const PolicyGrant **ret_grant,
-			    const char **ret_user);
+int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret);
 /* resolver_wait() for uid: done runs from the loop when it is known, or
  * the lookup failed or timed out. -EOPNOTSUPP without a resolver. */
 int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdata,
@@ -34,7 +40,7 @@ int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdat
 const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size);
 /* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
 bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-/* The same for uid's manage calls (bus-manage.c), counted apart, in at
- * most MANAGE_LIMITS_MAX users' entries: a crowd of uids that makes them
- * cannot crowd out the users who ask for grants. */
+/* The same for uid's manage calls (bus-manage.c), counted apart
+ * (user-rates.h): a crowd of uids that makes them cannot crowd out the
+ * users who ask for grants. */
 bool daemon_manage_ratelimit(Daemon *d, uid_t uid);

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The names of an enum's values, kept in an array indexed by the value. */
+#pragma once
+
+#include <stddef.h>
+
+/* table[i], the name of value i of an enum whose n values table names;
+ * NULL when i is not one of them. */
+static inline const char *string_table_lookup(const char *const *table, size_t n, int i)
+{
+	return i >= 0 && (size_t)i < n ? table[i] : NULL;
+}

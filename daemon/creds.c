@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The callers' credentials, cached; see creds.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "creds.h"
+#include "macro.h"
+
+typedef struct CredsEntry {
+	char *sender; /* unique name; NULL: a free entry */
+	uid_t uid;
+	pid_t pid;
+	uint64_t used;
+} CredsEntry;
+
+struct CredsCache {
+	CredsEntry entries[CREDS_CACHE_SIZE];
+	uint64_t clock;
+};
+
+int creds_cache_new(CredsCache **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : -ENOMEM;
+}
+
+CredsCache *creds_cache_free(CredsCache *c)
+{
+	if (c)
+		for (size_t i = 0; i < CREDS_CACHE_SIZE; i++)
+			free(c->entries[i].sender);
+	free(c);
+	return NULL;
+}
+
+int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *ret_pid)
+{
+	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+		CredsEntry *e = &c->entries[i];
+
+		if (e->sender && streq(e->sender, sender)) {
+			e->used = ++c->clock;
+			*ret_uid = e->uid;
+			*ret_pid = e->pid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid)
+{
+	CredsEntry *victim = &c->entries[0];
+
+	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+		CredsEntry *e = &c->entries[i];
+
+		if (!e->sender || e->used < victim->used)
+			victim = e;
+	}
+	free(victim->sender);
+	victim->sender = strdup(sender);
+	if (!victim->sender)
+		return -ENOMEM;
+	victim->uid = uid;
+	victim->pid = pid;
+	victim->used = ++c->clock;
+	return 0;
+}
