@@ -19,6 +19,7 @@
 #include "request-check.h"
 #include "request-limits.h"
 #include "request-sched.h"
+#include "user-wait.h"
 #include "utf8.h"
 
 static const char *const native_errors[_REQUEST_E_MAX] = {
@@ -110,13 +111,14 @@ static void request_finish(Request *r, int code)
 
 static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending));
 
-static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+/* The owner's lookup ended (user-wait.h). */
+static void on_owner_resolved(int error, uid_t uid, void *userdata)
 {
 	Request *r = userdata;
 	char text[256];
 
-	/* -ESRCH is an answer: the checks say "not a known user" */
-	if (error < 0 && error != -ESRCH) {
+	/* never -ESRCH, an answer: the checks say "not a known user" */
+	if (error < 0) {
 		log_id(LOG_WARNING, LOG_ID_REFUSAL, "Request of uid %u (pid %d): %s",
 		       (unsigned)r->uid, (int)r->caller_pid,
 		       daemon_resolve_error(uid, error, text, sizeof(text)));
@@ -125,6 +127,9 @@ static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdat
 	}
 	request_run(r, r->resume);
 }
+
+static const UserWaitOps owner_wait = { .done = on_owner_resolved,
+					.free_userdata = request_free_void };
 
 /* The owner's user and groups are not known yet (policy-cache.h): r waits
  * for the resolver, as it waits for polkit, and step carries on; the
@@ -136,7 +141,7 @@ static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), 
 
 	r->resume = step;
 	r->waited = true;
-	k = daemon_policy_wait(r->d, r->owner, on_resolved, r, request_free_void);
+	k = user_wait_one(r->d, r->owner, &owner_wait, r);
 	if (k >= 0) {
 		*ret_pending = true;
 		return 0;
