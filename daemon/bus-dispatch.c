@@ -174,20 +174,21 @@ void bus_parked_call_free(void *p)
 	free(call);
 }
 
-bool bus_reply_open_array(DBusMessage *m, const char *sig, DBusMessage **ret_reply,
+bool bus_reply_open_array(Daemon *d, DBusMessage *m, const char *sig, DBusMessage **ret_reply,
 			  DBusMessageIter *ret_it, DBusMessageIter *ret_arr)
 {
 	DBusMessage *reply = dbus_message_new_method_return(m);
 
-	if (!reply)
-		return false;
-	dbus_message_iter_init_append(reply, ret_it);
-	if (!dbus_message_iter_open_container(ret_it, DBUS_TYPE_ARRAY, sig, ret_arr)) {
+	if (reply) {
+		dbus_message_iter_init_append(reply, ret_it);
+		if (dbus_message_iter_open_container(ret_it, DBUS_TYPE_ARRAY, sig, ret_arr)) {
+			*ret_reply = reply;
+			return true;
+		}
 		dbus_message_unref(reply);
-		return false;
 	}
-	*ret_reply = reply;
-	return true;
+	bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+	return false;
 }
 
 void bus_reply_close_array(Daemon *d, DBusMessage *m, DBusMessage *reply, DBusMessageIter *it,

@@ -99,8 +99,8 @@ BusParkedCall *bus_parked_call_new(Daemon *d, DBusMessage *m, const BusObject *o
 void bus_parked_call_free(void *p);
 
 /* A method return to m with an array of element signature sig opened in
- * it: false without memory. */
-bool bus_reply_open_array(DBusMessage *m, const char *sig, DBusMessage **ret_reply,
+ * it; false without memory, and m is answered NoMemory. */
+bool bus_reply_open_array(Daemon *d, DBusMessage *m, const char *sig, DBusMessage **ret_reply,
 			  DBusMessageIter *ret_it, DBusMessageIter *ret_arr);
 /* Closes arr and sends reply when built (everything appended), else answers
  * NoMemory; unrefs reply. */

@@ -171,10 +171,8 @@ static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 		return;
 	}
 	g = *pg;
-	if (!bus_reply_open_array(m, "{s(ss)}", &reply, &it, &dict)) {
-		bus_reply_error(c, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+	if (!bus_reply_open_array(d, m, "{s(ss)}", &reply, &it, &dict))
 		return;
-	}
 	for (int k = 0; k < _POLICY_KEY_MAX && built; k++) {
 		char value[256] = "", where[300] = "";
 		const char *key = policy_key_to_string(k);
@@ -242,10 +240,8 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 	grant_table_prune(d->grants, only);
 	if (may_wait && grants_wait_users(d, m, only))
 		return;
-	if (!bus_reply_open_array(m, "(ttusssit)", &reply, &it, &arr)) {
-		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+	if (!bus_reply_open_array(d, m, "(ttusssit)", &reply, &it, &arr))
 		return;
-	}
 	GRANT_TABLE_FOREACH(p, g, d->grants) {
 		uint64_t pid = p->pid, tid = g->tid, since = g->since_usec;
 		uint32_t uid = p->uid;
@@ -307,9 +303,8 @@ static void method_list_irq_threads(Daemon *d, DBusMessage *m, const BusObject *
 				"Could not list IRQ threads: %s", strerror(-r));
 		return;
 	}
-	if (!bus_reply_open_array(m, "(ustsi)", &reply, &it, &arr)) {
+	if (!bus_reply_open_array(d, m, "(ustsi)", &reply, &it, &arr)) {
 		procfs_irq_threads_free(threads, n);
-		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 		return;
 	}
 	for (size_t i = 0; i < n && built; i++) {

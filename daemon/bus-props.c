@@ -157,10 +157,8 @@ static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 		return;
 	}
 	if (!name) {
-		if (!bus_reply_open_array(m, "{sv}", &reply, &it, &arr)) {
-			bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+		if (!bus_reply_open_array(d, m, "{sv}", &reply, &it, &arr))
 			return;
-		}
 		for (size_t i = 0; i < n && built; i++)
 			built = append_property(&arr, &p, property_names[i], true);
 		bus_reply_close_array(d, m, TAKE_PTR(reply), &it, &arr, built);
