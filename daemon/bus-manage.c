@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-dispatch.h"
 #include "bus-manage.h"
 #include "bus.h"
 #include "daemon-policy.h"
@@ -23,22 +24,6 @@
 #include "request.h"
 
 #define MANAGE_ACTION "org.realtimed.manage"
-
-typedef struct ManageCall {
-	Daemon *d;
-	DBusMessage *m;
-	uid_t uid;
-	const char *what;
-	bus_manage_fn run;
-} ManageCall;
-
-static void manage_call_free(void *p)
-{
-	ManageCall *mc = p;
-
-	dbus_message_unref(mc->m);
-	free(mc);
-}
 
 static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid, int r)
 {
@@ -70,32 +55,27 @@ static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid
 
 static void on_manage_polkit(int r, void *userdata)
 {
-	ManageCall *mc = userdata;
+	BusParkedCall *mc = userdata;
 
 	if (r > 0)
-		mc->run(mc->d, mc->m);
+		mc->method->run(mc->d, mc->m, mc->o);
 	else
-		manage_refuse(mc->d, mc->m, mc->what, mc->uid, r);
-	manage_call_free(mc);
+		manage_refuse(mc->d, mc->m, mc->method->what, mc->uid, r);
+	bus_parked_call_free(mc);
 }
 
-void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manage_fn run)
+void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const BusMethod *method)
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	const char *sender = dbus_message_get_sender(m);
-	ManageCall *mc;
+	BusParkedCall *mc;
 	uid_t uid;
-	pid_t pid;
 	int r;
 
-	r = bus_get_creds(d, m, &uid, &pid);
-	if (r < 0) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
-				"Could not get the caller's credentials: %s", strerror(-r));
+	if (bus_get_caller_uid(d, m, &uid) < 0)
 		return;
-	}
 	if (uid == 0) {
-		run(d, m);
+		method->run(d, m, o);
 		return;
 	}
 	if (!daemon_manage_ratelimit(d, uid)) {
@@ -107,23 +87,20 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manag
 				(unsigned long long)(pd->burst_usec / 1000000));
 		return;
 	}
-	mc = calloc(1, sizeof(*mc));
+	mc = bus_parked_call_new(d, m, o, method, uid);
 	if (!mc) {
 		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
 				"Out of memory");
 		return;
 	}
-	*mc = (ManageCall){
-		.d = d, .m = dbus_message_ref(m), .uid = uid, .what = what, .run = run
-	};
 	r = polkit_check_bus_name(d->polkit, MANAGE_ACTION, sender ? sender : "", uid,
 				  dbus_message_get_allow_interactive_authorization(m),
-				  on_manage_polkit, mc, manage_call_free);
+				  on_manage_polkit, mc, bus_parked_call_free);
 	if (r == 0)
 		return; /* on_manage_polkit() carries on */
 	if (r == 1)
-		run(d, m);
+		method->run(d, m, o);
 	else
-		manage_refuse(d, m, what, uid, r == 2 ? 0 : r);
-	manage_call_free(mc);
+		manage_refuse(d, m, method->what, uid, r == 2 ? 0 : r);
+	bus_parked_call_free(mc);
 }

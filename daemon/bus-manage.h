@@ -7,13 +7,13 @@
 
 #include <dbus/dbus.h>
 
+#include "bus-dispatch.h"
 #include "daemon.h"
 
-/* Runs run(d, m) when the sender of m is root or polkit grants its
- * connection org.realtimed.manage (asynchronously; interactively when m
- * allows it); else replies PermissionDenied saying that what (a static
- * string, "Reloading the policy") needs it, or RateLimited when the
- * sender's uid made ActionsPerBurst= manage calls within BurstSec= or
- * holds its share of polkit's manage slots (polkit.h). */
-typedef void (*bus_manage_fn)(Daemon *d, DBusMessage *m);
-void bus_authorize_manage(Daemon *d, DBusMessage *m, const char *what, bus_manage_fn run);
+/* Runs method->run(d, m, o) when the sender of m is root or polkit grants
+ * its connection org.realtimed.manage (asynchronously; interactively when
+ * m allows it); else replies PermissionDenied saying that method->what
+ * ("Reloading the policy") needs it, or RateLimited when the sender's uid
+ * made ActionsPerBurst= manage calls within BurstSec= or holds its share
+ * of polkit's manage slots (polkit.h). For bus_dispatch(). */
+void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const BusMethod *method);

@@ -4,9 +4,10 @@
  * calling user's policy allows (a member of audio reads 95, not 20), so
  * PipeWire asks for its real priority instead of the default's. A caller
  * whose user is not known yet waits for the lookup (its message parked,
- * never the loop): a guess without its groups would be the default's. The native
- * interface also has Version, the running daemon's (realtimectl check tells
- * it from the installed package's: an upgrade not yet restarted).
+ * never the loop: user-wait.h): a guess without its groups would be the
+ * default's. The native interface also has Version, the running daemon's
+ * (realtimectl check tells it from the installed package's: an upgrade not
+ * yet restarted).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,11 +15,12 @@
 #include <string.h>
 
 #include "bus-props.h"
-#include "config.h"
 #include "bus.h"
+#include "config.h"
 #include "log.h"
 #include "manager.h"
 #include "daemon-policy.h"
+#include "user-wait.h"
 
 /* The three properties, evaluated for the calling user. */
 typedef struct CallerProperties {
@@ -86,131 +88,104 @@ static bool append_property(DBusMessageIter *it, const CallerProperties *p, cons
 static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
 					      "MinNiceLevel", "Version" };
 
-static size_t n_properties(BusFlavour f)
+static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o);
+
+/* A Get or GetAll that waited for the caller's user (user-wait.h). */
+static void on_properties_user(int error, uid_t uid, void *userdata)
 {
-	return f == FLAVOUR_NATIVE ? ELEMENTSOF(property_names) : ELEMENTSOF(property_names) - 1;
-}
-
-/* A Get or GetAll that waits for the caller's user (resolver.h): the
- * message is parked, the loop goes on, and it is answered when the lookup
- * ends. */
-typedef struct PropertiesWait {
-	Daemon *d;
-	DBusMessage *m;
-	const char *iface; /* a constant */
-	BusFlavour f;
-} PropertiesWait;
-
-static void properties_wait_free(void *userdata)
-{
-	PropertiesWait *w = userdata;
-
-	dbus_message_unref(w->m);
-	free(w);
-}
-
-static void on_properties_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
-{
-	PropertiesWait *w = userdata;
+	BusParkedCall *p = userdata;
 	char text[256];
 
-	if (error < 0 && error != -ESRCH)
-		bus_reply_error(w->d->bus, w->m, DBUS_ERROR_FAILED,
+	if (error < 0)
+		bus_reply_error(p->d->bus, p->m, DBUS_ERROR_FAILED,
 				"Could not evaluate the policy for the caller: %s",
 				daemon_resolve_error(uid, error, text, sizeof(text)));
 	else
-		(void)bus_properties_handle(w->d, w->d->bus, w->m, w->iface, w->f);
-	properties_wait_free(w);
+		properties_get(p->d, p->m, p->o);
+	bus_parked_call_free(p);
 }
 
-static void properties_park(Daemon *d, DBusMessage *m, uid_t uid, const char *iface, BusFlavour f)
-{
-	PropertiesWait *w = calloc(1, sizeof(*w));
-	char text[256];
-	int r = -ENOMEM;
+static const UserWaitOps properties_wait = { .done = on_properties_user,
+					     .free_userdata = bus_parked_call_free };
 
-	if (w) {
-		*w = (PropertiesWait){ .d = d, .m = dbus_message_ref(m), .iface = iface, .f = f };
-		r = daemon_policy_wait(d, uid, on_properties_resolved, w, properties_wait_free);
-		if (r >= 0)
-			return;
-		properties_wait_free(w);
-	}
+static void properties_park(Daemon *d, DBusMessage *m, const BusObject *o, uid_t uid)
+{
+	BusParkedCall *p = bus_parked_call_new(d, m, o, NULL, uid);
+	char text[256];
+	int r;
+
+	r = p ? user_wait_one(d, uid, &properties_wait, p) : -ENOMEM;
+	if (r >= 0)
+		return;
+	bus_parked_call_free(p);
 	bus_reply_error(d->bus, m, DBUS_ERROR_FAILED,
 			"Could not evaluate the policy for the caller: %s",
 			daemon_resolve_error(uid, r, text, sizeof(text)));
 }
 
-DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
-					const char *iface, BusFlavour f)
+/* Get (name) and GetAll (no name), answered for the caller. */
+static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *in_iface = NULL, *name = NULL;
+	size_t n = o->flavour == FLAVOUR_NATIVE ? ELEMENTSOF(property_names)
+						: ELEMENTSOF(property_names) - 1;
 	CallerProperties p;
 	uid_t uid = 0;
 	DBusMessageIter it, arr;
+	bool built = true;
 	int r;
 
-	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Set")) {
-		if (bus_check_signature(c, m, "ssv"))
-			bus_reply_error(c, m, DBUS_ERROR_PROPERTY_READ_ONLY,
-					"The properties are read-only");
-		return DBUS_HANDLER_RESULT_HANDLED;
-	}
-	if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "Get")) {
-		if (!bus_check_signature(c, m, "ss"))
-			return DBUS_HANDLER_RESULT_HANDLED;
-		dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &in_iface, DBUS_TYPE_STRING, &name,
-				      DBUS_TYPE_INVALID);
-	} else if (dbus_message_is_method_call(m, DBUS_INTERFACE_PROPERTIES, "GetAll")) {
-		if (!bus_check_signature(c, m, "s"))
-			return DBUS_HANDLER_RESULT_HANDLED;
-		dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &in_iface, DBUS_TYPE_INVALID);
-	} else
-		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
-
-	if (!streq(in_iface, iface) && !(name == NULL && isempty(in_iface))) {
-		bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface %s",
+	/* (s interface) or (s interface, s property) */
+	dbus_message_iter_init(m, &it);
+	dbus_message_iter_get_basic(&it, &in_iface);
+	if (dbus_message_iter_next(&it))
+		dbus_message_iter_get_basic(&it, &name);
+	if (!streq(in_iface, o->iface) && !(name == NULL && isempty(in_iface))) {
+		bus_reply_error(d->bus, m, DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface %s",
 				in_iface);
-		return DBUS_HANDLER_RESULT_HANDLED;
+		return;
 	}
 	r = bus_caller_properties(d, m, &p, &uid);
 	if (r == -EINPROGRESS) {
-		properties_park(d, m, uid, iface, f);
-		return DBUS_HANDLER_RESULT_HANDLED;
+		properties_park(d, m, o, uid);
+		return;
 	}
 	if (r < 0) {
-		bus_reply_error(c, m, DBUS_ERROR_FAILED,
+		bus_reply_error(d->bus, m, DBUS_ERROR_FAILED,
 				"Could not evaluate the policy for the caller: %s", strerror(-r));
-		return DBUS_HANDLER_RESULT_HANDLED;
+		return;
 	}
-	reply = dbus_message_new_method_return(m);
-	if (!reply)
-		return DBUS_HANDLER_RESULT_NEED_MEMORY;
-	dbus_message_iter_init_append(reply, &it);
-	if (name) {
-		bool known = false;
-
-		for (size_t i = 0; i < n_properties(f); i++)
-			known = known || streq(name, property_names[i]);
-		if (!known) {
-			bus_reply_error(c, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s",
-					name);
-			return DBUS_HANDLER_RESULT_HANDLED;
+	if (!name) {
+		if (!bus_reply_open_array(d, m, "{sv}", &reply, &it, &arr))
+			return;
+		for (size_t i = 0; i < n && built; i++)
+			built = append_property(&arr, &p, property_names[i], true);
+		bus_reply_close_array(d, m, TAKE_PTR(reply), &it, &arr, built);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (streq(name, property_names[i])) {
+			reply = dbus_message_new_method_return(m);
+			if (reply)
+				dbus_message_iter_init_append(reply, &it);
+			if (!reply || !append_property(&it, &p, name, false))
+				bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+			else
+				bus_send(d->bus, reply);
+			return;
 		}
-		if (!append_property(&it, &p, name, false))
-			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-	} else {
-		if (!dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &arr))
-			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-		for (size_t i = 0; i < n_properties(f); i++)
-			if (!append_property(&arr, &p, property_names[i], true)) {
-				dbus_message_iter_abandon_container(&it, &arr);
-				return DBUS_HANDLER_RESULT_NEED_MEMORY;
-			}
-		if (!dbus_message_iter_close_container(&it, &arr))
-			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-	}
-	bus_send(c, reply);
-	return DBUS_HANDLER_RESULT_HANDLED;
+	bus_reply_error(d->bus, m, DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property %s", name);
 }
+
+static void properties_set(Daemon *d, DBusMessage *m, const BusObject *o)
+{
+	bus_reply_error(d->bus, m, DBUS_ERROR_PROPERTY_READ_ONLY, "The properties are read-only");
+}
+
+const BusMethod bus_properties_methods[] = {
+	{ "Get", "ss", BUS_CALLER_ANYONE, NULL, properties_get },
+	{ "GetAll", "s", BUS_CALLER_ANYONE, NULL, properties_get },
+	{ "Set", "ssv", BUS_CALLER_ANYONE, NULL, properties_set },
+};
+const size_t bus_properties_n_methods = ELEMENTSOF(bus_properties_methods);

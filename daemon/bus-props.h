@@ -7,9 +7,10 @@
 
 #include <dbus/dbus.h>
 
-#include "daemon.h"
-#include "request.h"
+#include "bus-dispatch.h"
 
-/* Answers org.freedesktop.DBus.Properties Get/GetAll/Set for iface. */
-DBusHandlerResult bus_properties_handle(Daemon *d, DBusConnection *c, DBusMessage *m,
-					const char *iface, BusFlavour f);
+/* org.freedesktop.DBus.Properties of both objects, for bus_dispatch():
+ * Get and GetAll of the object's interface, answered for the caller; Set
+ * answers PropertyReadOnly. */
+extern const BusMethod bus_properties_methods[];
+extern const size_t bus_properties_n_methods;

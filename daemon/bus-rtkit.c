@@ -6,12 +6,14 @@
  * PulseAudio and rtkit's own tools work unmodified. The grants go through
  * the same checks as the native ones (request.c); the scheduling policy
  * comes from CompatPolicy= (SCHED_RR unless policy allows fifo and says so).
+ * Its methods are a table (bus-dispatch.h); an unknown one gets
+ * UnknownMethod, as on the native object.
  */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
 
-#include "bus-props.h"
+#include "bus-dispatch.h"
 #include "bus-rtkit.h"
 #include "bus.h"
 #include "log.h"
@@ -56,6 +58,11 @@ static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DE
 	"   <arg name=\"interface\" direction=\"in\" type=\"s\"/>\n"
 	"   <arg name=\"properties\" direction=\"out\" type=\"a{sv}\"/>\n"
 	"  </method>\n"
+	"  <method name=\"Set\">\n"
+	"   <arg name=\"interface\" direction=\"in\" type=\"s\"/>\n"
+	"   <arg name=\"property\" direction=\"in\" type=\"s\"/>\n"
+	"   <arg name=\"value\" direction=\"in\" type=\"v\"/>\n"
+	"  </method>\n"
 	" </interface>\n"
 	" <interface name=\"org.freedesktop.DBus.Introspectable\">\n"
 	"  <method name=\"Introspect\">\n"
@@ -64,104 +71,70 @@ static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DE
 	" </interface>\n"
 	"</node>\n";
 
-/* rtkit's thread-only calls act on the caller's own process (bus credentials). */
-static void method_make(Daemon *d, DBusConnection *c, DBusMessage *m, bool with_pid, bool realtime)
+/* MakeThreadRealtime[WithPID] ([t process,] t thread, u priority) and
+ * MakeThreadHighPriority[WithPID] ([t process,] t thread, i nice): the
+ * thread-only calls act on the caller's own process (bus credentials). */
+static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 {
+	const char *sig = dbus_message_get_signature(m);
+	bool with_pid = strlen(sig) == 3, realtime = sig[strlen(sig) - 1] == 'u';
 	uint64_t pid = 0, tid;
 	uint32_t prio = 0;
 	int32_t nice = 0;
-	int value;
+	DBusMessageIter it;
 
-	if (realtime) {
-		if (!bus_check_signature(c, m, with_pid ? "ttu" : "tu"))
-			return;
-		if (with_pid)
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
-					      &tid, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID);
-		else
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_UINT32,
-					      &prio, DBUS_TYPE_INVALID);
-		value = prio > INT_MAX ? INT_MAX : (int)prio;
-	} else {
-		if (!bus_check_signature(c, m, with_pid ? "tti" : "ti"))
-			return;
-		if (with_pid)
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
-					      &tid, DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
-		else
-			dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &tid, DBUS_TYPE_INT32,
-					      &nice, DBUS_TYPE_INVALID);
-		value = nice;
+	dbus_message_iter_init(m, &it);
+	if (with_pid) {
+		dbus_message_iter_get_basic(&it, &pid);
+		dbus_message_iter_next(&it);
 	}
-	request_start(d, m,
-		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .flavour = FLAVOUR_RTKIT,
-				      .kind = realtime ? GRANT_RR : GRANT_NICE,
-				      .compat_rt = realtime,
-				      .value = value,
-				      .pid = pid,
-				      .tid = tid });
+	dbus_message_iter_get_basic(&it, &tid);
+	dbus_message_iter_next(&it);
+	dbus_message_iter_get_basic(&it, realtime ? (void *)&prio : (void *)&nice);
+	request_start(
+		d, m,
+		&(RequestArgs){ .type = REQUEST_SCHED,
+				.flavour = FLAVOUR_RTKIT,
+				.kind = realtime ? GRANT_RR : GRANT_NICE,
+				.compat_rt = realtime,
+				.value = realtime ? (prio > INT_MAX ? INT_MAX : (int)prio) : nice,
+				.pid = pid,
+				.tid = tid });
 }
 
-/* Exit, ResetKnown and ResetAll: root only, as rtkit's bus policy says. */
-static bool caller_is_root(Daemon *d, DBusConnection *c, DBusMessage *m)
+/* ResetKnown and ResetAll: ResetAll demotes what realtimed granted too: it
+ * supervises nothing else. */
+static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 {
-	uid_t uid;
-	pid_t pid;
-
-	if (bus_get_creds(d, m, &uid, &pid) < 0 || uid != 0) {
-		bus_reply_error(c, m,
-				request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_RTKIT),
-				"Only root may call %s", dbus_message_get_member(m));
-		return false;
-	}
-	return true;
+	manager_reset_grants(d, 0, 0);
+	bus_reply_empty(d->bus, m);
 }
+
+static void method_exit(Daemon *d, DBusMessage *m, const BusObject *o)
+{
+	bus_reply_empty(d->bus, m);
+	log_info("Exit requested over the bus; grants stay and are adopted on restart");
+	sd_event_exit(d->event, 0);
+}
+
+/* rtkit 0.13's methods; Exit, ResetKnown and ResetAll are root's, as
+ * rtkit's bus policy says. */
+static const BusMethod rtkit_methods[] = {
+	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "MakeThreadHighPriority", "ti", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "MakeThreadHighPriorityWithPID", "tti", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "ResetKnown", "", BUS_CALLER_ROOT, NULL, method_reset },
+	{ "ResetAll", "", BUS_CALLER_ROOT, NULL, method_reset },
+	{ "Exit", "", BUS_CALLER_ROOT, NULL, method_exit },
+};
+
+const BusObject bus_rtkit_object =
+	BUS_OBJECT(RTKIT_PATH, RTKIT_IFACE, FLAVOUR_RTKIT, rtkit_methods, rtkit_introspection_xml);
 
 static DBusHandlerResult rtkit_message(DBusConnection *c, DBusMessage *m, void *userdata)
 {
-	Daemon *d = userdata;
-
-	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL)
-		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
-
-	if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadRealtime"))
-		method_make(d, c, m, false, true);
-	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadRealtimeWithPID"))
-		method_make(d, c, m, true, true);
-	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadHighPriority"))
-		method_make(d, c, m, false, false);
-	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "MakeThreadHighPriorityWithPID"))
-		method_make(d, c, m, true, false);
-	else if (dbus_message_is_method_call(m, RTKIT_IFACE, "ResetKnown") ||
-		 dbus_message_is_method_call(m, RTKIT_IFACE, "ResetAll")) {
-		/* ResetAll demotes what realtimed granted too: it supervises nothing else. */
-		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
-			manager_reset_grants(d, 0, 0);
-			bus_reply_empty(c, m);
-		}
-	} else if (dbus_message_is_method_call(m, RTKIT_IFACE, "Exit")) {
-		if (bus_check_signature(c, m, "") && caller_is_root(d, c, m)) {
-			bus_reply_empty(c, m);
-			log_info("Exit requested over the bus; grants stay and are adopted on "
-				 "restart");
-			sd_event_exit(d->event, 0);
-		}
-	} else if (dbus_message_has_interface(m, DBUS_INTERFACE_PROPERTIES))
-		return bus_properties_handle(d, c, m, RTKIT_IFACE, FLAVOUR_RTKIT);
-	else if (dbus_message_is_method_call(m, DBUS_INTERFACE_INTROSPECTABLE, "Introspect")) {
-		_cleanup_msg_ DBusMessage *reply = dbus_message_new_method_return(m);
-		DBusMessageIter it;
-
-		if (!reply)
-			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-		dbus_message_iter_init_append(reply, &it);
-		if (!bus_append_text(&it, rtkit_introspection_xml))
-			return DBUS_HANDLER_RESULT_NEED_MEMORY;
-		bus_send(c, reply);
-	} else
-		return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
-	return DBUS_HANDLER_RESULT_HANDLED;
+	return bus_dispatch(userdata, &bus_rtkit_object, m);
 }
 
 void bus_rtkit_serve(Daemon *d, bool serve)

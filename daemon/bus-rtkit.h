@@ -7,7 +7,11 @@
 
 #include <stdbool.h>
 
+#include "bus-dispatch.h"
 #include "daemon.h"
+
+/* Its methods and introspection data (bus_dispatch()). */
+extern const BusObject bus_rtkit_object;
 
 /* Serves the rtkit object and owns its name, or stops (RtkitCompat=). */
 void bus_rtkit_serve(Daemon *d, bool serve);

@@ -348,16 +348,20 @@ int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPat
 	BusQueue *q = bus_queue_of(c);
 	int r;
 
+	if (q) {
+		r = bus_queue_add_object(q, path, vtable, data);
+		if (r < 0)
+			return r;
+	}
 	/* libdbus keeps the object too: it lists it to introspection of the
-	 * parent paths, and serves what the queue does not take */
-	if (!dbus_connection_register_object_path(c, path, vtable, data))
+	 * parent paths, serves what the queue does not take, and owns data
+	 * (its unregister function) once this succeeded */
+	if (!dbus_connection_register_object_path(c, path, vtable, data)) {
+		if (q)
+			bus_queue_remove_object(q, path);
 		return -ENOMEM;
-	if (!q)
-		return 0;
-	r = bus_queue_add_object(q, path, vtable, data);
-	if (r < 0)
-		dbus_connection_unregister_object_path(c, path);
-	return r;
+	}
+	return 0;
 }
 
 void bus_unregister_object(DBusConnection *c, const char *path)

@@ -11,6 +11,7 @@
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "state.h"
+#include "user-wait.h"
 
 /* Room for a demotion's list of n threads: on the stack when they fit,
  * else on the heap, else (no memory) the stack all the same, and the
@@ -143,12 +144,12 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 }
 
 /* A reload's (or an adoption's) judging of every user that holds grants.
- * At most JUDGE_INFLIGHT users wait for the resolver at a time, the next
- * as one ends: so that its entries (RESOLVER_CACHE_SIZE) and waits
+ * At most JUDGE_INFLIGHT users wait for the resolver at a time (user-wait.h),
+ * the next as one ends: so that its entries (RESOLVER_CACHE_SIZE) and waits
  * (RESOLVER_WAITS_MAX) never run out, whatever UsersMax allows. A user is
  * judged without its groups only when its lookup failed, or when the
  * resolver takes no wait while none of the run's is pending (nothing
- * would wake the run again). Freed with its last wait. */
+ * would wake the run again). Freed when its last wait ends. */
 #define JUDGE_INFLIGHT 32
 
 typedef struct JudgeRun {
@@ -156,39 +157,36 @@ typedef struct JudgeRun {
 	const char *which;
 	uid_t *uids;
 	size_t n, next;
-	unsigned inflight;
-	unsigned refs; /* one per wait, and the pump's */
+	UserWait *wait;
 } JudgeRun;
 
-static void judge_run_unref(JudgeRun *run)
+static void judge_run_free(void *userdata)
 {
-	if (--run->refs > 0)
-		return;
+	JudgeRun *run = userdata;
+
 	free(run->uids);
 	free(run);
 }
 
 static void judge_pump(JudgeRun *run);
 
-static void on_judge_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+static void on_judge_resolved(uid_t uid, int error, void *userdata)
 {
 	JudgeRun *run = userdata;
 	Judge j = { .which = run->which, .uid = uid, .error = error == -ESRCH ? 0 : error };
 
-	run->inflight--;
 	(void)demote_grants(run->d, grant_disallowed, &j, DEMOTE_POLICY);
 	judge_pump(run);
-	judge_run_unref(run);
 }
 
-/* a wait that never ended: the daemon is going away */
-static void judge_wait_gone(void *userdata)
+static void on_judge_done(int error, uid_t error_uid, void *userdata)
 {
-	JudgeRun *run = userdata;
-
-	run->inflight--;
-	judge_run_unref(run);
+	judge_run_free(userdata);
 }
+
+static const UserWaitOps judge_wait = { .each = on_judge_resolved,
+					.done = on_judge_done,
+					.free_userdata = judge_run_free };
 
 /* Judges the run's next users: now, those the resolver knows; when their
  * lookup ends (from the loop: no NSS here), the others. */
@@ -196,8 +194,7 @@ static void judge_pump(JudgeRun *run)
 {
 	Daemon *d = run->d;
 
-	run->refs++;
-	while (run->next < run->n && run->inflight < JUDGE_INFLIGHT) {
+	while (run->next < run->n && user_wait_pending(run->wait) < JUDGE_INFLIGHT) {
 		uid_t uid = run->uids[run->next];
 		Judge j = { .which = run->which, .uid = uid };
 		PolicyEval e;
@@ -205,23 +202,20 @@ static void judge_pump(JudgeRun *run)
 
 		r = daemon_policy_eval(d, uid, &e);
 		if (r == -EINPROGRESS) {
-			r = daemon_policy_wait(d, uid, on_judge_resolved, run, judge_wait_gone);
+			r = user_wait_add(run->wait, uid);
 			if (r >= 0) {
 				run->next++;
-				run->inflight++;
-				run->refs++;
 				continue;
 			}
 			/* the resolver is full of others' waits: try again as
 			 * one of ours ends */
-			if (r == -EBUSY && run->inflight > 0)
+			if (r == -EBUSY && user_wait_pending(run->wait) > 0)
 				break;
 			j.error = r; /* judged without groups, now */
 		}
 		run->next++;
 		(void)demote_grants(d, grant_disallowed, &j, DEMOTE_POLICY);
 	}
-	judge_run_unref(run);
 }
 
 /* Demotes the grants that the policy in force no longer allows, as a reset
@@ -239,14 +233,18 @@ static void manager_demote_disallowed(Daemon *d, const char *which)
 	 * their groups. Else each user once: judging may demote, so the users
 	 * are listed first. */
 	run = d->resolver ? calloc(1, sizeof(*run)) : NULL;
-	if (!run || grant_table_users(d->grants, &run->uids, &run->n) < 0) {
-		free(run);
+	if (run)
+		*run = (JudgeRun){ .d = d, .which = which };
+	if (!run || grant_table_users(d->grants, &run->uids, &run->n) < 0 ||
+	    !(run->wait = user_wait_new(d, &judge_wait, run))) {
+		if (run)
+			judge_run_free(run);
 		(void)demote_grants(d, grant_disallowed, &all, DEMOTE_POLICY);
 		return;
 	}
-	*run = (JudgeRun){ .d = d, .which = which, .uids = run->uids, .n = run->n, .refs = 1 };
 	judge_pump(run);
-	judge_run_unref(run);
+	if (!user_wait_release(run->wait))
+		judge_run_free(run);
 }
 
 void manager_grants_changed(GrantTable *t, void *userdata)

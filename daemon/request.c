@@ -5,6 +5,7 @@
  * (request-sched.c, request-limits.c) or reset, and answered, once, here;
  * see request.h.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,35 +20,28 @@
 #include "request-check.h"
 #include "request-limits.h"
 #include "request-sched.h"
+#include "user-wait.h"
 #include "utf8.h"
 
+/* Both flavours' names of each code, from common/bus-names.h's list; no
+ * native name for NoMemory, which is the bus's own. */
+#define NATIVE_ERROR_NAME(code, word, ...) [REQUEST_E_##code] = NATIVE_ERROR word,
+#define RTKIT_ERROR_NAME(code, word, rtkit, ...) [REQUEST_E_##code] = rtkit,
+#define ONE(...) +1
+static_assert(0 NATIVE_ERRORS(ONE) == _REQUEST_E_MAX - 2,
+	      "each RequestError but NoMemory is one of NATIVE_ERRORS");
+
+/* clang-format off */
 static const char *const native_errors[_REQUEST_E_MAX] = {
-	[REQUEST_E_PERMISSION_DENIED] = NATIVE_ERROR "PermissionDenied",
-	[REQUEST_E_POLICY_DENIED] = NATIVE_ERROR "PolicyDenied",
-	[REQUEST_E_NO_SUCH_PROCESS] = NATIVE_ERROR "NoSuchProcess",
-	[REQUEST_E_NO_SUCH_GRANT] = NATIVE_ERROR "NoSuchGrant",
-	[REQUEST_E_INVALID_ARGS] = NATIVE_ERROR "InvalidArgs",
-	[REQUEST_E_LIMITS_EXCEEDED] = NATIVE_ERROR "LimitsExceeded",
-	[REQUEST_E_RATE_LIMITED] = NATIVE_ERROR "RateLimited",
-	[REQUEST_E_REFUSING] = NATIVE_ERROR "Refusing",
-	[REQUEST_E_FAILED] = NATIVE_ERROR "Failed",
+	NATIVE_ERRORS(NATIVE_ERROR_NAME)
 	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
 };
 
-/* rtkit 0.13 answers AccessDenied for EPERM/EACCES/EBUSY, NoMemory, and
- * Failed for the rest; its clients only tell those apart. */
 static const char *const rtkit_errors[_REQUEST_E_MAX] = {
-	[REQUEST_E_PERMISSION_DENIED] = DBUS_ERROR_ACCESS_DENIED,
-	[REQUEST_E_POLICY_DENIED] = DBUS_ERROR_ACCESS_DENIED,
-	[REQUEST_E_NO_SUCH_PROCESS] = DBUS_ERROR_FAILED,
-	[REQUEST_E_NO_SUCH_GRANT] = DBUS_ERROR_FAILED,
-	[REQUEST_E_INVALID_ARGS] = DBUS_ERROR_INVALID_ARGS,
-	[REQUEST_E_LIMITS_EXCEEDED] = DBUS_ERROR_ACCESS_DENIED,
-	[REQUEST_E_RATE_LIMITED] = DBUS_ERROR_ACCESS_DENIED,
-	[REQUEST_E_REFUSING] = DBUS_ERROR_ACCESS_DENIED,
-	[REQUEST_E_FAILED] = DBUS_ERROR_FAILED,
+	NATIVE_ERRORS(RTKIT_ERROR_NAME)
 	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
 };
+/* clang-format on */
 
 const char *request_error_name(int code, BusFlavour f)
 {
@@ -110,13 +104,14 @@ static void request_finish(Request *r, int code)
 
 static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending));
 
-static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdata)
+/* The owner's lookup ended (user-wait.h). */
+static void on_owner_resolved(int error, uid_t uid, void *userdata)
 {
 	Request *r = userdata;
 	char text[256];
 
-	/* -ESRCH is an answer: the checks say "not a known user" */
-	if (error < 0 && error != -ESRCH) {
+	/* never -ESRCH, an answer: the checks say "not a known user" */
+	if (error < 0) {
 		log_id(LOG_WARNING, LOG_ID_REFUSAL, "Request of uid %u (pid %d): %s",
 		       (unsigned)r->uid, (int)r->caller_pid,
 		       daemon_resolve_error(uid, error, text, sizeof(text)));
@@ -125,6 +120,9 @@ static void on_resolved(uid_t uid, int error, const PolicyUser *u, void *userdat
 	}
 	request_run(r, r->resume);
 }
+
+static const UserWaitOps owner_wait = { .done = on_owner_resolved,
+					.free_userdata = request_free_void };
 
 /* The owner's user and groups are not known yet (daemon-policy.h): r waits
  * for the resolver, as it waits for polkit, and step carries on; the
@@ -136,7 +134,7 @@ static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), 
 
 	r->resume = step;
 	r->waited = true;
-	k = daemon_policy_wait(r->d, r->owner, on_resolved, r, request_free_void);
+	k = user_wait_one(r->d, r->owner, &owner_wait, r);
 	if (k >= 0) {
 		*ret_pending = true;
 		return 0;

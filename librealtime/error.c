@@ -22,21 +22,14 @@ typedef struct BusErrno {
 
 /* The errno is the one a program would expect from the kernel call it
  * stands for (sched_setscheduler(2), setpriority(2), prlimit(2)) where
- * there is one, and otherwise says what the caller can do. */
+ * there is one, and otherwise says what the caller can do; realtimed's own
+ * names with theirs come from NATIVE_ERRORS. */
+#define BUS_ERRNO_NATIVE(code, word, rtkit, err, ...) { NATIVE_ERROR word, -(err) },
+
+/* clang-format off */
 static const BusErrno bus_errnos[] = {
-	/* realtimed's native errors (realtimed(8)) */
-	{ NATIVE_ERROR "PermissionDenied", -EPERM }, /* not the caller's thread */
-	{ NATIVE_ERROR "PolicyDenied", -EPERM },     /* over a limit of policy */
-	{ NATIVE_ERROR "NoSuchProcess", -ESRCH },
-	{ NATIVE_ERROR "NoSuchGrant", -ENOENT },
-	{ NATIVE_ERROR "InvalidArgs", -EINVAL },
-	/* the per-user number of grants: a quota, freed by a reset */
-	{ NATIVE_ERROR "LimitsExceeded", -EDQUOT },
-	/* too many requests in a burst: try again in a moment */
-	{ NATIVE_ERROR "RateLimited", -EAGAIN },
-	/* the canary demoted starving threads and refuses for a while */
-	{ NATIVE_ERROR "Refusing", -EBUSY },
-	{ NATIVE_ERROR "Failed", -EIO },
+	/* realtimed's native errors (realtimed(8)), from common/bus-names.h */
+	NATIVE_ERRORS(BUS_ERRNO_NATIVE)
 
 	/* rtkit-daemon answers these (EPERM, EACCES and EBUSY all as
 	 * AccessDenied), and so does the bus for its own policy */
@@ -67,6 +60,7 @@ static const BusErrno bus_errnos[] = {
 	{ DBUS_ERROR_UNKNOWN_PROPERTY, -EOPNOTSUPP },
 	{ DBUS_ERROR_NOT_SUPPORTED, -EOPNOTSUPP },
 };
+/* clang-format on */
 
 /* Any failure of the bus to start a service through D-Bus activation. */
 #define BUS_ERROR_SPAWN "org.freedesktop.DBus.Error.Spawn."

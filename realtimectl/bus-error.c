@@ -15,26 +15,13 @@ typedef struct BusErrorInfo {
 	const char *hint;
 } BusErrorInfo;
 
+#define CTL_NATIVE_ERROR(code, word, rtkit, err, exit_status, hint) \
+	{ NATIVE_ERROR word, exit_status, hint },
+
+/* clang-format off */
 static const BusErrorInfo bus_errors[] = {
-	/* realtimed's own errors (realtimed(8)) */
-	{ NATIVE_ERROR "PermissionDenied", CTL_EXIT_REFUSED,
-	  "You may only change threads of your own processes; run as root or ask an "
-	  "administrator." },
-	{ NATIVE_ERROR "PolicyDenied", CTL_EXIT_REFUSED,
-	  "See what the policy allows you with 'realtimectl explain'." },
-	{ NATIVE_ERROR "NoSuchProcess", CTL_EXIT_NO_SUCH, NULL },
-	{ NATIVE_ERROR "NoSuchGrant", CTL_EXIT_NO_SUCH,
-	  "realtimed undoes only its own grants; 'realtimectl status' lists them." },
-	{ NATIVE_ERROR "InvalidArgs", CTL_EXIT_USAGE, NULL },
-	{ NATIVE_ERROR "LimitsExceeded", CTL_EXIT_REFUSED,
-	  "Reset grants you no longer need ('realtimectl status', 'realtimectl reset'), or raise "
-	  "the [Daemon] limits." },
-	{ NATIVE_ERROR "RateLimited", CTL_EXIT_REFUSED,
-	  "Too many requests; try again in a few seconds." },
-	{ NATIVE_ERROR "Refusing", CTL_EXIT_REFUSED,
-	  "The canary watchdog demoted starving realtime threads recently; try again after "
-	  "CanaryRefuseSec." },
-	{ NATIVE_ERROR "Failed", CTL_EXIT_FAILED, NULL },
+	/* realtimed's own errors (realtimed(8)), from common/bus-names.h */
+	NATIVE_ERRORS(CTL_NATIVE_ERROR)
 
 	/* The bus, on realtimed's behalf */
 	{ "org.freedesktop.DBus.Error.ServiceUnknown", CTL_EXIT_UNREACHABLE,
@@ -70,6 +57,7 @@ static const BusErrorInfo bus_errors[] = {
 	  "versions." },
 	{ "org.freedesktop.DBus.Error.NoMemory", CTL_EXIT_FAILED, NULL },
 };
+/* clang-format on */
 
 /* Any failure of the bus to start realtimed through D-Bus activation. */
 static const BusErrorInfo bus_error_spawn = {

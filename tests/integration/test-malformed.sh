@@ -75,6 +75,12 @@ refused "rtkit MakeThreadRealtime priority 4294967295" \
 refused "rtkit MakeThreadHighPriority nice -100" \
 	"$(rtkit --as rtaudio MakeThreadHighPriority uint64:0 int32:-100)" \
 	"org.freedesktop.DBus.Error.(InvalidArgs|AccessDenied)|org.freedesktop.RealtimeKit1"
+# root, whom no bus policy stops: each object answers an unknown method
+# itself, with the same error (not left to libdbus's default answer)
+expect_error "rtkit unknown method (root)" org.freedesktop.DBus.Error.UnknownMethod \
+	"^Error [^ ]+: Unknown method NoSuchMethod" "$(rtkit NoSuchMethod)"
+expect_error "native unknown method (root)" org.freedesktop.DBus.Error.UnknownMethod \
+	"^Error [^ ]+: Unknown method NoSuchMethod" "$(native NoSuchMethod)"
 refused "rtkit Exit from a user (bus policy)" "$(rtkit --as rtaudio Exit)" "org.freedesktop.DBus.Error.AccessDenied"
 refused "rtkit ResetAll from a user (bus policy)" "$(rtkit --as rtaudio ResetAll)" "org.freedesktop.DBus.Error.AccessDenied"
 
