@@ -14,6 +14,7 @@
 
 rt_checks=0	# checks reported so far
 rt_failures=0	# of them failed (scripts that report a check by hand add theirs)
+rt_skipped=0	# 1 once skip ended the script after some checks
 
 # tap_line STATUS TEXT: the TAP line of check $rt_checks; lines after the
 # first of a multi-line TEXT follow as comments.
@@ -94,6 +95,7 @@ skip()
 	fi
 	rt_checks=$((rt_checks + 1))
 	echo "ok $rt_checks # SKIP $*"
+	rt_skipped=1
 	tap_end
 	[ "$rt_failures" -eq 0 ] || exit 1
 	exit "${TAP_SKIP_STATUS:-77}"
@@ -102,7 +104,7 @@ skip()
 # tap_end: the counts and the plan.
 tap_end()
 {
-	echo "# $((rt_checks - rt_failures)) passed, $rt_failures failed"
+	echo "# $((rt_checks - rt_failures - rt_skipped)) passed, $rt_failures failed"
 	echo "1..$rt_checks"
 }
 
