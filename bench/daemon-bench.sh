@@ -35,6 +35,7 @@ BURST_MAX_SECS=${BURST_MAX_SECS:-600}
 LAT_N=${LAT_N:-1000}
 PRIO=5
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 integ_enter "$@"
 integ_require_cmd cc pkg-config
@@ -211,6 +212,7 @@ dbus_ver=$(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null)
 	done
 	echo "| Peer.Ping round trip p50 / p99 (us) | $(val rtkit pair ping_p50_us) / $(val rtkit pair ping_p99_us) | $(val realtimed pair ping_p50_us) / $(val realtimed pair ping_p99_us) | |"
 	echo "| grant round trip p50 / p99 (us), $LAT_N calls alternating with the Pings | $(val rtkit pair grant_p50_us) / $(val rtkit pair grant_p99_us) | $(val realtimed pair grant_p50_us) / $(val realtimed pair grant_p99_us) | |"
+	# shellcheck disable=SC2154 # set by the eval above
 	echo "| grant p50 / Ping p50 | $(ratio "$rtkit_grant" "$rtkit_ping")x | $(ratio "$realtimed_grant" "$realtimed_ping")x | <= 2x |"
 	echo "| grants/s, 8 clients, ${BENCH_SECS} s | $(val rtkit rate grants_per_s) | $(val realtimed rate grants_per_s) ($(ratio "$(val realtimed rate grants_per_s)" "$(val rtkit rate grants_per_s)")x) | >= 10x rtkit |"
 	echo "| $BURST_N back-to-back grants, default config: answered (granted + refused) / unanswered | $(( $(val rtkit burst ok) + $(val rtkit burst refused) )) ($(val rtkit burst ok) + $(val rtkit burst refused)) / $(val rtkit burst unanswered) | $(( $(val realtimed burst ok) + $(val realtimed burst refused) )) ($(val realtimed burst ok) + $(val realtimed burst refused)) / $(val realtimed burst unanswered) | all answered |"
@@ -222,6 +224,7 @@ dbus_ver=$(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null)
 	for d in rtkit realtimed; do
 		eval "${d}_alive=\"\$(val $d alive-after-burst running) / \$(val $d alive-after-latency running) / \$(val $d alive-after-rate running) / \$(val $d alive-after-hold running)\""
 	done
+	# shellcheck disable=SC2154 # set by the eval above
 	echo "| daemon still running after the burst / latency / rate / 100-thread phases | $rtkit_alive | $realtimed_alive | yes |"
 	echo
 	died=$(awk '$1 == "rtkit" && $2 ~ /^alive-after-/ && $3 == "running=no" { sub("alive-after-", "", $2); sub("exit=", "", $4); printf "%s%s (exit status %s)", sep, $2, $4; sep = ", " }' "$R")

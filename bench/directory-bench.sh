@@ -43,8 +43,11 @@ N_AUDIO=2000
 N_HOLD=${BENCH_HOLD:-2048}
 BENCH_LOGINS=${BENCH_LOGINS:-200}
 
+# shellcheck source=tests/integration/pam-lib.sh
 . "$TOP_SRCDIR/tests/integration/pam-lib.sh"
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
+# shellcheck source=tests/integration/directory-lib.sh
 . "$TOP_SRCDIR/tests/integration/directory-lib.sh"
 integ_enter "$@"
 integ_require_daemon

@@ -11,6 +11,7 @@
 # figures: wall time (median of a run) and CPU time (user + system of the
 # child, mean of a run), which with QEMU's -icount is a count of guest
 # instructions and so immune to the host's load. Prints one "RESULT" line.
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=$TOP_BUILDDIR/kmod/realtime.ko

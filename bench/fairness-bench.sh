@@ -48,6 +48,7 @@ CONNS=${FAIR_CONNECTIONS:-16}
 PRIO=5
 UID_FLOOD=4120
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 integ_enter "$@"
 integ_require_cmd cc pkg-config

@@ -32,6 +32,7 @@ sessions=${3:-200}
 groups=${PAM_BENCH_GROUPS:-100}
 users=${PAM_BENCH_USERS:-$((999 - groups))}
 
+# shellcheck source=tests/integration/pam-lib.sh
 . "$TOP_SRCDIR/tests/integration/pam-lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "run as root: the bench bind-mounts test users over /etc/passwd in a private namespace"
@@ -40,6 +41,7 @@ limits_so=$(find /lib /usr/lib -name pam_limits.so -path '*security*' 2>/dev/nul
 [ -n "$limits_so" ] || skip "pam_limits.so not found (libpam-modules)"
 command -v cc >/dev/null 2>&1 || skip "no C compiler (cc)"
 if [ -z "$PAM_IN_NAMESPACE" ]; then
+	# shellcheck disable=SC2093 # the skip below is for when exec fails
 	PAM_BENCH_GROUPS=$groups PAM_BENCH_USERS=$users PAM_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$TOP_BUILDDIR" "$rounds" "$sessions"
 	skip "unshare -m failed"
 fi

@@ -28,6 +28,7 @@ ROUNDS=${ROUNDS:-5}
 ALLOWED_N=${ALLOWED_N:-100000}
 REFUSED_N=${REFUSED_N:-1000}
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 integ_enter "$@"
 integ_require_cmd cc pkg-config setpriv
@@ -54,7 +55,7 @@ integ_admin_conf <<-CONF
 CONF
 # without --debug, as realtimed runs in production: a grant logs a debug
 # line, a Ping does not, and the figure compares the two
-INTEG_DAEMON_DEBUG= integ_start_daemon
+INTEG_DAEMON_DEBUG='' integ_start_daemon
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 R=$WORK/results

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2034 # the lists are for the scripts that source it
 # Sourced by scripts/check and scripts/demo: the Debian packages realtimed
 # needs to build and test, and a function that installs the missing ones.
 
@@ -10,7 +11,7 @@ RT_BUILD_PACKAGES=(
 RT_TEST_PACKAGES=(
         dbus-daemon polkitd rtkit pipewire-bin pipewire-jack pulseaudio jackd2 pamtester libpam-wrapper
         libpam-modules libpam-runtime libcap2-bin util-linux procps systemd
-        libxml2-utils python3 clang-format git
+        libxml2-utils python3 clang-format git shellcheck
         # integ-portal: the Realtime portal and the sandbox its apps run in
         xdg-desktop-portal bubblewrap
         # integ-directory and bench/directory-bench.sh: an LDAP directory

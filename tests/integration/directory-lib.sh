@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 #
 # A real LDAP directory served through NSS, for tests/integration/test-directory.sh
 # and bench/directory-bench.sh. Sourced after lib.sh, inside the private

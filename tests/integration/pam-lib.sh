@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 #
 # Shared by the PAM tests: tests/integration/test-pam*.sh and the vm tier's
 # tests/vm/guest/pam.sh (which runs them as root with every capability).
@@ -6,124 +7,44 @@
 # pam_enter "$@" re-executes the calling script as root in a private mount
 # namespace; pam_setup then makes a world of its own there, under a mktemp
 # dir: copies of /etc/passwd, group and shadow with the test users
-# (rtaudio 4101 in audio, rtplain 4102, rtalice 4103 in audio) bind-mounted
-# over the real ones, and $WORK for policy files and PAM configuration.
-# Nothing on the host changes, and several test runs can go at once.
-#
-# Checks print "ok   - ..." or "FAIL - ..."; pam_finish exits 0, 1 or 77.
+# (tests/lib/users.sh) bind-mounted over the real ones, and $WORK for policy
+# files and PAM configuration. Nothing on the host changes, and several
+# test runs can go at once. Checks and their TAP report: tests/lib/tap.sh;
+# a test ends with finish.
 
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TOP_BUILDDIR:=$TOP_SRCDIR/build}"
 export TOP_SRCDIR TOP_BUILDDIR
 
+# shellcheck source=tests/lib/tap.sh
+. "$TOP_SRCDIR/tests/lib/tap.sh"
+# shellcheck source=tests/lib/users.sh
+. "$TOP_SRCDIR/tests/lib/users.sh"
+# shellcheck source=tests/lib/ns.sh
+. "$TOP_SRCDIR/tests/lib/ns.sh"
+
 PAM_MODULE=${PAM_MODULE:-$TOP_BUILDDIR/pam_realtime/pam_realtime.so}
 PAM_DRIVER=${PAM_DRIVER:-$TOP_BUILDDIR/tests/integration/pam-driver}
 PAM_SHIM=${PAM_SHIM:-$TOP_BUILDDIR/tests/integration/pam-syslog-shim.so}
-
-pam_failed=0
-pam_passed=0
 
 # In a -Db_sanitize=address build the driver carries ASan, and the syslog
 # shim is preloaded before it: let ASan accept that order.
 export ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
-skip()
-{
-	echo "SKIP: $*"
-	exit 77
-}
-
-ok()
-{
-	pam_passed=$((pam_passed + 1))
-	echo "ok   - $*"
-}
-
-fail()
-{
-	pam_failed=$((pam_failed + 1))
-	echo "FAIL - $*"
-}
-
-note()
-{
-	echo "# $*"
-}
-
-# check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
-check()
-{
-	_d=$1
-	shift
-	if "$@"; then
-		ok "$_d"
-	else
-		fail "$_d"
-	fi
-}
-
-pam_finish()
-{
-	echo "# $pam_passed passed, $pam_failed failed"
-	[ "$pam_failed" -eq 0 ] || exit 1
-	[ "$pam_passed" -gt 0 ] || skip "nothing was checked"
-	exit 0
-}
-
 pam_enter()
 {
-	[ "$(id -u)" = 0 ] || skip "the PAM tests need root (they bind-mount test users over /etc/passwd in a private mount namespace)"
-	for c in unshare mount sed grep awk; do
-		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
-	done
+	_why="the PAM tests need root (they bind-mount test users over /etc/passwd in a private mount namespace)"
+	[ "$(id -u)" = 0 ] || skip "$_why"
+	integ_require_cmd unshare mount sed grep awk
 	[ -f "$PAM_MODULE" ] || skip "pam_realtime.so is not built ($PAM_MODULE); build with -Dpam=enabled"
 	[ -x "$PAM_DRIVER" ] || skip "the PAM test driver is not built ($PAM_DRIVER)"
 	[ -f "$PAM_SHIM" ] || skip "the syslog shim is not built ($PAM_SHIM)"
-	if [ -z "$PAM_IN_NAMESPACE" ]; then
-		PAM_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$@"
-		skip "unshare -m failed: no private mount namespace here"
-	fi
+	ns_enter "$_why" "$@"
 }
 
 pam_cleanup()
 {
 	[ -n "$WORK" ] && [ -d "$WORK" ] && rm -rf "$WORK"
-}
-
-pam_add_users()
-{
-	mkdir -p "$WORK/etc"
-	cp /etc/passwd /etc/group /etc/shadow "$WORK/etc/"
-	for u in rtaudio rtplain rtalice; do
-		sed -i "/^$u:/d" "$WORK/etc/passwd" "$WORK/etc/group" "$WORK/etc/shadow"
-	done
-	cat >>"$WORK/etc/passwd" <<-EOF
-	rtaudio:x:4101:4101:pam_realtime test, audio member:/nonexistent:/bin/sh
-	rtplain:x:4102:4102:pam_realtime test, no extra groups:/nonexistent:/bin/sh
-	rtalice:x:4103:4103:pam_realtime test, audio member:/nonexistent:/bin/sh
-	EOF
-	cat >>"$WORK/etc/group" <<-EOF
-	rtaudio:x:4101:
-	rtplain:x:4102:
-	rtalice:x:4103:
-	EOF
-	cat >>"$WORK/etc/shadow" <<-EOF
-	rtaudio:*:19000:0:99999:7:::
-	rtplain:*:19000:0:99999:7:::
-	rtalice:*:19000:0:99999:7:::
-	EOF
-	if grep -q '^audio:' "$WORK/etc/group"; then
-		awk -F: -v OFS=: '$1 == "audio" { $4 = ($4 == "" ? "" : $4 ",") "rtaudio,rtalice" } { print }' \
-			"$WORK/etc/group" >"$WORK/etc/group.new" && mv "$WORK/etc/group.new" "$WORK/etc/group"
-	else
-		echo "audio:x:29:rtaudio,rtalice" >>"$WORK/etc/group"
-	fi
-	chmod 644 "$WORK/etc/passwd" "$WORK/etc/group"
-	chmod 640 "$WORK/etc/shadow"
-	for f in passwd group shadow; do
-		mount --bind "$WORK/etc/$f" "/etc/$f" || skip "cannot bind-mount over /etc/$f"
-	done
-	id rtaudio 2>/dev/null | grep -q '(audio)' || skip "NSS does not see the test users (is /etc/passwd read through nscd or another service?)"
 }
 
 pam_setup()
@@ -134,7 +55,7 @@ pam_setup()
 	chmod 755 "$WORK"
 	trap pam_cleanup EXIT
 	trap 'exit 130' INT TERM
-	pam_add_users
+	mount_test_users "$WORK"
 }
 
 # Does this process hold CAP_SYS_RESOURCE (bit 24) in its effective set?

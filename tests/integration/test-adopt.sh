@@ -14,6 +14,7 @@
 #     forgotten while it runs realtime;
 #   - a thread that lowered itself to fifo 30 (still above 10) is demoted.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -21,7 +22,7 @@ integ_require_cmd chrt dbus-monitor
 integ_setup
 integ_start_daemon
 
-holder_start rtaudio 4 || integ_finish
+holder_start rtaudio 4 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 T3=$(holder_tid 3)
@@ -68,4 +69,4 @@ else
 fi
 
 holder_stop
-integ_finish
+finish

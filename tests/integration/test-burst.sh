@@ -16,6 +16,7 @@
 #    answered RateLimited or PermissionDenied, never with dbus-daemon's
 #    LimitsExceeded (its slots are the manage pool's, a few per uid).
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -167,4 +168,4 @@ grep -q 'LimitsExceeded' "$WORK/realtimed.log" && fail "realtimed saw LimitsExce
 out=$(native --as rtalice ListAllGrants)
 expect_success "ListAllGrants by rtalice after the flood" "$out"
 
-integ_finish
+finish

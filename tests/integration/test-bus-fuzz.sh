@@ -31,6 +31,7 @@
 #
 # A 30-minute run: BUSFUZZ_SECONDS=1800 meson test -C build-asan integ-bus-fuzz -t 0 -v
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -125,7 +126,7 @@ if explain_is $UID_AUDIO RealtimePriority 40 && explain_is $UID_ALICE Nice 19; t
 	ok "the test policy is in force (rtaudio: RealtimePriority=40, rtalice: Nice=19)"
 else
 	fail "the test policy is not in force, so bus-fuzz's limits would be wrong: $(native Explain uint32:$UID_AUDIO | head -n 12)"
-	integ_finish
+	finish
 fi
 
 rss()
@@ -143,7 +144,7 @@ integ_track $!
 fuzzers="rtprobe:$!"
 if ! wait_for 20 grep -q 'probe ready' "$WORK/fuzz-rtprobe.log"; then
 	fail "the probe user got no grant before the run: $(tail -n 3 "$WORK/fuzz-rtprobe.log")"
-	integ_finish
+	finish
 fi
 
 # limits_poll: every user's grants on live threads (ListAllGrants, as
@@ -286,4 +287,4 @@ if [ -n "$BUSFUZZ_LOGDIR" ]; then
 fi
 note "summary: seconds=$seconds calls=$(sum calls) grants_checked=$(sum grants_checked) violations=$(sum violations) limit_excesses=$(wc -l <"$WORK/limits.out") probes=$(sum probes) crashes=$crashes sanitizer_reports=$reports rss_before_kb=$rss_before rss_after_kb=$rss_after"
 
-integ_finish
+finish

@@ -11,6 +11,7 @@
 # bytes and invalid UTF-8, and nothing is changed. In the project's VM
 # (tests/vm/guest/check*.sh) it also switches RT throttling off and back,
 # which the host must not, and says which way threadirqs went.
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
 integ_require_daemon
@@ -248,12 +249,15 @@ if [ "$in_vm" = 1 ]; then
 	expect "$WORK/nothrottle.json" rt-throttling warn "-1/$(cat /proc/sys/kernel/sched_rt_period_us)"
 	check_json "$WORK/throttle.json" ""
 	expect "$WORK/throttle.json" rt-throttling ok "$old/$(cat /proc/sys/kernel/sched_rt_period_us)"
+	took_path vm-rt-throttling
 	if grep -qw threadirqs /proc/cmdline; then
 		note "VM: threadirqs on"
+		took_path vm-threadirqs-on
 		n=$(field "$WORK/throttle.json" irq-priorities status)
 		[ "$n" != skip ] && ok "irq-priorities sees IRQ threads ($n)" || fail "irq-priorities skipped with threadirqs"
 	else
 		note "VM: threadirqs off"
+		took_path vm-threadirqs-off
 		expect "$WORK/throttle.json" irq-priorities skip "not threaded"
 	fi
 fi
@@ -261,4 +265,4 @@ fi
 snapshot >"$WORK/after"
 cmp -s "$WORK/before" "$WORK/after" && ok "nothing changed (sysctls, cmdline, policy files)" ||
 	fail "something changed: $(diff "$WORK/before" "$WORK/after")"
-integ_finish
+finish

@@ -13,6 +13,7 @@
 #      uid (a setuid program between two privileged steps): nothing;
 #   C. the main thread stays root, a worker runs as rtaudio: nothing.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -44,7 +45,7 @@ uids_of()
 A=$UID_AUDIO
 
 # --- A: main thread rtaudio's, worker root's --------------------------------
-root_holder a 1 --main-uids $A:$A:$A || integ_finish
+root_holder a 1 --main-uids $A:$A:$A || finish
 P=$RH_PID
 W=$RH_TIDS
 [ "$(uids_of "$P")" = "$A $A $A" ] && [ "$(uids_of "$P" "$W")" = "0 0 0" ] &&
@@ -67,7 +68,7 @@ out=$(native --as rtaudio ResetThread uint64:$P uint64:$P)
 expect_success "and reset" "$out"
 
 # --- B: every thread's saved uid is root's -----------------------------------
-root_holder b 1 --main-uids $A:$A:0 --uids $A:$A:0 || integ_finish
+root_holder b 1 --main-uids $A:$A:0 --uids $A:$A:0 || finish
 P=$RH_PID
 W=$RH_TIDS
 [ "$(uids_of "$P" "$W")" = "$A $A 0" ] && ok "process $P: real and effective uid $A, saved uid 0" ||
@@ -83,7 +84,7 @@ out=$(native --as rtaudio ResetProcess uint64:$P)
 expect_error "rtaudio's ResetProcess on it" "$NATIVE_ERR.PermissionDenied" "process $P" "$out"
 
 # --- C: main thread root's, worker rtaudio's ---------------------------------
-root_holder c 1 --uids $A:$A:$A || integ_finish
+root_holder c 1 --uids $A:$A:$A || finish
 P=$RH_PID
 W=$RH_TIDS
 out=$(native --as rtaudio MakeThreadRealtime uint64:$P uint64:$W string:fifo uint32:50)
@@ -91,4 +92,4 @@ expect_error "rtaudio asking SCHED_FIFO for its own-uid worker of root's process
 	"$NATIVE_ERR.PermissionDenied" "process $P belongs to uid 0" "$out"
 expect_sched "that worker stays SCHED_OTHER" "$W" "other 0"
 
-integ_finish
+finish

@@ -16,6 +16,7 @@
 # Each grant is reset; each owner hears of its own, never of the other's.
 # At most 16 connections subscribe; one that leaves the bus frees its place.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -62,9 +63,11 @@ listen watcher rtalice --subscribe
 grep -q '^subscribed$' "$WORK/watcher.out" && ok "rtalice (org.realtimed.manage) may SubscribeDemoted" ||
 	fail "rtalice's SubscribeDemoted: $(cat "$WORK/watcher.out")"
 listen a rtaudio --grant rr 1
+# shellcheck disable=SC2046 # the line's fields
 set -- $(grep '^granted ' "$WORK/a.out")
 A_PID=$2 A_TID=$3
 listen b rtplain --subscribe --grant rr 1
+# shellcheck disable=SC2046 # the line's fields
 set -- $(grep '^granted ' "$WORK/b.out")
 B_PID=$2 B_TID=$3
 [ -n "$A_TID" ] && [ -n "$B_TID" ] && ok "rtaudio's and rtplain's listeners hold grants ($A_TID, $B_TID)" ||
@@ -117,4 +120,4 @@ done
 grep -q '^subscribed$' "$WORK/w17.out" && ok "a watcher that left the bus freed its place" ||
 	fail "no place after a watcher left: $(cat "$WORK/w17.out")"
 
-integ_finish
+finish

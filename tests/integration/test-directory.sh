@@ -23,8 +23,11 @@
 # by name, so both count, and the files member is what is left when the
 # directory is gone.
 
+# shellcheck source=tests/integration/pam-lib.sh
 . "$(dirname "$(readlink -f "$0")")/pam-lib.sh"
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tests/integration/directory-lib.sh
 . "$(dirname "$(readlink -f "$0")")/directory-lib.sh"
 
 integ_enter "$@"
@@ -282,4 +285,4 @@ n=$(grep -c "uid $U_MEMBER: serving its last good answer" "$WORK/realtimed.log")
 [ "$n" = 1 ] && ok "slapd down: realtimed says once that uid $U_MEMBER is served its last good answer" ||
 	fail "slapd down: $n lines about uid $U_MEMBER's last good answer: $(grep "uid $U_MEMBER" "$WORK/realtimed.log")"
 
-integ_finish
+finish

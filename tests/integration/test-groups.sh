@@ -15,6 +15,7 @@
 #      carries gid 29: refused once the cache lifetime has passed; added
 #      back: granted again within that lifetime.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -38,7 +39,7 @@ hold()
 	H_PID=$!
 	integ_track $H_PID
 	wait_for 5 grep -q '^threads' "$WORK/$_n.out" ||
-		{ fail "rt-client hold under setpriv $* did not start: $(cat "$WORK/$_n.out")"; integ_finish; }
+		{ fail "rt-client hold under setpriv $* did not start: $(cat "$WORK/$_n.out")"; finish; }
 	H_TIDS=$(sed -n 's/^threads //p' "$WORK/$_n.out")
 }
 
@@ -156,4 +157,4 @@ else
 fi
 expect_sched "her thread runs fifo 50" "$(tid 3)" "fifo 50"
 
-integ_finish
+finish

@@ -6,6 +6,7 @@
 # polkitd on it answers with our actions and the test rules. Needs no daemon,
 # so a broken harness is told apart from a broken daemon.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_cmd pkcheck
@@ -37,4 +38,4 @@ pk rtplain org.realtimed.acquire-high-priority && fail "polkit said yes to rtpla
 pk rtaudio org.realtimed.acquire-realtime && fail "polkit said yes to rtaudio outside any session" ||
 	ok "polkit: no session, no rule: rtaudio is refused acquire-realtime (allow_any no)"
 
-integ_finish
+finish

@@ -16,6 +16,7 @@
 # jack-threads.sh): RLIMIT_MEMLOCK cannot be raised on a host whose root
 # lacks CAP_SYS_RESOURCE, and a spinning realtime thread must never run here.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -45,8 +46,8 @@ rt_threads()
 {
 	for _t in /proc/"$1"/task/*; do
 		_t=${_t##*/}
-		case "$(sched_of "$_t")" in
-		fifo* | rr*) echo "$_t $(sched_of "$_t")" ;;
+		case "$(sched_name_of "$_t")" in
+		fifo* | rr*) echo "$_t $(sched_name_of "$_t")" ;;
 		esac
 	done
 }
@@ -143,4 +144,4 @@ for client in jack_metro jack_simple_client; do
 done
 jackd_stop
 
-integ_finish
+finish

@@ -11,6 +11,7 @@
 # refusal is clean and says so, then skips; tests/vm/guest/stack.sh runs it in
 # the VM where root has every capability.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -35,7 +36,7 @@ if ! capsh --has-p=cap_sys_resource 2>/dev/null; then
 	else
 		fail "realtimectl run --limits without CAP_SYS_RESOURCE: exit $rc: $out"
 	fi
-	[ "$integ_failed" = 0 ] || integ_finish
+	[ "$rt_failures" = 0 ] || finish
 	skip "root has no CAP_SYS_RESOURCE here, so no hard rlimit can be raised; tests/vm/guest/stack.sh runs this in the VM"
 fi
 
@@ -49,8 +50,8 @@ i=0
 while [ $i -lt 100 ] && [ -z "$rt" ]; do
 	for t in /proc/"$JACK_PID"/task/*; do
 		t=${t##*/}
-		case "$(sched_of "$t")" in
-		fifo*) rt="$t $(sched_of "$t")" ;;
+		case "$(sched_name_of "$t")" in
+		fifo*) rt="$t $(sched_name_of "$t")" ;;
 		esac
 	done
 	sleep 0.1
@@ -67,4 +68,4 @@ kill "$JACK_PID"
 wait "$JACK_PID" 2>/dev/null
 integ_untrack "$JACK_PID"
 
-integ_finish
+finish

@@ -13,6 +13,7 @@
 # tier (tests/vm/guest/limits.sh) runs this test as root with every
 # capability, where the limits themselves are checked in /proc/PID/limits.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -63,10 +64,11 @@ if ! have_cap_sys_resource; then
 	expect_error "GrantLimits for rtalice (Policies=rr) sets RLIMIT_RTTIME first" "$NATIVE_ERR.Failed" \
 		"could not set RLIMIT_RTTIME of process $PB" "$out"
 	expect_limit "rtalice's RLIMIT_RTPRIO stays 0" "$PB" "realtime priority" "0 0"
-	integ_finish
+	finish
 fi
 
 note "CAP_SYS_RESOURCE: the limits are really set"
+took_path limits-set
 expect_limit "rtaudio's process starts without RLIMIT_RTPRIO" "$PA" "realtime priority" "0 0"
 expect_limit "and with RLIMIT_RTTIME unlimited" "$PA" "realtime timeout" "unlimited unlimited"
 out=$(native --as rtaudio GrantLimits uint64:$PA)
@@ -88,4 +90,4 @@ expect_success "GrantLimits for rtalice's process that holds RLIMIT_RTPRIO 30" "
 expect_limit "its RLIMIT_RTPRIO stays 30 (GrantLimits never lowers a right)" "$PC" "realtime priority" "30 30"
 expect_limit "its RLIMIT_RTTIME is lowered to RTTime=100ms" "$PC" "realtime timeout" "100000 100000"
 
-integ_finish
+finish

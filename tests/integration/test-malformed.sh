@@ -6,6 +6,7 @@
 # nice out of range, absurd pids, unknown methods and properties, setting a
 # read-only property.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -89,4 +90,4 @@ out=$(run_as rtaudio "$RT_CLIENT" ask --policy fifo --prio 10 2>&1)
 [ $? = 0 ] && ok "the daemon still grants after the malformed calls" || fail "no grant after malformed calls: $out"
 kill -0 "$DAEMON_PID" && ok "realtimed is still running" || fail "realtimed died"
 
-integ_finish
+finish

@@ -7,6 +7,7 @@
 # the file:line behind it. Callers are the test users; the kernel's view of
 # each thread (/proc/TID/stat) is what is checked.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -75,7 +76,7 @@ out=$(run_as rtalice "$RT_CLIENT" ask --policy fifo --prio 100 2>&1)
 expect_error "priority 100" "$NATIVE_ERR.InvalidArgs" "100" "$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 
 # --- identity checks: not your process, not your thread, dead pids --------
-holder_start rtaudio 3 || integ_finish
+holder_start rtaudio 3 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 out=$(native --as rtplain MakeThreadRealtime uint64:$HOLDER_PID uint64:$T1 string:rr uint32:5)
@@ -184,4 +185,4 @@ out=$(native --as rtplain GrantLimits uint64:$HOLDER_PID)
 expect_error "GrantLimits on another user's process" "$NATIVE_ERR.PermissionDenied" "$HOLDER_PID" "$out"
 
 holder_stop
-integ_finish
+finish

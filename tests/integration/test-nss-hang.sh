@@ -37,6 +37,7 @@
 # whole hang: step 2's rounds took 30 s or more and rthang was answered
 # only when the directory was.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -338,7 +339,7 @@ ms=$((($(date +%s%N) - t) / 1000000))
 	fail "Peer.Ping after the restart took $ms ms: $out"
 runs_other()
 {
-	[ "$(sched_of "$1")" = "other 0" ]
+	[ "$(sched_name_of "$1")" = "other 0" ]
 }
 wait_for $((RESOLVE_TIMEOUT + 8)) runs_other "$H2_TID"
 s=$((($(date +%s%N) - t0) / 1000000))
@@ -350,4 +351,4 @@ grep "Demoted thread $H2_TID " "$WORK/realtimed.log" | grep -q "could not resolv
 	ok "the journal says rthang2's grant went because uid $HANG2_UID could not be resolved" ||
 	fail "no demotion line naming uid $HANG2_UID: $(grep "Demoted thread $H2_TID" "$WORK/realtimed.log")"
 
-integ_finish
+finish

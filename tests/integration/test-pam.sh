@@ -13,6 +13,7 @@
 # project's host has no CAP_SYS_RESOURCE, so raising them past that fails and
 # the documented fallback and error are asserted; where the process has it
 # (the vm tier, tests/vm/guest/pam.sh) the real raise is asserted instead.
+# shellcheck source=tests/integration/pam-lib.sh
 . "$(dirname "$(readlink -f "$0")")/pam-lib.sh"
 
 pam_enter "$@"
@@ -129,6 +130,7 @@ expected_open()
 
 if have_cap_sys_resource; then
 	note "this process holds CAP_SYS_RESOURCE: hard limits are really raised"
+	took_path cap-sys-resource
 else
 	note "this process lacks CAP_SYS_RESOURCE: raising a hard limit takes the documented error path"
 fi
@@ -170,6 +172,7 @@ check "rtalice: an application's own pam_end() undoes keepcaps" grep -qx "keepca
 # --- Capabilities=sys_nice across setuid, as login's session child does ---
 prm=$(sed -n 's/^CapPrm:[[:space:]]*//p' /proc/self/status)
 if [ $(((0x$prm >> 23) & 1)) = 1 ] && [ $(((0x$prm >> 7) & 1)) = 1 ]; then
+	took_path setuid-capabilities
 	run alice-setuid rt-test rtalice --setuid
 	check "rtalice --setuid: keepcaps is on until the application's setuid" grep -qx "keepcaps 1" "$WORK/alice-setuid.out"
 	check "rtalice --setuid: the session runs as uid 4103" grep -qx "uid 4103" "$WORK/alice-setuid.out"
@@ -277,4 +280,4 @@ else
 	check "no debug: a session that failed logs errors only" sh -c "! grep 'pam_realtime' '$LOG' | grep -qv '^err '"
 fi
 
-pam_finish
+finish

@@ -12,6 +12,7 @@
 # the hard limits cannot be raised: the session must still open, with the
 # documented fallback and log; where it has it (tests/vm/guest/pam.sh) the
 # policy's limits must be there exactly.
+# shellcheck source=tests/integration/pam-lib.sh
 . "$(dirname "$(readlink -f "$0")")/pam-lib.sh"
 
 command -v pamtester >/dev/null 2>&1 || skip "pamtester is not installed (Debian package pamtester)"
@@ -126,9 +127,10 @@ check "pamtester broken policy: file and line are logged" logged err "Ignoring p
 pt required rt-pamtester-required rtaudio
 if have_cap_sys_resource; then
 	check "pamtester required, with CAP_SYS_RESOURCE: the session opens" [ "$RC" = 0 ]
+	took_path cap-sys-resource
 else
 	check "pamtester required, without CAP_SYS_RESOURCE: the session fails with PAM_SESSION_ERR" \
 		sh -c "[ $RC != 0 ] && grep -qi 'session' '$WORK/required.pamtester'"
 fi
 
-pam_finish
+finish

@@ -12,6 +12,7 @@
 #     adopt the newcomer (the start time differs).
 
 INTEG_PIDNS=1
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -88,4 +89,4 @@ else
 	fail "could not get pid $B again through ns_last_pid"
 fi
 
-integ_finish
+finish

@@ -12,6 +12,7 @@
 # runs the same client gets no realtime thread (the grant is realtimed's, not
 # the kernel's), and when the client exits its grant is gone.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -44,7 +45,7 @@ pw_start()
 	as_bg $U $PW_ENV pipewire >"$WORK/pw/server.log" 2>&1
 	PW_PID=$!
 	integ_track $PW_PID
-	wait_for 10 test -S "$WORK/pw/run/pipewire-0" || { tail -n 20 "$WORK/pw/server.log"; fail "pipewire did not start"; integ_finish; }
+	wait_for 10 test -S "$WORK/pw/run/pipewire-0" || { tail -n 20 "$WORK/pw/server.log"; fail "pipewire did not start"; finish; }
 }
 
 client_start()
@@ -87,7 +88,7 @@ if [ -n "$tid" ]; then
 	ok "the JACK client's process thread $tid runs SCHED_FIFO 88 (module-rt's rt.prio)"
 else
 	fail "no thread of the JACK client runs fifo 88: '${rt:-none}': $(grep mod.rt "$WORK/pw/granted.log" | tail -n 3)"
-	integ_finish
+	finish
 fi
 [ "$(cat "/proc/$CL_PID/task/$tid/comm")" = jack_metro ] &&
 	ok "thread $tid is the client's JACK process thread (named jack_metro), not a PipeWire helper" ||
@@ -143,4 +144,4 @@ else
 fi
 integ_stop "$PW_PID"
 
-integ_finish
+finish

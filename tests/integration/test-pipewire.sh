@@ -10,6 +10,7 @@
 #     listed and dropped when PipeWire exits;
 #   - for a non-member PipeWire reads MaxRealtimePriority 20 and gets rr 20.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -100,4 +101,4 @@ case "$rt" in
 esac
 pw_stop
 
-integ_finish
+finish

@@ -7,6 +7,7 @@
 # polkit's action file, the activation file, sysusers and tmpfiles snippets.
 # Needs no daemon and no root (the bus part is skipped without root).
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 integ_require_cmd systemd-analyze
@@ -108,29 +109,7 @@ grep -q 'isInGroup("audio")' "$P/50-realtimed-audio.rules.example" &&
 
 # The bus accepts the system.d files: root may own both names, a user may not.
 if [ "$(id -u)" = 0 ] && command -v dbus-daemon >/dev/null; then
-	cat >"$T/bus.conf" <<-XEOF
-	<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-	 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-	<busconfig>
-	  <type>system</type>
-	  <listen>unix:path=$T/bus</listen>
-	  <auth>EXTERNAL</auth>
-	  <policy context="default">
-	    <allow user="*"/>
-	    <deny own="*"/>
-	    <deny send_type="method_call"/>
-	    <allow send_requested_reply="true" send_type="method_return"/>
-	    <allow send_requested_reply="true" send_type="error"/>
-	    <allow receive_type="method_call"/>
-	    <allow receive_type="method_return"/>
-	    <allow receive_type="error"/>
-	    <allow receive_type="signal"/>
-	    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-	  </policy>
-	  <include>$P/org.realtimed.Realtime1.conf</include>
-	  <include>$P/realtimed-rtkit-compat.conf</include>
-	</busconfig>
-	XEOF
+	bus_config "$T/bus" >"$T/bus.conf"
 	dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile --print-address=3 3>"$T/addr" 2>"$T/bus.log" &
 	bus=$!
 	if wait_for 10 test -s "$T/addr"; then
@@ -150,4 +129,4 @@ if [ "$(id -u)" = 0 ] && command -v dbus-daemon >/dev/null; then
 	wait "$bus" 2>/dev/null
 fi
 
-integ_finish
+finish

@@ -11,6 +11,7 @@
 # vendor value, a warning). A symlink to /dev/null still masks a vendor
 # drop-in, and a symlink to a root-owned file is followed.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -159,4 +160,4 @@ printf '%s\n' "$out" | grep -q "admin.conf" &&
 	fail "realtimed started with values from a file anyone may write: $out" ||
 	ok "realtimed started without the admin file anyone may write"
 
-integ_finish
+finish

@@ -11,6 +11,7 @@
 # every user's (ListAllGrants, 'status --all') and Explain of another user
 # take root or org.realtimed.manage (test rules: rtalice yes, rtaudio no).
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -266,4 +267,4 @@ out=$(run_as rtplain "$RT_CLIENT" ask --nice -16 2>&1)
 echo "$out" | grep -q "^refused: $NATIVE_ERR.PolicyDenied" && ok "Polkit=no: [Default]'s Nice=-15 still holds" ||
 	fail "Polkit=no: rtplain nice -16: $out"
 
-integ_finish
+finish

@@ -27,6 +27,7 @@
 # flatpak sandbox, whose module-rt asks the portal by itself, gets its
 # process thread SCHED_FIFO 88 on the host with RLIMIT_RTPRIO still 0.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -190,12 +191,12 @@ caller_of()
 }
 
 # 1. A flatpak app in its own pid namespace asks for its own thread.
-sandbox_start fp flatpak || integ_finish
+sandbox_start fp flatpak || finish
 hpid=$(host_pid "$SB_NS" "$SB_PID")
 htid=$(host_pid "$SB_NS" "$SB_TID" "/proc/$hpid/task")
 note "the app's holder: pid $SB_PID tid $SB_TID in its namespace, $hpid/$htid on the host"
 [ -n "$htid" ] && [ "$hpid" != "$SB_PID" ] && [ "$htid" != "$SB_TID" ] ||
-	{ fail "the sandbox does not hide the host ids ($SB_PID/$SB_TID is $hpid/$htid)"; integ_finish; }
+	{ fail "the sandbox does not hide the host ids ($SB_PID/$SB_TID is $hpid/$htid)"; finish; }
 out=$(app_call fp "$SB_PID" "$SB_TID" $PRIO)
 expect_success "the portal accepts the app's MakeThreadRealtimeWithPID($SB_PID, $SB_TID, $PRIO)" "$out"
 expect_sched "the app's thread, on the host, runs the grant" "$htid" "fifo $PRIO"
@@ -215,7 +216,7 @@ done
 
 # 2. A pid that is not the app's: a thread of the same user outside the
 # sandbox. The portal finds no such pid in the app's namespace and refuses.
-holder_start $U 1 || integ_finish
+holder_start $U 1 || finish
 other=$(holder_tid 1)
 out=$(app_call fp "$HOLDER_PID" "$other" $PRIO)
 if printf '%s\n' "$out" | grep -q '^Error' && printf '%s\n' "$out" | grep -qi 'map pid'; then
@@ -266,7 +267,7 @@ fi
 # its own pid namespace: the portal passes its ids on as they are, and
 # realtimed refuses them, as they name host threads that are not the
 # caller's (or none at all).
-sandbox_start plain || integ_finish
+sandbox_start plain || finish
 hpid=$(host_pid "$SB_NS" "$SB_PID")
 htid=$(host_pid "$SB_NS" "$SB_TID" "/proc/$hpid/task")
 owner=$(stat -c %u "/proc/$SB_PID" 2>/dev/null)
@@ -297,17 +298,17 @@ fi
 if ! command -v pipewire >/dev/null || ! command -v pw-jack >/dev/null ||
 	! command -v jack_metro >/dev/null || ! command -v pw-cli >/dev/null; then
 	note "pipewire, pw-jack, pw-cli or jack_metro is missing: no sandboxed JACK client (pipewire-bin, pipewire-jack, jackd2)"
-	integ_finish
+	finish
 fi
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm || { fail "cannot mount a private /dev/shm"; integ_finish; }
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || { fail "cannot mount a private /dev/shm"; finish; }
 PW="env -u DBUS_SESSION_BUS_ADDRESS HOME=$P/home XDG_RUNTIME_DIR=$RUN"
 # shellcheck disable=SC2086
 as_bg $U $PW PIPEWIRE_DEBUG=3 pipewire >"$P/pipewire.log" 2>&1
 integ_track $!
-wait_for 10 test -S "$RUN/pipewire-0" || { tail -n 20 "$P/pipewire.log"; fail "pipewire did not start"; integ_finish; }
+wait_for 10 test -S "$RUN/pipewire-0" || { tail -n 20 "$P/pipewire.log"; fail "pipewire did not start"; finish; }
 sandbox_run jack flatpak --tmpfs /dev/shm --dir /run/pw --bind "$RUN/pipewire-0" /run/pw/pipewire-0 \
 	--setenv XDG_RUNTIME_DIR /run/pw --setenv HOME /tmp --setenv PIPEWIRE_DEBUG 3 \
-	-- pw-jack jack_metro -b 120 || integ_finish
+	-- pw-jack jack_metro -b 120 || finish
 # pw_flatpak_client: the id of the PipeWire client that waits as "flatpak"
 pw_flatpak_client()
 {
@@ -322,11 +323,11 @@ pw_has_flatpak_client()
 }
 wait_for 10 pw_has_flatpak_client
 cid=$(pw_flatpak_client)
-[ -n "$cid" ] || { fail "PipeWire has no flatpak client: $(tail -n 5 "$P/jack/out.log")"; integ_finish; }
+[ -n "$cid" ] || { fail "PipeWire has no flatpak client: $(tail -n 5 "$P/jack/out.log")"; finish; }
 # shellcheck disable=SC2086
 run_as $U $PW pw-cli -- permissions "$cid" -1 0710 >/dev/null 2>&1
 wait_for 10 grep -q 'impl_create()] create thread' "$P/jack/out.log" ||
-	{ fail "jack_metro in the sandbox did not activate: $(tail -n 5 "$P/jack/out.log")"; integ_finish; }
+	{ fail "jack_metro in the sandbox did not activate: $(tail -n 5 "$P/jack/out.log")"; finish; }
 wait_for 10 sh -c "grep -A20 'create thread' '$P/jack/out.log' | grep -q 'acquired realtime priority'"
 jpid=""
 for h in /proc/[0-9]*; do
@@ -353,4 +354,4 @@ expect_sched "the sandboxed JACK client's process thread runs SCHED_FIFO 88 on t
 grep -q '^Max realtime priority *0 *0 ' "/proc/$jpid/limits" && ok "the sandboxed client's RLIMIT_RTPRIO is still 0" ||
 	fail "the sandboxed client's RLIMIT_RTPRIO: $(grep -i 'realtime priority' "/proc/$jpid/limits")"
 
-integ_finish
+finish

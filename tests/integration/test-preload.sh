@@ -20,6 +20,7 @@
 #     the kernel's error comes back, with it (the VM, stack.sh) it succeeds.
 # Nothing here spins: every realtime thread sleeps or ends.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -171,4 +172,4 @@ else
 	note "mlockall succeeding is proven in the VM (tests/vm/guest/stack.sh), where root has CAP_SYS_RESOURCE"
 fi
 
-integ_finish
+finish

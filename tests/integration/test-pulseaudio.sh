@@ -7,6 +7,7 @@
 # priority PulseAudio asked for (realtime-priority = 9), and realtimed lists
 # the grant; its main thread gets the nice level it asked for.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -33,7 +34,7 @@ pa_rt_thread()
 {
 	for t in /proc/"$PA_PID"/task/*; do
 		t=${t##*/}
-		s=$(sched_of "$t")
+		s=$(sched_name_of "$t")
 		case "$s" in
 		fifo* | rr*)
 			echo "$t $s"
@@ -61,4 +62,4 @@ nice=$(awk '{ print $19 }' /proc/"$PA_PID"/stat 2>/dev/null)
 [ "$nice" = -11 ] && ok "PulseAudio's main thread got the nice level -11 it asked for" ||
 	fail "PulseAudio's main thread nice is '$nice', not -11: $(grep -i 'nice\|high-priority' "$d/pa.log" | head -n 3)"
 kill "$PA_PID" 2>/dev/null
-integ_finish
+finish

@@ -14,6 +14,7 @@
 # Then a thread that drops to SCHED_OTHER the same way: that is nothing
 # realtimed can supervise, so the request is refused and nothing is listed.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -34,7 +35,7 @@ while [ $i -le 5 ]; do
 	fi
 	T=$(sed -n 's/.* on audio thread \([0-9]*\)$/\1/p' "$WORK/ask.$i")
 	answer=$(grep -E '^(granted|refused)' "$WORK/ask.$i" | cut -c1-150)
-	s=$(sched_of "$T")
+	s=$(sched_name_of "$T")
 	g=$(grant_of "$T")
 	case "$s" in
 	fifo* | rr*)
@@ -68,4 +69,4 @@ kill "$P"
 wait "$P" 2>/dev/null
 integ_untrack "$P"
 
-integ_finish
+finish

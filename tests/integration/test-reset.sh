@@ -8,6 +8,7 @@
 # caller is rtalice, whose policy says Nice=19: nothing may make her
 # threads run at a better nice level than the one they chose.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -26,7 +27,7 @@ expect_nice()
 	[ "$_n" = "$3" ] && ok "$1 (thread $2 at nice $_n)" || fail "$1: thread $2 at nice '$_n', expected $3"
 }
 
-holder_start rtalice 6 || integ_finish
+holder_start rtalice 6 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 T3=$(holder_tid 3)
@@ -104,4 +105,4 @@ out=$(native --as rtalice ResetThread uint64:$HOLDER_PID uint64:$T3)
 expect_error "a second ResetThread of thread $T3" "$NATIVE_ERR.NoSuchGrant" "thread $T3" "$out"
 
 holder_stop
-integ_finish
+finish

@@ -10,6 +10,7 @@
 # rtkit-daemon holds it says it could not take it, and one after that takes
 # it again.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -55,7 +56,7 @@ echo "$out" | grep -A1 '"MaxRealtimePriority"' | grep -q 'int32 95' &&
 	ok "Properties.GetAll answers for the caller (95, -19, RTTimeUSecMax)" || fail "GetAll: $out"
 
 # each compat method
-holder_start rtaudio 3 || integ_finish
+holder_start rtaudio 3 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 T3=$(holder_tid 3)
@@ -149,4 +150,4 @@ else
 	fail "realtimed still runs after rtkit's Exit"
 fi
 
-integ_finish
+finish

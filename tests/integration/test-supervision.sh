@@ -9,6 +9,7 @@
 # RateLimited; a reload that lowers the limit demotes with a Demoted signal
 # whose reason is "policy".
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -35,7 +36,7 @@ gone()
 		$NATIVE_IFACE.ListGrants | grep -q 'uint64 $1\$'"
 }
 
-holder_start rtaudio 4 || integ_finish
+holder_start rtaudio 4 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 T3=$(holder_tid 3)
@@ -133,4 +134,4 @@ done
 out=$(native --as rtaudio MakeThreadHighPriority uint64:0 uint64:0 int32:-1)
 expect_success "another user is not rate limited by rtalice's burst" "$out"
 
-integ_finish
+finish

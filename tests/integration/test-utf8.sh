@@ -9,6 +9,7 @@
 # chose), a policy file's name or contents, a user name from NSS. Each case
 # is followed by a check that the daemon still runs and answers.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -189,4 +190,4 @@ alive "after a Reload error quoting bytes that are not UTF-8"
 : >"$WORK/admin.conf"
 expect_success "Reload of a good policy" "$(native Reload)"
 
-integ_finish
+finish

@@ -10,9 +10,8 @@ mocklog=$work/mock.log
 
 # logged LINE DESCRIPTION: the mock got exactly this call (caller= left out).
 logged() {
-	checks=$((checks + 1))
 	if sed 's/ caller=[0-9]*//' "$mocklog" | grep -qxF -- "$1"; then
-		pass "$2"
+		ok "$2"
 	else
 		fail "$2: '$1' not in the mock's log:"
 		sed 's/^/    /' "$mocklog"
@@ -47,9 +46,8 @@ expect err "belongs to another user" "the reason is shown"
 
 echo "# status"
 run 0 "status lists the grants" -- status
-checks=$((checks + 1))
 if grep -Eq '^1234 +1235 +jackd "rt" +rtaudio +4101 +fifo +50 +[0-9]{4}-[0-9]{2}-[0-9]{2} ' <<<"$out"; then
-	pass "the fifo grant's row"
+	ok "the fifo grant's row"
 else
 	fail "no row for 1234/1235: $out"
 fi
@@ -65,7 +63,6 @@ logged "ListAllGrants interactive=1" "ListAllGrants sent, allowing interactive a
 expect out "4 threads supervised." "a count of every user's"
 run 0 "status --json" -- status --json
 json_ok "status --json output parses"
-checks=$((checks + 1))
 if command -v python3 >/dev/null && python3 -c '
 import json, sys
 rows = json.load(sys.stdin)
@@ -75,7 +72,7 @@ assert r["policy"] == "fifo" and r["priority"] == 50 and r["since"] == 176471640
 n = [r for r in rows if r["policy"] == "nice"][0]
 assert n["priority"] == -5
 ' <<<"$out"; then
-	pass "status --json has typed fields"
+	ok "status --json has typed fields"
 else
 	fail "status --json fields: $out"
 fi
@@ -89,17 +86,15 @@ logged "ResetProcess 1240 0" "ResetProcess(1240) sent"
 echo "# explain (from the daemon)"
 run 0 "explain root online" -- explain root --no-legend
 logged "Explain 0" "Explain(0) sent"
-checks=$((checks + 1))
 if [ "$(awk '{print $1}' <<<"$out" | tr '\n' ' ')" = "RealtimePriority Nice Capabilities CompatPolicy FutureKey " ]; then
-	pass "known keys in realtime.conf(5) order, unknown ones last"
+	ok "known keys in realtime.conf(5) order, unknown ones last"
 else
 	fail "key order: $out"
 fi
-checks=$((checks + 1))
 if grep -Eq '^RealtimePriority +95 +/etc/realtime/realtime.conf:14$' <<<"$out" &&
 	grep -Eq '^Capabilities +"" +/usr/share/realtime/realtime.conf:59$' <<<"$out" &&
 	grep -Eq '^CompatPolicy +- +-$' <<<"$out"; then
-	pass "values and sources, \"\" for a key set empty, '-' for an unset key"
+	ok "values and sources, \"\" for a key set empty, '-' for an unset key"
 else
 	fail "explain rows: $out"
 fi
@@ -113,9 +108,8 @@ echo "# reload, irq"
 run 0 "reload" -- reload
 logged "Reload interactive=1" "Reload sent, allowing interactive authorization"
 run 0 "irq from the daemon" -- irq --conf "$policy"
-checks=$((checks + 1))
 if grep -Eq "^16 +snd_hda_intel:card0 +300 +fifo +90 +snd\*=90 \($policy:[0-9]+\)$" <<<"$out"; then
-	pass "the IRQ thread with its matching [IRQ] rule and its file:line"
+	ok "the IRQ thread with its matching [IRQ] rule and its file:line"
 else
 	fail "irq row: $out"
 fi
@@ -123,30 +117,26 @@ expect out "(from realtimed)" "it says where it read from"
 
 echo "# run: ask for this process, then exec in it"
 run 0 "run --limits" -- run --limits -- sh -c 'echo $$ >"$0"; grep "Max realtime timeout" /proc/self/limits' "$work/run.pid"
-checks=$((checks + 1))
 if grep -Eq 'Max realtime timeout +123456 +123456 +us' <<<"$out"; then
-	pass "the command runs with the limit the daemon set"
+	ok "the command runs with the limit the daemon set"
 else
 	fail "RLIMIT_RTTIME not inherited: $out"
 fi
 logged "GrantLimits 0" "GrantLimits(0) sent"
-checks=$((checks + 1))
 if grep -q "^GrantLimits caller=$(cat "$work/run.pid") 0$" "$mocklog"; then
-	pass "the caller's pid is the command's pid"
+	ok "the caller's pid is the command's pid"
 else
 	fail "GrantLimits caller is not pid $(cat "$work/run.pid"): $(cat "$mocklog")"
 fi
 run 0 "run --fifo 50" -- run --fifo 50 -- sh -c 'echo $$ >"$0"' "$work/run.pid"
-checks=$((checks + 1))
 if grep -q "^MakeThreadRealtime caller=$(cat "$work/run.pid") 0 0 fifo 50$" "$mocklog"; then
-	pass "MakeThreadRealtime(0, 0, fifo, 50) from the command's own process"
+	ok "MakeThreadRealtime(0, 0, fifo, 50) from the command's own process"
 else
 	fail "run --fifo request: $(cat "$mocklog")"
 fi
 run 0 "run --rr 5 --nice -3 --limits, options after COMMAND stay COMMAND's" -- run --rr 5 --nice -3 --limits sh -c 'echo "$1"' sh --json
 expect out "--json" "COMMAND got its own option"
 run 1 "run refused: the command does not start" -- run --fifo 95 -- touch "$work/ran2"
-checks=$((checks + 1))
-if [ -e "$work/ran2" ]; then fail "run started its command although refused"; else pass "not started"; fi
+if [ -e "$work/ran2" ]; then fail "run started its command although refused"; else ok "not started"; fi
 expect err "Not starting touch." "it says so"
 run 127 "run of a command that does not exist" -- run -- "$work/no-such-command"

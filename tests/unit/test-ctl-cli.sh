@@ -34,22 +34,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-failures=0
-checks=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-pass() {
-	echo "ok: $*"
-}
+# ok, fail, finish: the project's checks, reported as TAP
+# shellcheck source=tests/lib/tap.sh
+. "$src/tests/lib/tap.sh"
 
 # run EXPECTED_STATUS DESCRIPTION -- ARGS...: runs realtimectl, keeps
 # stdout in $out and stderr in $err, checks the exit status.
 run() {
 	local want=$1 what=$2
 	shift 3
-	checks=$((checks + 1))
 	"$ctl" "$@" >"$work/out" 2>"$work/err"
 	status=$?
 	out=$(cat "$work/out")
@@ -60,17 +53,16 @@ run() {
 		sed 's/^/    stderr: /' "$work/err"
 		return 1
 	fi
-	pass "$what (exit $status)"
+	ok "$what (exit $status)"
 	return 0
 }
 
 # expect HAYSTACK_NAME NEEDLE DESCRIPTION: fixed-string match in $out or $err.
 expect() {
 	local where=$1 needle=$2 what=$3 text
-	checks=$((checks + 1))
 	if [ "$where" = out ]; then text=$out; else text=$err; fi
 	if grep -qF -- "$needle" <<<"$text"; then
-		pass "$what"
+		ok "$what"
 	else
 		fail "$what: '$needle' not in std$where:"
 		sed 's/^/    /' <<<"$text"
@@ -85,11 +77,10 @@ line_of() {
 }
 
 json_ok() {
-	checks=$((checks + 1))
 	if ! command -v python3 >/dev/null; then
-		pass "$1 (python3 missing, JSON not validated)"
+		ok "$1 (python3 missing, JSON not validated)"
 	elif python3 -c 'import json, sys; json.load(sys.stdin)' <<<"$out" 2>/dev/null; then
-		pass "$1"
+		ok "$1"
 	else
 		fail "$1: not valid JSON: $out"
 	fi
@@ -159,13 +150,12 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 fi
 if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
-	checks=$((checks + 1))
 	"${as_user[@]}" "$ctl" policy check "$work/draft.conf" >"$work/out" 2>"$work/err"
 	status=$?
 	out=$(cat "$work/out")
 	err=$(cat "$work/err")
 	if [ $status = 6 ]; then
-		pass "a user's own file passes their check, with a warning (exit 6)"
+		ok "a user's own file passes their check, with a warning (exit 6)"
 	else
 		fail "a user's own file: exit $status: $err"
 	fi
@@ -203,9 +193,8 @@ run 1 "a file with three errors is rejected" -- policy check "$work/multi.conf"
 expect err "$work/multi.conf:3: unknown section [Gruop audio]" "the bad header (line 3)"
 expect err "$work/multi.conf:4: invalid value '-30' for Nice" "the bad value under the bad header (line 4)"
 expect err "$work/multi.conf:7: invalid value 'lots' for MemLock" "the bad value further down (line 7)"
-checks=$((checks + 1))
 if [ "$(grep -c "^$work/multi.conf:" <<<"$err")" = 3 ]; then
-	pass "exactly three errors (an unknown key under an unknown header adds none)"
+	ok "exactly three errors (an unknown key under an unknown header adds none)"
 else
 	fail "want 3 errors: $err"
 fi
@@ -238,9 +227,8 @@ for kv in RealtimePriority:20 Policies:rr Nice:-15 MemLock:64M RTTime:200ms; do
 	key=${kv%%:*} value=${kv#*:}
 	line=$(line_of "$policy" Default "$key")
 	expect out "$policy:$line [Default]" "$key's source is $policy:$line [Default]"
-	checks=$((checks + 1))
 	if grep -Eq "^$key +$value +$policy:$line " <<<"$out"; then
-		pass "$key = $value"
+		ok "$key = $value"
 	else
 		fail "$key: want value $value from line $line in: $out"
 	fi
@@ -253,17 +241,15 @@ run 0 "explain --offline root (in the privileged group)" -- explain --offline --
 for kv in RealtimePriority:95 "Policies:fifo rr" Nice:-19 MemLock:infinity RTTime:infinity CompatPolicy:fifo; do
 	key=${kv%%:*} value=${kv#*:}
 	line=$(line_of "$work/root-audio.conf" "Group #0" "$key")
-	checks=$((checks + 1))
 	if grep -Eq "^$key +$value +$work/root-audio.conf:$line \[Group #0\]" <<<"$out"; then
-		pass "$key = $value from root-audio.conf:$line [Group #0]"
+		ok "$key = $value from root-audio.conf:$line [Group #0]"
 	else
 		fail "$key: want '$value' from line $line [Group #0] in: $out"
 	fi
 done
 line=$(line_of "$work/root-audio.conf" "Group #0" Capabilities)
-checks=$((checks + 1))
 if grep -Eq "^Capabilities +\"\" +$work/root-audio.conf:$line \[Group #0\]" <<<"$out"; then
-	pass "Capabilities set empty shows as \"\" with its line $line"
+	ok "Capabilities set empty shows as \"\" with its line $line"
 else
 	fail "Capabilities: want '\"\"' from line $line in: $out"
 fi
@@ -274,16 +260,14 @@ json_ok "explain --json output parses"
 expect out "\"key\":\"RealtimePriority\",\"value\":\"95\",\"source\":\"$work/root-audio.conf:$(line_of "$work/root-audio.conf" "Group #0" RealtimePriority)\",\"section\":\"Group #0\"" "the JSON row of RealtimePriority"
 
 run 0 "an admin drop-in overrides the vendor file, and explain says so" -- explain --offline "${paths[@]}" root
-checks=$((checks + 1))
 if grep -Eq "^RealtimePriority +30 +$work/admin.d/10-more.conf:2 \[Default\]" <<<"$out"; then
-	pass "RealtimePriority 30 from the drop-in's line 2"
+	ok "RealtimePriority 30 from the drop-in's line 2"
 else
 	fail "drop-in override not shown: $out"
 fi
 
 run 0 "explain --offline --no-legend prints only rows" -- explain --offline --no-legend --conf "$policy" root
-checks=$((checks + 1))
-if [ "$(wc -l <<<"$out")" = 7 ] && ! grep -q '^KEY' <<<"$out"; then pass "7 rows, no header"; else fail "--no-legend: $out"; fi
+if [ "$(wc -l <<<"$out")" = 7 ] && ! grep -q '^KEY' <<<"$out"; then ok "7 rows, no header"; else fail "--no-legend: $out"; fi
 
 run 4 "an unknown user is exit 4" -- explain --offline --conf "$policy" no-such-user-realtimectl
 expect err "No such user" "it says so"
@@ -334,8 +318,7 @@ expect err "system bus" "it says the system bus is missing"
 run 3 "explain (online) without a system bus" -- explain root
 expect err "realtimectl explain --offline root" "it suggests --offline"
 run 3 "run without a system bus does not exec" -- run --limits -- touch "$work/ran"
-checks=$((checks + 1))
-if [ -e "$work/ran" ]; then fail "run executed its command although the grant failed"; else pass "command not executed"; fi
+if [ -e "$work/ran" ]; then fail "run executed its command although the grant failed"; else ok "command not executed"; fi
 echo "# run --threads (asks realtimed for nothing itself: no bus needed)"
 : >"$work/preload.so"
 REALTIME_PRELOAD=$work/preload.so run 0 "run --threads sets LD_PRELOAD" -- \
@@ -347,15 +330,14 @@ expect out "[$work/other.so $work/preload.so]" "the preload comes after what was
 REALTIME_PRELOAD=$work/missing.so run 5 "run --threads without the preload" -- \
 	run --threads -- touch "$work/ran-threads"
 expect err "Cannot use $work/missing.so" "it names the missing preload"
-checks=$((checks + 1))
-if [ -e "$work/ran-threads" ]; then fail "run --threads executed its command without the preload"; else pass "command not executed"; fi
+if [ -e "$work/ran-threads" ]; then fail "run --threads executed its command without the preload"; else ok "command not executed"; fi
 REALTIME_PRELOAD="$work/a b.so" run 2 "run --threads: a path LD_PRELOAD cannot take" -- run --threads -- true
 run 2 "--threads on status" -- status --threads
 run 0 "irq falls back to /proc without a bus" -- irq --conf "$policy"
 expect err "Reading the IRQ threads without realtimed instead." "it says it reads them itself"
 
 if ! command -v dbus-daemon >/dev/null; then
-	echo "dbus-daemon missing: skipping the private-bus checks"
+	note "dbus-daemon missing: skipping the private-bus checks"
 else
 	cat >"$work/bus.conf" <<CONF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -391,10 +373,9 @@ CONF
 			"$ctl" status >/dev/null 2>&1 && break
 			sleep 0.1
 		done
-		# shellcheck source=test-ctl-cli-online.sh
+		# shellcheck source=tests/unit/test-ctl-cli-online.sh
 		. "$src/tests/unit/test-ctl-cli-online.sh"
 	fi
 fi
 
-echo "# $checks checks, $failures failed"
-[ "$failures" = 0 ]
+finish

@@ -10,6 +10,7 @@
 # --offline key by key, refusals have their exit statuses, run execs the
 # command in the granted process, reload needs an administrator, irq works.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/../integration/lib.sh"
 integ_enter "$@"
 integ_require_daemon
@@ -47,7 +48,7 @@ contains()
 	fi
 }
 
-holder_start rtaudio 2 || integ_finish
+holder_start rtaudio 2 || finish
 T1=$(holder_tid 1)
 T2=$(holder_tid 2)
 
@@ -117,4 +118,4 @@ ctl rtaudio 1 "reload as rtaudio needs an administrator (no agent here)" reload
 ctl rtaudio 0 "irq through realtimed" irq
 contains "irq says where the list came from" "$out$err" "from realtimed|No IRQ threads"
 
-integ_finish
+finish

@@ -36,6 +36,7 @@
 #      A is refused, while B's thread stays SCHED_FIFO and B is granted.
 # Only ever run in the VM: the runaways would freeze a host.
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
 if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
@@ -237,7 +238,7 @@ runaways()
 }
 
 start class
-holder_start rtaudio 1 || integ_finish
+holder_start rtaudio 1 || finish
 tid=$(holder_tid 1)
 out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID uint64:$tid string:fifo uint32:99)
 expect_success "FIFO 99 granted (the watchdog outranks it)" "$out"
@@ -245,10 +246,10 @@ wd=""
 for t in /proc/$DAEMON_PID/task/*; do
 	[ "$(cat "$t/comm")" = rtd-watchdog ] && wd=${t##*/}
 done
-if [ -n "$wd" ] && [ "$(sched_of "$wd" | cut -d' ' -f1)" = deadline ]; then
+if [ -n "$wd" ] && [ "$(sched_name_of "$wd" | cut -d' ' -f1)" = deadline ]; then
 	ok "the watchdog thread $wd runs SCHED_DEADLINE"
 else
-	fail "the watchdog thread '$wd' runs '$(sched_of "$wd")', not SCHED_DEADLINE"
+	fail "the watchdog thread '$wd' runs '$(sched_name_of "$wd")', not SCHED_DEADLINE"
 fi
 holder_stop
 finish_case
@@ -346,9 +347,9 @@ finish_case
 
 start fight-back
 # a process that held a grant: its RLIMIT_RTPRIO goes to 0 and comes back
-holder_start rtaudio 1 || integ_finish
+holder_start rtaudio 1 || finish
 prlimit --pid "$HOLDER_PID" --rtprio=40:40
-out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID uint64:$(holder_tid 1) string:fifo uint32:10)
+out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID "uint64:$(holder_tid 1)" string:fifo uint32:10)
 expect_success "a sleeping thread made SCHED_FIFO 10" "$out"
 # a process realtimed never granted, realtime through its own
 # RLIMIT_RTPRIO (chrt as rtaudio, sleeping)
@@ -442,8 +443,8 @@ if [ "$NCPU" -gt 1 ]; then
 fi
 
 start suspend
-holder_start rtaudio 1 || integ_finish
-out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID uint64:$(holder_tid 1) string:fifo uint32:10)
+holder_start rtaudio 1 || finish
+out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID "uint64:$(holder_tid 1)" string:fifo uint32:10)
 expect_success "a sleeping thread made SCHED_FIFO 10 (the canary runs)" "$out"
 # A real suspend cannot be had here: QEMU's RTC alarm does not wake a q35
 # guest from suspend to idle, and the virtio-9p root does not survive device
@@ -484,4 +485,4 @@ runaways 50
 echo "$RT_RUNTIME" >/proc/sys/kernel/sched_rt_runtime_us
 
 note "demotion latencies (case:ms):$LATENCIES"
-integ_finish
+finish

@@ -8,16 +8,13 @@
 # check warns, with the hint to add it to the kernel command line, and
 # irq-priorities skips: a few drivers thread their own handlers, sound
 # cards and USB controllers do not.
-# Prints each check; exits 0 pass, 77 skip (with the reason), 1 fail.
+# Reports each check (TAP); exits 0 pass, 77 skip (with the reason), 1 fail.
 set -u
 
 : "${TOP_SRCDIR:?}" "${TOP_BUILDDIR:?}"
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 grep -qw threadirqs /proc/cmdline && skip "the kernel was booted with threadirqs"
 [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && skip "a PREEMPT_RT kernel always threads IRQs"
-run_integration_real_path test-check \
-	"ok   - threadirqs is warn (not threaded)" \
-	"ok   - rt-throttling is warn (-1/1000000)" \
-	"# VM: threadirqs off" \
-	"ok   - irq-priorities is skip (not threaded)"
-echo "PASS"
+run_integration_real_path test-check vm-rt-throttling vm-threadirqs-off
+finish

@@ -9,16 +9,12 @@
 # to its default (ok), which the shared host must never do, threadirqs ok,
 # and IRQ threads for irq-priorities to look at. check-nothreadirqs.sh is
 # the same without threadirqs.
-# Prints each check; exits 0 pass, 77 skip (with the reason), 1 fail.
+# Reports each check (TAP); exits 0 pass, 77 skip (with the reason), 1 fail.
 set -u
 
 : "${TOP_SRCDIR:?}" "${TOP_BUILDDIR:?}"
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 grep -qw threadirqs /proc/cmdline || skip "the kernel was not booted with threadirqs"
-run_integration_real_path test-check \
-	"ok   - threadirqs is ok" \
-	"ok   - rt-throttling is warn (-1/1000000)" \
-	"ok   - rt-throttling is ok (950000/1000000)" \
-	"# VM: threadirqs on" \
-	"ok   - irq-priorities sees IRQ threads"
-echo "PASS"
+run_integration_real_path test-check vm-rt-throttling vm-threadirqs-on
+finish

@@ -13,13 +13,10 @@
 #
 #   tests/vm/run-vm.sh tests/vm/guest/ctl-irq.sh
 
+# shellcheck source=tests/vm/lib.sh
+. "${TOP_SRCDIR:?}/tests/vm/lib.sh"
 C=${TOP_BUILDDIR:?}/realtimectl/realtimectl
 KO=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
-failed=0
-passed=0
-ok() { passed=$((passed + 1)); echo "ok   - $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
-skip() { echo "SKIP: $*"; exit 77; }
 
 [ -x "$C" ] || skip "realtimectl is not built ($C)"
 command -v python3 >/dev/null || skip "python3 is missing"
@@ -70,7 +67,7 @@ else
 fi
 long=$(rows "$work/proc.json" | awk 'length($3) > 15 - length("irq/" $1 "-") { print $3; exit }')
 [ -n "$long" ] && ok "a name longer than the thread's comm is shown whole ($long)" ||
-	echo "note: no action name here is cut in its thread's name"
+	note "no action name here is cut in its thread's name"
 
 python3 -c '
 import json, sys
@@ -80,7 +77,7 @@ for r in json.load(open(sys.argv[1])):
 ' "$work/proc.json" && ok "the RULE column names the matching [IRQ] line" || fail "RULE column"
 
 if [ ! -f "$KO" ]; then
-	echo "note: realtime.ko is not built for $(uname -r); its listing is not checked"
+	note "realtime.ko is not built for $(uname -r); its listing is not checked"
 elif ! insmod "$KO"; then
 	fail "insmod $KO"
 else
@@ -109,5 +106,4 @@ for r in rows:
 	rmmod realtime || fail "rmmod realtime"
 fi
 
-echo "# $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -9,6 +9,7 @@
 #     device, then unbinding and rebinding its driver) get it after the
 #     kernel's own FIFO 50, through the daemon's uevent listener;
 #   - with the module: a reload hands the rules to /proc/realtime/irq_rules.
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
 if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
@@ -82,7 +83,10 @@ else
 	fail "modprobe virtio_rng"
 fi
 
-dev=$(ls /sys/bus/virtio/drivers/virtio_rng/ 2>/dev/null | grep '^virtio' | head -n 1)
+dev=""
+for d in /sys/bus/virtio/drivers/virtio_rng/virtio*; do
+	[ -e "$d" ] && dev=${d##*/} && break
+done
 if [ -n "$dev" ]; then
 	virtio_threads | awk '{ print $1 }' | sort >"$WORK/before"
 	echo "$dev" >/sys/bus/virtio/drivers/virtio_rng/unbind
@@ -117,4 +121,4 @@ else
 	integ_stop_daemon
 	rmmod realtime
 fi
-integ_finish
+finish

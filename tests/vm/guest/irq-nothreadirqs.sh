@@ -11,6 +11,7 @@
 # 6.12 without PREEMPT_RT the same interrupts have no thread, so threadirqs
 # is what makes them there and the rules have nothing to act on; the test
 # checks that and says so.
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)

@@ -9,6 +9,7 @@
 # virtio-rng device, then unbinding and rebinding its driver) after the
 # kernel's own FIFO 50; bad writes change nothing; removal restores 50;
 # unload leaves the threads as they are.
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)
@@ -37,6 +38,7 @@ listed_ok()
 		irq/"$irq"-s-*) ;;
 		*) echo "pid $pid: comm '$comm' does not match irq $irq name '$name'"; return 1 ;;
 		esac
+		# shellcheck disable=SC2046 # policy and priority
 		set -- $(sched_of "$pid")
 		pol=other
 		[ "$1" = 1 ] && pol=fifo
@@ -108,7 +110,10 @@ echo "$before" >/tmp/irq-before
 check "new IRQ threads of virtio_rng are FIFO 61" wait_for_new /tmp/irq-before
 grep virtio $threads
 
-dev=$(ls /sys/bus/virtio/drivers/virtio_rng/ | grep '^virtio' | head -n 1)
+dev=""
+for d in /sys/bus/virtio/drivers/virtio_rng/virtio*; do
+	[ -e "$d" ] && dev=${d##*/} && break
+done
 if [ -n "$dev" ]; then
 	awk '{ print $2 }' $threads | sort >/tmp/irq-before
 	check "unbind $dev from virtio_rng" sh -c "echo $dev >/sys/bus/virtio/drivers/virtio_rng/unbind"

@@ -13,6 +13,7 @@
 # is retried after GrantLimits and succeeds (RLIMIT_MEMLOCK unlimited),
 # while its RLIMIT_RTPRIO stays 0.
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
 if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
@@ -54,7 +55,7 @@ if wait_for 20 grep -q 'SCHED_FIFO 70, realtimed granted' "$WORK/jackd.log"; the
 	ok "jackd's SCHED_FIFO 70 thread was granted by realtimed"
 else
 	fail "jackd got no grant: $(tail -n 20 "$WORK/jackd.log")"
-	integ_finish
+	finish
 fi
 grep librealtime-preload "$WORK/jackd.log" | sed 's/^/#   /'
 grep -i 'locked memory\|realtime priority' "/proc/$JACK_PID/limits" | sed 's/^/#   /'
@@ -123,4 +124,4 @@ grep -q '^demoted canary ' "$WORK/demoted" && ok "realtimed sent Demoted with re
 kill "$JACK_PID"
 wait "$JACK_PID" 2>/dev/null
 integ_untrack "$JACK_PID"
-integ_finish
+finish

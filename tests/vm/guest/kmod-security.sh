@@ -18,6 +18,7 @@
 #   step above fails with EPERM (or EACCES where the kernel says so) while
 #   locking memory still works.
 # The member succeeds where the page says so, the non-member never does.
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)

@@ -10,6 +10,7 @@
 # no_new_privs exec gets nothing; a granted exec is AT_SECURE; bad sysctl
 # and parameter writes are refused; unload leaves no trace. What those
 # capabilities let a member do to other processes is kmod-security.sh.
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
 ko=${RT_KO:-}	# the build's realtime.ko for this kernel (run-vm.sh)

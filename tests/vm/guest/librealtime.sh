@@ -8,15 +8,11 @@
 # program must take the path where the call succeeds: the limits it
 # answers are the ones getrlimit() reads back, and the kernel then grants
 # SCHED_FIFO to the process itself.
-# Prints each check; exits 0 pass, 77 skip (with the reason), 1 fail.
+# Reports each check (TAP); exits 0 pass, 77 skip (with the reason), 1 fail.
 set -u
 
 : "${TOP_SRCDIR:?}" "${TOP_BUILDDIR:?}"
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
-run_integration_real_path test-librealtime \
-	"realtime_grant_limits: granted" \
-	"ok   - realtimed: realtime_grant_limits: 0" \
-	"ok   - realtimed: RLIMIT_RTPRIO 95/95 as the answer says" \
-	"ok   - realtimed: after GrantLimits the kernel itself grants SCHED_FIFO 10: 0" \
-	"ok   - rtkit: realtime_service: 2"
-echo "PASS"
+run_integration_real_path test-librealtime grant-limits-realtimed rtkit-fallback
+finish

@@ -7,13 +7,11 @@
 # and must take the path that reads the limits back from /proc/PID/limits:
 # RLIMIT_RTTIME lowered to RTTime= wherever RLIMIT_RTPRIO is non-zero, and
 # no RLIMIT_RTPRIO for a user whose Policies= lacks fifo.
-# Prints each check; exits 0 pass, 77 skip (with the reason), 1 fail.
+# Reports each check (TAP); exits 0 pass, 77 skip (with the reason), 1 fail.
 set -u
 
 : "${TOP_SRCDIR:?}" "${TOP_BUILDDIR:?}"
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
-run_integration_real_path test-limits \
-	"# CAP_SYS_RESOURCE: the limits are really set" \
-	"ok   - and RLIMIT_RTTIME lowered to RTTime=50ms" \
-	"ok   - rtalice gets no RLIMIT_RTPRIO: it would open SCHED_FIFO"
-echo "PASS"
+run_integration_real_path test-limits limits-set
+finish

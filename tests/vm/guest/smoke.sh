@@ -6,28 +6,19 @@
 # under a writable tmpfs overlay, and threaded IRQs.
 set -eu
 
-fail()
-{
-	echo "FAIL: $*"
-	exit 1
-}
+# the source tree first: the checks come from it
+[ -f "${TOP_SRCDIR:-}/tests/vm/lib.sh" ] || { echo "not ok 1 - TOP_SRCDIR=${TOP_SRCDIR:-} is not visible"; exit 1; }
+# shellcheck source=tests/vm/lib.sh
+. "$TOP_SRCDIR/tests/vm/lib.sh"
 
-echo "check: running as uid 0 with a full capability set"
-[ "$(id -u)" = 0 ] || fail "uid $(id -u)"
-grep -q '^CapEff:.*000001ffffffffff$' /proc/self/status || fail "$(grep CapEff /proc/self/status)"
-
-echo "check: raising a hard rlimit works (CAP_SYS_RESOURCE)"
-sh -c 'ulimit -H -r 99 && ulimit -r 99' || fail "ulimit -Hr 99"
-
-echo "check: the source and build trees are visible"
-[ -f "$TOP_SRCDIR/meson.build" ] || fail "TOP_SRCDIR=$TOP_SRCDIR not visible"
-[ -d "$TOP_BUILDDIR" ] || fail "TOP_BUILDDIR=$TOP_BUILDDIR not visible"
-
-echo "check: /etc is writable (tmpfs overlay) and the kernel has threadirqs"
-echo "rtvmtest:x:4999:" >>/etc/group || fail "/etc not writable"
-grep -qw threadirqs /proc/cmdline || fail "no threadirqs"
-ps -eo comm | grep -q '^irq/' || fail "no irq/ threads"
-
-echo "check: a SCHED_FIFO program runs"
-chrt -f 10 true || fail "chrt -f 10 true"
-echo "PASS"
+check "running as uid 0" [ "$(id -u)" = 0 ]
+check "with a full capability set: $(grep CapEff /proc/self/status)" \
+	grep -q '^CapEff:.*000001ffffffffff$' /proc/self/status
+check "raising a hard rlimit works (CAP_SYS_RESOURCE)" sh -c 'ulimit -H -r 99 && ulimit -r 99'
+check "the source tree is visible (TOP_SRCDIR=$TOP_SRCDIR)" test -f "$TOP_SRCDIR/meson.build"
+check "the build tree is visible (TOP_BUILDDIR=${TOP_BUILDDIR:-})" test -d "${TOP_BUILDDIR:-}"
+check "/etc is writable (tmpfs overlay)" sh -c 'echo "rtvmtest:x:4999:" >>/etc/group'
+check "the kernel has threadirqs" grep -qw threadirqs /proc/cmdline
+check "and irq/ threads" sh -c "ps -eo comm | grep -q '^irq/'"
+check "a SCHED_FIFO program runs" chrt -f 10 true
+finish

@@ -13,6 +13,7 @@
 #      under realtimectl run --threads (test-jackd-threads.sh).
 # The canary against runaway threads has its own guest script, canary.sh.
 
+# shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
 if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
@@ -34,4 +35,4 @@ for t in test-jackd test-pipewire test-preload test-jackd-threads; do
 	esac
 done
 
-integ_finish
+finish

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
+#
+# A private mount namespace for a test, and the processes it starts: each
+# one tracked is killed when the test ends (integ_cleanup).
+
+integ_pids=""
+
+# integ_require_cmd PROGRAM...: skip the test unless every program exists.
+integ_require_cmd()
+{
+	for c in "$@"; do
+		case "$c" in
+		/*) [ -x "$c" ] || skip "$c is missing" ;;
+		*) command -v "$c" >/dev/null 2>&1 || skip "$c is not installed" ;;
+		esac
+	done
+}
+
+# ns_enter WHY "$@": become root in a private mount namespace: re-executes
+# the calling script under unshare (once: INTEG_IN_NAMESPACE says it is
+# done), with a private pid namespace too if INTEG_PIDNS is set (the script
+# is its pid 1, for tests that choose pids through ns_last_pid). WHY says
+# what needs root, for the skip.
+ns_enter()
+{
+	_why=$1
+	shift
+	[ "$(id -u)" = 0 ] || skip "$_why"
+	integ_require_cmd unshare mount
+	[ -z "${INTEG_IN_NAMESPACE:-}" ] || return 0
+	if [ -n "${INTEG_PIDNS:-}" ]; then
+		INTEG_IN_NAMESPACE=1 exec unshare -m -p -f --propagation private --mount-proc -- \
+			/bin/sh "$(readlink -f "$0")" "$@"
+	fi
+	# shellcheck disable=SC2093 # exec returns only when it failed: skip
+	INTEG_IN_NAMESPACE=1 exec unshare -m --propagation private -- /bin/sh "$(readlink -f "$0")" "$@"
+	skip "unshare -m failed: no private mount namespace here"
+}
+
+integ_cleanup()
+{
+	for p in $integ_pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $integ_pids; do
+		# wait only works for our own children; others are gone or going
+		wait "$p" 2>/dev/null
+	done
+	integ_pids=""
+	if [ -n "${WORK:-}" ] && [ -d "$WORK" ]; then
+		umount -l "$WORK" 2>/dev/null
+		rm -rf "$WORK"
+	fi
+}
+
+# integ_track PID: kill PID when the test ends.
+integ_track()
+{
+	integ_pids="$integ_pids $1"
+}
+
+integ_untrack()
+{
+	integ_pids=$(echo "$integ_pids" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
+}
+
+# integ_stop PID: end a tracked background process and wait for it.
+integ_stop()
+{
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	integ_untrack "$1"
+}
+
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 on timeout.
+wait_for()
+{
+	_t=$(($1 * 20))
+	shift
+	while [ "$_t" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+		_t=$((_t - 1))
+	done
+	return 1
+}
