@@ -26,6 +26,8 @@ make -s -C "$kdir" M="$(cd "$scratch" && pwd)" KCFLAGS="$kcflags" modules 2>&1 |
 	grep -v 'Skipping BTF generation' >&2 || true
 [ -f "$scratch/realtime.ko" ] || { echo "build-ko.sh: make did not produce realtime.ko" >&2; exit 1; }
 # make's own status is lost in the pipe: a stale .ko must not pass for a new one.
+# -nt is not POSIX, but dash and busybox sh, which run this, have it
+# shellcheck disable=SC3013
 for f in "$@"; do
 	case "$f" in
 	*.c) [ "$scratch/realtime.ko" -nt "$scratch/${f##*/}" ] ||

@@ -32,4 +32,4 @@ for round in 1 2 3; do
 done
 [ "$held" -ge 2 ] && ok "rtaudio's grants were answered within half of rtplain's burst ($held of 3 rounds)" ||
 	fail "rtaudio's grants waited behind rtplain's burst in $((3 - held)) of 3 rounds"
-integ_finish
+finish
