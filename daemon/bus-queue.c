@@ -37,6 +37,9 @@ typedef struct UidTurn {
 	uid_t uid;
 	uint64_t served;
 	unsigned refs;
+	/* the pace (GCRA): when this user's next call is due (nsec), at one
+	 * call per interval, burst calls ahead */
+	uint64_t due_nsec;
 } UidTurn;
 
 typedef struct Caller {
@@ -65,6 +68,8 @@ struct BusQueue {
 	BusUidFunc uid_of;
 	void *uid_data;
 	uint64_t refused;
+	uint64_t pace_nsec;
+	unsigned pace_burst;
 };
 
 int bus_queue_new(BusQueue **ret)
@@ -73,6 +78,7 @@ int bus_queue_new(BusQueue **ret)
 
 	if (!q)
 		return -ENOMEM;
+	bus_queue_pace(q, BUS_QUEUE_PACE_NSEC, BUS_QUEUE_PACE_BURST);
 	*ret = q;
 	return 0;
 }
@@ -227,6 +233,32 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m)
 	return true;
 }
 
+void bus_queue_pace(BusQueue *q, uint64_t interval_nsec, unsigned burst)
+{
+	q->pace_nsec = interval_nsec;
+	q->pace_burst = burst > 0 ? burst : 1;
+}
+
+/* How long (nsec) c must wait for its user's pace, 0 when it may be served
+ * at now (nsec). root and senders whose uid is not known yet are not paced. */
+static uint64_t caller_wait(const BusQueue *q, const Caller *c, uint64_t now)
+{
+	uint64_t ahead = (uint64_t)(q->pace_burst - 1) * q->pace_nsec;
+	const UidTurn *t;
+
+	if (c->turn < 0 || q->pace_nsec == 0)
+		return 0;
+	t = &q->turns[c->turn];
+	if (t->uid == 0 || t->due_nsec <= now + ahead)
+		return 0;
+	return t->due_nsec - now - ahead;
+}
+
+static void turn_pace(const BusQueue *q, UidTurn *t, uint64_t now)
+{
+	t->due_nsec = (t->due_nsec > now ? t->due_nsec : now) + q->pace_nsec;
+}
+
 static uint64_t caller_key(const BusQueue *q, const Caller *c)
 {
 	return c->turn >= 0 ? q->turns[c->turn].served : c->served;
@@ -265,11 +297,14 @@ static void caller_learn_uid(BusQueue *q, Caller *c, DBusMessage *m)
 		q->n_turns++;
 	}
 	q->turns[free_slot] = (UidTurn){ .uid = uid, .served = c->served, .refs = 1 };
+	/* a user's pace starts with its first known call */
 	c->turn = (int)free_slot;
 }
 
-DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index)
+DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
+			   uint64_t *ret_wait_usec)
 {
+	uint64_t wait = UINT64_MAX, now_ns = now * 1000;
 	size_t best = SIZE_MAX;
 	DBusMessage *m;
 	Caller *c;
@@ -278,11 +313,19 @@ DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index)
 	for (size_t i = 0; i < q->n_callers; i++) {
 		const Caller *b = best == SIZE_MAX ? NULL : q->callers[best];
 		const Caller *x = q->callers[i];
+		uint64_t w = caller_wait(q, x, now_ns);
 
+		if (w > 0) {
+			if (w < wait)
+				wait = w;
+			continue;
+		}
 		if (!b || caller_key(q, x) < caller_key(q, b) ||
 		    (caller_key(q, x) == caller_key(q, b) && x->served < b->served))
 			best = i;
 	}
+	/* rounded up: woken before the call is due, the loop would spin */
+	*ret_wait_usec = best == SIZE_MAX && wait != UINT64_MAX ? (wait + 999) / 1000 : 0;
 	if (best == SIZE_MAX)
 		return NULL;
 	c = q->callers[best];
@@ -298,8 +341,10 @@ DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index)
 
 	caller_learn_uid(q, c, m);
 	c->served = ++q->clock;
-	if (c->turn >= 0)
+	if (c->turn >= 0) {
 		q->turns[c->turn].served = c->served;
+		turn_pace(q, &q->turns[c->turn], now_ns);
+	}
 	if (!c->head) {
 		/* a caller with nothing waiting is forgotten */
 		turn_put(q, c->turn);
@@ -309,31 +354,27 @@ DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index)
 	return m;
 }
 
-bool bus_queue_serve(BusQueue *q, DBusConnection *conn, unsigned max)
+int bus_queue_serve(BusQueue *q, DBusConnection *conn, uint64_t now, uint64_t *ret_wait_usec)
 {
-	for (unsigned n = 0; n < max; n++) {
-		DBusHandlerResult r;
-		DBusMessage *m;
-		int object;
+	DBusMessage *m;
+	int object;
 
-		m = bus_queue_pop(q, &object);
-		if (!m)
-			return false;
-		if (object < 0)
-			bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_OBJECT, "No object at %s",
-					dbus_message_get_path(m));
-		else {
-			Object *o = &q->objects[object];
+	m = bus_queue_pop(q, now, &object, ret_wait_usec);
+	if (!m)
+		return 0;
+	if (object < 0)
+		bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_OBJECT, "No object at %s",
+				dbus_message_get_path(m));
+	else {
+		Object *o = &q->objects[object];
 
-			r = o->vtable.message_function(conn, m, o->data);
-			if (r == DBUS_HANDLER_RESULT_NOT_YET_HANDLED)
-				bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_METHOD,
-						"No method %s with signature '%s' in interface %s",
-						dbus_message_get_member(m),
-						dbus_message_get_signature(m),
-						dbus_message_get_interface(m) ?: "(none)");
-		}
-		dbus_message_unref(m);
+		if (o->vtable.message_function(conn, m, o->data) ==
+		    DBUS_HANDLER_RESULT_NOT_YET_HANDLED)
+			bus_reply_error(conn, m, DBUS_ERROR_UNKNOWN_METHOD,
+					"No method %s with signature '%s' in interface %s",
+					dbus_message_get_member(m), dbus_message_get_signature(m),
+					dbus_message_get_interface(m) ?: "(none)");
 	}
-	return q->queued > 0;
+	dbus_message_unref(m);
+	return 1;
 }

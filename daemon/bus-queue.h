@@ -7,7 +7,8 @@
  * libdbus's queue into one queue per sender, and bus_queue_serve() serves
  * the senders in turn, grouping a user's connections into one turn once the
  * sender's uid is known. A caller then waits behind about one call of each
- * other busy user. Replies and signals are not queued.
+ * other busy user. Each user is also paced (below). Replies and signals are
+ * not queued.
  *
  * Memory stays bounded by libdbus: a message held here still counts against
  * the connection's received-size limit, and libdbus stops reading the socket
@@ -21,11 +22,20 @@
 #include <dbus/dbus.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* above dbus-daemon's max_replies_per_connection (128): only calls sent
  * with NO_REPLY_EXPECTED can reach it */
 #define BUS_QUEUE_PER_SENDER 256
+/* Each user's pace (root's calls are not paced): a burst of
+ * BUS_QUEUE_PACE_BURST calls is served at once, beyond that one call per
+ * BUS_QUEUE_PACE_NSEC (500 a second), unless bus_queue_pace() says
+ * otherwise. A flood then waits in its own queue, its connections' windows
+ * full, instead of keeping dbus-daemon, realtimed and both CPUs busy at ten
+ * thousand calls a second. */
+#define BUS_QUEUE_PACE_BURST 256
+#define BUS_QUEUE_PACE_NSEC 2000000
 /* realtimed's objects: the native one and the rtkit one */
 #define BUS_QUEUE_OBJECTS_MAX 4
 
@@ -39,6 +49,9 @@ typedef int (*BusUidFunc)(DBusMessage *m, uid_t *ret_uid, void *userdata);
 int bus_queue_new(BusQueue **ret);
 void bus_queue_free(BusQueue *q);
 void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata);
+/* A user's calls beyond burst at once are served one per interval_nsec
+ * (0: no pace). */
+void bus_queue_pace(BusQueue *q, uint64_t interval_nsec, unsigned burst);
 
 /* Serves calls for path with vtable's handler from now on. */
 int bus_queue_add_object(BusQueue *q, const char *path, const DBusObjectPathVTable *vtable,
@@ -51,11 +64,14 @@ void bus_queue_remove_object(BusQueue *q, const char *path);
  * the objects and was queued (or refused, its sender's queue being full);
  * false when m is not for the queue and must be handled now. */
 bool bus_queue_push(BusQueue *q, DBusConnection *c, DBusMessage *m);
-/* The next call to serve, its sender's turn being the oldest; NULL when
- * none. The caller owns the reference; *ret_object_index is the object it
+/* The next call to serve at now (CLOCK_MONOTONIC usec), its user's turn
+ * being the oldest among those within their pace; NULL when none, and then
+ * *ret_wait_usec is how long until a paced one may be served (0: none
+ * waits). The caller owns the reference; *ret_object_index is the object it
  * is for, or -1 when that object is gone. */
-DBusMessage *bus_queue_pop(BusQueue *q, int *ret_object_index);
-/* Pops up to max calls and hands each to its object's handler on c.
- * Returns true when calls remain. */
-bool bus_queue_serve(BusQueue *q, DBusConnection *c, unsigned max);
+DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
+			   uint64_t *ret_wait_usec);
+/* Pops one call and hands it to its object's handler on c: 1 when one was
+ * served, 0 when none may be (*ret_wait_usec as bus_queue_pop()'s). */
+int bus_queue_serve(BusQueue *q, DBusConnection *c, uint64_t now, uint64_t *ret_wait_usec);
 size_t bus_queue_length(const BusQueue *q);

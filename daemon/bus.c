@@ -47,9 +47,12 @@ typedef struct WatchFd {
 
 struct Watches {
 	sd_event *event;
+	DBusConnection *conn;
 	WatchFd fds[WATCH_FDS_MAX];
-	/* woken when the socket took what waited to be written */
+	/* woken when the socket took what waited to be written, and by
+	 * pace_timer when a paced user's call is due (on_dispatch()) */
 	sd_event_source *dispatch;
+	sd_event_source *pace_timer;
 	BusQueue *queue;
 };
 
@@ -240,10 +243,33 @@ static DBusHandlerResult on_queue_filter(DBusConnection *c, DBusMessage *m, void
  * message's buffer overhead): see on_dispatch(). */
 #define BUS_SNDBUF 4096
 
+static int on_pace_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Watches *ws = userdata;
+
+	sd_event_source_set_enabled(ws->dispatch, SD_EVENT_ON);
+	return 0;
+}
+
+/* Wakes on_dispatch() in wait usec, when a paced user's call is due. */
+static void pace_timer_arm(Watches *ws, uint64_t now, uint64_t wait)
+{
+	if (!ws->pace_timer && sd_event_add_time(ws->event, &ws->pace_timer, CLOCK_MONOTONIC,
+						 UINT64_MAX, 1000, on_pace_timer, ws) < 0) {
+		/* no timer: look again at the next message */
+		ws->pace_timer = NULL;
+		return;
+	}
+	sd_event_source_set_time(ws->pace_timer, now + wait);
+	sd_event_source_set_enabled(ws->pace_timer, SD_EVENT_ONESHOT);
+}
+
 static int on_dispatch(sd_event_source *s, void *userdata)
 {
-	DBusConnection *c = userdata;
-	BusQueue *q = bus_queue_of(c);
+	Watches *ws = userdata;
+	DBusConnection *c = ws->conn;
+	BusQueue *q = ws->queue;
+	uint64_t now = now_usec(CLOCK_MONOTONIC), wait = 0;
 	bool more = false;
 	int n = 0;
 
@@ -265,15 +291,19 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	 * of their turn would stand in front of the next caller's as surely
 	 * as calls did. The socket's send buffer is kept small for this
 	 * (bus_attach_event()); when it is full, on_io() wakes us once it
-	 * has room.
+	 * has room. Calls of users past their pace wait for pace_timer.
 	 */
-	for (n = 0; q && n < DISPATCH_SERVE_MAX && bus_queue_length(q) > 0; n++) {
+	for (n = 0; n < DISPATCH_SERVE_MAX; n++) {
 		if (dbus_connection_has_messages_to_send(c))
 			break;
-		bus_queue_serve(q, c, 1);
+		if (!bus_queue_serve(q, c, now, &wait))
+			break;
 	}
-	if (q && bus_queue_length(q) > 0 && !dbus_connection_has_messages_to_send(c))
+	if (n == DISPATCH_SERVE_MAX && bus_queue_length(q) > 0 &&
+	    !dbus_connection_has_messages_to_send(c))
 		more = true;
+	else if (wait > 0)
+		pace_timer_arm(ws, now, wait);
 	if (dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS)
 		more = true;
 	if (!more)
@@ -292,6 +322,14 @@ static void on_dispatch_status(DBusConnection *c, DBusDispatchStatus status, voi
 static void queue_free(void *q)
 {
 	bus_queue_free(q);
+}
+
+static void watches_free(void *data)
+{
+	Watches *ws = data;
+
+	sd_event_source_disable_unref(ws->pace_timer);
+	free(ws);
 }
 
 int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch)
@@ -313,19 +351,17 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 	/* first, so that calls are queued before any other filter sees them */
 	if (!dbus_connection_add_filter(c, on_queue_filter, q, NULL))
 		return -ENOMEM;
-	r = sd_event_add_defer(e, &s, on_dispatch, c);
-	if (r < 0)
-		return r;
 	ws = calloc(1, sizeof(*ws));
-	if (!ws) {
-		sd_event_source_unref(s);
+	if (!ws)
 		return -ENOMEM;
+	r = sd_event_add_defer(e, &s, on_dispatch, ws);
+	if (r < 0) {
+		free(ws);
+		return r;
 	}
-	ws->event = e;
-	ws->dispatch = s;
-	ws->queue = q;
+	*ws = (Watches){ .event = e, .conn = c, .dispatch = s, .queue = q };
 	if (!dbus_connection_set_watch_functions(c, add_watch, remove_watch, toggle_watch, ws,
-						 free) ||
+						 watches_free) ||
 	    !dbus_connection_set_timeout_functions(c, add_timeout, remove_timeout, toggle_timeout,
 						   e, NULL)) {
 		sd_event_source_unref(s);

@@ -95,6 +95,7 @@ static int daemon_connect(Daemon *d)
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
 	bus_queue_set_uid_func(bus_queue_of(d->bus), sender_uid, d);
+	daemon_policy_pace_bus(d);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
 	r = polkit_new(d->bus, &d->polkit);

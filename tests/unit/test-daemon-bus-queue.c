@@ -3,13 +3,15 @@
  * Unit tests for daemon/bus-queue.c, the order in which callers are served:
  * one user's burst on many connections against another user's single call,
  * a new sender behind those already waiting, a sender's own calls in order,
- * the per-sender cap, and what is not queued (signals, other paths). Messages
+ * the per-sender cap, each user's pace, and what is not queued (signals,
+ * other paths). Messages
  * are built with libdbus and never sent; the uid of a sender comes from its
  * name (":uid.n").
  */
 #include <check.h>
 #include <dbus/dbus.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,19 +71,26 @@ static void push(BusQueue *q, const char *sender, unsigned n)
 }
 
 /* Pops one call; its sender and serial as "SENDER/N". */
-static const char *pop(BusQueue *q)
+static const char *pop_at(BusQueue *q, uint64_t now)
 {
 	static char buf[64];
 	DBusMessage *m;
+	uint64_t wait;
 	int object;
 
-	m = bus_queue_pop(q, &object);
+	m = bus_queue_pop(q, now, &object, &wait);
 	if (!m)
 		return "none";
 	ck_assert_int_eq(object, 0);
 	snprintf(buf, sizeof(buf), "%s/%u", dbus_message_get_sender(m), dbus_message_get_serial(m));
 	dbus_message_unref(m);
 	return buf;
+}
+
+/* at one moment: no test but the pace's lets the clock move */
+static const char *pop(BusQueue *q)
+{
+	return pop_at(q, 1000000);
 }
 
 /* uid 1000 has 4 connections with 10 calls each, then uid 2000 calls once:
@@ -188,6 +197,7 @@ START_TEST(test_not_queued)
 {
 	BusQueue *q = queue();
 	DBusMessage *m;
+	uint64_t wait;
 	int object;
 
 	m = dbus_message_new_signal(PATH, "org.realtimed.Test", "Happened");
@@ -205,10 +215,48 @@ START_TEST(test_not_queued)
 
 	push(q, ":1000.1", 1);
 	bus_queue_remove_object(q, PATH);
-	m = bus_queue_pop(q, &object);
+	m = bus_queue_pop(q, 0, &object, &wait);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(object, -1);
 	dbus_message_unref(m);
+	bus_queue_free(q);
+}
+END_TEST
+
+/* A user past BUS_QUEUE_PACE_BURST calls at once waits BUS_QUEUE_PACE_NSEC
+ * a call, on all its connections; another user and root do not wait. */
+START_TEST(test_pace)
+{
+	const uint64_t t = 5000000;
+	BusQueue *q = queue();
+	unsigned served = 0;
+	DBusMessage *m;
+	uint64_t wait;
+	int object;
+
+	for (unsigned n = 1; n <= 200; n++) {
+		push(q, ":1000.1", n);
+		push(q, ":1000.2", n);
+	}
+	push(q, ":0.1", 1);
+	while ((m = bus_queue_pop(q, t, &object, &wait))) {
+		dbus_message_unref(m);
+		served++;
+	}
+	/* 1000's burst (a connection's first call counts once its uid is
+	 * learned from it) and root's call */
+	ck_assert_uint_eq(served, BUS_QUEUE_PACE_BURST + 1);
+	ck_assert_uint_gt(wait, 0);
+	ck_assert_uint_le(wait, BUS_QUEUE_PACE_NSEC / 1000);
+	/* another user, and root, are served at once */
+	push(q, ":2000.1", 1);
+	push(q, ":0.1", 2);
+	ck_assert_str_eq(pop_at(q, t), ":2000.1/1");
+	ck_assert_str_eq(pop_at(q, t), ":0.1/2");
+	ck_assert_str_eq(pop_at(q, t), "none");
+	/* one more of 1000's once its call is due, then it waits again */
+	ck_assert_str_ne(pop_at(q, t + wait), "none");
+	ck_assert_str_eq(pop_at(q, t + wait), "none");
 	bus_queue_free(q);
 }
 END_TEST
@@ -220,6 +268,6 @@ int main(void)
 	check_add_case(s, "order",
 		       CHECK_TESTS(test_burst_on_many_connections, test_users_alternate,
 				   test_sender_order_kept));
-	check_add_case(s, "limits", CHECK_TESTS(test_per_sender_cap, test_not_queued));
+	check_add_case(s, "limits", CHECK_TESTS(test_per_sender_cap, test_not_queued, test_pace));
 	return check_run(s);
 }
