@@ -118,14 +118,14 @@ void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata)
 }
 
 sd_event *fixture_event;
+static Resolver *fixture_resolver;
 
 static Resolver *resolver_with(const ResolverSettings *s)
 {
-	Resolver *r;
-
+	ck_assert_ptr_null(fixture_resolver);
 	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
-	ck_assert_int_eq(resolver_new(fixture_event, s, &r), 0);
-	return r;
+	ck_assert_int_eq(resolver_new(fixture_event, s, &fixture_resolver), 0);
+	return fixture_resolver;
 }
 
 Resolver *resolver(uint64_t timeout_usec, uint64_t lifetime_usec, unsigned threads)
@@ -147,10 +147,15 @@ Resolver *resolver_stale(uint64_t timeout_usec, uint64_t lifetime_usec, uint64_t
 						  .stale_max_usec = stale_max_usec });
 }
 
-void done(Resolver *r)
+void resolver_fixture_free(void)
+{
+	fixture_resolver = resolver_free(fixture_resolver);
+}
+
+void resolver_fixture_teardown(void)
 {
 	fake_release();
-	resolver_free(r);
+	resolver_fixture_free();
 	fixture_event = sd_event_unref(fixture_event);
 }
 
@@ -209,7 +214,7 @@ int resolver_check_run(const char *suite_name, const char *name, const TTest *co
 	Suite *s = suite_create(suite_name);
 	TCase *tc = check_add_case(s, name, tests);
 
-	tcase_add_checked_fixture(tc, fake_reset, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, resolver_fixture_teardown);
 	tcase_set_timeout(tc, 30);
 	return check_run(s);
 }

@@ -46,17 +46,21 @@ typedef struct Answer {
 /* A wait's callback that records into the Answer its userdata is. */
 void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata);
 
-/* The loop of the resolver made last, until done(). */
+/* The loop of the test's resolver. */
 extern sd_event *fixture_event;
 
-/* A resolver over the fake directory, on a new fixture_event. */
+/* The test's resolver (one per test) over the fake directory, on a new
+ * fixture_event; freed by resolver_fixture_teardown(). */
 Resolver *resolver(uint64_t timeout_usec, uint64_t lifetime_usec, unsigned threads);
 /* With the stale answer's settings: how long a wait gives the directory
  * before it takes the last good answer, and how old that may be. */
 Resolver *resolver_stale(uint64_t timeout_usec, uint64_t lifetime_usec, uint64_t stale_wait_usec,
 			 uint64_t stale_max_usec);
-/* Releases the directory, frees r and its loop. */
-void done(Resolver *r);
+/* The test's resolver freed now (its loop is left to the teardown). */
+void resolver_fixture_free(void);
+/* Check fixture: releases the directory (a worker stuck in a lookup ends
+ * on its own), frees the test's resolver and its loop. */
+void resolver_fixture_teardown(void);
 
 /* Runs the loop until *n reaches want, for at most 5 s. */
 void run_until(const unsigned *n, unsigned want);
@@ -74,5 +78,6 @@ void expect_answer(Resolver *r, uid_t uid, Answer *a, int error, gid_t gid, int 
 void resolve_then_expire(Resolver *r, uid_t uid, Answer *a, useconds_t lifetime_usec);
 
 /* The whole main() of a resolver test: a suite of one test case of tests,
- * each with fake_reset() before it and 30 s to run. */
+ * each with fake_reset() before it, resolver_fixture_teardown() after it
+ * and 30 s to run. */
 int resolver_check_run(const char *suite_name, const char *name, const TTest *const *tests);

@@ -33,7 +33,6 @@ START_TEST(test_one_lookup_per_uid)
 	ck_assert_uint_eq(resolver_n_lookups(r), 1);
 	ck_assert_uint_eq(fake_n_calls(), 1);
 	ck_assert_str_eq(expect_get(r, 1000, 0)->name, "u1000");
-	done(r);
 }
 END_TEST
 
@@ -49,7 +48,6 @@ START_TEST(test_hung_lookup_blocks_no_one_else)
 	expect_answered(&other, 1, 0, 29);
 	ck_assert_uint_eq(hung.n, 0);
 	ck_assert_uint_eq(resolver_n_threads(r), 2);
-	done(r);
 }
 END_TEST
 
@@ -72,7 +70,6 @@ START_TEST(test_timeout)
 	expect_answered(&late, 1, 0, 29);
 	ck_assert_uint_eq(fake_n_calls(), 1);
 	(void)expect_get(r, 1000, 0);
-	done(r);
 }
 END_TEST
 
@@ -113,7 +110,6 @@ START_TEST(test_bounded)
 	ck_assert_int_eq(resolver_wait(r, 7000, on_done, &a, NULL), -EBUSY);
 	ck_assert_int_eq(resolver_wait(r, 5000, on_done, &a, NULL), -EBUSY);
 	ck_assert_uint_eq(resolver_n_lookups(r), RESOLVER_CACHE_SIZE + 2);
-	done(r);
 }
 END_TEST
 
@@ -127,13 +123,12 @@ START_TEST(test_free_pending)
 
 	fake_hang(1000);
 	ck_assert_int_eq(resolver_wait(r, 1000, on_done, &freed, count_free), 0);
-	resolver_free(r);
+	resolver_fixture_free();
 	ck_assert_uint_eq(freed, 1);
 	ck_assert_uint_eq(a.n, 0);
 	/* the stuck worker ends on its own once the lookup returns */
 	fake_release();
 	usleep(50000);
-	fixture_event = sd_event_unref(fixture_event);
 }
 END_TEST
 

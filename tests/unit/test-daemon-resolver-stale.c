@@ -41,7 +41,6 @@ START_TEST(test_stale_after_failure)
 	usleep(150000);
 	(void)expect_get(r, 1000, -ENOENT);
 	expect_answer(r, 1000, &a, 0, 30, 0);
-	done(r);
 }
 END_TEST
 
@@ -81,7 +80,6 @@ START_TEST(test_stale_after_hang)
 	       now_usec(CLOCK_MONOTONIC) < start + 5 * USEC_PER_SEC)
 		ck_assert_int_ge(sd_event_run(fixture_event, 10 * USEC_PER_MSEC), 0);
 	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 30);
-	done(r);
 }
 END_TEST
 
@@ -106,7 +104,6 @@ START_TEST(test_stale_bounded)
 	usleep(400000);
 	fake_hang_all();
 	expect_answer(r, 1001, &a, -ETIMEDOUT, 0, -ENOENT);
-	done(r);
 }
 END_TEST
 
@@ -123,7 +120,6 @@ START_TEST(test_stale_not_after_esrch)
 	usleep(150000);
 	fake_set(29, -EIO);
 	expect_answer(r, 1000, &a, -EIO, 0, -ENOENT);
-	done(r);
 }
 END_TEST
 
@@ -145,7 +141,6 @@ START_TEST(test_flush_keeps_stale)
 	resolver_flush(r);
 	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, 0, 30);
-	done(r);
 }
 END_TEST
 

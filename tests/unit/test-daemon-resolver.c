@@ -32,7 +32,6 @@ START_TEST(test_expiry)
 	(void)expect_get(r, 1000, -ENOENT);
 	expect_wait(r, 1000, &a, 0, 29);
 	ck_assert_uint_eq(fake_n_calls(), 2);
-	done(r);
 }
 END_TEST
 
@@ -50,7 +49,6 @@ START_TEST(test_flush_drops_cache)
 	resolver_flush(r);
 	(void)expect_get(r, 1000, -ENOENT);
 	(void)expect_get(r, NO_SUCH_UID, -ENOENT);
-	done(r);
 }
 END_TEST
 
@@ -73,7 +71,6 @@ START_TEST(test_flush_in_flight)
 	expect_answered(&a, 1, 0, 30);
 	ck_assert_uint_eq(resolver_n_lookups(r), 2);
 	ck_assert_uint_eq(expect_get(r, 1000, 0)->gids[0], 30);
-	done(r);
 }
 END_TEST
 
@@ -135,7 +132,6 @@ START_TEST(test_expired_while_answering)
 	ck_assert_uint_eq(b.answers, 1);
 	ck_assert_uint_eq(resolver_n_lookups(r), 2);
 	ck_assert_uint_eq(fake_n_calls(), 2);
-	done(r);
 }
 END_TEST
 
@@ -152,7 +148,6 @@ START_TEST(test_flush_before_answer)
 	fake_set(30, 0);
 	expect_answered(&a, 2, 0, 30);
 	ck_assert_uint_eq(resolver_n_lookups(r), 2);
-	done(r);
 }
 END_TEST
 
