@@ -66,4 +66,8 @@ mkdir -p /etc/systemd/system/multi-user.target.wants
 ln -sf ../rt-vm-guest.service /etc/systemd/system/multi-user.target.wants/rt-vm-guest.service
 
 umount /dev 2>/dev/null
+# Every mount shared, as systemd makes them where it mounts the root itself:
+# a guest script's own mount namespace (enter-script.sh, a slave) then
+# sees what systemd mounts later, a user's /run/user/UID.
+mount --make-rshared /
 exec /lib/systemd/systemd

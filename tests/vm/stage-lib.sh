@@ -56,16 +56,25 @@ state_save()
 
 # state_restore: puts back what state_save saw, saying what it changed;
 # false when something could not be put back.
+# new_modules: the modules loaded since state_save, newest first
+# (/proc/modules' order), each before those it uses. Under systemd only
+# realtime: udev loads drivers for the guest's devices whenever it gets to
+# them (minutes into a boot under TCG), which is no script's doing.
+new_modules()
+{
+	cut -d' ' -f1 /proc/modules | grep -vxF -f "$state/modules" |
+		if [ "${RT_VM_SYSTEM:-0}" = 1 ]; then grep -x realtime; else cat; fi
+}
+
 state_restore()
 {
-	# modules loaded since, newest first (/proc/modules' order), each
-	# after those that use it; a few passes for what depends on what
+	# a few passes for what depends on what
 	for _ in 1 2 3; do
-		cut -d' ' -f1 /proc/modules | grep -vxF -f "$state/modules" | while read -r m; do
+		new_modules | while read -r m; do
 			rmmod "$m" 2>/dev/null && echo "RT-VM: unloaded module $m, which the script left loaded"
 		done
 	done
-	left=$(cut -d' ' -f1 /proc/modules | grep -vxF -f "$state/modules" | tr '\n' ' ')
+	left=$(new_modules | tr '\n' ' ')
 	[ -z "$left" ] || echo "RT-VM: cannot unload the modules the script left loaded: $left"
 	# twice: sched_rt_runtime_us must fit its period
 	for _ in 1 2; do
