@@ -453,7 +453,6 @@ while read -r key <&3; do
 		boots=$((boots + 1))
 		reported=$tap_n
 		rm -f "$run/reboot"
-		[ -f "$run/out/$id.boot" ] || echo 1 >"$run/out/$id.boot"
 		boot_vm "$threadirqs" "$smp" "$extra ${VM_QEMU_ARGS:-}"
 		watch
 		next_todo || break
@@ -461,7 +460,7 @@ while read -r key <&3; do
 			# the script asked for another boot (system_reboot): the same
 			# disk, and it runs again from its start
 			rm -f "$run/out/$id.reboot" "$run/out/$id.start"
-			b=$(($(cat "$run/out/$id.boot") + 1))
+			b=$(($(cat "$run/out/$id.boot" 2>/dev/null || echo 1) + 1))
 			if [ -n "$disk_args" ] && [ "$b" -le 3 ]; then
 				echo "$b" >"$run/out/$id.boot"
 				echo "# $id rebooted the guest after $(($(date +%s) - start))s; boot $b of the same disk"

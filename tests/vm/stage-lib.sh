@@ -126,9 +126,25 @@ end_cgroup()
 	rmdir "$1" 2>/dev/null || echo "RT-VM: cannot remove the script's cgroup $1"
 }
 
+# end_user_sessions: under systemd, ends what a script's logins left behind
+# for the next one to find: the sessions, lingering and user managers of
+# every user but root (logind keeps a manager UserStopDelaySec after the
+# last session, with the limits PAM gave it).
+end_user_sessions()
+{
+	[ "${RT_VM_SYSTEM:-0}" = 1 ] || return 0
+	loginctl list-users --no-legend 2>/dev/null | awk '$1 != 0 { print $1 }' | while read -r uid; do
+		loginctl disable-linger "$uid" 2>/dev/null
+		loginctl terminate-user "$uid" 2>/dev/null
+		systemctl stop "user@$uid.service" "user-runtime-dir@$uid.service" 2>/dev/null
+		echo "RT-VM: ended the sessions and the user manager of uid $uid"
+	done
+}
+
 # run_guest_script ID TIMEOUT PATH: runs the script as root in its own
 # cgroup and mount namespace (enter-script.sh) within TIMEOUT seconds, its
-# output in /rt-run/out/ID.log; then kills what it left running, checks the
+# output in /rt-run/out/ID.log; then kills what it left running (and, under
+# systemd, its users' sessions), checks the
 # kernel's taint and puts the saved state back. Writes its exit code to
 # /rt-run/out/ID.done: 1 when the kernel oopsed or warned (taint D 128, W
 # 512, or a new warning in the kernel log) meanwhile, whatever the script
@@ -156,6 +172,7 @@ run_guest_script()
 		[ -n "$cg" ] || echo "RT-VM: no cgroup of its own (cgroup v2 at /sys/fs/cgroup?); ran in the runner's"
 		[ "$elapsed" -lt "$2" ] || echo "RT-VM-GUEST-TIMEOUT after ${elapsed}s (timeout ${2}s)"
 		end_cgroup "$cg"
+		end_user_sessions
 		tainted_after=$(cat /proc/sys/kernel/tainted)
 		new=$(((tainted_after & ~tainted_before) & (128 | 512)))
 		if [ "$new" != 0 ] || [ "$(kernel_marks)" -gt "$marks_before" ]; then
