@@ -24,5 +24,10 @@ out=$(TOP_SRCDIR=$top TOP_BUILDDIR=$builddir VM_PASS_ENV="EXEC_RUNS EXEC_PAIRS" 
 	echo "$out"
 	exit $rc
 }
+# run-vm.sh speaks TAP: the guest's lines are its "# " comments
+case "$out" in
+"1..0 # SKIP "*) echo "SKIP: ${out#1..0 # SKIP }"; exit 77 ;;
+esac
+out=$(printf '%s\n' "$out" | sed -n 's/^# //p')
 echo "$out" | grep -E '^(pair|reference|RESULT|SKIP|FAIL)'
 echo "$out" | grep -q '^RESULT' || exit 1

@@ -26,7 +26,8 @@ mount -t devtmpfs devtmpfs /dev
 
 stage2=
 upper=
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case "$arg" in
 	rt.stage2=*) stage2=${arg#rt.stage2=} ;;
 	rt.upper=*) upper=${arg#rt.upper=} ;;
@@ -56,7 +57,7 @@ fi
 mkdir -p /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
 	fail "overlay mount"
-[ -n "$stage2" ] && [ -f "/newroot$stage2" ] || fail "no stage 2 script at '$stage2'"
+[ -f "/newroot$stage2" ] || fail "no stage 2 script at '$stage2'"
 
 umount /proc /sys
 umount /dev

@@ -3,8 +3,9 @@
 #
 # PID 1 inside the VM, on the host's userspace (read-only 9p + tmpfs overlay).
 # Mounts the API filesystems afresh, mounts the run directory that the host
-# shares read-write (tag rtrun: env and the result file), runs the guest script
-# as real root with every capability, writes its exit code, and powers off.
+# shares read-write (tag rtrun: env, the list of scripts, their logs and
+# exit codes), runs the guest scripts one after another as real root with
+# every capability (stage-lib.sh, run_guest_scripts), and powers off.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
@@ -48,8 +49,7 @@ fi
 fresh_tmp_dirs /run /tmp /var/tmp
 mkdir -p /run/lock /run/user
 
-echo "RT-VM-GUEST-START $GUEST_SCRIPT (kernel $(uname -r), $(nproc) cpus)"
-run_guest_script
-write_rc
+echo "RT-VM-GUEST-START (kernel $(uname -r), $(nproc) cpus, booted in $(cut -d' ' -f1 /proc/uptime)s)"
+run_guest_scripts
 umount /rt-run
 poweroff_now

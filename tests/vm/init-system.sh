@@ -5,8 +5,9 @@
 # the host's userspace (read-only 9p + tmpfs overlay), then systemd. Mounts
 # the run directory that the host shares read-write (tag rtrun) at /rt-run,
 # masks the units that cannot work in the guest or would only slow its boot,
-# adds rt-vm-guest.service (which runs the guest script as root once
-# multi-user.target is reached, writes its exit code and powers off), and
+# adds rt-vm-guest.service (which runs the guest scripts as root once
+# multi-user.target is reached, each in a cgroup of its own below the
+# service's, and powers off), and
 # execs systemd as PID 1. Everything written here lives in the overlay and is
 # gone at power-off.
 
@@ -59,9 +60,14 @@ ExecStart=/bin/sh $RT_VM_HERE/system-guest-run.sh
 StandardOutput=journal+console
 StandardError=journal+console
 TimeoutStartSec=infinity
+Delegate=yes
 EOF
 mkdir -p /etc/systemd/system/multi-user.target.wants
 ln -sf ../rt-vm-guest.service /etc/systemd/system/multi-user.target.wants/rt-vm-guest.service
 
 umount /dev 2>/dev/null
+# Every mount shared, as systemd makes them where it mounts the root itself:
+# a guest script's own mount namespace (enter-script.sh, a slave) then
+# sees what systemd mounts later, a user's /run/user/UID.
+mount --make-rshared /
 exec /lib/systemd/systemd

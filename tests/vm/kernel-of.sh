@@ -5,7 +5,7 @@
 # (default linux-image-amd64) depends on, when that kernel's image and
 # modules are installed; prints nothing otherwise. The vm tier boots this
 # kernel by default, so that installing another one (linux-image-6.12-amd64
-# for vm-canary-6.12) never changes which kernel the other tests get.
+# for vm-6.12) never changes which kernel the other tests get.
 #
 # usage: kernel-of.sh [PACKAGE]
 
@@ -15,7 +15,7 @@ case "$info" in
 "install ok installed|"*) ;;
 *) exit 0 ;;
 esac
-for dep in $(echo "${info#*|}" | tr ',|' '\n\n' | sed 's/(.*//'); do
+for dep in $(echo "${info#*|}" | tr '|' ',' | tr ',' '\n' | sed 's/(.*//'); do
 	case "$dep" in
 	linux-image-*)
 		kver=${dep#linux-image-}

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # The canary watchdog against real runaways, in the VM, with the kernel's
 # default RT throttling on: on 6.1 realtime threads get 950 ms of every 1 s

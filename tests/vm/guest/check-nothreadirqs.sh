@@ -1,7 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vm-no-threadirqs
-# vm-also-on: linux-image-6.12-amd64
 #
 # vm tier, realtimectl check on a real kernel booted without threadirqs
 # (the line above asks run-vm.sh for that): as check.sh, but the threadirqs

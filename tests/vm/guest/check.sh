@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64
 #
 # vm tier, realtimectl check on a real kernel booted with threadirqs:
 # tests/integration/test-check.sh runs here as it is (realtimed running and

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # A vm-tier guest script (tests/vm/run-vm.sh contract: real root in QEMU
 # with Debian's kernel booted with threadirqs; TOP_SRCDIR/TOP_BUILDDIR set;

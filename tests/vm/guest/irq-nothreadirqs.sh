@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 # vm-no-threadirqs
 #
 # Which kernels have IRQ threads without threadirqs: this guest boots

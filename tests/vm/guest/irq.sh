@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # realtime.ko's IRQ-thread rules in a real kernel booted with threadirqs:
 # /proc/realtime/irq_threads lists every IRQ thread with its full action

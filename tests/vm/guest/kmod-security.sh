@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # What realtime.ko(4)'s SECURITY section says membership in the configured
 # group hands out, shown in a real kernel so that the page stays true. A

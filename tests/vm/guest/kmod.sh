@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # realtime.ko's exec-time grant, in a real kernel as real root: a member of
 # the configured group gets CAP_SYS_NICE (+ CAP_IPC_LOCK, CAP_SYS_RESOURCE

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # vm tier, pam_realtime: what the project's host cannot show, because its
 # root lacks CAP_SYS_RESOURCE. Here root has every capability, so a session

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vm-also-on: linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 #
 # The whole stack in the VM, where root has every capability (the host's root
 # lacks CAP_SYS_RESOURCE): dbus-daemon + real polkitd + realtimed from the

@@ -15,8 +15,11 @@
 #
 # vm-persistent-root: 2048
 # vm-smp: host
+# vm-timeout: 1200
 
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
+# shellcheck source=tests/vm/system-lib.sh
 . "$TOP_SRCDIR/tests/vm/system-lib.sh"
 
 [ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is not systemd (run through run-vm.sh --system)"

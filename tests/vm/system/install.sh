@@ -12,7 +12,9 @@
 # MESSAGE_IDs; and the documented removal, after which a running session
 # keeps its grant and nothing of realtimed is left.
 
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
+# shellcheck source=tests/vm/system-lib.sh
 . "$TOP_SRCDIR/tests/vm/system-lib.sh"
 
 [ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is not systemd (run through run-vm.sh --system)"

@@ -10,7 +10,9 @@
 # documented removal a session opened before keeps its limits and a new
 # login still works.
 
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
+# shellcheck source=tests/vm/system-lib.sh
 . "$TOP_SRCDIR/tests/vm/system-lib.sh"
 
 [ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is not systemd (run through run-vm.sh --system)"

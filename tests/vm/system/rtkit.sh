@@ -20,7 +20,9 @@
 #     starts nothing; `systemctl restart realtimed.service`, as README says,
 #     ends rtkit-daemon and starts realtimed: FIFO 88.
 
+# shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
+# shellcheck source=tests/vm/system-lib.sh
 . "$TOP_SRCDIR/tests/vm/system-lib.sh"
 
 [ "$(cat /proc/1/comm)" = systemd ] || skip "PID 1 is not systemd (run through run-vm.sh --system)"
