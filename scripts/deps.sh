@@ -23,7 +23,7 @@ RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make
         linux-source-6.1
-        # The vm tier's kernel matrix (tests/vm/meson.build, vm-also-on):
+        # The vm tier's kernel matrix (tests/vm/meson.build):
         # Debian's 6.12 and its PREEMPT_RT flavour from bookworm-security,
         # with headers so that realtime.ko is built for each; the default
         # kernel stays linux-image-amd64's (6.1).

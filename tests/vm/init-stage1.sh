@@ -12,7 +12,7 @@
 /bin/busybox --install -s /bin
 export PATH=/bin
 
-fail()
+die()
 {
 	echo "RT-VM-STAGE1-FAILED: $*"
 	echo o >/proc/sysrq-trigger
@@ -38,26 +38,26 @@ orders=/modules/order
 [ -n "$upper" ] && orders="$orders /modules/order-disk"
 for order in $orders; do
 	while read -r _ mod; do
-		insmod "/modules/$mod" || fail "insmod $mod"
+		insmod "/modules/$mod" || die "insmod $mod"
 	done <"$order"
 done
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /lower ||
-	fail "mount of the host root over 9p"
+	die "mount of the host root over 9p"
 if [ -n "$upper" ]; then
 	n=0
 	while [ ! -b "/dev/$upper" ] && [ "$n" -lt 50 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
-	mount -t ext4 "/dev/$upper" /upper || fail "mount of the upper layer's disk /dev/$upper"
+	mount -t ext4 "/dev/$upper" /upper || die "mount of the upper layer's disk /dev/$upper"
 else
-	mount -t tmpfs -o mode=0755,size=50% tmpfs /upper || fail "tmpfs"
+	mount -t tmpfs -o mode=0755,size=50% tmpfs /upper || die "tmpfs"
 fi
 mkdir -p /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
-	fail "overlay mount"
-[ -f "/newroot$stage2" ] || fail "no stage 2 script at '$stage2'"
+	die "overlay mount"
+[ -f "/newroot$stage2" ] || die "no stage 2 script at '$stage2'"
 
 umount /proc /sys
 umount /dev
