@@ -198,7 +198,47 @@ static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char
 			"Too many calls of this connection are waiting; wait for their answers");
 }
 
-bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m)
+/* Joins c to its user's turn, once its uid is known. A user's turn outlives
+ * its callers while its pace still counts (due_nsec ahead of now), so that
+ * calls sent one after another, each alone in the queue, are paced as a
+ * pipelined burst is; at most BUS_QUEUE_TURNS_MAX are kept, the one due
+ * soonest given up first. */
+static void caller_learn_uid(BusQueue *q, Caller *c, DBusMessage *m, bool may_block,
+			     uint64_t now_ns)
+{
+	size_t slot = SIZE_MAX;
+	UidTurn *t;
+	uid_t uid;
+
+	if (c->turn >= 0 || !q->uid_of || q->uid_of(m, may_block, &uid, q->uid_data) < 0)
+		return;
+	for (size_t i = 0; i < q->n_turns; i++) {
+		t = &q->turns[i];
+		if ((t->refs > 0 || t->due_nsec > now_ns) && t->uid == uid) {
+			if (t->refs++ == 0)
+				/* back after a pause: behind those waiting */
+				t->served = c->served;
+			c->turn = (int)i;
+			return;
+		}
+		if (t->refs == 0 && (slot == SIZE_MAX || t->due_nsec < q->turns[slot].due_nsec))
+			slot = i;
+	}
+	if ((slot == SIZE_MAX || q->turns[slot].due_nsec > now_ns) &&
+	    q->n_turns < BUS_QUEUE_TURNS_MAX) {
+		t = reallocarray(q->turns, q->n_turns + 1, sizeof(*t));
+		if (!t)
+			return;
+		q->turns = t;
+		slot = q->n_turns++;
+	}
+	if (slot == SIZE_MAX)
+		return; /* every turn in use: c stays a turn of its own */
+	q->turns[slot] = (UidTurn){ .uid = uid, .served = c->served, .refs = 1 };
+	c->turn = (int)slot;
+}
+
+bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t now)
 {
 	const char *sender = dbus_message_get_sender(m);
 	int object;
@@ -214,6 +254,8 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m)
 	c = caller_get(q, sender);
 	if (!c)
 		return false; /* out of memory: handled now, as before */
+	/* a sender seen before joins its user's turn (and pace) at once */
+	caller_learn_uid(q, c, m, false, now * 1000);
 	if (c->queued >= BUS_QUEUE_PER_SENDER ||
 	    (q->queued >= BUS_QUEUE_SOFT_MAX && c->queued >= BUS_QUEUE_CROWD)) {
 		refuse(q, conn, m, sender, c->queued);
@@ -270,37 +312,6 @@ static void turn_put(BusQueue *q, int turn)
 		q->turns[turn].refs--;
 }
 
-/* Joins c to its user's turn, once its uid is known. */
-static void caller_learn_uid(BusQueue *q, Caller *c, DBusMessage *m)
-{
-	size_t free_slot = q->n_turns;
-	uid_t uid;
-
-	if (c->turn >= 0 || !q->uid_of || q->uid_of(m, &uid, q->uid_data) < 0)
-		return;
-	for (size_t i = 0; i < q->n_turns; i++) {
-		if (q->turns[i].refs > 0 && q->turns[i].uid == uid) {
-			q->turns[i].refs++;
-			c->turn = (int)i;
-			return;
-		}
-		if (q->turns[i].refs == 0 && free_slot == q->n_turns)
-			free_slot = i;
-	}
-	if (free_slot == q->n_turns) {
-		/* at most one turn per caller: the array never outgrows callers */
-		UidTurn *a = reallocarray(q->turns, q->n_turns + 1, sizeof(*a));
-
-		if (!a)
-			return;
-		q->turns = a;
-		q->n_turns++;
-	}
-	q->turns[free_slot] = (UidTurn){ .uid = uid, .served = c->served, .refs = 1 };
-	/* a user's pace starts with its first known call */
-	c->turn = (int)free_slot;
-}
-
 DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 			   uint64_t *ret_wait_usec)
 {
@@ -339,7 +350,7 @@ DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 	*ret_object_index = q->objects[k->object].path ? k->object : -1;
 	free(k);
 
-	caller_learn_uid(q, c, m);
+	caller_learn_uid(q, c, m, true, now_ns);
 	c->served = ++q->clock;
 	if (c->turn >= 0) {
 		q->turns[c->turn].served = c->served;

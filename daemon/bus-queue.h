@@ -35,15 +35,17 @@
  * full, instead of keeping dbus-daemon, realtimed and both CPUs busy at ten
  * thousand calls a second. */
 #define BUS_QUEUE_PACE_BURST 256
+/* users whose pace is remembered while they have no call waiting */
+#define BUS_QUEUE_TURNS_MAX 4096
 #define BUS_QUEUE_PACE_NSEC 2000000
 /* realtimed's objects: the native one and the rtkit one */
 #define BUS_QUEUE_OBJECTS_MAX 4
 
 typedef struct BusQueue BusQueue;
 
-/* The uid of m's sender (may block on a bus round trip; the caller caches),
- * 0 or -errno. */
-typedef int (*BusUidFunc)(DBusMessage *m, uid_t *ret_uid, void *userdata);
+/* The uid of m's sender, 0 or -errno: when may_block, it may take a bus
+ * round trip (the caller caches); otherwise only what is known at once. */
+typedef int (*BusUidFunc)(DBusMessage *m, bool may_block, uid_t *ret_uid, void *userdata);
 
 /* A queue with no objects yet. */
 int bus_queue_new(BusQueue **ret);
@@ -60,10 +62,11 @@ int bus_queue_add_object(BusQueue *q, const char *path, const DBusObjectPathVTab
  * comes. */
 void bus_queue_remove_object(BusQueue *q, const char *path);
 
-/* Takes m into its sender's queue: true when m is a method call for one of
- * the objects and was queued (or refused, its sender's queue being full);
- * false when m is not for the queue and must be handled now. */
-bool bus_queue_push(BusQueue *q, DBusConnection *c, DBusMessage *m);
+/* Takes m into its sender's queue at now (CLOCK_MONOTONIC usec): true when
+ * m is a method call for one of the objects and was queued (or refused, its
+ * sender's queue being full); false when m is not for the queue and must be
+ * handled now. */
+bool bus_queue_push(BusQueue *q, DBusConnection *c, DBusMessage *m, uint64_t now);
 /* The next call to serve at now (CLOCK_MONOTONIC usec), its user's turn
  * being the oldest among those within their pace; NULL when none, and then
  * *ret_wait_usec is how long until a paced one may be served (0: none

@@ -229,8 +229,9 @@ BusQueue *bus_queue_of(DBusConnection *c)
 
 static DBusHandlerResult on_queue_filter(DBusConnection *c, DBusMessage *m, void *data)
 {
-	return bus_queue_push(data, c, m) ? DBUS_HANDLER_RESULT_HANDLED
-					  : DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+	return bus_queue_push(data, c, m, now_usec(CLOCK_MONOTONIC))
+		       ? DBUS_HANDLER_RESULT_HANDLED
+		       : DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
 /* How many messages one turn of the loop takes in, and how many queued calls
@@ -299,11 +300,16 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 		if (!bus_queue_serve(q, c, now, &wait))
 			break;
 	}
-	if (n == DISPATCH_SERVE_MAX && bus_queue_length(q) > 0 &&
-	    !dbus_connection_has_messages_to_send(c))
-		more = true;
-	else if (wait > 0)
-		pace_timer_arm(ws, now, wait);
+	if (bus_queue_length(q) > 0) {
+		if (n == DISPATCH_SERVE_MAX && !dbus_connection_has_messages_to_send(c))
+			more = true;
+		else
+			/* paced, or replies unwritten: on_io() wakes us when the
+			 * socket takes them, but another path may write them
+			 * first (a signal sent from a timer), so look again in
+			 * a millisecond at the latest */
+			pace_timer_arm(ws, now, wait > 0 ? wait : 1000);
+	}
 	if (dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS)
 		more = true;
 	if (!more)

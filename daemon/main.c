@@ -71,11 +71,15 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 
 /* The uid that groups a sender's connections into one turn (bus-queue.h);
  * the credentials cache keeps it for the call's own lookup. */
-static int sender_uid(DBusMessage *m, uid_t *ret_uid, void *userdata)
+static int sender_uid(DBusMessage *m, bool may_block, uid_t *ret_uid, void *userdata)
 {
+	Daemon *d = userdata;
+	const char *sender = dbus_message_get_sender(m);
 	pid_t pid;
 
-	return bus_get_creds(userdata, m, ret_uid, &pid);
+	if (!may_block)
+		return sender ? creds_cache_get(d->creds, sender, ret_uid, &pid) : -EBADMSG;
+	return bus_get_creds(d, m, ret_uid, &pid);
 }
 
 static int daemon_connect(Daemon *d)

@@ -30,7 +30,7 @@ static DBusHandlerResult handler(DBusConnection *c, DBusMessage *m, void *data)
 static const DBusObjectPathVTable vtable = { .message_function = handler };
 
 /* ":UID.N" is a connection of UID */
-static int uid_of(DBusMessage *m, uid_t *ret_uid, void *userdata)
+static int uid_of(DBusMessage *m, bool may_block, uid_t *ret_uid, void *userdata)
 {
 	unsigned uid;
 
@@ -50,6 +50,9 @@ static BusQueue *queue(void)
 	return q;
 }
 
+/* the tests' clock, unless a test moves it */
+static uint64_t now_default = 1000000;
+
 /* A call from sender, its serial standing for its number in the test. */
 static DBusMessage *call(const char *sender, unsigned n)
 {
@@ -66,7 +69,7 @@ static void push(BusQueue *q, const char *sender, unsigned n)
 {
 	DBusMessage *m = call(sender, n);
 
-	ck_assert(bus_queue_push(q, NULL, m));
+	ck_assert(bus_queue_push(q, NULL, m, now_default));
 	dbus_message_unref(m);
 }
 
@@ -90,7 +93,7 @@ static const char *pop_at(BusQueue *q, uint64_t now)
 /* at one moment: no test but the pace's lets the clock move */
 static const char *pop(BusQueue *q)
 {
-	return pop_at(q, 1000000);
+	return pop_at(q, now_default);
 }
 
 /* uid 1000 has 4 connections with 10 calls each, then uid 2000 calls once:
@@ -182,7 +185,7 @@ START_TEST(test_per_sender_cap)
 		push(q, ":1000.1", n);
 	m = call(":1000.1", 9999);
 	dbus_message_set_no_reply(m, TRUE);
-	ck_assert(bus_queue_push(q, NULL, m));
+	ck_assert(bus_queue_push(q, NULL, m, now_default));
 	dbus_message_unref(m);
 	ck_assert_uint_eq(bus_queue_length(q), BUS_QUEUE_PER_SENDER);
 	push(q, ":2000.1", 1);
@@ -202,15 +205,15 @@ START_TEST(test_not_queued)
 
 	m = dbus_message_new_signal(PATH, "org.realtimed.Test", "Happened");
 	ck_assert(dbus_message_set_sender(m, ":1000.1"));
-	ck_assert(!bus_queue_push(q, NULL, m));
+	ck_assert(!bus_queue_push(q, NULL, m, now_default));
 	dbus_message_unref(m);
 	m = dbus_message_new_method_call("org.realtimed.Test", "/elsewhere", "org.realtimed.Test",
 					 "Do");
 	ck_assert(dbus_message_set_sender(m, ":1000.1"));
-	ck_assert(!bus_queue_push(q, NULL, m));
+	ck_assert(!bus_queue_push(q, NULL, m, now_default));
 	dbus_message_unref(m);
 	m = dbus_message_new_method_call("org.realtimed.Test", PATH, "org.realtimed.Test", "Do");
-	ck_assert(!bus_queue_push(q, NULL, m));
+	ck_assert(!bus_queue_push(q, NULL, m, now_default));
 	dbus_message_unref(m);
 
 	push(q, ":1000.1", 1);
@@ -227,7 +230,7 @@ END_TEST
  * a call, on all its connections; another user and root do not wait. */
 START_TEST(test_pace)
 {
-	const uint64_t t = 5000000;
+	const uint64_t t = now_default;
 	BusQueue *q = queue();
 	unsigned served = 0;
 	DBusMessage *m;
@@ -261,6 +264,25 @@ START_TEST(test_pace)
 }
 END_TEST
 
+/* Calls sent one after another, each alone in the queue, are paced as a
+ * pipelined burst is: the user's pace outlives its empty queue. */
+START_TEST(test_pace_one_at_a_time)
+{
+	const uint64_t t = now_default;
+	BusQueue *q = queue();
+
+	for (unsigned n = 1; n <= BUS_QUEUE_PACE_BURST; n++) {
+		push(q, ":1000.1", n);
+		ck_assert_str_ne(pop_at(q, t), "none");
+		ck_assert_uint_eq(bus_queue_length(q), 0);
+	}
+	push(q, ":1000.1", BUS_QUEUE_PACE_BURST + 1);
+	ck_assert_str_eq(pop_at(q, t), "none");
+	ck_assert_str_ne(pop_at(q, t + BUS_QUEUE_PACE_NSEC / 1000), "none");
+	bus_queue_free(q);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-bus-queue");
@@ -268,6 +290,8 @@ int main(void)
 	check_add_case(s, "order",
 		       CHECK_TESTS(test_burst_on_many_connections, test_users_alternate,
 				   test_sender_order_kept));
-	check_add_case(s, "limits", CHECK_TESTS(test_per_sender_cap, test_not_queued, test_pace));
+	check_add_case(s, "limits",
+		       CHECK_TESTS(test_per_sender_cap, test_not_queued, test_pace,
+				   test_pace_one_at_a_time));
 	return check_run(s);
 }
