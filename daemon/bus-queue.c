@@ -186,6 +186,20 @@ static Caller *caller_get(BusQueue *q, const char *sender)
 	return c;
 }
 
+/* Drops c, which has no call waiting, from the callers (its user's turn
+ * stays while its pace counts). */
+static void caller_forget(BusQueue *q, Caller *c)
+{
+	for (size_t i = 0; i < q->n_callers; i++)
+		if (q->callers[i] == c) {
+			q->callers[i] = q->callers[--q->n_callers];
+			break;
+		}
+	if (c->turn >= 0)
+		q->turns[c->turn].refs--;
+	caller_free(c);
+}
+
 /* Too many calls wait: refuse this one, the sender being part of the crowd. */
 static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char *sender,
 		   unsigned queued)
@@ -262,8 +276,12 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 		return true;
 	}
 	k = malloc(sizeof(*k));
-	if (!k)
+	if (!k) {
+		/* handled now, as before; a caller is never left empty */
+		if (c->queued == 0)
+			caller_forget(q, c);
 		return false;
+	}
 	*k = (Call){ .m = dbus_message_ref(m), .object = object };
 	if (c->tail)
 		c->tail->next = k;
@@ -304,12 +322,6 @@ static void turn_pace(const BusQueue *q, UidTurn *t, uint64_t now)
 static uint64_t caller_key(const BusQueue *q, const Caller *c)
 {
 	return c->turn >= 0 ? q->turns[c->turn].served : c->served;
-}
-
-static void turn_put(BusQueue *q, int turn)
-{
-	if (turn >= 0)
-		q->turns[turn].refs--;
 }
 
 DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
@@ -358,9 +370,7 @@ DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 	}
 	if (!c->head) {
 		/* a caller with nothing waiting is forgotten */
-		turn_put(q, c->turn);
-		caller_free(c);
-		q->callers[best] = q->callers[--q->n_callers];
+		caller_forget(q, c);
 	}
 	return m;
 }
