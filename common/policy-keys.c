@@ -84,6 +84,23 @@ static int parse_daemon_duration(const char *s, PolicyValue *ret)
 	return 0;
 }
 
+/* CpuDmaLatency=: a bare number is microseconds, as the kernel takes it;
+ * nothing is unset. More than a second would hold nothing a CPU cares
+ * about (its deepest C-state is left within milliseconds). */
+static int parse_cpu_dma_latency(const char *s, PolicyValue *ret)
+{
+	uint64_t v;
+
+	if (*s == '\0') {
+		ret->u64 = POLICY_INFINITY;
+		return 0;
+	}
+	if (parse_duration(s, true, &v) < 0 || v > 1000000)
+		return -EINVAL;
+	ret->u64 = v;
+	return 0;
+}
+
 static int format_int(const PolicyValue *v, char *buf, size_t size)
 {
 	int l = snprintf(buf, size, "%d", v->i);
@@ -308,6 +325,14 @@ const PolicyItem policy_daemon_keys[] = {
 		.parse = parse_boolean_value,
 		.expect = "yes or no",
 		.initial = { .b = true },
+	},
+	{
+		.name = "CpuDmaLatency",
+		DAEMON_FIELD(cpu_dma_latency_usec, POLICY_VALUE_U64),
+		.parse = parse_cpu_dma_latency,
+		.expect = "a duration such as 0, 20us or 1ms (a bare number is microseconds), from "
+			  "0 to 1s, or nothing for unset",
+		.initial = { .u64 = POLICY_INFINITY },
 	},
 };
 

@@ -73,6 +73,9 @@ typedef struct PolicyDaemon {
 	uint64_t canary_watchdog_usec;	 /* CanaryWatchdogSec=2 */
 	uint64_t canary_refuse_usec;	 /* CanaryRefuseSec=60 */
 	bool canary_demote_unknown;	 /* CanaryDemoteUnknown=yes */
+	/* CpuDmaLatency=: microseconds, or POLICY_INFINITY: unset (realtimed
+	 * never opens /dev/cpu_dma_latency) */
+	uint64_t cpu_dma_latency_usec;
 } PolicyDaemon;
 
 /* One [IRQ] line: glob on the IRQ action name -> SCHED_FIFO priority. */

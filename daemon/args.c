@@ -56,6 +56,7 @@ int args_parse(int argc, char *argv[], DaemonArgs *ret, FILE *out, FILE *err)
 		.state_dir = REALTIME_RUNDIR,
 		.proc = "/proc",
 		.use_pidfds = true,
+		.cpu_dma_latency = CPU_DMA_LATENCY_PATH,
 	};
 	int c;
 

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* Where the kernel's CPU latency request lives (cpu-dma.h). */
+#define CPU_DMA_LATENCY_PATH "/dev/cpu_dma_latency"
+
 typedef struct DaemonArgs {
 	bool debug;
 	bool drop_caps;
@@ -18,6 +21,9 @@ typedef struct DaemonArgs {
 	 * kernel's pidfds know nothing of. */
 	const char *proc;
 	bool use_pidfds;
+	/* Not on the command line either: CPU_DMA_LATENCY_PATH for a daemon,
+	 * a FIFO or a file for the unit tests (cpu-dma.h). */
+	const char *cpu_dma_latency;
 } DaemonArgs;
 
 /* Returns 1 to run, 0 when --help/--version was answered on out,

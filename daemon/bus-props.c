@@ -7,16 +7,19 @@
  * never the loop: user-wait.h): a guess without its groups would be the
  * default's. The native interface also has Version, the running daemon's
  * (realtimectl check tells it from the installed package's: an upgrade not
- * yet restarted).
+ * yet restarted), and CpuDmaLatency, whether realtimed holds the CPUs
+ * awake (cpu-dma.h; realtimectl status and check show it).
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus-props.h"
 #include "bus.h"
 #include "config.h"
+#include "cpu-dma.h"
 #include "log.h"
 #include "manager.h"
 #include "daemon-policy.h"
@@ -60,8 +63,40 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 	return 0;
 }
 
-static bool append_property(DBusMessageIter *it, const CallerProperties *p, const char *name,
-			    bool dict)
+/* CpuDmaLatency (sxus): the state ("unset", "released", "held", "failed"),
+ * the microseconds held or to hold (-1: unset), the realtime grants it is
+ * held for, and the last failure to take hold ("" since a success). The
+ * same for every caller. */
+static bool append_cpu_dma(DBusMessageIter *it, Daemon *d)
+{
+	CpuDmaStatus st = { .state = CPU_DMA_UNSET, .usec = POLICY_INFINITY };
+	const char *state;
+	dbus_int64_t usec;
+	dbus_uint32_t grants = cpu_dma_n_grants(d);
+	char error[256] = "";
+	DBusMessageIter v, s;
+
+	if (d->cpu_dma)
+		cpu_dma_status(d->cpu_dma, &st);
+	state = cpu_dma_state_to_string(st.state);
+	usec = st.usec == POLICY_INFINITY ? -1 : (dbus_int64_t)st.usec;
+	if (st.error)
+		snprintf(error, sizeof(error), "%s: %s", st.path, strerror(-st.error));
+	if (!dbus_message_iter_open_container(it, DBUS_TYPE_VARIANT, "(sxus)", &v))
+		return false;
+	if (!dbus_message_iter_open_container(&v, DBUS_TYPE_STRUCT, NULL, &s) ||
+	    !bus_append_string(&s, state) ||
+	    !dbus_message_iter_append_basic(&s, DBUS_TYPE_INT64, &usec) ||
+	    !dbus_message_iter_append_basic(&s, DBUS_TYPE_UINT32, &grants) ||
+	    !bus_append_string(&s, error) || !dbus_message_iter_close_container(&v, &s)) {
+		dbus_message_iter_abandon_container(it, &v);
+		return false;
+	}
+	return dbus_message_iter_close_container(it, &v);
+}
+
+static bool append_property(Daemon *d, DBusMessageIter *it, const CallerProperties *p,
+			    const char *name, bool dict)
 {
 	static const char *const version = PACKAGE_VERSION;
 	int type;
@@ -79,6 +114,18 @@ static bool append_property(DBusMessageIter *it, const CallerProperties *p, cons
 	} else if (streq(name, "RTTimeUSecMax")) {
 		type = DBUS_TYPE_INT64;
 		v = &p->rttime_usec_max;
+	} else if (streq(name, "CpuDmaLatency")) {
+		DBusMessageIter e;
+
+		if (!dict)
+			return append_cpu_dma(it, d);
+		if (!dbus_message_iter_open_container(it, DBUS_TYPE_DICT_ENTRY, NULL, &e))
+			return false;
+		if (!bus_append_string(&e, name) || !append_cpu_dma(&e, d)) {
+			dbus_message_iter_abandon_container(it, &e);
+			return false;
+		}
+		return dbus_message_iter_close_container(it, &e);
 	} else
 		return false;
 	return dict ? bus_append_dict_variant(it, name, type, v) : bus_append_variant(it, type, v);
@@ -86,7 +133,8 @@ static bool append_property(DBusMessageIter *it, const CallerProperties *p, cons
 
 /* RealtimeKit1's three, then the native interface's own */
 static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
-					      "MinNiceLevel", "Version" };
+					      "MinNiceLevel", "Version", "CpuDmaLatency" };
+#define RTKIT_N_PROPERTIES 3
 
 static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o);
 
@@ -128,8 +176,7 @@ static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
 	const char *in_iface = NULL, *name = NULL;
-	size_t n = o->flavour == FLAVOUR_NATIVE ? ELEMENTSOF(property_names)
-						: ELEMENTSOF(property_names) - 1;
+	size_t n = o->flavour == FLAVOUR_NATIVE ? ELEMENTSOF(property_names) : RTKIT_N_PROPERTIES;
 	CallerProperties p;
 	uid_t uid = 0;
 	DBusMessageIter it, arr;
@@ -160,7 +207,7 @@ static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 		if (!bus_reply_open_array(d, m, "{sv}", &reply, &it, &arr))
 			return;
 		for (size_t i = 0; i < n && built; i++)
-			built = append_property(&arr, &p, property_names[i], true);
+			built = append_property(d, &arr, &p, property_names[i], true);
 		bus_reply_close_array(d, m, TAKE_PTR(reply), &it, &arr, built);
 		return;
 	}
@@ -169,7 +216,7 @@ static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 			reply = dbus_message_new_method_return(m);
 			if (reply)
 				dbus_message_iter_init_append(reply, &it);
-			if (!reply || !append_property(&it, &p, name, false))
+			if (!reply || !append_property(d, &it, &p, name, false))
 				bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 			else
 				bus_send(d->bus, reply);

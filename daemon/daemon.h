@@ -24,6 +24,7 @@
 #define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
+typedef struct CpuDma CpuDma;
 typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
@@ -68,4 +69,7 @@ typedef struct Daemon {
 	sd_event_source *uevent_source; /* irq-monitor.c */
 	sd_event_source *irq_timer;
 	bool irq_kmod; /* realtime.ko holds the [IRQ] rules */
+	/* cpu-dma.c: /dev/cpu_dma_latency held while realtime grants run
+	 * (CpuDmaLatency=); NULL in unit tests that do not make one */
+	CpuDma *cpu_dma;
 } Daemon;

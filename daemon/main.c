@@ -25,6 +25,7 @@
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
+#include "cpu-dma.h"
 #include "creds.h"
 #include "config.h"
 #include "irq-monitor.h"
@@ -163,6 +164,10 @@ static int daemon_setup(Daemon *d)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
 				  d->args.state_dir);
 
+	/* before the table: the grants adopted below take hold of it */
+	r = cpu_dma_new(d->args.cpu_dma_latency, &d->cpu_dma);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the CPU latency request: %m");
 	r = grant_table_new(d->event, d->args.proc, manager_grants_changed, d, &d->grants);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the grant table: %m");
@@ -189,6 +194,8 @@ static void daemon_done(Daemon *d)
 	irq_monitor_stop(d);
 	/* The table is kept on disk; the threads keep their grants for the next start. */
 	d->grants = grant_table_free(d->grants);
+	/* the kernel drops the request with the file; said for the reader */
+	d->cpu_dma = cpu_dma_free(d->cpu_dma);
 	d->save_source = sd_event_source_disable_unref(d->save_source);
 	if (d->bus) {
 		dbus_connection_close(d->bus);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
 
+#include "cpu-dma.h"
 #include "irq.h"
 #include "log.h"
 #include "manager.h"
@@ -253,6 +254,7 @@ void manager_grants_changed(GrantTable *t, void *userdata)
 
 	daemon_state_schedule_save(d);
 	manager_canary_sync(d, NULL);
+	cpu_dma_sync(d);
 	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
 		   t->n_processes);
 }
@@ -424,6 +426,7 @@ void manager_apply_settings(Daemon *d)
 		d->hooks->serve_rtkit(d, pd->rtkit_compat);
 	irq_apply(d);
 	manager_canary_sync(d, NULL);
+	cpu_dma_sync(d);
 }
 
 int manager_reload(Daemon *d, char **ret_error)

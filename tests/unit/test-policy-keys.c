@@ -245,6 +245,7 @@ static const struct {
 	{ "CanaryWatchdogSec", "500ms" },
 	{ "CanaryRefuseSec", "1s" },
 	{ "CanaryDemoteUnknown", "no" },
+	{ "CpuDmaLatency", "20us" },
 };
 
 /* Walks the [Daemon] table: a policy without files has every key at its
@@ -340,6 +341,7 @@ static const struct {
 	{ "CanaryWatchdogSec", 2000000, 500000 },
 	{ "CanaryRefuseSec", 60000000, 2000000 },
 	{ "CanaryDemoteUnknown", true, false },
+	{ "CpuDmaLatency", POLICY_INFINITY, 0 },
 };
 
 START_TEST(test_daemon_keys)
@@ -355,7 +357,8 @@ START_TEST(test_daemon_keys)
 					     "Canary=off\n"
 					     "CanaryWatchdogSec=500ms\n"
 					     "CanaryRefuseSec=2s\n"
-					     "CanaryDemoteUnknown=no\n",
+					     "CanaryDemoteUnknown=no\n"
+					     "CpuDmaLatency=0\n",
 					     "[Daemon]\nCanary=yes\nUsersMax=11\n" };
 	_cleanup_(policy_freep) Policy *defaults = load_text("[Default]\nNice=-1\n", NULL);
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -391,6 +394,49 @@ START_TEST(test_daemon_bad_values)
 }
 END_TEST
 
+/* CpuDmaLatency=: a duration whose bare number is microseconds, up to a
+ * second; an empty value unsets it (a later file takes back an earlier
+ * one's). */
+START_TEST(test_daemon_cpu_dma_latency)
+{
+	static const struct {
+		const char *value;
+		uint64_t usec;
+	} good[] = {
+		{ "0", 0 },	 { "20", 20 },	    { "20us", 20 },
+		{ "1ms", 1000 }, { "1s", 1000000 }, { "", POLICY_INFINITY },
+		{ " 5 ", 5 },
+	};
+	static const char *const bad[] = { "infinity", "2s",   "1000001", "-1",
+					   "fast",     "10ns", "1.5ms",	  "0x10" };
+	_cleanup_(policy_freep) Policy *both = NULL;
+	const char *f[2];
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+		_cleanup_(policy_freep) Policy *p = NULL;
+		char text[128];
+
+		snprintf(text, sizeof(text), "[Daemon]\nCpuDmaLatency=%s\n", good[i].value);
+		p = load_text(text, NULL);
+		assert_no_errors(p);
+		ck_assert_msg(policy_daemon(p)->cpu_dma_latency_usec == good[i].usec,
+			      "CpuDmaLatency=%s", good[i].value);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "[Daemon]\nCpuDmaLatency=%s\n", bad[i]);
+		assert_text_rejected(text, 2, "expected a duration such as 0, 20us or 1ms");
+	}
+
+	f[0] = write_file("1.conf", "[Daemon]\nCpuDmaLatency=20us\n");
+	f[1] = write_file("2.conf", "[Daemon]\nCpuDmaLatency=\n");
+	both = load_files(f, 2);
+	assert_no_errors(both);
+	ck_assert(policy_daemon(both)->cpu_dma_latency_usec == POLICY_INFINITY);
+}
+END_TEST
+
 START_TEST(test_daemon_broken_file_keeps_defaults)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -412,7 +458,7 @@ int main(void)
 				     test_key_table, test_key_names));
 	policy_test_case(s, "daemon",
 			 CHECK_TESTS(test_daemon_key_table, test_daemon_keys,
-				     test_daemon_bad_values,
+				     test_daemon_bad_values, test_daemon_cpu_dma_latency,
 				     test_daemon_broken_file_keeps_defaults));
 	return policy_test_run(s);
 }
