@@ -4,7 +4,8 @@
  * realtimed's name and rtkit's, their pids, and realtimed's
  * MaxRealtimePriority for the caller and its Version. Nothing is activated: names are
  * looked up with GetNameOwner, and the property is read with
- * NO_AUTO_START, so a stopped realtimed stays stopped.
+ * NO_AUTO_START, so a stopped realtimed stays stopped. Also its
+ * CpuDmaLatency, for cpu-dma-latency and realtimectl status.
  */
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,31 @@ static void daemon_version(DBusConnection *bus, char *buf, size_t size)
 	snprintf(buf, size, "%s", s);
 }
 
+/* The running daemon's CpuDmaLatency (sxus); not known from a realtimed
+ * older than it. */
+static void daemon_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	DBusMessageIter v;
+	const char *state, *error;
+	dbus_int64_t usec;
+	dbus_uint32_t grants;
+	char *sig;
+	bool ok;
+
+	if (!get_property(bus, "CpuDmaLatency", DBUS_TYPE_STRUCT, &reply, &v))
+		return;
+	sig = dbus_message_iter_get_signature(&v);
+	ok = sig && streq(sig, "(sxus)");
+	dbus_free(sig);
+	if (!ok)
+		return;
+	bus_iter_read_struct(&v, &state, &usec, &grants, &error, NULL);
+	*ret = (CpuDmaHold){ .known = true, .usec = usec, .grants = grants };
+	snprintf(ret->state, sizeof(ret->state), "%s", state);
+	snprintf(ret->error, sizeof(ret->error), "%s", error);
+}
+
 void check_bus_query(CheckBus *ret)
 {
 	_cleanup_bus_connection_ DBusConnection *bus = NULL;
@@ -136,6 +162,7 @@ void check_bus_query(CheckBus *ret)
 		ret->realtimed_pid = owner_pid(bus, realtimed);
 		ret->max_priority = max_priority(bus);
 		daemon_version(bus, ret->version, sizeof(ret->version));
+		daemon_cpu_dma(bus, &ret->cpu_dma);
 	}
 	ret->rtkit_owned = name_owner(bus, RTKIT_NAME, rtkit, sizeof(rtkit));
 	if (ret->rtkit_owned) {

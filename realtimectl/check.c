@@ -14,6 +14,7 @@ const Check check_table[] = {
 	{ "rt-group-sched",  check_rt_group_sched },
 	{ "swappiness",      check_swappiness },
 	{ "cpu-governor",    check_cpu_governor },
+	{ "cpu-dma-latency", check_cpu_dma_latency },
 	{ "smt",             check_smt },
 	{ "mitigations",     check_mitigations },
 	{ "timer",           check_timer },

@@ -43,6 +43,16 @@ typedef struct CheckResult {
 	char hint[CHECK_HINT_MAX];	 /* for warn and fail: what to do, exactly */
 } CheckResult;
 
+/* realtimed's CpuDmaLatency property (daemon/org.realtimed.Realtime1.xml):
+ * whether it holds /dev/cpu_dma_latency. */
+typedef struct CpuDmaHold {
+	bool known;	 /* realtimed answered (an older one has no such property) */
+	char state[16];	 /* "unset", "released", "held" or "failed" */
+	long long usec;	 /* held or to hold; -1: unset */
+	unsigned grants; /* the realtime grants it is held for */
+	char error[192]; /* the last failure to take hold, "" since a success */
+} CpuDmaHold;
+
 /* What the system bus says, for the daemon and rtkit-conflict checks. */
 typedef struct CheckBus {
 	bool reachable;	 /* the system bus answered */
@@ -54,6 +64,7 @@ typedef struct CheckBus {
 	bool rtkit_owned; /* org.freedesktop.RealtimeKit1 has an owner */
 	pid_t rtkit_pid;
 	bool rtkit_is_realtimed; /* ... and it is realtimed's compat interface */
+	CpuDmaHold cpu_dma;	 /* realtimed's CpuDmaLatency, for cpu-dma-latency */
 } CheckBus;
 
 typedef struct CheckContext {
@@ -92,6 +103,7 @@ void check_rt_throttling(const CheckContext *c, CheckResult *r);
 void check_rt_group_sched(const CheckContext *c, CheckResult *r);
 void check_swappiness(const CheckContext *c, CheckResult *r);
 void check_cpu_governor(const CheckContext *c, CheckResult *r);
+void check_cpu_dma_latency(const CheckContext *c, CheckResult *r);
 void check_smt(const CheckContext *c, CheckResult *r);
 void check_mitigations(const CheckContext *c, CheckResult *r);
 void check_timer(const CheckContext *c, CheckResult *r);
@@ -206,3 +218,7 @@ int check_apt_candidate(const CheckContext *c, const char *package, char *buf, s
 bool check_irqs_threaded(const CheckContext *c);
 /* check-bus.c (only with D-Bus): the bus_query of a live system. */
 void check_bus_query(CheckBus *ret);
+
+/* check-cpu-dma.c: realtimed's CPU latency request in words, "held at 0 µs
+ * for 2 realtime grants", for check and status. */
+void cpu_dma_hold_describe(const CpuDmaHold *h, char *buf, size_t size);

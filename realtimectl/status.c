@@ -5,7 +5,8 @@
  * caller's own grants (ListGrants; root's are every grant), or with --all
  * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
  * may ask for an administrator's password: bus_call() runs a text agent
- * meanwhile on a terminal).
+ * meanwhile on a terminal). Under the table, whether realtimed holds the
+ * CPUs awake ([Daemon] CpuDmaLatency=).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "ctl-check.h"
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
@@ -31,6 +33,20 @@ static void format_since(uint64_t usec, char *buf, size_t size)
 	if (usec == 0 || !localtime_r(&sec, &tm) ||
 	    strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
 		snprintf(buf, size, "-");
+}
+
+/* Whether realtimed holds the CPUs out of deep C-states ([Daemon]
+ * CpuDmaLatency=): nothing from a realtimed that does not say. */
+static void print_cpu_dma(void)
+{
+	CheckBus bus;
+	char text[256];
+
+	check_bus_query(&bus);
+	if (!bus.cpu_dma.known)
+		return;
+	cpu_dma_hold_describe(&bus.cpu_dma, text, sizeof(text));
+	printf("CPU latency request (/dev/cpu_dma_latency): %s.\n", text);
 }
 
 int verb_status(Ctl *ctl, int argc, char **argv)
@@ -87,6 +103,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 		else
 			printf("\n%zu thread%s%s supervised.\n", n, n == 1 ? "" : "s",
 			       own ? " of yours" : "");
+		print_cpu_dma();
 	}
 	return CTL_EXIT_OK;
 }
