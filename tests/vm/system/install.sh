@@ -8,7 +8,8 @@
 # activation on the first call, inside the unit's sandbox, READY, its
 # watchdog fed; an audio member gets FIFO through realtimectl run, a
 # non-member is refused with the reason; reload (good and broken edits),
-# restart (live grants adopted, then demoted by a reload), the journal's
+# restart (live grants adopted, then demoted by a reload), CpuDmaLatency=
+# held through the unit's sandbox, the journal's
 # MESSAGE_IDs; and the documented removal, after which a running session
 # keeps its grant and nothing of realtimed is left.
 
@@ -96,6 +97,24 @@ esac
 # --- a live grant, reload, restart, demotion --------------------------------
 hold_grant 40
 check_eq "a held grant: sleep runs FIFO 40" "1 40" "$(sched_of "$held")"
+
+# CpuDmaLatency= through the unit's sandbox: its private /dev has the device
+# (BindPaths=, DeviceAllow=), held at 0 while the grant runs, let go by a
+# reload without the key.
+if [ -c /dev/cpu_dma_latency ]; then
+	dma=/etc/realtime/realtime.conf.d/40-vm-cpu-dma.conf
+	dma_before=$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')
+	printf '[Daemon]\nCpuDmaLatency=0\n' >"$dma"
+	systemctl reload realtimed.service
+	wait_until 10 sh -c "[ \"\$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')\" = 0 ]"
+	check_eq "CpuDmaLatency=0 under the unit: /dev/cpu_dma_latency held at 0 while a grant runs" \
+		0 "$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')"
+	rm -f "$dma"
+	systemctl reload realtimed.service
+	wait_until 10 sh -c "[ \"\$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')\" = $dma_before ]"
+	check_eq "a reload without it lets go" "$dma_before" \
+		"$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')"
+fi
 
 conf=/etc/realtime/realtime.conf.d/50-vm-system.conf
 printf '[Group audio]\nRealtimePriority=70\n' >"$conf"
