@@ -145,7 +145,8 @@ int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
  * reject nothing: a [Group NAME] or [User NAME] that NSS does not know, a
  * key set twice in one section of one file, a key that a later file
  * overrides (both file:lines), an admin drop-in that masks a vendor one.
- * Slower (NSS lookups): not for realtimed or a login. */
+ * A rejected file's own warnings (names, keys set twice in it) are listed
+ * beside its errors. Slower (NSS lookups): not for realtimed or a login. */
 int policy_load_check(const PolicyPaths *paths, Policy **ret);
 int policy_load_files_check(const char *const *files, size_t n_files, Policy **ret);
 

@@ -389,6 +389,21 @@ void check_timer(const CheckContext *c, CheckResult *r)
 		  c->kconfig ? "high-resolution" : "probably high-resolution", cs ?: "unknown");
 }
 
+/* The kernel's word in smt/control (Documentation/ABI/testing/
+ * sysfs-devices-system-cpu) while SMT is not active, as words. */
+static const char *smt_off_words(const char *control)
+{
+	if (!control || streq(control, "off"))
+		return "off";
+	if (streq(control, "forceoff"))
+		return "off for good (nosmt=force)";
+	if (streq(control, "notsupported"))
+		return "not supported by this CPU";
+	if (streq(control, "notimplemented"))
+		return "off (this kernel cannot control it)";
+	return "off";
+}
+
 void check_smt(const CheckContext *c, CheckResult *r)
 {
 	_cleanup_free_ char *control = NULL;
@@ -407,7 +422,7 @@ void check_smt(const CheckContext *c, CheckResult *r)
 			  "persist, nosmt on the kernel command line trades throughput for "
 			  "steadier latency");
 	else
-		check_set(r, CHECK_OK, control ?: "off", "SMT is %s", control ?: "off");
+		check_set(r, CHECK_OK, control ?: "off", "SMT is %s", smt_off_words(control));
 }
 
 void check_mitigations(const CheckContext *c, CheckResult *r)
