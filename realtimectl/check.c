@@ -12,6 +12,7 @@ const Check check_table[] = {
 	{ "threadirqs",      check_threadirqs },
 	{ "rt-throttling",   check_rt_throttling },
 	{ "rt-group-sched",  check_rt_group_sched },
+	{ "sched-ext",       check_sched_ext },
 	{ "swappiness",      check_swappiness },
 	{ "cpu-governor",    check_cpu_governor },
 	{ "smt",             check_smt },

@@ -90,6 +90,7 @@ void check_kernel_preempt(const CheckContext *c, CheckResult *r);
 void check_threadirqs(const CheckContext *c, CheckResult *r);
 void check_rt_throttling(const CheckContext *c, CheckResult *r);
 void check_rt_group_sched(const CheckContext *c, CheckResult *r);
+void check_sched_ext(const CheckContext *c, CheckResult *r);
 void check_swappiness(const CheckContext *c, CheckResult *r);
 void check_cpu_governor(const CheckContext *c, CheckResult *r);
 void check_smt(const CheckContext *c, CheckResult *r);

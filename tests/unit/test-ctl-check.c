@@ -19,6 +19,7 @@ START_TEST(test_table_ids)
 		"threadirqs",
 		"rt-throttling",
 		"rt-group-sched",
+		"sched-ext",
 		"swappiness",
 		"cpu-governor",
 		"smt",
