@@ -44,8 +44,8 @@ int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a)
 	size_t k = (size_t)(a->item - policy_daemon_keys);
 	int r;
 
-	if (!p->check)
-		return 0;
+	/* where each was set is kept always (a refusal cites it,
+	 * policy_daemon_source()); the warning only in a check */
 	if (!p->daemon_sources) {
 		p->daemon_sources = calloc(policy_n_daemon_keys, sizeof(PolicySource));
 		if (!p->daemon_sources)

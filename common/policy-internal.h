@@ -118,7 +118,7 @@ struct Policy {
 	const PolicyUser *only;	      /* while loading for one user */
 	bool check;		      /* policy_load_check(): all errors, and warnings */
 	bool rejected;		      /* policy_check_rejected()'s scratch: a file not in force */
-	PolicySource *daemon_sources; /* check only: where each [Daemon] key was set */
+	PolicySource *daemon_sources; /* where each [Daemon] key was set; NULL: none was */
 };
 
 /* One parsed "Key=value" line of a file that is still being checked. */
@@ -207,7 +207,8 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp);
 /* a sets key, which prev (file NULL: nothing) set before. */
 int policy_check_override(Policy *p, const char *file, const Assignment *a, const char *key,
 			  const PolicySource *prev);
-/* a sets a [Daemon] key: policy_check_override() with its last source. */
+/* a sets a [Daemon] key: records where (policy_daemon_source()), and in a
+ * check policy_check_override() with its last source. */
 int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a);
 /* a is the first key of its header in file, and s its section: is the user
  * or group name known to NSS? Looked up once per section. */

@@ -169,6 +169,9 @@ size_t policy_n_files(const Policy *p);
 const char *policy_file(const Policy *p, size_t i);
 
 const PolicyDaemon *policy_daemon(const Policy *p);
+/* Where the [Daemon] key named key ("UsersMax") was set, for a message
+ * that cites it; NULL when no file sets it (its default applies). */
+const PolicySource *policy_daemon_source(const Policy *p, const char *key);
 
 size_t policy_n_irq_rules(const Policy *p);
 const PolicyIrqRule *policy_irq_rule(const Policy *p, size_t i);

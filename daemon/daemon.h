@@ -27,6 +27,7 @@ typedef struct Canary Canary;
 typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
+typedef struct RefusalLog RefusalLog;
 typedef struct Resolver Resolver;
 typedef struct RtkitName RtkitName;
 typedef struct UserRates UserRates;
@@ -59,6 +60,7 @@ typedef struct Daemon {
 	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
 	UserRates *rates; /* made at the first request (user-rates.h) */
+	RefusalLog *refused; /* each user's last refusals (refusals.h), made at the first */
 
 	/* manager.c: the canary's cool-down, per blamed user */
 	CanaryRefusal refusals[CANARY_REFUSALS_MAX];
