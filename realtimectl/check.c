@@ -23,6 +23,7 @@ const Check check_table[] = {
 	{ "rlimit-rttime",   check_rlimit_rttime },
 	{ "audio-group",     check_audio_group },
 	{ "daemon",          check_daemon },
+	{ "refusals",        check_refusals },
 	{ "rtkit-conflict",  check_rtkit_conflict },
 	{ "limits-conflict", check_limits_conflict },
 	{ "policy",          check_policy },

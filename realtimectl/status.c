@@ -5,7 +5,7 @@
  * caller's own grants (ListGrants; root's are every grant), or with --all
  * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
  * may ask for an administrator's password: bus_call() runs a text agent
- * meanwhile on a terminal).
+ * meanwhile on a terminal). status --refused: refused.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +42,8 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 
 	if (argc > 0)
 		return ctl_usage_error("status takes no arguments.");
+	if (ctl->refused)
+		return verb_status_refused(ctl);
 
 	r = bus_call_once(ctl->all ? "ListAllGrants" : "ListGrants",
 			  ctl->all ? "list every user's grants" : "list realtimed's grants",

@@ -30,6 +30,7 @@ START_TEST(test_table_ids)
 		"rlimit-rttime",
 		"audio-group",
 		"daemon",
+		"refusals",
 		"rtkit-conflict",
 		"limits-conflict",
 		"policy",
