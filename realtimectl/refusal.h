@@ -24,9 +24,9 @@ typedef struct CtlRefusal {
  * not name the policy source itself, and " (3 times)" when folded. */
 void ctl_refusal_format(const CtlRefusal *f, char *buf, size_t size);
 
-/* What to do about a refusal: the hint of its error (bus-error.h), and for
- * a policy's refusal where to raise the limit. NULL when the reason says
- * it all. */
+/* What to do about a refusal, into buf: for a policy's refusal, where to
+ * raise the limit; else the hint of its error (bus-error.h), or a pointer
+ * to the reason when that says it all. */
 void ctl_refusal_fix(const CtlRefusal *f, char *buf, size_t size);
 
 /* CLOCK_REALTIME microseconds as local "YYYY-MM-DD HH:MM:SS"; "-" for 0. */

@@ -90,6 +90,7 @@ int verb_status_refused(Ctl *ctl)
 	_cleanup_table_ Table *t = NULL;
 	DBusMessageIter iter, array;
 	bool own = !ctl->all && geteuid() != 0;
+	size_t n;
 	int r;
 
 	r = bus_call_once(ctl->all ? "ListAllRefusals" : "ListRefusals",
@@ -112,20 +113,17 @@ int verb_status_refused(Ctl *ctl)
 		if (add_row(t, &f, ctl->json) < 0)
 			return ctl_oom();
 	}
-	if (ctl->json || table_n_rows(t) > 0)
-		if (table_print(t, ctl_table_format(ctl), stdout) < 0)
-			return CTL_EXIT_FAILED;
-	if (!ctl->json && ctl->legend) {
-		size_t n = table_n_rows(t);
-
-		if (n == 0)
-			printf("No refusals: realtimed refused no request%s since it started.\n",
-			       own ? " of yours ('status --refused --all' lists every user's)"
-				   : "");
-		else
-			printf("\n%zu refusal%s%s, oldest first (the last 64 of each user since "
-			       "realtimed started).\n",
-			       n, n == 1 ? "" : "s", own ? " of yours" : "");
-	}
+	n = table_n_rows(t);
+	if ((ctl->json || n > 0) && table_print(t, ctl_table_format(ctl), stdout) < 0)
+		return CTL_EXIT_FAILED;
+	if (ctl->json || !ctl->legend)
+		return CTL_EXIT_OK;
+	if (n == 0)
+		printf("No refusals: realtimed refused no request%s since it started.\n",
+		       own ? " of yours ('status --refused --all' lists every user's)" : "");
+	else
+		printf("\n%zu refusal%s%s, oldest first (the last 64 of each user since "
+		       "realtimed started).\n",
+		       n, n == 1 ? "" : "s", own ? " of yours" : "");
 	return CTL_EXIT_OK;
 }

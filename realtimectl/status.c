@@ -16,22 +16,12 @@
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
+#include "refusal.h"
 
 static const TableColumn columns[] = {
 	{ "PID", "pid" }, { "TID", "tid" },	  { "COMMAND", "command" },   { "USER", "user" },
 	{ "UID", "uid" }, { "POLICY", "policy" }, { "PRIORITY", "priority" }, { "SINCE", "since" },
 };
-
-/* CLOCK_REALTIME microseconds as local "YYYY-MM-DD HH:MM:SS". */
-static void format_since(uint64_t usec, char *buf, size_t size)
-{
-	time_t sec = (time_t)(usec / 1000000);
-	struct tm tm;
-
-	if (usec == 0 || !localtime_r(&sec, &tm) ||
-	    strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
-		snprintf(buf, size, "-");
-}
 
 int verb_status(Ctl *ctl, int argc, char **argv)
 {
@@ -65,7 +55,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 		bus_iter_read_struct(&array, &pid, &tid, &uid, &user, &command, &kind, &priority,
 				     &since, NULL);
 
-		format_since(since, text, sizeof(text));
+		ctl_format_time(since, text, sizeof(text));
 		if (table_add_uint(t, pid, NULL) < 0 || table_add_uint(t, tid, NULL) < 0 ||
 		    table_add_string(t, command) < 0 ||
 		    table_add_string(t, isempty(user) ? NULL : user) < 0 ||
