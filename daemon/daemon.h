@@ -59,7 +59,7 @@ typedef struct Daemon {
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
-	UserRates *rates; /* made at the first request (user-rates.h) */
+	UserRates *rates;    /* made at the first request (user-rates.h) */
 	RefusalLog *refused; /* each user's last refusals (refusals.h), made at the first */
 
 	/* manager.c: the canary's cool-down, per blamed user */

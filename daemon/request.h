@@ -103,7 +103,7 @@ typedef struct Request {
 	/* request.c: where the request carries on after the resolver */
 	int (*resume)(struct Request *r, bool *ret_pending);
 
-	char why[512]; /* the text of the error answer */
+	char why[512];	/* the text of the error answer */
 	char cite[256]; /* the policy's "file:line" behind it (request_cite()), "" none */
 } Request;
 

@@ -14,6 +14,8 @@
 
 START_TEST(test_table_ids)
 {
+	/* one id a line, as realtimectl(1) lists them */
+	/* clang-format off */
 	static const char *const ids[] = {
 		"kernel-preempt",
 		"threadirqs",
@@ -38,6 +40,7 @@ START_TEST(test_table_ids)
 		"realtime-module",
 		"filesystem",
 	};
+	/* clang-format on */
 
 	ck_assert_uint_eq(check_table_n, ELEMENTSOF(ids));
 	for (size_t i = 0; i < ELEMENTSOF(ids); i++)
