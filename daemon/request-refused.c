@@ -81,8 +81,10 @@ void request_record_refusal(Request *r, int code)
 	/* caller_pid 0: the bus gave no credentials, so no user to keep it for */
 	if ((r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS) || r->caller_pid <= 0)
 		return;
-	/* the comm of the thread the caller named, when it got that far */
-	if (r->pid > 0)
+	/* the comm of the thread the caller named, once it is known to be the
+	 * caller's (request_check_owner() set the owner): another user's
+	 * thread names stay theirs, as with hidepid= */
+	if (r->pid > 0 && (r->uid == 0 || r->owner == r->uid))
 		(void)proc_get_comm(d->args.proc, r->pid, r->tid > 0 ? r->tid : r->pid, comm,
 				    sizeof(comm));
 	format_asked(r, asked, sizeof(asked));

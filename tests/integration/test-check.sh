@@ -167,9 +167,9 @@ snapshot >"$WORK/before"
 note "realtimed stopped"
 check_json "$WORK/root-stopped.json" ""
 n=$("$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/root-stopped.json")
-[ "$n" = 20 ] && ok "--json parses: 20 checks" || fail "$n checks, want 20: $(head -c 300 "$WORK/root-stopped.json")"
+[ "$n" = 22 ] && ok "--json parses: 22 checks" || fail "$n checks, want 22: $(head -c 300 "$WORK/root-stopped.json")"
 n=$(awk -F '\t' '$2 == "id"' "$WORK/root-stopped.json.tsv" | wc -l)
-[ "$n" = 20 ] || fail "to_tsv read $n checks, want 20"
+[ "$n" = 22 ] || fail "to_tsv read $n checks, want 22"
 expect "$WORK/root-stopped.json" daemon warn
 grep -q 'systemctl enable --now realtimed' "$WORK/root-stopped.json" && ok "the daemon hint says how to start it" ||
 	fail "no start hint"

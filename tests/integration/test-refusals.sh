@@ -138,6 +138,27 @@ ctl rtaudio status --refused --all
 check_eq "status --refused --all without org.realtimed.manage is refused" 1 "$rc"
 has "the refusal names the action" "org.realtimed.manage"
 
+echo "# another user's thread: refused, and its name is not shown"
+as_bg rtalice sleep 60
+other=$!
+integ_track $other
+out=$(native --as rtaudio MakeThreadRealtime uint64:"$other" uint64:0 string:fifo uint32:10)
+expect_error "rtalice's process is refused to rtaudio" "$NATIVE_ERR.PermissionDenied" "belongs to uid" "$out"
+ctl rtaudio --json status --refused
+if printf '%s' "$out" | "$PY" -c '
+import json, sys
+r = [x for x in json.load(sys.stdin) if x["pid"] == int(sys.argv[1])]
+assert len(r) == 1 and r[0]["error"] == "PermissionDenied", r
+assert r[0]["command"] == "" and r[0]["source"] is None, r
+' "$other"; then
+	ok "the refusal is kept without the other user's command name"
+else
+	fail "another user's thread: $out"
+fi
+kill "$other" 2>/dev/null
+wait "$other" 2>/dev/null
+integ_untrack "$other"
+
 echo "# a flood that the rate limit answers takes one entry"
 i=0
 while [ $i -lt 30 ]; do
