@@ -195,14 +195,14 @@ void log_fields(int priority, const char *message_id, const char *const *fields,
 			snprintf(id, sizeof(id), "MESSAGE_ID=%s", message_id);
 			iov[n++] = (struct iovec){ id, strlen(id) };
 		}
-		for (size_t i = 0; fields && fields[i] && i < LOG_FIELDS_MAX; i++)
+		for (size_t i = 0; fields && i < LOG_FIELDS_MAX && fields[i]; i++)
 			iov[n++] = (struct iovec){ (char *)fields[i], strlen(fields[i]) };
 		if (sd_journal_sendv(iov, (int)n) >= 0)
 			return;
 	}
 	/* stderr (the tests read it): the fields after the message */
 	utf8_snprintf(line, sizeof(line), "%s {MESSAGE_ID=%s", escaped, message_id ?: "");
-	for (size_t i = 0; fields && fields[i] && i < LOG_FIELDS_MAX; i++) {
+	for (size_t i = 0; fields && i < LOG_FIELDS_MAX && fields[i]; i++) {
 		l = strlen(line);
 		utf8_snprintf(line + l, sizeof(line) - l, " %s", fields[i]);
 	}
