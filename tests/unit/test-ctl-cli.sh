@@ -304,8 +304,12 @@ run 2 "--conf with the path options" -- explain --offline --conf "$policy" --adm
 run 2 "--user on status" -- status --user root
 expect err "--user goes with check only" "it says where --user goes"
 run 2 "check takes no operands" -- check root
+run 2 "--refused on check" -- check --refused
+expect err "--refused goes with status only" "it says where --refused goes"
+run 2 "status --refused takes no operands" -- status --refused 1234
 run 0 "--help" -- --help
 expect out "policy check" "help lists policy check"
+expect out "status --refused" "help lists status --refused"
 run 0 "--version" -- --version
 expect out "realtimectl " "version line"
 
