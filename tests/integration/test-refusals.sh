@@ -159,6 +159,20 @@ kill "$other" 2>/dev/null
 wait "$other" 2>/dev/null
 integ_untrack "$other"
 
+echo "# polkit's refusal is kept too"
+# rtplain: no rule covers it, and polkit says no to high priority (tests/lib/polkit.sh)
+as_bg rtplain sleep 60
+plain=$!
+integ_track $plain
+out=$(native --as rtplain MakeThreadHighPriority uint64:"$plain" uint64:0 int32:-5)
+expect_error "polkit refuses rtplain a nice level" "$NATIVE_ERR.PermissionDenied" "polkit did not authorize" "$out"
+ctl rtplain status --refused
+has "rtplain sees polkit's refusal" "sleep asked nice -5: polkit did not authorize org.realtimed.acquire-high-priority"
+has "it cites the Polkit= that sent rtplain to polkit" "($VENDOR_CONF:$(grep -n '^Polkit=' "$VENDOR_CONF" | cut -d: -f1))"
+kill "$plain" 2>/dev/null
+wait "$plain" 2>/dev/null
+integ_untrack "$plain"
+
 echo "# a flood that the rate limit answers takes one entry"
 i=0
 while [ $i -lt 30 ]; do
