@@ -3,8 +3,9 @@
  * Logging for realtimed: structured entries to the journal (sd-journal) with
  * a MESSAGE_ID for the events an admin looks for (grant, refusal, demotion),
  * falling back to stderr when there is no journal (tests, a container) or
- * with --debug. Refusals and grants are logged at debug level only, so a busy
- * system does not flood the journal.
+ * with --debug. Grants are logged at debug level only, so a busy system
+ * does not flood the journal; a refused grant request gets one line
+ * (LOG_ID_REFUSED, log_fields()), paced per user by refusals.h.
  *
  * Rate limits are per call site: each log macro below keeps its own LogSite,
  * so a warning that a client can trigger at will is limited on its own and

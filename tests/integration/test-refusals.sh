@@ -6,7 +6,8 @@
 # reason and the policy file:line that decided it in 'realtimectl status
 # --refused' (and --json), and in 'realtimectl check', which says so when
 # there are none; another user sees none of it, root and an
-# org.realtimed.manage holder see everyone's; a flood that the rate limit
+# org.realtimed.manage holder see everyone's; a refusal of another user's
+# thread keeps no name of it; polkit's refusal cites Polkit=; a flood that the rate limit
 # answers takes one entry and does not push the policy's refusal out; and
 # realtimed's log has one line per refusal with its MESSAGE_ID and fields.
 # shellcheck source=tests/integration/lib.sh
