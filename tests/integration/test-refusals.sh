@@ -7,8 +7,9 @@
 # --refused' (and --json), and in 'realtimectl check', which says so when
 # there are none; another user sees none of it, root and an
 # org.realtimed.manage holder see everyone's; a refusal of another user's
-# thread keeps no name of it; polkit's refusal cites Polkit=; a flood that the rate limit
-# answers takes one entry and does not push the policy's refusal out; and
+# thread keeps no name of it; a thread that names itself with bytes that
+# are not UTF-8 is shown escaped; polkit's refusal cites Polkit=; a flood
+# that the rate limit answers takes one entry and does not push the policy's refusal out; and
 # realtimed's log has one line per refusal with its MESSAGE_ID and fields.
 # shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
@@ -159,6 +160,43 @@ fi
 kill "$other" 2>/dev/null
 wait "$other" 2>/dev/null
 integ_untrack "$other"
+
+echo "# a thread that names itself with bytes that are not UTF-8"
+# \xff \xfe, a lone lead byte before '(', and ESC [31m: granted nice -5,
+# then renamed, then refused FIFO 95
+as_bg rtaudio "$RT_CLIENT" ask --nice -5 --name fffec3281b5b33316d --hold 60 >"$WORK/named.out" 2>&1
+named=$!
+integ_track $named
+# renamed_tid: the named client's audio thread, once it has renamed itself
+renamed_tid()
+{
+	# (not _t: wait_for counts in it)
+	_rt=$(sed -n 's/^granted: audio thread \([0-9]*\) .*/\1/p' "$WORK/named.out")
+	[ -n "$_rt" ] && [ "$(head -c 2 "/proc/$named/task/$_rt/comm" | od -An -tx1 | tr -d ' ')" = fffe ] &&
+		echo "$_rt"
+}
+if wait_for 10 renamed_tid; then
+	ntid=$(renamed_tid)
+	out=$(native --as rtaudio MakeThreadRealtime uint64:"$named" uint64:"$ntid" string:fifo uint32:95)
+	expect_error "the renamed thread is refused FIFO 95" "$NATIVE_ERR.PolicyDenied" "exceeds the limit 70" "$out"
+	ctl rtaudio status --refused
+	has "status --refused shows its name escaped" '\xff\xfe\xc3(\x1b[31m asked FIFO 95'
+	ctl rtaudio --json status --refused
+	if printf '%s' "$out" | "$PY" -c '
+import json, sys
+r = [x for x in json.load(sys.stdin) if x["tid"] == int(sys.argv[1])]
+assert len(r) == 1 and r[0]["command"] == "\\xff\\xfe\\xc3(\\x1b[31m", r
+' "$ntid"; then
+		ok "--json: the name as valid UTF-8, escaped"
+	else
+		fail "--json of the renamed thread: $out"
+	fi
+else
+	fail "rt-client ask --name: $(cat "$WORK/named.out")"
+fi
+kill "$named" 2>/dev/null
+wait "$named" 2>/dev/null
+integ_untrack "$named"
 
 echo "# polkit's refusal is kept too"
 # rtplain: no rule covers it, and polkit says no to high priority (tests/lib/polkit.sh)
