@@ -4,7 +4,9 @@
  * from applying files: a key set twice, a key that a later file overrides,
  * a [User NAME] or [Group NAME] that NSS does not know. They reject
  * nothing: realtimed and pam_realtime never load in check mode, so none of
- * this (nor its NSS lookups) weighs on a login.
+ * this (nor its NSS lookups) weighs on a login. A file rejected for an
+ * error gets the warnings it has on its own all the same, so that one
+ * round of policy check shows every problem of it.
  */
 #include <errno.h>
 #include <grp.h>
@@ -26,8 +28,11 @@ int policy_check_override(Policy *p, const char *file, const Assignment *a, cons
 		return policy_add_warning(
 			p, file, a->line,
 			"%s= set twice in [%s] (first at line %u); the later value "
-			"is the one in force",
-			key, section, prev->line);
+			"%s",
+			key, section, prev->line,
+			p->rejected ? "would be the one in force once the file's "
+				      "errors are fixed"
+				    : "is the one in force");
 	return policy_add_warning(p, file, a->line,
 				  "%s= in [%s] overrides %s:%u, which sets it too; this value is "
 				  "the one in force",
@@ -39,8 +44,8 @@ int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a)
 	size_t k = (size_t)(a->item - policy_daemon_keys);
 	int r;
 
-	if (!p->check)
-		return 0;
+	/* where each was set is kept always (a refusal cites it,
+	 * policy_daemon_source()); the warning only in a check */
 	if (!p->daemon_sources) {
 		p->daemon_sources = calloc(policy_n_daemon_keys, sizeof(PolicySource));
 		if (!p->daemon_sources)
@@ -108,4 +113,28 @@ int policy_check_name(Policy *p, const char *file, const Assignment *a, Section 
 			"until it resolves: a typo?",
 			s->display, what, s->name, a->kind == SECTION_USER ? "passwd" : "group");
 	return 0;
+}
+
+int policy_check_rejected(Policy *p, const char *path, const FileParse *fp)
+{
+	_cleanup_(policy_freep) Policy *scratch = NULL;
+	const char *file;
+	int r;
+
+	if (!p->check || fp->n_assignments == 0)
+		return 0;
+	/* the file alone, applied to a policy of its own: what it would say
+	 * of itself, and nothing of it reaches p but the warnings */
+	r = policy_new(&scratch);
+	if (r < 0)
+		return r;
+	scratch->check = true;
+	scratch->rejected = true;
+	r = policy_add_path(scratch, path, &file);
+	if (r >= 0)
+		r = policy_apply(scratch, file, fp);
+	for (size_t i = 0; r >= 0 && i < scratch->n_warnings; i++)
+		r = policy_add_warning(p, path, scratch->warnings[i].line, "%s",
+				       scratch->warnings[i].message);
+	return r;
 }

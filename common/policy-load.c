@@ -209,6 +209,8 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 			r = policy_add_error(p, path, 0,
 					     "more than %u errors; the rest are not shown",
 					     POLICY_FILE_ERRORS_MAX);
+		if (r >= 0)
+			r = policy_check_rejected(p, path, &fp);
 	} else {
 		r = policy_add_path(p, path, &file);
 		if (r >= 0)

@@ -258,6 +258,15 @@ const PolicyDaemon *policy_daemon(const Policy *p)
 	return &p->daemon;
 }
 
+const PolicySource *policy_daemon_source(const Policy *p, const char *key)
+{
+	const PolicyItem *it = policy_item_lookup(policy_daemon_keys, policy_n_daemon_keys, key);
+
+	if (!it || !p->daemon_sources || !p->daemon_sources[it - policy_daemon_keys].file)
+		return NULL;
+	return &p->daemon_sources[it - policy_daemon_keys];
+}
+
 size_t policy_n_irq_rules(const Policy *p)
 {
 	return p->n_irq;

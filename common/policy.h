@@ -148,7 +148,8 @@ int policy_load_files(const char *const *files, size_t n_files, Policy **ret);
  * reject nothing: a [Group NAME] or [User NAME] that NSS does not know, a
  * key set twice in one section of one file, a key that a later file
  * overrides (both file:lines), an admin drop-in that masks a vendor one.
- * Slower (NSS lookups): not for realtimed or a login. */
+ * A rejected file's own warnings (names, keys set twice in it) are listed
+ * beside its errors. Slower (NSS lookups): not for realtimed or a login. */
 int policy_load_check(const PolicyPaths *paths, Policy **ret);
 int policy_load_files_check(const char *const *files, size_t n_files, Policy **ret);
 
@@ -171,6 +172,9 @@ size_t policy_n_files(const Policy *p);
 const char *policy_file(const Policy *p, size_t i);
 
 const PolicyDaemon *policy_daemon(const Policy *p);
+/* Where the [Daemon] key named key ("UsersMax") was set, for a message
+ * that cites it; NULL when no file sets it (its default applies). */
+const PolicySource *policy_daemon_source(const Policy *p, const char *key);
 
 size_t policy_n_irq_rules(const Policy *p);
 const PolicyIrqRule *policy_irq_rule(const Policy *p, size_t i);

@@ -4,9 +4,10 @@
  * see org.realtimed.Realtime1.xml and realtimed(8). Its methods are a
  * table (bus-dispatch.h): grants and resets go through request.c,
  * listings, Explain and Reload are answered here, the Demoted signal and
- * SubscribeDemoted live in bus-native-demoted.c.
+ * SubscribeDemoted live in bus-native-demoted.c, the refusals realtimed
+ * keeps (ListRefusals) in bus-native-refusals.c.
  *
- * What a caller may see: their own grants and their own policy; every
+ * What a caller may see: their own grants, refusals and policy; every
  * user's (which would show other users' pids and commands, defeating
  * hidepid) takes root or org.realtimed.manage (bus-manage.c). So does the
  * Demoted signal: each connection that asked for a grant hears of its own
@@ -21,6 +22,7 @@
 
 #include "bus-dispatch.h"
 #include "bus-native-demoted.h"
+#include "bus-native-refusals.h"
 #include "bus-native.h"
 #include "bus.h"
 #include "procfs-irq.h"
@@ -351,6 +353,9 @@ static const BusMethod native_methods[] = {
 	{ "ListAllGrants", "", BUS_CALLER_MANAGE, "Listing every user's grants",
 	  method_list_all_grants },
 	{ "ListIrqThreads", "", BUS_CALLER_ANYONE, NULL, method_list_irq_threads },
+	{ "ListRefusals", "", BUS_CALLER_ANYONE, NULL, bus_native_list_refusals },
+	{ "ListAllRefusals", "", BUS_CALLER_MANAGE, "Listing every user's refusals",
+	  bus_native_list_all_refusals },
 	{ "Reload", "", BUS_CALLER_MANAGE, "Reloading the policy", method_reload },
 	{ "SubscribeDemoted", "", BUS_CALLER_MANAGE, "Watching every user's demotions",
 	  bus_native_subscribe_demoted },

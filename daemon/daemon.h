@@ -28,6 +28,7 @@ typedef struct CpuDma CpuDma;
 typedef struct CredsCache CredsCache;
 typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
+typedef struct RefusalLog RefusalLog;
 typedef struct Resolver Resolver;
 typedef struct RtkitName RtkitName;
 typedef struct UserRates UserRates;
@@ -59,7 +60,8 @@ typedef struct Daemon {
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline), each user's request rate */
 	Resolver *resolver;
-	UserRates *rates; /* made at the first request (user-rates.h) */
+	UserRates *rates;    /* made at the first request (user-rates.h) */
+	RefusalLog *refused; /* each user's last refusals (refusals.h), made at the first */
 
 	/* manager.c: the canary's cool-down, per blamed user */
 	CanaryRefusal refusals[CANARY_REFUSALS_MAX];

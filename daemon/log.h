@@ -3,8 +3,9 @@
  * Logging for realtimed: structured entries to the journal (sd-journal) with
  * a MESSAGE_ID for the events an admin looks for (grant, refusal, demotion),
  * falling back to stderr when there is no journal (tests, a container) or
- * with --debug. Refusals and grants are logged at debug level only, so a busy
- * system does not flood the journal.
+ * with --debug. Grants are logged at debug level only, so a busy system
+ * does not flood the journal; a refused grant request gets one line
+ * (LOG_ID_REFUSED, log_fields()), paced per user by refusals.h.
  *
  * Rate limits are per call site: each log macro below keeps its own LogSite,
  * so a warning that a client can trigger at will is limited on its own and
@@ -29,6 +30,9 @@
 #define LOG_ID_DEMOTION "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a04"
 #define LOG_ID_RELOAD "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a05"
 #define LOG_ID_IRQ "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a06"
+/* a refusal, one line each, paced per user (refusals.h); its fields say
+ * who asked what and what decided it (realtimed(8), LOGGING) */
+#define LOG_ID_REFUSED "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a07"
 
 /* Each call site: at most LOG_BURST lines per LOG_INTERVAL_USEC. */
 #define LOG_INTERVAL_USEC (10ULL * 1000000ULL)
@@ -62,6 +66,17 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 		      const char *format, ...) _printf_(5, 6);
 #define log_internal(priority, error, message_id, ...) \
 	log_internal_site(NULL, (priority), (error), (message_id), __VA_ARGS__)
+
+/* At most this many fields for log_fields(). */
+#define LOG_FIELDS_MAX 12
+
+/* Logs one line that its caller paces itself (refusals.h: per user), so no
+ * call site's limit applies, with further journal fields: fields holds
+ * "NAME=value" strings (valid UTF-8, NAME in capitals), NULL-terminated,
+ * at most LOG_FIELDS_MAX. On stderr the fields follow the message, in
+ * braces. The message is escaped as log_internal_site()'s. Thread-safe. */
+void log_fields(int priority, const char *message_id, const char *const *fields, const char *format,
+		...) _printf_(4, 5);
 
 #define log_full(priority, error, message_id, ...)                                              \
 	({                                                                                      \

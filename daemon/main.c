@@ -36,6 +36,7 @@
 #include "rtkit-name.h"
 #include "polkit.h"
 #include "state.h"
+#include "refusals.h"
 #include "user-rates.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -206,6 +207,7 @@ static void daemon_done(Daemon *d)
 	d->polkit = polkit_free(d->polkit);
 	d->creds = creds_cache_free(d->creds);
 	d->rates = user_rates_free(d->rates);
+	d->refused = refusal_log_free(d->refused);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }

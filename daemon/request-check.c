@@ -35,6 +35,7 @@ int request_check_refusing(Request *r, uint64_t now)
 	}
 	if (until == 0)
 		return 0;
+	request_cite_daemon(r, "CanaryRefuseSec");
 	return request_error(r, REQUEST_E_REFUSING,
 			     "refusing uid %u for %" PRIu64
 			     " more seconds: the canary watchdog found its realtime threads "
@@ -299,6 +300,7 @@ int request_check_policy(Request *r, PolicyEval *ret)
 	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
 	if (k < 0) {
 		(void)policy_refusal_format(&why, user, text, sizeof(text));
+		request_cite(r, why.source);
 		return request_error(
 			r, k == -EINVAL ? REQUEST_E_INVALID_ARGS : REQUEST_E_POLICY_DENIED, "%s",
 			text);
@@ -342,20 +344,26 @@ int request_check_limits(Request *r, const char *user)
 		grant_table_count_user(t, r->owner, &np, &nt);
 	}
 
-	if (np == 0 && grant_table_n_users(t) >= pd->users_max)
+	if (np == 0 && grant_table_n_users(t) >= pd->users_max) {
+		request_cite_daemon(r, "UsersMax");
 		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
 				     "%u users hold grants already (UsersMax=%u)",
 				     grant_table_n_users(t), pd->users_max);
-	if (!p && np >= pd->processes_per_user_max)
+	}
+	if (!p && np >= pd->processes_per_user_max) {
+		request_cite_daemon(r, "ProcessesPerUserMax");
 		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
 				     "user %s holds grants for %u processes already "
 				     "(ProcessesPerUserMax=%u)",
 				     user, np, pd->processes_per_user_max);
-	if (nt >= pd->threads_per_user_max)
+	}
+	if (nt >= pd->threads_per_user_max) {
+		request_cite_daemon(r, "ThreadsPerUserMax");
 		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
 				     "user %s holds grants for %u threads already "
 				     "(ThreadsPerUserMax=%u)",
 				     user, nt, pd->threads_per_user_max);
+	}
 	return 0;
 }
 
@@ -365,6 +373,7 @@ int request_check_rate(Request *r)
 
 	if (daemon_user_ratelimit(r->d, r->uid))
 		return 0;
+	request_cite_daemon(r, "ActionsPerBurst");
 	return request_error(r, REQUEST_E_RATE_LIMITED,
 			     "too many requests from uid %u: at most %u per %" PRIu64
 			     " s (ActionsPerBurst=, BurstSec=)",
@@ -406,6 +415,7 @@ int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
 	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
 		return 0;
 	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
+	request_cite(r, &g->source[POLICY_KEY_RTTIME]);
 	if (hard == UINT64_MAX)
 		return request_error(r, REQUEST_E_POLICY_DENIED,
 				     "RLIMIT_RTTIME of process %d is unlimited, above the limit "

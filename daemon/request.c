@@ -19,6 +19,7 @@
 #include "polkit.h"
 #include "request-check.h"
 #include "request-limits.h"
+#include "request-refused.h"
 #include "request-sched.h"
 #include "user-wait.h"
 #include "utf8.h"
@@ -92,11 +93,15 @@ static void request_finish(Request *r, int code)
 	} else {
 		if (!r->why[0])
 			(void)request_error(r, code, "%s", code < 0 ? strerror(-code) : "refused");
-		/* debug only, as grants: a client can provoke these at will; what
-		 * realtimed must hear of (no credentials from the bus) logs itself */
-		log_id(LOG_DEBUG, LOG_ID_REFUSAL, "%s request of uid %u (pid %d): %s",
-		       code < 0 ? "Failed" : "Refused", (unsigned)r->uid, (int)r->caller_pid,
-		       r->why);
+		/* a grant's refusal is kept for its user and journaled, paced
+		 * per user (request-refused.h); a reset's at debug only, as
+		 * grants: a client can provoke these at will */
+		if (r->type == REQUEST_SCHED || r->type == REQUEST_LIMITS)
+			request_record_refusal(r, code);
+		else
+			log_id(LOG_DEBUG, LOG_ID_REFUSAL, "%s request of uid %u (pid %d): %s",
+			       code < 0 ? "Failed" : "Refused", (unsigned)r->uid,
+			       (int)r->caller_pid, r->why);
 		bus_reply_error(c, r->msg, request_error_name(code, r->flavour), "%s", r->why);
 	}
 	request_free(r);
@@ -188,6 +193,7 @@ static void on_polkit(int k, void *userdata)
 	}
 	if (daemon_policy_eval(r->d, r->owner, &e) >= 0)
 		user = e.user;
+	request_cite_daemon(r, "Polkit"); /* Polkit=yes sent the user to polkit */
 	if (k == 0)
 		k = request_error(r, REQUEST_E_PERMISSION_DENIED,
 				  "polkit did not authorize %s for user %s (no [User] or [Group] "

@@ -103,7 +103,8 @@ typedef struct Request {
 	/* request.c: where the request carries on after the resolver */
 	int (*resume)(struct Request *r, bool *ret_pending);
 
-	char why[512]; /* the text of the error answer */
+	char why[512];	/* the text of the error answer */
+	char cite[256]; /* the policy's "file:line" behind it (request_cite()), "" none */
 } Request;
 
 /* Takes a reference on m. Replies to m in every case (now or after polkit
@@ -114,3 +115,10 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args);
  * "return request_error(r, REQUEST_E_..., ...)": code is a RequestError or
  * a negative errno. */
 int request_error(Request *r, int code, const char *format, ...) _printf_(3, 4);
+
+/* Names where the value behind r's answer was set ("file:line"), for the
+ * user's list of refusals (refusals.h); nothing when s is NULL or no file
+ * set it. */
+void request_cite(Request *r, const PolicySource *s);
+/* request_cite() of the [Daemon] key named key ("ThreadsPerUserMax"). */
+void request_cite_daemon(Request *r, const char *key);

@@ -61,3 +61,8 @@ int bus_make_thread_high_priority(DBusConnection *c, uint64_t pid, uint64_t tid,
  * pointers that follow, in order up to NULL, and moves it to the next
  * element. bus_call()'s signature check made their types the struct's. */
 void bus_iter_read_struct(DBusMessageIter *it, ...) __attribute__((sentinel));
+
+struct CtlRefusal;
+/* Reads the struct at it, one of ListRefusals' (refusal.h), into ret, whose
+ * strings point into the message, and moves it on (refused.c). */
+void ctl_refusal_read(DBusMessageIter *it, struct CtlRefusal *ret);

@@ -2,19 +2,23 @@
 /*
  * What realtimectl check asks the system bus (ctl-check.h, CheckBus): who owns
  * realtimed's name and rtkit's, their pids, and realtimed's
- * MaxRealtimePriority for the caller and its Version. Nothing is activated: names are
+ * MaxRealtimePriority for the caller and its Version, and the caller's
+ * refusals (ListRefusals). Nothing is activated: names are
  * looked up with GetNameOwner, and the property is read with
  * NO_AUTO_START, so a stopped realtimed stays stopped. Also its
  * CpuDmaLatency, for cpu-dma-latency and realtimectl status.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dbus/dbus.h>
 
 #include "bus-names.h"
 #include "bus.h"
 #include "ctl-check.h"
+#include "refusal.h"
 
 #define CHECK_BUS_TIMEOUT_MS 5000
 
@@ -169,4 +173,57 @@ void check_bus_query(CheckBus *ret)
 		ret->rtkit_pid = owner_pid(bus, rtkit);
 		ret->rtkit_is_realtimed = ret->realtimed && streq(rtkit, realtimed);
 	}
+}
+
+int check_refusals_query(uid_t uid, uint64_t since_usec, CheckRefusals *ret)
+{
+	_cleanup_bus_connection_ DBusConnection *bus = NULL;
+	_cleanup_bus_message_ DBusMessage *m = NULL, *reply = NULL;
+	char owner[256];
+	DBusMessageIter it, arr;
+	DBusError error;
+
+	*ret = (CheckRefusals){};
+	/* ListRefusals answers with the caller's own, root's with everyone's */
+	if (getuid() != 0 && getuid() != uid)
+		return -EACCES;
+	dbus_error_init(&error);
+	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error);
+	dbus_error_free(&error);
+	if (!bus)
+		return -ECONNREFUSED;
+	dbus_connection_set_exit_on_disconnect(bus, false);
+	if (!name_owner(bus, NATIVE_NAME, owner, sizeof(owner)))
+		return -EHOSTDOWN;
+	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ListRefusals");
+	if (!m)
+		return -ENOMEM;
+	reply = call(bus, m);
+	if (!reply || dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_METHOD_RETURN)
+		return reply && dbus_message_is_error(reply, DBUS_ERROR_UNKNOWN_METHOD)
+			       ? -EOPNOTSUPP
+			       : -EIO;
+	if (!dbus_message_has_signature(reply, "a(tuttsssssu)"))
+		return -EOPNOTSUPP;
+	dbus_message_iter_init(reply, &it);
+	dbus_message_iter_recurse(&it, &arr);
+	while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
+		CtlRefusal f;
+		size_t slot;
+
+		ctl_refusal_read(&arr, &f);
+		if (f.uid != uid || f.time_usec < since_usec)
+			continue;
+		ret->n++;
+		/* keep the newest CHECK_REFUSALS_SHOWN, oldest first */
+		if (ret->n_shown == CHECK_REFUSALS_SHOWN)
+			memmove(ret->shown[0], ret->shown[1],
+				sizeof(ret->shown[0]) * (CHECK_REFUSALS_SHOWN - 1));
+		else
+			ret->n_shown++;
+		slot = ret->n_shown - 1;
+		ctl_refusal_format(&f, ret->shown[slot], sizeof(ret->shown[slot]));
+		ctl_refusal_fix(&f, ret->fix, sizeof(ret->fix));
+	}
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The kernel's checks of realtimectl check (ctl-check.h): preemption model,
- * threaded IRQs, RT throttling, RT group scheduling, timers, SMT, CPU
+ * threaded IRQs, RT throttling, RT group scheduling, a sched_ext BPF
+ * scheduler, timers, SMT, CPU
  * mitigations and realtime.ko. Each reads /proc, /sys and /boot under the
  * context's root and fills one CheckResult.
  */
@@ -389,6 +390,57 @@ void check_timer(const CheckContext *c, CheckResult *r)
 		  c->kconfig ? "high-resolution" : "probably high-resolution", cs ?: "unknown");
 }
 
+/* sched_ext (Documentation/scheduler/sched-ext.rst): while a BPF scheduler
+ * is loaded, realtime threads still outrank it, but every other thread,
+ * PipeWire's helpers and the IRQ-less half of an audio graph included,
+ * runs under the BPF program's rules, and users report more xruns (scx
+ * issue 2496). The state file says "enabled" (or enabling, disabling) then;
+ * root/ops names the scheduler. */
+void check_sched_ext(const CheckContext *c, CheckResult *r)
+{
+	_cleanup_free_ char *state = NULL, *ops = NULL;
+	char value[CHECK_VALUE_MAX];
+	int e;
+
+	e = check_read(c, "/sys/kernel/sched_ext/state", &state);
+	if (e == -ENOENT) {
+		check_set(r, CHECK_OK, "not built in", "no sched_ext in this kernel");
+		return;
+	}
+	if (e < 0) {
+		check_skip_errno(r, "/sys/kernel/sched_ext/state", e);
+		return;
+	}
+	if (streq(state, "disabled")) {
+		check_set(r, CHECK_OK, state, "no BPF scheduler is loaded (sched_ext disabled)");
+		return;
+	}
+	(void)check_read(c, "/sys/kernel/sched_ext/root/ops", &ops);
+	snprintf(value, sizeof(value), "%s ops=%s", state, isempty(ops) ? "unknown" : ops);
+	check_set(r, CHECK_WARN, value,
+		  "the BPF scheduler %s is loaded (sched_ext %s): the threads around the audio "
+		  "ones are scheduled by a BPF program, and users report more xruns with it",
+		  isempty(ops) ? "(unknown)" : ops, state);
+	check_hint(r, "stop the scx_* program that loaded it (sudo systemctl stop scx.service or "
+		      "scx_loader.service, and disable it); echo S | sudo tee /proc/sysrq-trigger "
+		      "switches back to the kernel's scheduler at once");
+}
+
+/* The kernel's word in smt/control (Documentation/ABI/testing/
+ * sysfs-devices-system-cpu) while SMT is not active, as words. */
+static const char *smt_off_words(const char *control)
+{
+	if (!control || streq(control, "off"))
+		return "off";
+	if (streq(control, "forceoff"))
+		return "off for good (nosmt=force)";
+	if (streq(control, "notsupported"))
+		return "not supported by this CPU";
+	if (streq(control, "notimplemented"))
+		return "off (this kernel cannot control it)";
+	return "off";
+}
+
 void check_smt(const CheckContext *c, CheckResult *r)
 {
 	_cleanup_free_ char *control = NULL;
@@ -407,7 +459,7 @@ void check_smt(const CheckContext *c, CheckResult *r)
 			  "persist, nosmt on the kernel command line trades throughput for "
 			  "steadier latency");
 	else
-		check_set(r, CHECK_OK, control ?: "off", "SMT is %s", control ?: "off");
+		check_set(r, CHECK_OK, control ?: "off", "SMT is %s", smt_off_words(control));
 }
 
 void check_mitigations(const CheckContext *c, CheckResult *r)

@@ -288,10 +288,11 @@ void check_policy(const CheckContext *c, CheckResult *r)
 			   c->user, c->user, c->user);
 		return;
 	}
-	check_set(r, CHECK_OK, value, "%zu policy file%s, no errors%s; %s is %s", n_files,
+	check_set(r, CHECK_OK, value, "%zu policy file%s, no errors%s; %s %s", n_files,
 		  n_files == 1 ? "" : "s",
 		  n_warnings ? " (warnings: realtimectl policy check)" : "", c->user,
-		  g.covered ? "covered by a [User] or [Group] section" : "root");
+		  g.covered ? "is covered by a [User] or [Group] section"
+			    : "needs no section (root may have any priority)");
 }
 
 static bool irq_is_audio_path(const char *action)
@@ -377,6 +378,7 @@ void check_irq_priorities(const CheckContext *c, CheckResult *r)
 		return;
 	}
 	check_set(r, CHECK_OK, value,
-		  "sound card and USB IRQ threads run above the %d %s's audio threads may get",
+		  "sound card and USB IRQ threads run above priority %d, the highest %s's audio "
+		  "threads may get",
 		  user_max, c->user);
 }

@@ -22,6 +22,7 @@
 
 #ifndef HAVE_DBUS
 #define check_bus_query NULL
+#define check_refusals_query NULL
 #endif
 
 /* The oldest process whose real uid is uid (the session leader or the
@@ -107,7 +108,9 @@ int verb_check(Ctl *ctl, int argc, char **argv)
 	_cleanup_(policy_user_freep) PolicyUser *pu = NULL;
 	_cleanup_(policy_freep) Policy *p = NULL;
 	_cleanup_free_ CheckResult *res = NULL;
-	CheckContext c = { .root = "", .bus_query = check_bus_query };
+	CheckContext c = { .root = "",
+			   .bus_query = check_bus_query,
+			   .refusals_query = check_refusals_query };
 	struct passwd *pw;
 	struct group *gr;
 	bool failed = false;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "macro.h"
@@ -67,6 +68,16 @@ typedef struct CheckBus {
 	CpuDmaHold cpu_dma;	 /* realtimed's CpuDmaLatency, for cpu-dma-latency */
 } CheckBus;
 
+/* What realtimed refused the checked user lately (ListRefusals), in words
+ * (refusal.h). */
+#define CHECK_REFUSALS_SHOWN 3
+typedef struct CheckRefusals {
+	size_t n;	/* refusals since the time asked (each folded one once) */
+	size_t n_shown; /* the newest of them, oldest first */
+	char shown[CHECK_REFUSALS_SHOWN][CHECK_SUMMARY_MAX];
+	char fix[CHECK_HINT_MAX / 2]; /* what to do about the newest */
+} CheckRefusals;
+
 typedef struct CheckContext {
 	const char *root; /* prefix of every path read: "" on a live system */
 	/* The user checked: the caller, or --user USER. */
@@ -81,6 +92,10 @@ typedef struct CheckContext {
 	const char *policy_hint_paths; /* how policy check was run, for hints */
 	/* NULL: no bus (skip what needs it). Fills ret; never prints. */
 	void (*bus_query)(CheckBus *ret);
+	/* uid's refusals since since_usec (CLOCK_REALTIME) into ret; NULL: no
+	 * bus. -EHOSTDOWN: realtimed is not running; -EACCES: the caller may
+	 * not see uid's; -EOPNOTSUPP: realtimed keeps none (an older one). */
+	int (*refusals_query)(uid_t uid, uint64_t since_usec, CheckRefusals *ret);
 
 	/* Read once by check_context_load() under root. NULL when unreadable. */
 	char *cmdline;	 /* /proc/cmdline */
@@ -101,6 +116,7 @@ void check_kernel_preempt(const CheckContext *c, CheckResult *r);
 void check_threadirqs(const CheckContext *c, CheckResult *r);
 void check_rt_throttling(const CheckContext *c, CheckResult *r);
 void check_rt_group_sched(const CheckContext *c, CheckResult *r);
+void check_sched_ext(const CheckContext *c, CheckResult *r);
 void check_swappiness(const CheckContext *c, CheckResult *r);
 void check_cpu_governor(const CheckContext *c, CheckResult *r);
 void check_cpu_dma_latency(const CheckContext *c, CheckResult *r);
@@ -112,6 +128,7 @@ void check_rlimit_memlock(const CheckContext *c, CheckResult *r);
 void check_rlimit_rttime(const CheckContext *c, CheckResult *r);
 void check_audio_group(const CheckContext *c, CheckResult *r);
 void check_daemon(const CheckContext *c, CheckResult *r);
+void check_refusals(const CheckContext *c, CheckResult *r);
 void check_rtkit_conflict(const CheckContext *c, CheckResult *r);
 void check_limits_conflict(const CheckContext *c, CheckResult *r);
 void check_policy(const CheckContext *c, CheckResult *r);
@@ -222,3 +239,7 @@ void check_bus_query(CheckBus *ret);
 /* check-cpu-dma.c: realtimed's CPU latency request in words, "held at 0 µs
  * for 2 realtime grants", for check and status. */
 void cpu_dma_hold_describe(const CpuDmaHold *h, char *buf, size_t size);
+
+/* check-bus.c: the refusals_query of a live system (ListRefusals, never
+ * starting realtimed). */
+int check_refusals_query(uid_t uid, uint64_t since_usec, CheckRefusals *ret);

@@ -46,6 +46,8 @@ typedef struct Ctl {
 
 	/* status --all: every user's grants, not only the caller's */
 	bool all;
+	/* status --refused: the refused requests, not the grants */
+	bool refused;
 
 	/* check --user USER: whose session is checked (name, #UID) */
 	const char *user;
@@ -60,6 +62,8 @@ int verb_run(Ctl *ctl, int argc, char **argv);
 int verb_reload(Ctl *ctl, int argc, char **argv);
 int verb_irq(Ctl *ctl, int argc, char **argv);
 int verb_check(Ctl *ctl, int argc, char **argv);
+/* status --refused (refused.c) */
+int verb_status_refused(Ctl *ctl);
 
 /* Loads the policy the offline commands evaluate: --conf files if given,
  * else the vendor/admin/drop-in paths (overridden by the --*-conf* options).

@@ -51,6 +51,8 @@ static void help(void)
 	       "Grants (through realtimed):\n"
 	       "  status [--all]              List your supervised grants (--all: every\n"
 	       "                              user's; needs root or org.realtimed.manage)\n"
+	       "  status --refused [--all]    Your refused requests and why (--all: every\n"
+	       "                              user's)\n"
 	       "  grant [--fifo|--rr] PRIO PID[/TID]\n"
 	       "                              Make a thread SCHED_FIFO/SCHED_RR (default rr)\n"
 	       "  grant --nice N PID[/TID]    Give a thread nice level N\n"

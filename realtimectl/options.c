@@ -138,6 +138,7 @@ static const CtlOption options[] = {
 	{ "limits", 0, no_argument, false, set_true, offsetof(Ctl, limits), ONLY("run") },
 	{ "threads", 0, no_argument, false, set_true, offsetof(Ctl, threads), ONLY("run") },
 	{ "all", 0, no_argument, false, set_true, offsetof(Ctl, all), ONLY("status") },
+	{ "refused", 0, no_argument, false, set_true, offsetof(Ctl, refused), ONLY("status") },
 	{ "user", 0, required_argument, false, set_string, offsetof(Ctl, user), ONLY("check") },
 };
 

@@ -6,7 +6,7 @@
  * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
  * may ask for an administrator's password: bus_call() runs a text agent
  * meanwhile on a terminal). Under the table, whether realtimed holds the
- * CPUs awake ([Daemon] CpuDmaLatency=).
+ * CPUs awake ([Daemon] CpuDmaLatency=). status --refused: refused.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,22 +18,12 @@
 #include "ctl.h"
 #include "macro.h"
 #include "output.h"
+#include "refusal.h"
 
 static const TableColumn columns[] = {
 	{ "PID", "pid" }, { "TID", "tid" },	  { "COMMAND", "command" },   { "USER", "user" },
 	{ "UID", "uid" }, { "POLICY", "policy" }, { "PRIORITY", "priority" }, { "SINCE", "since" },
 };
-
-/* CLOCK_REALTIME microseconds as local "YYYY-MM-DD HH:MM:SS". */
-static void format_since(uint64_t usec, char *buf, size_t size)
-{
-	time_t sec = (time_t)(usec / 1000000);
-	struct tm tm;
-
-	if (usec == 0 || !localtime_r(&sec, &tm) ||
-	    strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
-		snprintf(buf, size, "-");
-}
 
 /* Whether realtimed holds the CPUs out of deep C-states ([Daemon]
  * CpuDmaLatency=): nothing from a realtimed that does not say. */
@@ -58,6 +48,8 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 
 	if (argc > 0)
 		return ctl_usage_error("status takes no arguments.");
+	if (ctl->refused)
+		return verb_status_refused(ctl);
 
 	r = bus_call_once(ctl->all ? "ListAllGrants" : "ListGrants",
 			  ctl->all ? "list every user's grants" : "list realtimed's grants",
@@ -79,7 +71,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 		bus_iter_read_struct(&array, &pid, &tid, &uid, &user, &command, &kind, &priority,
 				     &since, NULL);
 
-		format_since(since, text, sizeof(text));
+		ctl_format_time(since, text, sizeof(text));
 		if (table_add_uint(t, pid, NULL) < 0 || table_add_uint(t, tid, NULL) < 0 ||
 		    table_add_string(t, command) < 0 ||
 		    table_add_string(t, isempty(user) ? NULL : user) < 0 ||

@@ -16,6 +16,7 @@
 #include "manager.h"
 #include "pidfd.h"
 #include "resolver.h"
+#include "refusals.h"
 #include "user-rates.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
@@ -139,6 +140,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 	d->rates = user_rates_free(d->rates);
+	d->refused = refusal_log_free(d->refused);
 	d->creds = creds_cache_free(d->creds);
 }
 

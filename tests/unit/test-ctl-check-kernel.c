@@ -3,7 +3,7 @@
  * Unit tests for realtimectl/check-kernel.c, over a canned /proc, /sys and
  * /boot (ctl-check-fixture.h): the preemption model and the -rt kernel apt
  * offers, threaded IRQs, RT throttling and RT group scheduling, the timer,
- * SMT and mitigations, and realtime.ko.
+ * SMT and mitigations, a sched_ext BPF scheduler, and realtime.ko.
  */
 #include <check.h>
 #include <string.h>
@@ -141,14 +141,25 @@ END_TEST
 
 START_TEST(test_smt_mitigations)
 {
+	/* the summary is words, not the raw value glued on (issue 24) */
+	static const char *const off[][2] = {
+		{ "notsupported", "SMT is not supported by this CPU" },
+		{ "forceoff", "SMT is off for good (nosmt=force)" },
+		{ "notimplemented", "SMT is off (this kernel cannot control it)" },
+		{ "off", "SMT is off" },
+	};
+
 	put("/sys/devices/system/cpu/smt/active", "1\n");
 	put("/sys/devices/system/cpu/smt/control", "on\n");
 	run("smt");
 	assert_result(CHECK_INFO, "on");
 	put("/sys/devices/system/cpu/smt/active", "0\n");
-	put("/sys/devices/system/cpu/smt/control", "notsupported\n");
-	run("smt");
-	assert_result(CHECK_OK, "notsupported");
+	for (size_t i = 0; i < ELEMENTSOF(off); i++) {
+		put("/sys/devices/system/cpu/smt/control", "%s\n", off[i][0]);
+		run("smt");
+		assert_result(CHECK_OK, off[i][0]);
+		ck_assert_str_eq(res.summary, off[i][1]);
+	}
 
 	put("/sys/devices/system/cpu/vulnerabilities/spectre_v1", "Mitigation: usercopy\n");
 	put("/sys/devices/system/cpu/vulnerabilities/spectre_v2", "Mitigation: Retpolines\n");
@@ -157,6 +168,39 @@ START_TEST(test_smt_mitigations)
 	put("/proc/cmdline", "root=/dev/sda1 mitigations=off\n");
 	run("mitigations");
 	assert_result(CHECK_INFO, "mitigations=off mitigated=2 vulnerable=1");
+}
+END_TEST
+
+START_TEST(test_sched_ext)
+{
+	/* state file (NULL: none), root/ops, the status and value wanted */
+	static const struct {
+		const char *state, *ops;
+		CheckStatus status;
+		const char *value;
+	} cases[] = {
+		{ NULL, NULL, CHECK_OK, "not built in" },
+		{ "disabled", NULL, CHECK_OK, "disabled" },
+		{ "enabled", "lavd_1.0.12_x86_64", CHECK_WARN, "enabled ops=lavd_1.0.12_x86_64" },
+		/* on its way in or out: still not the kernel's own scheduler */
+		{ "enabling", "", CHECK_WARN, "enabling ops=unknown" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		if (cases[i].state)
+			put("/sys/kernel/sched_ext/state", "%s\n", cases[i].state);
+		if (cases[i].ops)
+			put("/sys/kernel/sched_ext/root/ops", "%s\n", cases[i].ops);
+		run("sched-ext");
+		assert_result(cases[i].status, cases[i].value);
+		if (cases[i].status != CHECK_WARN)
+			continue;
+		ck_assert_ptr_nonnull(strstr(res.hint, "systemctl stop scx"));
+		ck_assert_ptr_nonnull(strstr(res.hint, "/proc/sysrq-trigger"));
+	}
+	put("/sys/kernel/sched_ext/root/ops", "rusty\n");
+	run("sched-ext");
+	ck_assert_ptr_nonnull(strstr(res.summary, "BPF scheduler rusty is loaded"));
 }
 END_TEST
 
@@ -197,7 +241,7 @@ int main(void)
 
 	ctl_check_test_case(s, "checks",
 			    CHECK_TESTS(test_kernel_preempt, test_threadirqs, test_rt_throttling,
-					test_rt_group_sched, test_smt_mitigations, test_timer,
-					test_realtime_module));
+					test_rt_group_sched, test_smt_mitigations, test_sched_ext,
+					test_timer, test_realtime_module));
 	return policy_test_run(s);
 }

@@ -3,7 +3,9 @@
  * Unit tests for realtimectl/check-system.c, over a canned /proc, /sys and
  * /etc (ctl-check-fixture.h) and a fake system bus: swappiness, the CPU
  * governors, the home's file system, realtimed and rtkit on the bus and in
- * dpkg, and pam_limits lines that grant realtime beside the policy.
+ * dpkg, what realtimed refused the user in the last hour (a fake
+ * ListRefusals) and its words (refusal.h), and pam_limits lines that grant
+ * realtime beside the policy.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include "check-main.h"
 #include "ctl-check-fixture.h"
+#include "refusal.h"
 
 static CheckBus fake_bus;
 static void fake_bus_query(CheckBus *ret)
@@ -128,6 +131,107 @@ START_TEST(test_daemon_rtkit)
 }
 END_TEST
 
+/* What the fake ListRefusals answers: an error, or refusals. */
+static int fake_refusals_error;
+static const CtlRefusal *fake_refusals;
+static size_t fake_n_refusals;
+static uid_t fake_refusals_uid;
+
+static int fake_refusals_query(uid_t uid, uint64_t since_usec, CheckRefusals *ret)
+{
+	*ret = (CheckRefusals){};
+	fake_refusals_uid = uid;
+	if (fake_refusals_error < 0)
+		return fake_refusals_error;
+	for (size_t i = 0; i < fake_n_refusals; i++) {
+		size_t slot = ret->n_shown++;
+
+		ctl_refusal_format(&fake_refusals[i], ret->shown[slot], sizeof(ret->shown[slot]));
+		ctl_refusal_fix(&fake_refusals[i], ret->fix, sizeof(ret->fix));
+	}
+	ret->n = fake_n_refusals;
+	return 0;
+}
+
+START_TEST(test_refusals)
+{
+	static const CtlRefusal refusals[] = {
+		{ .uid = 1000,
+		  .count = 1,
+		  .comm = "jackd",
+		  .asked = "FIFO 99",
+		  .error = "RateLimited",
+		  .reason = "too many requests",
+		  .source = "" },
+		{ .uid = 1000,
+		  .count = 2,
+		  .comm = "pipewire",
+		  .asked = "FIFO 95",
+		  .error = "PolicyDenied",
+		  .reason = "priority 95 exceeds the limit 70 for user alice "
+			    "(/etc/realtime/realtime.conf:12)",
+		  .source = "/etc/realtime/realtime.conf:12" },
+	};
+
+	ctx.refusals_query = NULL;
+	run("refusals");
+	assert_result(CHECK_SKIP, "");
+	ctx.refusals_query = fake_refusals_query;
+	fake_refusals_error = -EHOSTDOWN;
+	run("refusals");
+	assert_result(CHECK_SKIP, "not running");
+	fake_refusals_error = -EACCES;
+	run("refusals");
+	assert_result(CHECK_SKIP, "not allowed");
+	ck_assert_str_eq(res.summary, "only alice and root may see alice's refusals");
+	/* none: it says so */
+	fake_refusals_error = 0;
+	fake_n_refusals = 0;
+	run("refusals");
+	assert_result(CHECK_OK, "refused=0");
+	ck_assert_uint_eq(fake_refusals_uid, 1000);
+	ck_assert_str_eq(res.summary, "realtimed refused no request of alice in the last hour");
+	/* the last with its reason, the fix, the one before it */
+	fake_refusals = refusals;
+	fake_n_refusals = ELEMENTSOF(refusals);
+	run("refusals");
+	assert_result(CHECK_WARN,
+		      "refused=2: jackd asked FIFO 99: too many requests | pipewire asked FIFO 95: "
+		      "priority 95 exceeds the limit 70 for user alice "
+		      "(/etc/realtime/realtime.conf:12) (2 times)");
+	ck_assert_str_eq(res.summary,
+			 "2 requests of alice refused in the last hour; the last: pipewire asked "
+			 "FIFO 95: priority 95 exceeds the limit 70 for user alice "
+			 "(/etc/realtime/realtime.conf:12) (2 times)");
+	ck_assert_ptr_nonnull(
+		strstr(res.hint, "raise the limit at /etc/realtime/realtime.conf:12"));
+	ck_assert_ptr_nonnull(strstr(res.hint, "(before: jackd asked FIFO 99: too many requests)"));
+	ck_assert_ptr_nonnull(strstr(res.hint, "realtimectl status --refused"));
+}
+END_TEST
+
+START_TEST(test_refusal_words)
+{
+	CtlRefusal f = { .count = 1,
+			 .comm = "",
+			 .asked = "nice -20",
+			 .error = "LimitsExceeded",
+			 .reason = "user bob holds grants for 64 threads already "
+				   "(ThreadsPerUserMax=64)",
+			 .source = "/usr/share/realtime/realtime.conf:7" };
+	char buf[512];
+
+	/* a source the reason does not name is added */
+	ctl_refusal_format(&f, buf, sizeof(buf));
+	ck_assert_str_eq(buf,
+			 "a thread asked nice -20: user bob holds grants for 64 threads "
+			 "already (ThreadsPerUserMax=64) (/usr/share/realtime/realtime.conf:7)");
+	/* the error's own hint */
+	ctl_refusal_fix(&f, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "Reset grants you no longer need"));
+}
+END_TEST
+
 START_TEST(test_limits_conflict)
 {
 	put("/etc/security/limits.conf", "# nothing\n*  soft  core  0\n");
@@ -151,6 +255,7 @@ int main(void)
 
 	ctl_check_test_case(s, "checks",
 			    CHECK_TESTS(test_swappiness, test_cpu_governor, test_filesystem,
-					test_daemon_rtkit, test_limits_conflict));
+					test_daemon_rtkit, test_refusals, test_refusal_words,
+					test_limits_conflict));
 	return policy_test_run(s);
 }

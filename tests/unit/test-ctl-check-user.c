@@ -111,6 +111,18 @@ START_TEST(test_policy)
 {
 	run("policy");
 	assert_result(CHECK_OK, "files=1 errors=0 warnings=0 by=[Group audio]");
+	ck_assert_str_eq(
+		res.summary,
+		"1 policy file, no errors; alice is covered by a [User] or [Group] section");
+	/* root, whom no section covers: no "root is root" (issue 24) */
+	check_as(&bob);
+	ctx.uid = 0;
+	run("policy");
+	ck_assert_int_eq(res.status, CHECK_OK);
+	ck_assert_str_eq(
+		res.summary,
+		"1 policy file, no errors; bob needs no section (root may have any priority)");
+	check_as(&alice);
 	check_as(&bob);
 	run("policy");
 	assert_result(CHECK_WARN, "files=1 errors=0 warnings=0 by=[Default]");
@@ -147,6 +159,8 @@ START_TEST(test_irq_priorities)
 	load_policy("[Group audio]\nRealtimePriority=80\n[IRQ]\nsnd*=90\n");
 	run("irq-priorities");
 	assert_result(CHECK_OK, "irq/30-snd_hda_intel:card0:90(rule 90)");
+	ck_assert_str_eq(res.summary, "sound card and USB IRQ threads run above priority 80, the "
+				      "highest alice's audio threads may get");
 }
 END_TEST
 

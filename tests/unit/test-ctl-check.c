@@ -14,13 +14,14 @@
 
 START_TEST(test_table_ids)
 {
-	/* one a line, as check.c's table: a new check is one line here */
+	/* one id a line, as check.c's table: a new check is one line here */
 	/* clang-format off */
 	static const char *const ids[] = {
 		"kernel-preempt",
 		"threadirqs",
 		"rt-throttling",
 		"rt-group-sched",
+		"sched-ext",
 		"swappiness",
 		"cpu-governor",
 		"cpu-dma-latency",
@@ -32,6 +33,7 @@ START_TEST(test_table_ids)
 		"rlimit-rttime",
 		"audio-group",
 		"daemon",
+		"refusals",
 		"rtkit-conflict",
 		"limits-conflict",
 		"policy",

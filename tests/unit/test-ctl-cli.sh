@@ -216,7 +216,18 @@ expect out '"errors":[]' "no errors in JSON"
 expect out '"line":7,"message":"Nice= set twice' "the warning's line in JSON"
 # Errors win over warnings.
 run 1 "errors and warnings: exit 1" -- policy check "$work/warn.conf" "$work/multi.conf"
-rm "$work/multi.conf" "$work/warn.conf"
+# A file with an error still gets its warnings (issue 24): the error does
+# not hide a [Group] NSS does not know, nor a key set twice.
+printf '[Group audoi-nonexistent]\nNice=-5\n[Default]\nNice=-5\nNice=-6\nMemLock=lots\n[Daemon]\nUsersMax=5\nUsersMax=6\n' >"$work/both.conf"
+run 1 "a file with an error and warnings is rejected" -- policy check "$work/both.conf"
+expect err "$work/both.conf:6: invalid value 'lots' for MemLock" "its error"
+expect err "$work/both.conf:1: warning: [Group audoi-nonexistent]: no group 'audoi-nonexistent' is known" "its unknown group, despite the error"
+expect err "$work/both.conf:5: warning: Nice= set twice in [Default] (first at line 4)" "its key set twice, despite the error"
+expect err "$work/both.conf:9: warning: UsersMax= set twice in [Daemon] (first at line 8)" "its [Daemon] key set twice, despite the error"
+run 1 "--json: the error and the warnings" -- --json policy check "$work/both.conf"
+json_ok "policy check --json with an error and warnings parses"
+expect out '"line":5,"message":"Nice= set twice' "the warning of the rejected file in JSON"
+rm "$work/multi.conf" "$work/warn.conf" "$work/both.conf"
 
 echo "# explain --offline"
 if id -nG root 2>/dev/null | tr ' ' '\n' | grep -qx audio; then
@@ -293,8 +304,12 @@ run 2 "--conf with the path options" -- explain --offline --conf "$policy" --adm
 run 2 "--user on status" -- status --user root
 expect err "--user goes with check only" "it says where --user goes"
 run 2 "check takes no operands" -- check root
+run 2 "--refused on check" -- check --refused
+expect err "--refused goes with status only" "it says where --refused goes"
+run 2 "status --refused takes no operands" -- status --refused 1234
 run 0 "--help" -- --help
 expect out "policy check" "help lists policy check"
+expect out "status --refused" "help lists status --refused"
 run 0 "--version" -- --version
 expect out "realtimectl " "version line"
 

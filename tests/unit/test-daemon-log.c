@@ -93,6 +93,22 @@ START_TEST(test_text_escaped)
 }
 END_TEST
 
+START_TEST(test_fields)
+{
+	log_capture();
+	/* paced by its caller: no call site's limit, however many */
+	for (int i = 0; i < 3 * LOG_BURST; i++)
+		log_fields(LOG_NOTICE, LOG_ID_REFUSED,
+			   (const char *const[]){ "REALTIMED_UID=1000", "REALTIMED_ASKED=FIFO 95",
+						  NULL },
+			   "Refused %s \xff%d", "FIFO 95", i);
+	ck_assert_uint_eq(log_count_lines("Refused FIFO 95 \\xff"), 3 * LOG_BURST);
+	ck_assert_uint_eq(log_count_lines("Refused FIFO 95 \\xff0 {MESSAGE_ID=" LOG_ID_REFUSED
+					  " REALTIMED_UID=1000 REALTIMED_ASKED=FIFO 95}"),
+			  1);
+}
+END_TEST
+
 #define THREAD_LINES 200000
 #define SHARED_BURST 100
 
@@ -145,7 +161,7 @@ int main(void)
 			    CHECK_TESTS(test_flood_leaves_other_sites_alone,
 					test_errors_and_demotions_never_limited,
 					test_suppressed_count_is_reported, test_text_escaped,
-					test_two_threads));
+					test_fields, test_two_threads));
 	tcase_set_timeout(tc, 60);
 	return check_run(s);
 }

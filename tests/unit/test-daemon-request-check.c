@@ -137,6 +137,10 @@ START_TEST(test_policy)
 	r.value = 21;
 	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	ck_assert_msg(strstr(r.why, "priority 21") && strstr(r.why, fixture_conf), "%s", r.why);
+	/* the file:line a refusal keeps for its user (refusals.h) */
+	ck_assert_msg(startswith(r.cite, fixture_conf) &&
+			      streq(r.cite + strlen(fixture_conf), ":2"),
+		      "%s", r.cite);
 	r.kind = GRANT_FIFO;
 	r.value = 10;
 	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
@@ -198,6 +202,10 @@ START_TEST(test_limits)
 	ck_assert_int_eq(request_check_limits(&r, "alice"), REQUEST_E_LIMITS_EXCEEDED);
 	ck_assert_str_eq(r.why,
 			 "user alice holds grants for 3 threads already (ThreadsPerUserMax=3)");
+	/* [Daemon] keys are cited too */
+	ck_assert_msg(startswith(r.cite, fixture_conf) &&
+			      streq(r.cite + strlen(fixture_conf), ":4"),
+		      "%s", r.cite);
 	/* a grant that is there already changes, and counts nothing new */
 	r.tid = 502;
 	ck_assert_int_eq(request_check_limits(&r, "alice"), 0);
@@ -248,6 +256,9 @@ START_TEST(test_rate)
 	ck_assert_int_eq(request_check_rate(&r), REQUEST_E_RATE_LIMITED);
 	ck_assert_str_eq(r.why, "too many requests from uid 1000: at most 3 per 60 s "
 				"(ActionsPerBurst=, BurstSec=)");
+	ck_assert_msg(startswith(r.cite, fixture_conf) &&
+			      streq(r.cite + strlen(fixture_conf), ":2"),
+		      "%s", r.cite);
 	/* the limit is per user */
 	ck_assert_int_eq(request_check_rate(&other), 0);
 	fixture_daemon_fini(&d);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A refused grant request, kept for its user (refusals.h) and told to the
+ * journal; see request-refused.h. request.c calls it where it answers,
+ * the one place every refusal of both interfaces passes.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "proc.h"
+#include "refusals.h"
+#include "request-refused.h"
+#include "utf8.h"
+
+void request_cite(Request *r, const PolicySource *s)
+{
+	if (s && s->file)
+		utf8_snprintf(r->cite, sizeof(r->cite), "%s:%u", s->file, s->line);
+}
+
+void request_cite_daemon(Request *r, const char *key)
+{
+	request_cite(r, policy_daemon_source(r->d->policy, key));
+}
+
+/* What r asked for, as a person says it: "FIFO 95", "nice -15". */
+static void format_asked(const Request *r, char *buf, size_t size)
+{
+	const char *what = "?";
+
+	if (r->type == REQUEST_LIMITS) {
+		snprintf(buf, size, "the policy's rlimits");
+		return;
+	}
+	/* rtkit's MakeThreadRealtime names no policy: CompatPolicy= does */
+	if (r->compat_rt) {
+		snprintf(buf, size, "realtime %d", r->value);
+		return;
+	}
+	switch (r->kind) {
+	case GRANT_FIFO:
+		what = "FIFO";
+		break;
+	case GRANT_RR:
+		what = "RR";
+		break;
+	case GRANT_NICE:
+		what = "nice";
+		break;
+	case _GRANT_KIND_MAX:
+	case _GRANT_KIND_INVALID:
+		break;
+	}
+	snprintf(buf, size, "%s %d", what, r->value);
+}
+
+/* The last word of code's error name in the native interface
+ * ("PolicyDenied"), as either interface means it. */
+static const char *error_word(int code)
+{
+	const char *name = request_error_name(code, FLAVOUR_NATIVE), *dot = strrchr(name, '.');
+
+	return dot ? dot + 1 : name;
+}
+
+void request_record_refusal(Request *r, int code)
+{
+	Daemon *d = r->d;
+	Refusal f = { .time_usec = now_usec(CLOCK_REALTIME),
+		      .uid = r->uid,
+		      .pid = r->pid,
+		      .tid = r->tid,
+		      .rate_limited = code == REQUEST_E_RATE_LIMITED };
+	char comm[64] = "", asked[REFUSAL_ASKED_MAX], f_uid[32], f_pid[48], f_tid[48];
+	char f_comm[16 + REFUSAL_COMM_MAX], f_asked[16 + REFUSAL_ASKED_MAX];
+	char f_error[24 + REFUSAL_ERROR_MAX], f_source[32 + REFUSAL_SOURCE_MAX];
+	unsigned unlogged = 0;
+	int k = -ENOMEM;
+
+	/* caller_pid 0: the bus gave no credentials, so no user to keep it for */
+	if ((r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS) || r->caller_pid <= 0)
+		return;
+	/* the comm of the thread the caller named, once it is known to be the
+	 * caller's (request_check_owner() set the owner): another user's
+	 * thread names stay theirs, as with hidepid= */
+	if (r->pid > 0 && (r->uid == 0 || r->owner == r->uid))
+		(void)proc_get_comm(d->args.proc, r->pid, r->tid > 0 ? r->tid : r->pid, comm,
+				    sizeof(comm));
+	format_asked(r, asked, sizeof(asked));
+	refusal_set_strings(&f, comm, asked, error_word(code), r->why, r->cite);
+	if (d->refused || refusal_log_new(&d->refused) >= 0)
+		k = refusal_log_add(d->refused, &f, now_usec(CLOCK_MONOTONIC), &unlogged);
+	if (k <= 0) {
+		/* paced out (or no memory): --debug still shows each */
+		log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused %s to uid %u (pid %d): %s", f.asked,
+		       (unsigned)r->uid, (int)r->caller_pid, f.reason);
+		return;
+	}
+	snprintf(f_uid, sizeof(f_uid), "REALTIMED_UID=%u", (unsigned)r->uid);
+	snprintf(f_pid, sizeof(f_pid), "REALTIMED_TARGET_PID=%d", (int)r->pid);
+	snprintf(f_tid, sizeof(f_tid), "REALTIMED_TARGET_TID=%d", (int)r->tid);
+	snprintf(f_comm, sizeof(f_comm), "REALTIMED_COMM=%s", f.comm);
+	snprintf(f_asked, sizeof(f_asked), "REALTIMED_ASKED=%s", f.asked);
+	snprintf(f_error, sizeof(f_error), "REALTIMED_ERROR=%s", f.error);
+	snprintf(f_source, sizeof(f_source), "REALTIMED_POLICY_SOURCE=%s", f.source);
+	log_fields(LOG_NOTICE, LOG_ID_REFUSED,
+		   (const char *const[]){ f_uid, f_pid, f_tid, f_comm, f_asked, f_error, f_source,
+					  NULL },
+		   "Refused %s to uid %u for thread %d of process %d (%s): %s", f.asked,
+		   (unsigned)r->uid, (int)r->tid, (int)r->pid, f.comm[0] ? f.comm : "?", f.reason);
+	if (unlogged > 0)
+		log_fields(LOG_NOTICE, LOG_ID_REFUSED, (const char *const[]){ f_uid, NULL },
+			   "%u earlier refusals of uid %u were not logged (more than %u per %llu "
+			   "s); realtimectl status --refused lists the last %u",
+			   unlogged, (unsigned)r->uid, REFUSALS_JOURNAL_BURST,
+			   (unsigned long long)(REFUSALS_JOURNAL_INTERVAL_USEC / 1000000),
+			   REFUSALS_PER_USER);
+}
