@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "creds.h"
 #include "macro.h"
 #include "parse.h"
 #include "proc.h"
@@ -28,6 +29,21 @@ static int self_pidns(Request *r, uint64_t *ret)
 	}
 	*ret = r->d->pidns;
 	return 0;
+}
+
+/* The caller's pid namespace: kept with its credentials (creds.h), so a
+ * connection's requests after its first read nothing of /proc for it. */
+static int caller_pidns(Request *r, uint64_t *ret)
+{
+	const char *sender = r->msg ? dbus_message_get_sender(r->msg) : NULL;
+	int k;
+
+	if (sender && creds_cache_get_pidns(r->d->creds, sender, ret) == 0 && *ret != 0)
+		return 0;
+	k = proc_get_pidns(r->d->args.proc, r->caller_pid, ret);
+	if (k == 0 && sender)
+		(void)creds_cache_set_pidns(r->d->creds, sender, *ret);
+	return k;
 }
 
 /* The id a /proc directory entry names; false for ".", "self" and the
@@ -220,7 +236,7 @@ int request_map_pidns(Request *r)
 
 	if (r->pid_arg == 0 && r->tid_arg == 0)
 		return 0; /* the caller's own main thread: no id to map */
-	k = proc_get_pidns(proc, r->caller_pid, &r->caller_pidns);
+	k = caller_pidns(r, &r->caller_pidns);
 	if (k == 0)
 		k = self_pidns(r, &self);
 	if (k == -ESRCH)

@@ -7,7 +7,8 @@
  * (request-check.h), which then see host ids only.
  *
  * A caller in realtimed's own pid namespace takes the path it always
- * took: its ids are realtimed's, and one readlink() tells it is there.
+ * took: its ids are realtimed's, and one readlink() per connection (kept
+ * with its credentials, creds.h) tells it is there.
  * Only its tid may be looked up again, when it names no thread of the
  * pid but the pid's process lives in a namespace below (what
  * xdg-desktop-portal sends: the host pid with the app's own tid):

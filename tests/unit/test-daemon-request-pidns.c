@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "creds.h"
 #include "daemon-fixture.h"
 #include "request-check.h"
 #include "request-pidns.h"
@@ -220,6 +221,34 @@ START_TEST(test_host_caller)
 }
 END_TEST
 
+/* A connection's pid namespace is read once, kept with its credentials. */
+START_TEST(test_cached)
+{
+	DBusMessage *m;
+	Daemon d;
+	Request r;
+
+	daemon_init(&d);
+	m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "ResetThread");
+	ck_assert_ptr_nonnull(m);
+	ck_assert(dbus_message_set_sender(m, ":1.42"));
+	ck_assert_int_eq(creds_cache_put(d.creds, ":1.42", getuid(), 1000), 0);
+	ck_assert_int_eq(map(&d, 1000, 5, 6, &r), 0); /* no message: read, not kept */
+	r.msg = m;
+	ck_assert_int_eq(request_map_pidns(&r), 0);
+	ck_assert_uint_eq(r.caller_pidns, 200);
+	/* the link says otherwise now; the connection's process cannot have moved */
+	fixture_pidns(1000, 100);
+	r.rated = false;
+	ck_assert_int_eq(request_check_args(&r), 0);
+	ck_assert_int_eq(request_map_pidns(&r), 0);
+	ck_assert_uint_eq(r.caller_pidns, 200);
+	ck_assert_int_eq(r.tid, 1002);
+	dbus_message_unref(m);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 START_TEST(test_bounded)
 {
 	Daemon d;
@@ -243,6 +272,6 @@ int main(void)
 {
 	return check_run_case("daemon-request-pidns", "pidns",
 			      CHECK_TESTS(test_caller_in_namespace, test_refused, test_hostile_proc,
-					  test_host_caller, test_bounded),
+					  test_host_caller, test_cached, test_bounded),
 			      fixture_setup, fixture_teardown);
 }
