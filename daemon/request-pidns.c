@@ -176,7 +176,7 @@ static int search_error(Request *r, int k, const char *sought, const char *missi
 	if (k > 0) /* the rate check's answer */
 		return k;
 	if (k == -E2BIG)
-		return request_error(r, REQUEST_E_LIMITS_EXCEEDED,
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "%s: realtimed gave up looking for it in the caller's pid "
 				     "namespace (pid:[%" PRIu64 "]) after %u processes or threads",
 				     sought, r->caller_pidns, PIDNS_READ_MAX);
@@ -266,6 +266,30 @@ int request_map_pidns(Request *r)
 				     r->caller_pidns);
 	r->pidns_level = caller.n - 1;
 	return map_ids(r, &caller);
+}
+
+int request_pidns_verify(Request *r)
+{
+	const char *proc = r->d->args.proc;
+	unsigned level = r->pidns_level;
+	pid_t want = (pid_t)(r->tid_arg ? r->tid_arg : r->pid_arg);
+	uint64_t inode;
+	ProcNspid ns;
+
+	if (level == 0)
+		return 0;
+	/* named by pid 0 or tid 0: the id of the process found, or the caller */
+	if (want == 0 || (r->tid_arg == 0 && r->tid == r->caller_pid))
+		return 0;
+	if (proc_get_pidns(proc, r->pid, &inode) < 0 || inode != r->caller_pidns ||
+	    proc_get_nspid(proc, r->pid, r->tid == r->pid ? 0 : r->tid, &ns) < 0 ||
+	    ns.n != level + 1 || ns.ids[level] != want ||
+	    (r->pidfd >= 0 && request_target_alive(r) < 0))
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "thread %d of the caller's pid namespace (pid:[%" PRIu64
+				     "]) exited",
+				     (int)want, r->caller_pidns);
+	return 0;
 }
 
 int request_pidns_retry(Request *r, int code)

@@ -33,6 +33,12 @@
  * the ids were looked up in. */
 int request_map_pidns(Request *r);
 
+/* After the pin or the owner check, for a caller below realtimed's
+ * namespace: the target still has the id named in the caller's namespace
+ * (and, pinned, is still alive), so the pid was not reused between the
+ * search and the pin. 0 or the answer. */
+int request_pidns_verify(Request *r);
+
 /* The pin or the owner check answered code (REQUEST_E_NO_SUCH_PROCESS):
  * for a caller in realtimed's namespace whose tid is no thread of the pid,
  * when the pid's process lives in a namespace below and has a thread whose

@@ -267,6 +267,8 @@ static int request_target(Request *r, int (*check)(Request *r))
 		if (k == 0)
 			k = check(r);
 	}
+	if (k == 0)
+		k = request_pidns_verify(r);
 	return k;
 }
 

@@ -117,6 +117,21 @@ START_TEST(test_caller_in_namespace)
 	/* the main thread, by the process's id */
 	ck_assert_int_eq(map(&d, 1000, 7, 7, &r), 0);
 	ck_assert_int_eq(r.tid, 1010);
+	ck_assert_int_eq(request_pidns_verify(&r), 0);
+
+	/* after the search, the thread found still has the id named: else
+	 * its tid was reused meanwhile */
+	ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
+	ck_assert_int_eq(request_pidns_verify(&r), 0);
+	task(1010, 1011, "1011\t99", 0);
+	ck_assert_int_eq(request_pidns_verify(&r), REQUEST_E_NO_SUCH_PROCESS);
+	ck_assert_str_eq(r.why, "thread 8 of the caller's pid namespace (pid:[200]) exited");
+	fixture_pidns(1010, 300); /* a process of another namespace now */
+	ck_assert_int_eq(map(&d, 1000, 0, 5, &r), 0);
+	r.pid = r.tid = 1010;
+	r.pid_arg = 7;
+	r.tid_arg = 0;
+	ck_assert_int_eq(request_pidns_verify(&r), REQUEST_E_NO_SUCH_PROCESS);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -262,7 +277,7 @@ START_TEST(test_bounded)
 		snprintf(ids, sizeof(ids), "%d\t%d", 2000 + i, 100 + i);
 		task(1010, 2000 + i, ids, 0);
 	}
-	ck_assert_int_eq(map(&d, 1000, 7, 4000, &r), REQUEST_E_LIMITS_EXCEEDED);
+	ck_assert_int_eq(map(&d, 1000, 7, 4000, &r), REQUEST_E_NO_SUCH_PROCESS);
 	ck_assert_msg(strstr(r.why, "gave up") && strstr(r.why, "(pid:[200])"), "%s", r.why);
 	fixture_daemon_fini(&d);
 }
