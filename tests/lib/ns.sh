@@ -124,7 +124,8 @@ userns_bg()
 	shift 2
 	as_bg "$_u" unshare --user --map-current-user --pid --fork --mount-proc --kill-child -- "$@" >"$WORK/$_n.out" 2>&1
 	USERNS_PID=$!
-	wait_for 5 test -s "/proc/$USERNS_PID/task/$USERNS_PID/children"
+	# /proc files have no size: test -s would never see it filled
+	wait_for 5 grep -q . "/proc/$USERNS_PID/task/$USERNS_PID/children"
 	USERNS_INIT=$(awk '{ print $1 }' "/proc/$USERNS_PID/task/$USERNS_PID/children" 2>/dev/null)
 	USERNS=$(stat -L -c %i "/proc/$USERNS_INIT/ns/pid" 2>/dev/null)
 	userns_inits="$userns_inits $USERNS_INIT"
