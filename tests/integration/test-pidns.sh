@@ -7,7 +7,7 @@
 # send the ids they see. realtimed maps them through the caller's namespace
 # (daemon/request-pidns.c) and grants the thread named, which is checked
 # here from the host by its host tid (host_pid: the NSpid field):
-# rtkit-test (which exits: its own readback), `realtimectl grant PID/TID`
+# rtkit-test (which exits: its own readback and realtimed's log), `realtimectl grant PID/TID`
 # for another process in the namespace, librealtime's calls
 # (librealtime-check, whose own readbacks pass), `realtimectl run`, jackd
 # under `realtimectl run --threads`, and an SDL2 program (sdl-prio, under
@@ -39,6 +39,10 @@ if [ -x "$RTKIT_TEST" ]; then
 	echo "$out" | grep -A3 'after realtime' | grep -q 'SCHED_RR with priority 10' &&
 		ok "rtkit-test in a pid namespace became realtime: SCHED_RR 10" ||
 		fail "rtkit-test in a pid namespace: $(echo "$out" | grep -i 'realtime')"
+	# it exits at once: realtimed's own word for the host thread it granted
+	h=$(sed -n 's/.*Granted rr 10 to thread \([0-9]*\) of process \1 (user rtalice).*/\1/p' "$WORK/realtimed.log" | tail -n 1)
+	[ -n "$h" ] && [ "$h" -gt 2 ] && ok "realtimed granted rtkit-test's thread 2 under its host id $h" ||
+		fail "no grant of rr 10 to rtkit-test's host thread in the log"
 	echo "$out" | grep -q 'Successfully became high priority' &&
 		ok "rtkit-test in a pid namespace became high priority" || fail "rtkit-test high priority"
 else
