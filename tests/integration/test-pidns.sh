@@ -12,8 +12,8 @@
 # (librealtime-check, whose own readbacks pass), `realtimectl run`, jackd
 # under `realtimectl run --threads`, and an SDL2 program (sdl-prio, under
 # dbus-run-session). A tid of another process of the same user inside the
-# namespace, and the ids of one outside it, are refused with a message that
-# names the namespace; the call xdg-desktop-portal makes (the host pid with
+# namespace, the ids of one outside it, and another user's process in a
+# namespace root made, are refused with a message that names the namespace; the call xdg-desktop-portal makes (the host pid with
 # the app's own tid) finds the app's thread.
 
 # shellcheck source=tests/integration/lib.sh
@@ -108,6 +108,18 @@ expect_success "a host caller's MakeThreadRealtimeWithPID($hpid, $ns_tid2), the 
 	fail "no host thread for $ns_tid2 (threads: $(cat "$NS/calls.hold"))"
 userns_stop
 holder_stop
+
+# a namespace that root made (a rootful container) holds other users'
+# processes too: rtplain's is not rtaudio's to name
+out=$(unshare --pid --fork --mount-proc --kill-child sh -c "
+	setpriv --reuid=rtplain --regid=rtplain --init-groups sleep 30 & s=\$!
+	sleep 0.3
+	setpriv --reuid=rtaudio --regid=rtaudio --init-groups dbus-send --system --print-reply \
+		--dest=$NATIVE_NAME $NATIVE_PATH $NATIVE_IFACE.MakeThreadRealtime \
+		uint64:\$s uint64:\$s string:fifo uint32:5 2>&1
+	kill \$s")
+expect_error "another user's process in the caller's pid namespace is refused" \
+	org.realtimed.Realtime1.Error.NoSuchProcess "pid [0-9]+ is no process in the caller's pid namespace" "$out"
 
 # --- librealtime's calls; pid 1 there is the shell, another process ---
 CHECK=$TOP_BUILDDIR/tests/integration/librealtime-check
