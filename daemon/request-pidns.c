@@ -72,7 +72,7 @@ static int count_search(Request *r)
 typedef struct Search {
 	unsigned level; /* the depth of the namespace whose id is sought */
 	pid_t id;
-	bool innermost; /* else, a thread whose innermost id is id */
+	bool innermost; /* failing that, a thread whose innermost id is id */
 	unsigned scanned, read;
 } Search;
 

@@ -17,7 +17,8 @@
  * The search never leaves the caller's namespace (a process is found by
  * its id there only if it lives there) and is bounded: at most
  * PIDNS_SCAN_MAX entries of /proc and PIDNS_READ_MAX status files per
- * call, after the caller's rate (ActionsPerBurst=) counted the call.
+ * search, two searches per call at most (its pid's, its tid's), after the
+ * caller's rate (ActionsPerBurst=) counted the call.
  */
 #pragma once
 
