@@ -7,7 +7,8 @@
  *   CAP_SYS_RESOURCE     prlimit() other users' processes (GrantLimits, RTTime)
  *   CAP_DAC_READ_SEARCH  read /proc/PID/... of every user, the policy files
  *   CAP_SYS_PTRACE       read /proc/PID/limits and stat of processes with
- *                        hidepid= or a dumpable=0 flag (PipeWire sets it)
+ *                        hidepid= or a dumpable=0 flag (PipeWire sets it),
+ *                        and other users' /proc/PID/ns/pid (request-pidns.h)
  * and the bounding set is reduced to the same.
  */
 #pragma once

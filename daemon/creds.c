@@ -12,6 +12,7 @@ typedef struct CredsEntry {
 	char *sender; /* unique name; NULL: a free entry */
 	uid_t uid;
 	pid_t pid;
+	uint64_t pidns; /* 0: not known yet */
 	uint64_t used;
 } CredsEntry;
 
@@ -35,19 +36,47 @@ CredsCache *creds_cache_free(CredsCache *c)
 	return NULL;
 }
 
-int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *ret_pid)
+static CredsEntry *creds_cache_find(CredsCache *c, const char *sender)
 {
 	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
 		CredsEntry *e = &c->entries[i];
 
-		if (e->sender && streq(e->sender, sender)) {
-			e->used = ++c->clock;
-			*ret_uid = e->uid;
-			*ret_pid = e->pid;
-			return 0;
-		}
+		if (e->sender && streq(e->sender, sender))
+			return e;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *ret_pid)
+{
+	CredsEntry *e = creds_cache_find(c, sender);
+
+	if (!e)
+		return -ENOENT;
+	e->used = ++c->clock;
+	*ret_uid = e->uid;
+	*ret_pid = e->pid;
+	return 0;
+}
+
+int creds_cache_get_pidns(CredsCache *c, const char *sender, uint64_t *ret)
+{
+	CredsEntry *e = creds_cache_find(c, sender);
+
+	if (!e)
+		return -ENOENT;
+	*ret = e->pidns;
+	return 0;
+}
+
+int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns)
+{
+	CredsEntry *e = creds_cache_find(c, sender);
+
+	if (!e)
+		return -ENOENT;
+	e->pidns = pidns;
+	return 0;
 }
 
 int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid)
@@ -66,6 +95,7 @@ int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid)
 		return -ENOMEM;
 	victim->uid = uid;
 	victim->pid = pid;
+	victim->pidns = 0;
 	victim->used = ++c->clock;
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CREDS_CACHE_SIZE 256
@@ -22,3 +23,9 @@ int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *re
 /* Keeps sender's uid and pid, in place of the entry used least recently
  * when the cache is full. -ENOMEM: not kept. */
 int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid);
+
+/* The pid namespace of sender's process, kept beside its credentials
+ * (request-pidns.c: a process never changes its own), 0 until set;
+ * -ENOENT when no entry of sender is kept. */
+int creds_cache_get_pidns(CredsCache *c, const char *sender, uint64_t *ret);
+int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns);

@@ -19,6 +19,7 @@
 #include "polkit.h"
 #include "request-check.h"
 #include "request-limits.h"
+#include "request-pidns.h"
 #include "request-refused.h"
 #include "request-sched.h"
 #include "user-wait.h"
@@ -223,7 +224,8 @@ static int step_user(Request *r, bool *ret_pending)
 		return request_park(r, step_user, ret_pending);
 	if (k == 0)
 		k = request_check_limits(r, e.user);
-	if (k == 0)
+	/* unless a search through the caller's pid namespace counted it */
+	if (k == 0 && !r->rated)
 		k = request_check_rate(r);
 	if (k != 0)
 		return k;
@@ -253,14 +255,35 @@ static int step_user(Request *r, bool *ret_pending)
 	return step_grant(r, ret_pending); /* a cached yes */
 }
 
-/* The checks of a grant in order (request.h), and the grant. */
-static int step_start(Request *r, bool *ret_pending)
+/* The ids r names as realtimed's (request-pidns.h), and check, which
+ * finds the target (request_pin() or request_check_owner()); check again
+ * when the tid named is a thread's id in the namespace below that the
+ * process lives in. */
+static int request_target(Request *r, int (*check)(Request *r))
 {
 	int k;
 
 	k = request_check_args(r);
 	if (k == 0)
-		k = request_pin(r);
+		k = request_map_pidns(r);
+	if (k == 0)
+		k = check(r);
+	if (k == REQUEST_E_NO_SUCH_PROCESS) {
+		k = request_pidns_retry(r, k);
+		if (k == 0)
+			k = check(r);
+	}
+	if (k == 0)
+		k = request_pidns_verify(r);
+	return k;
+}
+
+/* The checks of a grant in order (request.h), and the grant. */
+static int step_start(Request *r, bool *ret_pending)
+{
+	int k;
+
+	k = request_target(r, request_pin);
 	/* after the pin: whose thread it is counts too */
 	if (k == 0)
 		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
@@ -290,9 +313,7 @@ static int request_reset(Request *r)
 	bool thread = r->type == REQUEST_RESET_THREAD;
 	int k;
 
-	k = request_check_args(r);
-	if (k == 0)
-		k = request_check_owner(r);
+	k = request_target(r, request_check_owner);
 	if (k != 0)
 		return k;
 	if (manager_reset_grants(r->d, r->pid, thread ? r->tid : 0) > 0)

@@ -92,6 +92,11 @@ typedef struct Request {
 
 	uid_t uid; /* caller, from the bus */
 	pid_t caller_pid;
+	/* the caller's pid namespace, and how deep below realtimed's it is (0:
+	 * the same), once the ids it named were mapped (request-pidns.h) */
+	uint64_t caller_pidns;
+	unsigned pidns_level;
+	bool rated; /* counted against the caller's rate already (request-pidns.c) */
 	pid_t pid, tid;
 	uid_t owner; /* of the target process */
 	int pidfd;

@@ -14,6 +14,8 @@ RT_TEST_PACKAGES=(
         libxml2-utils python3 clang-format git shellcheck
         # integ-portal: the Realtime portal and the sandbox its apps run in
         xdg-desktop-portal bubblewrap
+        # integ-pidns: a program that asks for realtime through SDL2
+        libsdl2-dev
         # integ-directory and bench/directory-bench.sh: an LDAP directory
         # through NSS, in the test's namespace only (rt_install_deps keeps
         # the host's nsswitch.conf and leaves no slapd or nslcd running)

@@ -15,7 +15,9 @@
  * MAXPRIO + 1. Prints "ok - ..." or "FAIL - ..." per check; exits 1 when
  * one failed.
  */
+#ifndef _GNU_SOURCE /* meson's build (test-pidns.sh) defines it */
 #define _GNU_SOURCE /* SCHED_RESET_ON_FORK */
+#endif
 #include <errno.h>
 #include <librealtime.h>
 #include <pthread.h>

@@ -161,18 +161,6 @@ app_call()
 	cat "$P/$1/reply"
 }
 
-# host_pid NS NSPID [DIR]: the host id of the process (or, with DIR
-# /proc/PID/task, the thread) whose innermost id in pid namespace NS is
-# NSPID, by the kernel's NSpid field: this test's own oracle
-host_pid()
-{
-	for _s in "${3:-/proc}"/[0-9]*/status; do
-		_h=${_s%/status}
-		[ "$(stat -L -c %i "$_h/ns/pid" 2>/dev/null)" = "$1" ] || continue
-		awk -v n="$2" '/^NSpid:/ { exit !($NF == n) }' "$_s" 2>/dev/null && { echo "${_h##*/}"; return; }
-	done
-}
-
 calls_for()
 {
 	grep -A2 'member=MakeThreadRealtimeWithPID' "$WORK/monitor.out" | grep -c "uint64 $1\$"

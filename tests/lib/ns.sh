@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034 # USERNS_* are for the scripts that source it
 #
 # A private mount namespace for a test, and the processes it starts: each
 # one tracked is killed when the test ends (integ_cleanup).
 
 integ_pids=""
+userns_inits=""
 
 # integ_require_cmd PROGRAM...: skip the test unless every program exists.
 integ_require_cmd()
@@ -40,6 +41,10 @@ ns_enter()
 
 integ_cleanup()
 {
+	# a namespace's pid 1 ignores what it has no handler for: KILL
+	for p in $userns_inits; do
+		kill -KILL "$p" 2>/dev/null
+	done
 	for p in $integ_pids; do
 		kill "$p" 2>/dev/null
 	done
@@ -84,4 +89,52 @@ wait_for()
 		_t=$((_t - 1))
 	done
 	return 1
+}
+
+# host_pid NS NSPID [DIR]: the host id of the process (or, with DIR
+# /proc/PID/task, the thread) whose innermost id in pid namespace NS (an
+# inode) is NSPID, by the kernel's NSpid field: the tests' own oracle
+host_pid()
+{
+	for _s in "${3:-/proc}"/[0-9]*/status; do
+		_h=${_s%/status}
+		[ "$(stat -L -c %i "$_h/ns/pid" 2>/dev/null)" = "$1" ] || continue
+		awk -v n="$2" '/^NSpid:/ { exit !($NF == n) }' "$_s" 2>/dev/null && { echo "${_h##*/}"; return; }
+	done
+}
+
+# userns_run USER COMMAND...: COMMAND as USER in a new user and pid
+# namespace, as podman, toolbox, distrobox and bwrap start programs (the
+# user's own uid mapped, a /proc of the new namespace); all of it ends
+# when unshare does.
+userns_run()
+{
+	_u=$1
+	shift
+	run_as "$_u" unshare --user --map-current-user --pid --fork --mount-proc --kill-child -- "$@"
+}
+
+# userns_bg NAME USER COMMAND...: the same in the background, output in
+# $WORK/NAME.out; sets USERNS_INIT, the host pid of the namespace's pid 1,
+# and USERNS, its namespace's inode. userns_stop ends it all.
+userns_bg()
+{
+	_n=$1
+	_u=$2
+	shift 2
+	as_bg "$_u" unshare --user --map-current-user --pid --fork --mount-proc --kill-child -- "$@" >"$WORK/$_n.out" 2>&1
+	USERNS_PID=$!
+	# /proc files have no size: test -s would never see it filled
+	wait_for 5 grep -q . "/proc/$USERNS_PID/task/$USERNS_PID/children"
+	USERNS_INIT=$(awk '{ print $1 }' "/proc/$USERNS_PID/task/$USERNS_PID/children" 2>/dev/null)
+	USERNS=$(stat -L -c %i "/proc/$USERNS_INIT/ns/pid" 2>/dev/null)
+	userns_inits="$userns_inits $USERNS_INIT"
+}
+
+# userns_stop: end the namespace of the last userns_bg (unshare ignores
+# TERM; its pid 1 cannot ignore KILL, and the namespace ends with it).
+userns_stop()
+{
+	kill -KILL "$USERNS_INIT" 2>/dev/null
+	wait "$USERNS_PID" 2>/dev/null
 }

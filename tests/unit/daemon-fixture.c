@@ -41,6 +41,7 @@ void fixture_setup(void)
 	snprintf(fixture_conf, sizeof(fixture_conf), "%s/policy.conf", dir);
 	ck_assert_int_eq(mkdir(fixture_proc, 0755), 0);
 	ck_assert_int_eq(mkdir(fixture_state, 0755), 0);
+	fixture_pidns(0, FIXTURE_PIDNS);
 	/* whoever runs the test may hold nice levels from 10 on, no realtime */
 	fixture_write(fixture_conf, "[Default]\nNice=10\n");
 }
@@ -52,6 +53,23 @@ void fixture_teardown(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
 	strcpy(dir, DIR_TEMPLATE);
+}
+
+void fixture_pidns(pid_t pid, unsigned inode)
+{
+	char path[512], link[64];
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "%s/%d", fixture_proc, (int)pid);
+	else
+		snprintf(path, sizeof(path), "%s/self", fixture_proc);
+	(void)mkdir(path, 0755);
+	strcat(path, "/ns");
+	(void)mkdir(path, 0755);
+	strcat(path, "/pid");
+	(void)unlink(path);
+	snprintf(link, sizeof(link), "pid:[%u]", inode);
+	ck_assert_int_eq(symlink(link, path), 0);
 }
 
 void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t st)
@@ -66,6 +84,8 @@ void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint
 		snprintf(task, sizeof(task), "%s/%d/task/%d", fixture_proc, (int)pid, (int)tid);
 		(void)mkdir(task, 0755);
 	}
+	if (!tid)
+		fixture_pidns(pid, FIXTURE_PIDNS);
 	snprintf(path, sizeof(path), "%s/status", task);
 	snprintf(text, sizeof(text), "Name:\ttest\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n",
 		 (unsigned)ruid, (unsigned)euid, (unsigned)suid, (unsigned)ruid);

@@ -32,9 +32,14 @@ void fixture_setup(void);
 void fixture_teardown(void);
 
 void fixture_write(const char *path, const char *text);
+/* Every process of the fake /proc lives in realtimed's pid namespace,
+ * unless a test says otherwise. */
+#define FIXTURE_PIDNS 1
+/* PROC/PID/ns/pid (pid 0: PROC/self/ns/pid) names pid namespace inode. */
+void fixture_pidns(pid_t pid, unsigned inode);
 /* PROC/PID (tid 0) or PROC/PID/task/TID in the fake /proc: a status file
  * with those real, effective and saved uids and a stat file with start
- * time st. */
+ * time st; a process in realtimed's pid namespace (FIXTURE_PIDNS). */
 void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t st);
 /* The same for a thread (tid > 0) that the test's own uid owns. */
 void fixture_stat(pid_t pid, pid_t tid, uint64_t st);
