@@ -89,7 +89,7 @@ int lat_grant(LatRun *run)
 	if (r > 0) {
 		snprintf(run->note, sizeof(run->note),
 			 "measured without realtime: realtimed would not tell your policy");
-		lat_lock_memory();
+		lat_lock_memory(run);
 		return -1;
 	}
 	priority = run->priority > 0 ? run->priority : p.priority;
@@ -100,7 +100,7 @@ int lat_grant(LatRun *run)
 		snprintf(run->note, sizeof(run->note),
 			 "measured without realtime: your policy gives you none "
 			 "(see realtimectl explain)");
-		lat_lock_memory();
+		lat_lock_memory(run);
 		return -1;
 	}
 
@@ -112,7 +112,7 @@ int lat_grant(LatRun *run)
 		lower_rttime(p.rttime);
 		r = 0;
 	}
-	lat_lock_memory();
+	lat_lock_memory(run);
 	for (size_t k = 0; r == 0 && k < run->n_cpus; k++) {
 		char what[96];
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -256,19 +257,24 @@ int lat_measure(LatRun *run, int (*start)(LatRun *run))
 	if (!threads || !args || !cpus)
 		return ctl_oom();
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, LAT_STACK_SIZE);
 	for (; n < run->n_cpus; n++) {
 		LatCpu *c = &run->cpus[n];
 		cpu_set_t set;
 		int k;
 
 		cpus[n] = c->cpu;
-		c->hist = malloc(sizeof(LatHist));
-		if (!c->hist) {
+		/* stack and histogram in one mapping, to lock alone if need be */
+		c->mem_size = LAT_STACK_SIZE + sizeof(LatHist);
+		c->mem = mmap(NULL, c->mem_size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (c->mem == MAP_FAILED) {
+			c->mem = NULL;
 			r = ctl_oom();
 			break;
 		}
+		c->hist = (LatHist *)((char *)c->mem + LAT_STACK_SIZE);
 		lat_hist_init(c->hist);
+		pthread_attr_setstack(&attr, c->mem, LAT_STACK_SIZE);
 		CPU_ZERO(&set);
 		CPU_SET(c->cpu, &set);
 		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);

@@ -88,21 +88,35 @@ invalid:
 	return ctl_usage_error("invalid CPU list '%s': give e.g. 0-3,6.", list);
 }
 
-void lat_lock_memory(void)
+void lat_lock_memory(const LatRun *run)
 {
 	struct rlimit rl;
 	char limit[32] = "unlimited";
+	size_t k = 0;
+	int e;
 
 	/* What is mapped now: the threads' stacks and histograms are there
 	 * already; later mappings are the main thread's. */
 	if (mlockall(MCL_CURRENT) == 0)
 		return;
+	e = errno;
+	/* a small RLIMIT_MEMLOCK (8 MiB is common) holds what the threads touch */
+	while (k < run->n_cpus && mlock(run->cpus[k].mem, run->cpus[k].mem_size) == 0)
+		k++;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(limit, sizeof(limit), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-	fprintf(stderr,
-		"Could not lock memory (%m; RLIMIT_MEMLOCK is %s): a page fault may show as "
-		"latency. Measuring anyway.\n",
-		limit);
+	if (k == run->n_cpus)
+		fprintf(stderr,
+			"Could not lock all memory (%s; RLIMIT_MEMLOCK is %s): locked the "
+			"measuring "
+			"threads' stacks and histograms only.\n",
+			strerror(e), limit);
+	else
+		fprintf(stderr,
+			"Could not lock memory (%s; RLIMIT_MEMLOCK is %s): a page fault may show "
+			"as "
+			"latency. Measuring anyway.\n",
+			strerror(e), limit);
 }
 
 int lat_grant_self(LatRun *run, const char *why)
@@ -110,7 +124,7 @@ int lat_grant_self(LatRun *run, const char *why)
 	struct rlimit rl = {};
 	int priority = run->priority;
 
-	lat_lock_memory();
+	lat_lock_memory(run);
 	if (priority <= 0) {
 		(void)getrlimit(RLIMIT_RTPRIO, &rl);
 		priority = rl.rlim_cur > 99 ? 99 : (int)rl.rlim_cur;
@@ -171,7 +185,8 @@ int lat_run_measure(LatRun *run)
 void lat_run_done(LatRun *run)
 {
 	for (size_t k = 0; k < run->n_cpus; k++) {
-		free(run->cpus[k].hist);
+		if (run->cpus[k].mem)
+			munmap(run->cpus[k].mem, run->cpus[k].mem_size);
 		free(run->cpus[k].window_delta);
 	}
 	free(run->cpus);

@@ -33,6 +33,8 @@ typedef struct LatCpu {
 	int priority; /* its rt priority; 0 for SCHED_OTHER */
 	_Atomic uint64_t worst_ns, worst_at_ns; /* published to the main thread */
 	LatHist *hist;				/* the thread's own; read after it ended */
+	void *mem; /* the thread's stack, then hist: what must stay locked */
+	size_t mem_size;
 
 	/* The source that fired most above its usual rate in the window of
 	 * the worst wakeup; count in that window of window_ns. */
@@ -94,8 +96,9 @@ int lat_measure(LatRun *run, int (*start)(LatRun *run));
 int lat_grant(LatRun *run);
 /* The part without realtimed; why says why it is not used. */
 int lat_grant_self(LatRun *run, const char *why);
-/* Locks memory (mlockall), saying on stderr what it cost when it cannot. */
-void lat_lock_memory(void);
+/* Locks memory (mlockall), or where RLIMIT_MEMLOCK is too low for that,
+ * the threads' stacks and histograms; says on stderr what it could not. */
+void lat_lock_memory(const LatRun *run);
 
 /* check-latency.c: check --latency's line into r, after the table's
  * results res of context c. -1, or an exit status after saying why. */

@@ -49,7 +49,7 @@ lat rtplain plain
 check_eq "rtplain: exit status" 0 "$rc"
 latency_check_json "$T/plain.json" rr 20
 run_as rtplain "$REALTIMECTL" latency --duration 1s >"$T/plain.txt" 2>&1
-check "rtplain: the text says what it was measured at" grep -q "^Measured 1.0 s at SCHED_RR 20" "$T/plain.txt"
+check "rtplain: the text says what it was measured at" grep -q "^Measured [0-9.]* s at SCHED_RR 20" "$T/plain.txt"
 
 lat rtplain refused --priority 50
 check_eq "rtplain above its policy: exit status" 0 "$rc"

@@ -38,7 +38,9 @@ check_eq "latency --json --svg: exit status" 0 $?
 latency_check_json "$work/l.json"
 latency_check_svg "$work/l.svg"
 check "the JSON has the note" grep -q '"note":"[^"]*realtimed is not reachable' "$work/l.json"
-check "500 wakeups in 1 s every 2 ms, on CPU 0" grep -q '"cpu":0,[^}]*"samples":500,' "$work/l.json"
+# a wakeup late by more than a period skips the periods it missed
+check "at most 500 wakeups in 1 s every 2 ms, on CPU 0" \
+	grep -Eq '"cpu":0,[^}]*"samples":([1-9][0-9]?|[1-4][0-9][0-9]|500),' "$work/l.json"
 
 # a host name of markup and control bytes: the SVG stays valid XML
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
