@@ -115,13 +115,28 @@ static void *measure_thread(void *arg)
 	return NULL;
 }
 
-/* Reads both files into ret; an unreadable one is left out. */
-static void irq_snapshot(const LatRun *run, const int *cpus, IrqCounts *ret)
+static uint64_t thread_cpu_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads both files into ret (an unreadable one is left out). Returns the
+ * window that reading so costs allows (see LAT_WINDOW_MIN_NS). */
+static uint64_t irq_snapshot(const LatRun *run, const int *cpus, IrqCounts *ret)
+{
+	uint64_t cost = thread_cpu_ns(), window;
+
 	procfs_irq_counts_done(ret);
 	if (procfs_irq_counts_read("/proc/interrupts", false, cpus, run->n_cpus, ret) < 0)
 		procfs_irq_counts_done(ret);
 	(void)procfs_irq_counts_read("/proc/softirqs", true, cpus, run->n_cpus, ret);
+	window = (thread_cpu_ns() - cost) * LAT_WINDOW_COST_FACTOR;
+	return window < LAT_WINDOW_MIN_NS   ? LAT_WINDOW_MIN_NS
+	       : window > LAT_WINDOW_MAX_NS ? LAT_WINDOW_MAX_NS
+					    : window;
 }
 
 /* After a window [prev, cur]: keeps, for each CPU whose worst wakeup so far
@@ -206,29 +221,32 @@ static void watch(LatRun *run, const int *cpus, uint64_t start_ns)
 {
 	IrqCounts prev = {}, cur = {};
 	uint64_t end = start_ns + run->duration_ns, from = now_ns(), next = start_ns;
-	unsigned n = 0;
+	uint64_t window, shown = start_ns;
 
 	irq_snapshot(run, cpus, &run->first);
-	irq_snapshot(run, cpus, &prev);
+	window = irq_snapshot(run, cpus, &prev);
 	for (size_t k = 0; k < run->n_cpus; k++)
 		run->cpus[k].window_delta = calloc(run->first.n_sources ?: 1, sizeof(uint64_t));
 	while (!atomic_load(&lat_stop)) {
 		struct timespec ts;
 		uint64_t to;
 
-		next += LAT_WINDOW_NS;
+		next += window;
 		if (next > end)
 			next = end;
 		ts = ts_of(next);
+		/* Ctrl-C: the loop's condition ends it */
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			continue;
 		to = now_ns();
-		irq_snapshot(run, cpus, &cur);
+		window = irq_snapshot(run, cpus, &cur);
 		window_take(run, &prev, &cur, from, to);
 		SWAP_TWO(prev, cur);
 		from = to;
-		if (run->progress && ++n % 10 == 0)
+		if (run->progress && to - shown >= 1000000000u) {
 			progress(run, to - start_ns, false);
+			shown = to;
+		}
 		if (next >= end)
 			break;
 	}

@@ -144,8 +144,7 @@ int lat_print_text(const LatRun *run, FILE *f)
 			(unsigned long long)lat_hist_percentile_us(h, 0.999),
 			(double)h->max_ns / 1000);
 	}
-	fprintf(f, "\nWhere each CPU's worst wakeup came from (interrupt counts per %llu ms):\n",
-		LAT_WINDOW_NS / 1000000);
+	fprintf(f, "\nWhere each CPU's worst wakeup came from (interrupt counts around it):\n");
 	for (size_t k = 0; k < run->n_cpus; k++) {
 		const LatCpu *c = &run->cpus[k];
 		char count[32], usual[32];
