@@ -9,6 +9,7 @@
  * prints the progress line.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -171,7 +172,8 @@ static void window_take(LatRun *run, const IrqCounts *prev, const IrqCounts *cur
 
 /* At the end: names, per CPU, the source of its worst window that fired
  * most above its usual rate over the whole run (the local timer fires at
- * every wakeup, so raw counts would always name it). */
+ * every wakeup, so raw counts would always name it), if any did by more
+ * than chance. */
 static void culprits_find(LatRun *run, const IrqCounts *last, uint64_t total_ns)
 {
 	for (size_t k = 0; k < run->n_cpus; k++) {
@@ -191,6 +193,11 @@ static void culprits_find(LatRun *run, const IrqCounts *last, uint64_t total_ns)
 			all = b > a ? b - a : 0;
 			usual = (double)all * (double)c->window_ns / (double)total_ns;
 			excess = (double)c->window_delta[i] - usual;
+			/* counts vary: 415 timer interrupts where 400 are usual
+			 * names nothing (three standard deviations of a Poisson
+			 * count, and a few more for small ones) */
+			if (excess <= 3 * sqrt(usual) + 2)
+				continue;
 			if (excess > best) {
 				best = excess;
 				c->have_culprit = true;
