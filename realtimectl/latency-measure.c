@@ -5,11 +5,10 @@
  * CLOCK_MONOTONIC, as an audio thread waits for its period) and recording
  * how late it woke into its own histogram: no allocation, no I/O, no lock
  * in that loop. The main thread stays SCHED_OTHER: it reads the interrupt
- * counts once per window, keeps each CPU's window of its worst wakeup, and
- * prints the progress line.
+ * counts once per window, hands them to latency-culprit.c, and prints the
+ * progress line.
  */
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -140,75 +139,6 @@ static uint64_t irq_snapshot(const LatRun *run, const int *cpus, IrqCounts *ret)
 					    : window;
 }
 
-/* After a window [prev, cur]: keeps, for each CPU whose worst wakeup so far
- * fell in it, the counts of the window, per source of the first snapshot. */
-static void window_take(LatRun *run, const IrqCounts *prev, const IrqCounts *cur, uint64_t from_ns,
-			uint64_t to_ns)
-{
-	for (size_t k = 0; k < run->n_cpus; k++) {
-		LatCpu *c = &run->cpus[k];
-		uint64_t at = atomic_load_explicit(&c->worst_at_ns, memory_order_acquire);
-		uint64_t worst = atomic_load_explicit(&c->worst_ns, memory_order_relaxed);
-
-		if (at <= from_ns || at > to_ns || worst < c->culprit_for_ns || !c->window_delta)
-			continue;
-		c->culprit_for_ns = worst;
-		c->window_ns = to_ns - from_ns;
-		for (size_t i = 0; i < run->first.n_sources; i++) {
-			const char *key = run->first.sources[i].key;
-			long p = procfs_irq_counts_find(prev, key, i),
-			     q = procfs_irq_counts_find(cur, key, i);
-			uint64_t a, b;
-
-			c->window_delta[i] = 0;
-			if (p < 0 || q < 0)
-				continue;
-			a = prev->counts[(size_t)p * prev->n_cpus + k];
-			b = cur->counts[(size_t)q * cur->n_cpus + k];
-			c->window_delta[i] = b > a ? b - a : 0;
-		}
-	}
-}
-
-/* At the end: names, per CPU, the source of its worst window that fired
- * most above its usual rate over the whole run (the local timer fires at
- * every wakeup, so raw counts would always name it), if any did by more
- * than chance. */
-static void culprits_find(LatRun *run, const IrqCounts *last, uint64_t total_ns)
-{
-	for (size_t k = 0; k < run->n_cpus; k++) {
-		LatCpu *c = &run->cpus[k];
-		double best = 0;
-
-		if (!c->window_ns || !c->window_delta || total_ns == 0)
-			continue;
-		for (size_t i = 0; i < run->first.n_sources; i++) {
-			long q = procfs_irq_counts_find(last, run->first.sources[i].key, i);
-			uint64_t a = run->first.counts[i * run->first.n_cpus + k], b, all;
-			double usual, excess;
-
-			if (q < 0)
-				continue;
-			b = last->counts[(size_t)q * last->n_cpus + k];
-			all = b > a ? b - a : 0;
-			usual = (double)all * (double)c->window_ns / (double)total_ns;
-			excess = (double)c->window_delta[i] - usual;
-			/* counts vary: 415 timer interrupts where 400 are usual
-			 * names nothing (three standard deviations of a Poisson
-			 * count, and a few more for small ones) */
-			if (excess <= 3 * sqrt(usual) + 2)
-				continue;
-			if (excess > best) {
-				best = excess;
-				c->have_culprit = true;
-				c->culprit = run->first.sources[i];
-				c->culprit_count = c->window_delta[i];
-				c->culprit_usual = (uint64_t)(usual + 0.5);
-			}
-		}
-	}
-}
-
 static void progress(const LatRun *run, uint64_t elapsed_ns, bool last)
 {
 	printf("\r%5.1f/%.0f s  worst (us):", (double)elapsed_ns / 1e9,
@@ -247,7 +177,7 @@ static void watch(LatRun *run, const int *cpus, uint64_t start_ns)
 			continue;
 		to = now_ns();
 		window = irq_snapshot(run, cpus, &cur);
-		window_take(run, &prev, &cur, from, to);
+		lat_window_take(run, &prev, &cur, from, to);
 		SWAP_TWO(prev, cur);
 		from = to;
 		if (run->progress && to - shown >= 1000000000u) {
@@ -260,8 +190,8 @@ static void watch(LatRun *run, const int *cpus, uint64_t start_ns)
 	run->elapsed_ns = now_ns() - start_ns;
 	/* a last window for a worst wakeup after the last snapshot */
 	irq_snapshot(run, cpus, &cur);
-	window_take(run, &prev, &cur, from, UINT64_MAX);
-	culprits_find(run, &cur, run->elapsed_ns);
+	lat_window_take(run, &prev, &cur, from, UINT64_MAX);
+	lat_culprits_find(run, &cur, run->elapsed_ns);
 	if (run->progress)
 		progress(run, run->elapsed_ns, true);
 	procfs_irq_counts_done(&prev);

@@ -93,6 +93,20 @@ const LatCpu *lat_run_worst(const LatRun *run);
  * stops everything. Returns -1, or an exit status. */
 int lat_measure(LatRun *run, int (*start)(LatRun *run));
 
+/* latency-culprit.c. After a window (from_ns, to_ns] whose snapshots are
+ * prev and cur: keeps, for each CPU whose worst wakeup so far (worst_ns,
+ * worst_at_ns) fell in it, the counts of the window per source of
+ * run->first, in window_delta (allocated by the caller, one per source). */
+void lat_window_take(LatRun *run, const IrqCounts *prev, const IrqCounts *cur, uint64_t from_ns,
+		     uint64_t to_ns);
+/* At the end, last the run's last snapshot and total_ns its length since
+ * run->first: names, per CPU, the source that fired most above its usual
+ * rate (over the whole run) in the window of its worst wakeup, if one did
+ * by more than chance (three standard deviations of a Poisson count, and
+ * 2): the local timer fires at every wakeup, so raw counts would always
+ * name it. */
+void lat_culprits_find(LatRun *run, const IrqCounts *last, uint64_t total_ns);
+
 /* latency-grant.c: makes each thread of run realtime at the caller's
  * policy through realtimed (SCHED_FIFO where it allows, else SCHED_RR, at
  * its highest priority or run->priority), with the policy's rlimits and
