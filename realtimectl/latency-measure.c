@@ -141,15 +141,20 @@ static uint64_t irq_snapshot(const LatRun *run, const int *cpus, IrqCounts *ret)
 
 static void progress(const LatRun *run, uint64_t elapsed_ns, bool last)
 {
-	printf("\r%5.1f/%.0f s  worst (us):", (double)elapsed_ns / 1e9,
+	/* the line is cleared at the end, so the figures start on a clean one */
+	if (last) {
+		fputs("\r\033[K", stdout);
+		fflush(stdout);
+		return;
+	}
+	printf("\r%.1f of %.1f s; worst so far:", (double)elapsed_ns / 1e9,
 	       (double)run->duration_ns / 1e9);
 	for (size_t k = 0; k < run->n_cpus && k < 16; k++)
-		printf(" %d:%llu", run->cpus[k].cpu,
+		printf("%s CPU%d %llu us", k ? "," : "", run->cpus[k].cpu,
 		       (unsigned long long)(atomic_load(&run->cpus[k].worst_ns) + 999) / 1000);
 	if (run->n_cpus > 16)
-		printf(" ...");
-	/* the line is cleared at the end, so the figures start on a clean one */
-	printf(last ? "\r\033[K" : "\033[K");
+		fputs(", ...", stdout);
+	fputs("\033[K", stdout);
 	fflush(stdout);
 }
 
