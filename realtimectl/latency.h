@@ -3,9 +3,10 @@
  * realtimectl latency: how late a thread of this user, made realtime the
  * way realtimed grants it, wakes on each CPU. latency.c is the verb (and
  * what check --latency calls), latency-measure.c the measuring threads and
- * the windows of interrupt counts, latency-grant.c getting realtime through
- * realtimed (or without it), latency-print.c the text and JSON,
- * latency-svg.c the picture, latency-stats.c the figures and verdicts.
+ * the windows of interrupt counts, latency-culprit.c what those name,
+ * latency-grant.c getting realtime through realtimed (or without it),
+ * latency-print.c the text and JSON, latency-svg.c the picture,
+ * latency-stats.c the figures and verdicts, check-latency.c check's line.
  */
 #pragma once
 
