@@ -146,8 +146,8 @@ idle and under `stress-ng --cpu %s` at nice 19, both as root at SCHED_FIFO
 Figures in µs: the mean over the rounds (their range in brackets) of the
 average and the maximum over the CPUs; "noise" is the larger of the two
 tools' ranges plus 1 µs (cyclictest prints whole µs), and they agree when
-their means differ by no more. CPU time per wakeup: the process's user + system time (getrusage) over the wakeups
-it measured. Release build (`meson setup build-rel -Dbuildtype=release`).
+their means differ by no more. CPU time per wakeup: the process's user +
+system time (getrusage) over the wakeups it measured. Release build (`meson setup build-rel -Dbuildtype=release`).
 
 ```
 sudo bench/latency-bench.sh build-rel      # ROUNDS=%d DURATION=%s PRIO=%s
