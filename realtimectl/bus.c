@@ -147,6 +147,21 @@ int bus_make_thread_high_priority(DBusConnection *c, uint64_t pid, uint64_t tid,
 			&p, DBUS_TYPE_UINT64, &t, DBUS_TYPE_INT32, &n, DBUS_TYPE_INVALID);
 }
 
+void bus_iter_read_explain(DBusMessageIter *it, const char **ret_key, const char **ret_value,
+			   const char **ret_source)
+{
+	DBusMessageIter entry, pair;
+
+	dbus_message_iter_recurse(it, &entry);
+	dbus_message_iter_get_basic(&entry, ret_key);
+	dbus_message_iter_next(&entry);
+	dbus_message_iter_recurse(&entry, &pair);
+	dbus_message_iter_get_basic(&pair, ret_value);
+	dbus_message_iter_next(&pair);
+	dbus_message_iter_get_basic(&pair, ret_source);
+	dbus_message_iter_next(it);
+}
+
 void bus_iter_read_struct(DBusMessageIter *it, ...)
 {
 	DBusMessageIter s;

@@ -57,6 +57,11 @@ int bus_make_thread_realtime(DBusConnection *c, uint64_t pid, uint64_t tid, cons
 int bus_make_thread_high_priority(DBusConnection *c, uint64_t pid, uint64_t tid, int nice,
 				  const char *what);
 
+/* Reads the dict entry of Explain's a{s(ss)} at it (key, value, source)
+ * and moves it to the next one. The strings are the message's. */
+void bus_iter_read_explain(DBusMessageIter *it, const char **ret_key, const char **ret_value,
+			   const char **ret_source);
+
 /* Reads the basic values of the struct (or dict entry) at it into the
  * pointers that follow, in order up to NULL, and moves it to the next
  * element. bus_call()'s signature check made their types the struct's. */

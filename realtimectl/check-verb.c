@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * realtimectl check [--json] [--user USER]: runs every check of the table
- * (check.c) for the caller or USER's session and prints one line each, the
+ * realtimectl check [--json] [--user USER] [--latency[=TIME]]: runs every
+ * check of the table (check.c) for the caller or USER's session, and with
+ * --latency a measurement (check-latency.c), and prints one line each, the
  * hint under each warn and fail, and a summary line; --json prints an
  * array of {id, status, summary, value, hint}. Exit status 1 when a check
  * failed. It reads and never writes; it does not start realtimed (the bus
@@ -19,6 +20,7 @@
 #include "args.h"
 #include "ctl-check.h"
 #include "ctl.h"
+#include "latency.h"
 
 #ifndef HAVE_DBUS
 #define check_bus_query NULL
@@ -57,27 +59,33 @@ static pid_t session_pid_of(uid_t uid)
 	return best;
 }
 
-static int print_text(const CheckResult *res, const Ctl *ctl)
+/* The id of res[i]: the table's, then check --latency's line. */
+static const char *result_id(size_t i)
+{
+	return i < check_table_n ? check_table[i].id : "latency";
+}
+
+static int print_text(const CheckResult *res, size_t n, const Ctl *ctl)
 {
 	unsigned count[_CHECK_STATUS_MAX] = {};
 
-	for (size_t i = 0; i < check_table_n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const CheckResult *r = &res[i];
 
 		count[r->status]++;
-		printf("%-4s  %-15s  %s\n", check_status_to_string(r->status), check_table[i].id,
+		printf("%-4s  %-15s  %s\n", check_status_to_string(r->status), result_id(i),
 		       r->summary);
 		if ((r->status == CHECK_WARN || r->status == CHECK_FAIL) && r->hint[0])
 			printf("      %-15s  -> %s\n", "", r->hint);
 	}
 	if (ctl->legend)
-		printf("\n%zu checks: %u ok, %u info, %u skipped, %u warnings, %u failed.\n",
-		       check_table_n, count[CHECK_OK], count[CHECK_INFO], count[CHECK_SKIP],
-		       count[CHECK_WARN], count[CHECK_FAIL]);
+		printf("\n%zu checks: %u ok, %u info, %u skipped, %u warnings, %u failed.\n", n,
+		       count[CHECK_OK], count[CHECK_INFO], count[CHECK_SKIP], count[CHECK_WARN],
+		       count[CHECK_FAIL]);
 	return 0;
 }
 
-static int print_json(const CheckResult *res)
+static int print_json(const CheckResult *res, size_t n)
 {
 	static const TableColumn columns[] = {
 		{ "ID", "id" },	      { "STATUS", "status" }, { "SUMMARY", "summary" },
@@ -87,8 +95,8 @@ static int print_json(const CheckResult *res)
 	int r;
 
 	r = table_new(columns, ELEMENTSOF(columns), &t);
-	for (size_t i = 0; r >= 0 && i < check_table_n; i++) {
-		r = table_add_string(t, check_table[i].id);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		r = table_add_string(t, result_id(i));
 		if (r >= 0)
 			r = table_add_string(t, check_status_to_string(res[i].status));
 		if (r >= 0)
@@ -114,6 +122,7 @@ int verb_check(Ctl *ctl, int argc, char **argv)
 	struct passwd *pw;
 	struct group *gr;
 	bool failed = false;
+	size_t n = check_table_n;
 	uid_t uid = getuid();
 	int r;
 
@@ -152,7 +161,7 @@ int verb_check(Ctl *ctl, int argc, char **argv)
 		c.policy_hint_paths = " (with the same policy file options)";
 
 	r = check_context_load(&c);
-	res = calloc(check_table_n, sizeof(CheckResult));
+	res = calloc(check_table_n + 1, sizeof(CheckResult));
 	if (r < 0 || !res) {
 		check_context_done(&c);
 		return ctl_oom();
@@ -161,9 +170,18 @@ int verb_check(Ctl *ctl, int argc, char **argv)
 		check_table[i].run(&c, &res[i]);
 		failed = failed || res[i].status == CHECK_FAIL;
 	}
+	if (ctl->check_latency) {
+		r = check_latency(ctl, &c, res, &res[n]);
+		if (r >= 0) {
+			check_context_done(&c);
+			return r;
+		}
+		failed = failed || res[n].status == CHECK_FAIL;
+		n++;
+	}
 	check_context_done(&c);
 
-	r = ctl->json ? print_json(res) : print_text(res, ctl);
+	r = ctl->json ? print_json(res, n) : print_text(res, n, ctl);
 	if (r < 0)
 		return r == -ENOMEM ? ctl_oom() : CTL_EXIT_FAILED;
 	return failed ? CTL_EXIT_REFUSED : CTL_EXIT_OK;

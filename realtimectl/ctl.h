@@ -3,7 +3,7 @@
  * realtimectl's shared state: the parsed command line, the exit statuses
  * documented in realtimectl(1), and one entry point per command group
  * (policy-check.c, explain.c, status.c, grant.c, reset.c, run.c, reload.c,
- * irq.c, check-verb.c). Each verb returns an exit status (>= 0) and has already told the
+ * irq.c, check-verb.c, latency.c). Each verb returns an exit status (>= 0) and has already told the
  * user what went wrong; helpers below them return 0 / -errno as usual.
  */
 #pragma once
@@ -51,6 +51,14 @@ typedef struct Ctl {
 
 	/* check --user USER: whose session is checked (name, #UID) */
 	const char *user;
+
+	/* latency, and check --latency[=TIME] */
+	bool check_latency;
+	uint64_t lat_duration_usec; /* 0: the default */
+	uint64_t lat_interval_usec; /* 0: the default */
+	const char *lat_cpus;	    /* --cpu LIST */
+	int lat_priority;	    /* --priority; -1 when not given */
+	const char *lat_svg;	    /* --svg FILE */
 } Ctl;
 
 int verb_policy(Ctl *ctl, int argc, char **argv);
@@ -62,6 +70,7 @@ int verb_run(Ctl *ctl, int argc, char **argv);
 int verb_reload(Ctl *ctl, int argc, char **argv);
 int verb_irq(Ctl *ctl, int argc, char **argv);
 int verb_check(Ctl *ctl, int argc, char **argv);
+int verb_latency(Ctl *ctl, int argc, char **argv);
 /* status --refused (refused.c) */
 int verb_status_refused(Ctl *ctl);
 

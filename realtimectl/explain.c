@@ -205,16 +205,9 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 	dbus_message_iter_init(reply, &iter);
 	dbus_message_iter_recurse(&iter, &array);
 	while (dbus_message_iter_get_arg_type(&array) == DBUS_TYPE_DICT_ENTRY) {
-		DBusMessageIter entry, pair;
 		ExplainEntry e;
 
-		dbus_message_iter_recurse(&array, &entry);
-		dbus_message_iter_get_basic(&entry, &e.key);
-		dbus_message_iter_next(&entry);
-		dbus_message_iter_recurse(&entry, &pair);
-		dbus_message_iter_get_basic(&pair, &e.value);
-		dbus_message_iter_next(&pair);
-		dbus_message_iter_get_basic(&pair, &e.source);
+		bus_iter_read_explain(&array, &e.key, &e.value, &e.source);
 		if (n == allocated) {
 			ExplainEntry *a;
 
@@ -225,7 +218,6 @@ static int explain_online(Ctl *ctl, uid_t uid, const char *user)
 			entries = a;
 		}
 		entries[n++] = e;
-		dbus_message_iter_next(&array);
 	}
 	if (n > 0)
 		qsort(entries, n, sizeof(*entries), explain_entry_compare);

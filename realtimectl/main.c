@@ -33,6 +33,7 @@ static const Verb verbs[] = {
 	{ "reload", verb_reload },
 	{ "irq", verb_irq },
 	{ "check", verb_check },
+	{ "latency", verb_latency },
 };
 /* clang-format on */
 
@@ -71,6 +72,13 @@ static void help(void)
 	       "  check [--user USER]         Check the kernel, limits, groups, policy,\n"
 	       "                              realtimed and IRQ threads for realtime audio;\n"
 	       "                              say what to change (exit 1 if a check failed)\n"
+	       "  check --latency[=TIME]      ... and measure latency (default 5s): one more line\n"
+	       "\n"
+	       "Measurement (as a realtime program of yours gets it):\n"
+	       "  latency [--duration TIME] [--interval TIME] [--cpu LIST] [--priority N]\n"
+	       "          [--svg FILE]        How late a realtime thread wakes on each CPU\n"
+	       "                              (default 10s, every 1ms), where the worst came\n"
+	       "                              from, and which buffer sizes are safe\n"
 	       "\n"
 	       "Options:\n");
 	ctl_options_help(stdout);
@@ -159,7 +167,7 @@ static int parse_options(Ctl *ctl, int argc, char **argv, bool run, bool stop_at
 
 int main(int argc, char **argv)
 {
-	Ctl ctl = { .legend = true, .run_priority = -1 };
+	Ctl ctl = { .legend = true, .run_priority = -1, .lat_priority = -1 };
 	CtlOptionsGiven given = 0;
 	const Verb *verb = NULL;
 	int r, index;

@@ -91,6 +91,30 @@ static int set_nice(Ctl *ctl, const CtlOption *o, const char *arg)
 	return -1;
 }
 
+/* --duration, --interval, check --latency[=TIME]: a bare number is seconds */
+static int set_duration(Ctl *ctl, const CtlOption *o, const char *arg)
+{
+	uint64_t usec;
+
+	if (streq(o->name, "latency")) {
+		ctl->check_latency = true;
+		if (!arg)
+			return -1;
+	}
+	if (parse_duration(arg, false, &usec) < 0 || usec == 0 || usec == UINT64_MAX)
+		return ctl_usage_error("invalid time '%s' for --%s: give e.g. 10s, 500ms.", arg,
+				       o->name);
+	*FIELD(ctl, o, uint64_t) = usec;
+	return -1;
+}
+
+static int set_priority(Ctl *ctl, const CtlOption *o, const char *arg)
+{
+	if (parse_priority(arg, false, FIELD(ctl, o, int)) < 0)
+		return ctl_usage_error("invalid priority '%s': give 1..99.", arg);
+	return -1;
+}
+
 static int show_help(Ctl *ctl, const CtlOption *o, const char *arg)
 {
 	return CTL_OPTIONS_HELP;
@@ -140,6 +164,17 @@ static const CtlOption options[] = {
 	{ "all", 0, no_argument, false, set_true, offsetof(Ctl, all), ONLY("status") },
 	{ "refused", 0, no_argument, false, set_true, offsetof(Ctl, refused), ONLY("status") },
 	{ "user", 0, required_argument, false, set_string, offsetof(Ctl, user), ONLY("check") },
+	{ "latency", 0, optional_argument, false, set_duration, offsetof(Ctl, lat_duration_usec),
+	  ONLY("check") },
+	{ "duration", 0, required_argument, false, set_duration, offsetof(Ctl, lat_duration_usec),
+	  ONLY("latency") },
+	{ "interval", 0, required_argument, false, set_duration, offsetof(Ctl, lat_interval_usec),
+	  ONLY("latency") },
+	{ "cpu", 0, required_argument, false, set_string, offsetof(Ctl, lat_cpus),
+	  ONLY("latency") },
+	{ "priority", 0, required_argument, false, set_priority, offsetof(Ctl, lat_priority),
+	  ONLY("latency") },
+	{ "svg", 0, required_argument, false, set_string, offsetof(Ctl, lat_svg), ONLY("latency") },
 };
 
 /* getopt_long()'s value for options[i] without a short name */

@@ -20,6 +20,9 @@ RT_TEST_PACKAGES=(
         # through NSS, in the test's namespace only (rt_install_deps keeps
         # the host's nsswitch.conf and leaves no slapd or nslcd running)
         slapd nslcd libnss-ldapd ldap-utils
+        # realtimectl latency: its picture rendered in a test (rsvg-convert);
+        # bench/latency-bench.sh's peer (cyclictest, hackbench) and load
+        rt-tests stress-ng librsvg2-bin
 )
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
