@@ -37,11 +37,11 @@
  *   on what to do, or NULL when realtimed's own message says it all.
  */
 #define NATIVE_ERRORS(X)                                                                         \
-	/* not the caller's thread */                                                            \
+	/* not the caller's thread, or polkit said no to a user no rule covers */                \
 	X(PERMISSION_DENIED, "PermissionDenied", DBUS_ERROR_ACCESS_DENIED, EPERM,                \
 	  CTL_EXIT_REFUSED,                                                                      \
-	  "You may only change threads of your own processes; run as root or ask an "            \
-	  "administrator.")                                                                      \
+	  "Only threads of your own processes can be changed, and a user no [User] or [Group] "  \
+	  "rule covers needs polkit's yes: ask an administrator for a rule, or run as root.")    \
 	/* over a limit of policy */                                                             \
 	X(POLICY_DENIED, "PolicyDenied", DBUS_ERROR_ACCESS_DENIED, EPERM, CTL_EXIT_REFUSED,      \
 	  "See what the policy allows you with 'realtimectl explain'.")                          \
