@@ -19,6 +19,12 @@ RT_TEST_PACKAGES=(
         # the host's nsswitch.conf and leaves no slapd or nslcd running)
         slapd nslcd libnss-ldapd ldap-utils
 )
+# The Debian packages (debian/, scripts/build-debs): what dpkg-buildpackage
+# needs beyond RT_BUILD_PACKAGES (debian/control's Build-Depends), and
+# lintian, which scripts/check runs on them.
+RT_PKG_PACKAGES=(
+        dpkg-dev debhelper dh-dkms fakeroot bash-completion lintian
+)
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make
