@@ -24,6 +24,12 @@ RT_TEST_PACKAGES=(
         # bench/latency-bench.sh's peer (cyclictest, hackbench) and load
         rt-tests stress-ng librsvg2-bin
 )
+# The Debian packages (debian/, scripts/build-debs): what dpkg-buildpackage
+# needs beyond RT_BUILD_PACKAGES (debian/control's Build-Depends), and
+# lintian, which scripts/check runs on them.
+RT_PKG_PACKAGES=(
+        dpkg-dev debhelper dh-dkms fakeroot bash-completion lintian
+)
 RT_VM_PACKAGES=(
         qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
         kmod cpio make

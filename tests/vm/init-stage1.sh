@@ -58,6 +58,14 @@ mkdir -p /upper/data /upper/work
 mount -t overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work overlay /newroot ||
 	die "overlay mount"
 [ -f "/newroot$stage2" ] || die "no stage 2 script at '$stage2'"
+# The overlay's two layers stay visible at /rt-layers/lower (the host's root)
+# and /rt-layers/upper (data/: what the guest changed since the first boot),
+# where the vm-system tier compares the guest's files before an install and
+# after the purge (system-lib.sh, system_files) without reading the whole
+# root over 9p.
+mkdir -p /newroot/rt-layers/lower /newroot/rt-layers/upper &&
+	mount -o move /lower /newroot/rt-layers/lower &&
+	mount -o move /upper /newroot/rt-layers/upper || die "cannot move the overlay's layers"
 
 umount /proc /sys
 umount /dev

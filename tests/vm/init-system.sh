@@ -45,6 +45,15 @@ for unit in postgresql.service e2scrub_reap.service systemd-timesyncd.service \
 	systemd-firstboot.service systemd-udev-settle.service; do
 	ln -sf /dev/null "/etc/systemd/system/$unit"
 done
+# The host may be a container image: its /usr/sbin/policy-rc.d (exit 101)
+# forbids every start, stop and restart a package's scripts ask for, and
+# docker-clean keeps apt from caching its package lists (each apt-get run
+# then parses them again: a minute under TCG). A booted Debian has neither,
+# and the vm-system tier installs packages as on one.
+rm -f /usr/sbin/policy-rc.d /etc/apt/apt.conf.d/docker-clean
+# Nor does it need man-db's index (mandb rereads every manual page after
+# each install of a package with one: minutes under TCG).
+rm -f /var/lib/man-db/auto-update
 echo rt-vm >/etc/hostname
 # A fresh machine id for this boot (systemd writes one into the overlay).
 : >/etc/machine-id

@@ -49,13 +49,16 @@
 # VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS (more QEMU
 # arguments, e.g. "-icount shift=0" for timing), VM_PASS_ENV (names of more
 # variables to hand to the guest scripts), VM_KEEP=1 (keep the run directory
-# with the console logs and each script's log).
+# with the console logs and each script's log), RT_DEBS_DIR (--system: the
+# packages to test, see below).
 #
 # --system (the vm-system tier): systemd is PID 1 instead (init-system.sh),
 # and the scripts run from a service once multi-user.target is reached
-# (system-guest-run.sh). Before the boot, the build is installed here with
-# `meson install --destdir` into the run directory, which the guest sees as
-# /rt-run/destdir (RT_DESTDIR) to lay onto its root. With a line
+# (system-guest-run.sh). Before the boot, the Debian packages are put in the
+# run directory, which the guest sees as /rt-run/debs (RT_DEBS), with the
+# same packages at a higher version in its upgrade/: those of RT_DEBS_DIR and
+# RT_DEBS_DIR/upgrade (scripts/check builds them), else built here from the
+# source tree by scripts/build-debs, without their unit tests. With a line
 # "# vm-persistent-root: MIB" in a script the guest gets a writable layer
 # that survives a reboot: an ext4 disk image of MIB MiB (the largest asked),
 # the overlay's upper layer instead of a tmpfs. A script that ends with
@@ -153,8 +156,10 @@ fi
 : "${label:=$kver}"
 if [ "$system" = 1 ]; then
 	[ -x /lib/systemd/systemd ] || skip_all "systemd is not installed: apt-get install systemd"
-	command -v meson >/dev/null || skip_all "meson is not installed"
-	[ -f "$TOP_BUILDDIR/meson-private/install.dat" ] || skip_all "$TOP_BUILDDIR is not a meson build tree"
+	if [ -z "${RT_DEBS_DIR:-}" ]; then
+		command -v dpkg-buildpackage >/dev/null && [ -x /usr/bin/dh ] && [ -x /usr/bin/dh_dkms ] ||
+			skip_all "the Debian packages cannot be built here: apt-get install dpkg-dev debhelper dh-dkms (scripts/deps.sh, RT_PKG_PACKAGES)"
+	fi
 fi
 
 # --- the run directory, and never a VM without its runner ------------------
@@ -248,7 +253,7 @@ fi
 	echo "export TOP_BUILDDIR=$(quote "$TOP_BUILDDIR")"
 	echo "export RT_VM_HERE=$(quote "$here")"
 	echo "export RT_VM_SYSTEM=$system"
-	echo "export RT_DESTDIR=/rt-run/destdir"
+	echo "export RT_DEBS=/rt-run/debs"
 	echo "export RT_KO=$(quote "$rt_ko")"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
@@ -275,12 +280,29 @@ disk_args=
 # with the load at 15 on 2 CPUs).
 allowance=120
 if [ "$system" = 1 ]; then
-	# What a package would ship: the build's own install, in a staging tree.
-	if ! meson install -C "$TOP_BUILDDIR" --no-rebuild --quiet --destdir "$run/destdir" >"$run/install.log" 2>&1; then
-		sed 's/^/# /' "$run/install.log"
-		echo "Bail out! meson install --destdir failed"
-		exit 1
+	# The Debian packages the guest installs with apt-get (RT_DEBS), and
+	# the same packages at a higher version for the upgrade (RT_DEBS/upgrade):
+	# RT_DEBS_DIR's (scripts/check builds and lints them), else built here
+	# from the source tree without their unit tests.
+	mkdir -p "$run/debs/upgrade"
+	if [ -n "${RT_DEBS_DIR:-}" ]; then
+		cp "$RT_DEBS_DIR"/*.deb "$run/debs/" && cp "$RT_DEBS_DIR"/upgrade/*.deb "$run/debs/upgrade/" || {
+			echo "Bail out! RT_DEBS_DIR=$RT_DEBS_DIR has no .deb files, or no upgrade/ with them"
+			exit 1
+		}
+	else
+		t0=$(date +%s)
+		version=$(dpkg-parsechangelog -l "$TOP_SRCDIR/debian/changelog" -S Version)
+		if ! { DEB_BUILD_OPTIONS=nocheck "$TOP_SRCDIR/scripts/build-debs" "$run/debs" &&
+			DEB_BUILD_OPTIONS=nocheck "$TOP_SRCDIR/scripts/build-debs" --version "$version+1" \
+				"$run/debs/upgrade"; } >"$run/debs.log" 2>&1; then
+			sed 's/^/# /' "$run/debs.log"
+			echo "Bail out! scripts/build-debs failed"
+			exit 1
+		fi
+		debs_note="# built the packages $version and $version+1 in $(($(date +%s) - t0))s"
 	fi
+	rm -f "$run"/debs/*-dbgsym_*.deb "$run"/debs/upgrade/*-dbgsym_*.deb
 	# quiet keeps systemd's status lines to errors; the guest service's
 	# output still reaches the console.
 	systemd_args="systemd.unit=multi-user.target systemd.show_status=false"
@@ -428,6 +450,7 @@ fail_rest()
 total=$(wc -l <"$run/plan")
 echo "TAP version 13"
 echo "1..$total"
+[ -z "${debs_note:-}" ] || echo "$debs_note"
 start=$(date +%s)
 boots=0
 stage2=$here/init-stage2.sh

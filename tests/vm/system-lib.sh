@@ -2,62 +2,123 @@
 # shellcheck shell=sh
 # Helpers for the vm-system tier's guest scripts (tests/vm/system/*.sh, run by
 # systemd's rt-vm-guest.service; see run-vm.sh --system). Sourced after
-# tests/vm/lib.sh. The steps here are README's "Install for real", in order.
+# tests/vm/lib.sh. The guest installs, upgrades, removes and purges the
+# Debian packages built from this tree with apt-get, as README's "Install"
+# says.
 
-# system_install: lays the build's `meson install --destdir` tree
-# ($RT_DESTDIR) onto / as a package would, keeping the merged-usr symlinks
-# (/lib -> usr/lib, /sbin -> usr/sbin: tar's --keep-directory-symlink never
-# replaces a symlink to a directory with a real one), and records what it
-# laid in /var/lib/realtimed.files and .dirs for system_uninstall. Then, as
-# the package's maintainer scripts would: daemon-reload, sysusers, tmpfiles,
-# and a bus reload so that dbus-daemon sees the new policy and activation
-# files.
+# Our packages, and the three a desktop user installs (README, Install).
+system_all_packages="realtimed libpam-realtime librealtime1 librealtime-dev realtime-dkms"
+system_default_packages="realtimed libpam-realtime librealtime1"
+
+# system_debs DIR PACKAGE...: the paths of the packages' .deb files in DIR.
+system_debs()
+{
+	d=$1
+	shift
+	for p in "$@"; do
+		ls "$d/${p}_"*.deb
+	done
+}
+
+# system_apt ARGS...: apt-get, as an admin runs it. It downloads nothing:
+# every dependency of the packages is one of the test packages installed on
+# the host whose root the guest boots (the guest has no network).
+system_apt()
+{
+	_apt_t0=$(date +%s)
+	DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Use-Pty=0 "$@" </dev/null 2>&1
+	_apt_rc=$?
+	echo "time: $(($(date +%s) - _apt_t0))s for apt-get $1"
+	return "$_apt_rc"
+}
+
+# system_install [PACKAGE...]: `apt-get install ./PACKAGE_*.deb ...` of the
+# built packages ($RT_DEBS; default: $system_default_packages). The packages'
+# maintainer scripts do the rest: sysusers, tmpfiles, the bus reload, the
+# unit enabled and started, pam-auth-update, dkms.
 system_install()
 {
-	[ -d "$RT_DESTDIR/usr" ] || skip "no meson install tree at $RT_DESTDIR"
-	(cd "$RT_DESTDIR" && find . ! -type d | sed 's/^\.//') >/var/lib/realtimed.files
-	(cd "$RT_DESTDIR" && find . -mindepth 1 -type d | sed 's/^\.//' | sort -r) >/var/lib/realtimed.dirs
-	tar -C "$RT_DESTDIR" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
-	systemctl daemon-reload
-	systemd-sysusers
-	systemd-tmpfiles --create
-	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+	[ -d "${RT_DEBS:-}" ] || skip "no packages at RT_DEBS=${RT_DEBS:-} (run through run-vm.sh --system)"
+	[ $# -gt 0 ] || set -- $system_default_packages
+	# shellcheck disable=SC2046 # one path a package, no spaces in them
+	system_apt install $(system_debs "$RT_DEBS" "$@")
 }
 
-# system_uninstall: the documented removal, every step of it in every test:
-# realtime.ko's boot settings, the module (if loaded) and its dkms build (if
-# added), pam_realtime out of the PAM stack, the service stopped and
-# disabled, every file system_install laid and the directories it created
-# that are now empty, then daemon-reload and a bus reload.
-system_uninstall()
+# system_upgrade: the installed packages of ours to the higher version
+# built from the same tree ($RT_DEBS/upgrade), as an `apt upgrade` would.
+system_upgrade()
 {
-	rm -f /etc/modules-load.d/realtime.conf /etc/modprobe.d/realtime.conf
-	if [ -d /sys/module/realtime ]; then
-		rmmod realtime
-	fi
-	# dkms's own tree says whether it was added: asking dkms status (a
-	# long bash script) takes a minute under TCG on a loaded host.
-	for src in /usr/src/realtime-*; do
-		if [ -d "/var/lib/dkms/realtime/${src##*/realtime-}" ]; then
-			dkms remove "realtime/${src##*/realtime-}" --all
-		fi
+	set --
+	for p in $system_all_packages; do
+		system_installed "$p" && set -- "$@" "$p"
 	done
-	DEBIAN_FRONTEND=noninteractive pam-auth-update --remove realtime
-	systemctl disable --now realtimed.service 2>&1
-	xargs -d '\n' rm -f </var/lib/realtimed.files
-	xargs -d '\n' rmdir --ignore-fail-on-non-empty </var/lib/realtimed.dirs 2>/dev/null
-	systemctl daemon-reload
-	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+	# shellcheck disable=SC2046
+	system_apt install $(system_debs "$RT_DEBS/upgrade" "$@")
 }
 
-# system_leftovers: the installed files that are still there, one a line.
-system_leftovers()
+# system_installed PACKAGE: true when dpkg has it installed.
+system_installed()
 {
-	while read -r f; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
-			echo "$f"
-		fi
-	done </var/lib/realtimed.files
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+# system_purge: `apt-get purge` of every package of ours that dpkg knows.
+system_purge()
+{
+	set --
+	for p in $system_all_packages; do
+		dpkg-query -W "$p" >/dev/null 2>&1 && set -- "$@" "$p"
+	done
+	[ $# -eq 0 ] || system_apt purge "$@"
+}
+
+# The overlay's layers (init-stage1.sh): the host's root, which the guest
+# boots read-only, and what the guest changed since its first boot.
+system_lower=/rt-layers/lower
+system_upper=/rt-layers/upper/data
+
+# system_files: the guest's changes to its root, one "TYPE PATH" a line,
+# sorted: every path of the overlay's upper layer, TYPE its find -printf %y,
+# or "-" for a whiteout (a path of the host's root deleted in the guest).
+# Only the upper layer can differ between two moments of one boot, so two
+# such lists tell what changed in between, as piuparts' lists of the whole
+# root would (system_files_diff), without reading half a million paths over
+# 9p. Left out, as piuparts leaves them out: the run time's file systems
+# (/proc, /sys, /dev, /run, /tmp, /var/tmp are mounts of their own), what
+# apt and dpkg keep of their own (logs, caches, lists, their database), the
+# journal, and the layers' own mount points.
+system_files()
+{
+	[ -d "$system_upper" ] || skip "no overlay layers at /rt-layers (init-stage1.sh)"
+	(cd "$system_upper" && find . -xdev \( -path ./rt-layers -o -path ./var/log -o -path ./var/cache/apt \
+		-o -path ./var/cache/debconf -o -path ./var/lib/apt -o -path ./var/lib/dpkg \
+		-o -path ./var/cache/man -o -path ./var/cache/ldconfig -o -path ./proc -o -path ./sys \
+		-o -path ./dev -o -path ./run -o -path ./tmp -o -path ./var/tmp \) -prune \
+		-o ! -path . -printf '%y %M %p\n') |
+		awk '{ t = $1; if (t == "c" && $2 ~ /^c---------/) t = "-"; p = substr($0, index($0, "./") + 1); print t, p }' |
+		LC_ALL=C sort -k2
+}
+
+# system_files_diff BEFORE AFTER: the paths whose presence or type differs
+# between two system_files lists, one "PATH: BEFORE -> AFTER" a line (TYPE,
+# or "-" for absent); a path missing from a list is the host root's there.
+system_files_diff()
+{
+	LC_ALL=C join -1 2 -2 2 -a 1 -a 2 -e '=' -o 0,1.1,2.1 "$1" "$2" |
+		while read -r path before after; do
+			[ "$before" = "$after" ] && continue
+			host=-
+			if [ -L "$system_lower$path" ]; then
+				host=l
+			elif [ -d "$system_lower$path" ]; then
+				host=d
+			elif [ -e "$system_lower$path" ]; then
+				host=f
+			fi
+			[ "$before" = = ] && before=$host
+			[ "$after" = = ] && after=$host
+			[ "$before" = "$after" ] || echo "$path: $before -> $after"
+		done
 }
 
 # system_reboot: ends this boot of the guest script: reboots the guest for

@@ -1,17 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# vm-system-install: realtimed installed for real on a systemd-booted guest
-# (README, "Install for real"), with real services only: the meson install
-# tree laid onto / (merged /lib kept), sysusers and tmpfiles applied, the
-# unit clean under systemd-analyze verify; realtimed started by D-Bus
-# activation on the first call, inside the unit's sandbox, READY, its
-# watchdog fed; an audio member gets FIFO through realtimectl run, a
-# non-member is refused with the reason; reload (good and broken edits),
-# restart (live grants adopted, then demoted by a reload), CpuDmaLatency=
-# held through the unit's sandbox, the journal's
-# MESSAGE_IDs; and the documented removal, after which a running session
-# keeps its grant and nothing of realtimed is left.
+# vm-system-install: realtimed installed for real on a systemd-booted guest,
+# from its Debian packages (`apt-get install ./realtimed_*.deb
+# ./libpam-realtime_*.deb ./librealtime1_*.deb`), with real services only:
+# sysusers and tmpfiles applied and the unit enabled and started by the
+# packages' scripts, the unit clean under systemd-analyze verify;
+# pam_realtime added to the PAM stack (pam-auth-update --package): `su -
+# MEMBER` and the member's `systemd --user` (PAM service systemd-user,
+# common-session-noninteractive) and a service it runs have the policy's
+# rlimits (audio: RLIMIT_RTPRIO 95, RLIMIT_MEMLOCK unlimited), a
+# non-member's stay at the defaults; realtimed started by D-Bus activation
+# on the first call, inside the unit's sandbox, READY, its watchdog fed; an
+# audio member gets FIFO through realtimectl run, a non-member is refused
+# with the reason; reload (good and broken edits), restart (live grants
+# adopted, then demoted by a reload), CpuDmaLatency= held through the unit's
+# sandbox, the journal's MESSAGE_IDs; and `apt-get
+# remove`: the service gone, common-session and common-session-noninteractive
+# byte for byte as before the install, a running session keeping its grant
+# and its limits, a new login working; then the purge.
 
 # shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
@@ -25,17 +32,69 @@ id_grant=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a02
 id_refusal=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a03
 id_demotion=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a04
 
-# --- install -------------------------------------------------------------
-system_install
+# rtprio_of PID: soft and hard "Max realtime priority" of PID
+rtprio_of()
+{
+	awk '/^Max realtime priority/ { print $4, $5 }' "/proc/$1/limits"
+}
+
+# --- install ---------------------------------------------------------------
+saved=$(mktemp -d)
+cp /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive "$saved/"
+out=$(system_install)
+rc=$?
+printf '%s\n' "$out" | tail -n 5
+check_eq "apt-get install ./realtimed_*.deb ./libpam-realtime_*.deb ./librealtime1_*.deb" 0 "$rc"
+for p in realtimed libpam-realtime librealtime1; do
+	check "dpkg: $p is installed" system_installed "$p"
+done
 check "/lib is still the merged-usr symlink after the install" test -L /lib
-check "/sbin is still the merged-usr symlink after the install" test -L /sbin
 check "the unit is where systemd finds it" test -f /lib/systemd/system/realtimed.service
 check "sysusers: group audio exists" getent group audio
 check "tmpfiles: /etc/realtime/realtime.conf.d exists" test -d /etc/realtime/realtime.conf.d
 check "tmpfiles: /run/realtime exists" test -d /run/realtime
+check "the package enabled realtimed.service" systemctl -q is-enabled realtimed.service
+check "and started it" systemctl -q is-active realtimed.service
 out=$(systemd-analyze verify realtimed.service 2>&1)
 check_eq "systemd-analyze verify realtimed.service says nothing" "" "$out"
-check "realtimed is not running before the first call" sh -c '! systemctl -q is-active realtimed.service'
+
+# --- pam_realtime: in the PAM stack, limits at login --------------------------
+check "the pam-auth-update profile is installed" test -f /usr/share/pam-configs/realtime
+check "common-session has pam_realtime" grep -q 'pam_realtime.so' /etc/pam.d/common-session
+check "common-session-noninteractive has pam_realtime" \
+	grep -q 'pam_realtime.so' /etc/pam.d/common-session-noninteractive
+
+check_eq "su - member: RLIMIT_RTPRIO soft/hard" "95 95" "$(su - rtaudio -c 'echo "$(ulimit -r) $(ulimit -Hr)"' 2>&1)"
+check_eq "su - member: RLIMIT_MEMLOCK" "unlimited" "$(su - rtaudio -c 'ulimit -l' 2>&1)"
+check_eq "su - non-member: RLIMIT_RTPRIO unchanged" "0 0" "$(su - rtplain -c 'echo "$(ulimit -r) $(ulimit -Hr)"' 2>&1)"
+
+for u in rtaudio rtplain; do
+	uid=$(id -u "$u")
+	# su's session has ended, and logind stops the user manager it started
+	# UserStopDelaySec (10 s) later: on a slow guest that lands in the middle
+	# of what follows. Lingering keeps one manager up (started through PAM's
+	# systemd-user service, as a login's is) until the test is done.
+	loginctl enable-linger "$u"
+	wait_until 120 sh -c "systemctl -q is-active user@$uid.service && test -S /run/user/$uid/bus"
+	# shellcheck disable=SC2034 # read through eval below
+	mgr=$(systemctl show -p MainPID --value "user@$uid.service")
+	as "$u" env XDG_RUNTIME_DIR="/run/user/$uid" \
+		systemd-run --user --quiet --unit=rt-limits sleep 600
+	# shellcheck disable=SC2034
+	svc=$(as "$u" env XDG_RUNTIME_DIR="/run/user/$uid" \
+		systemctl --user show -p MainPID --value rt-limits.service)
+	eval "mgr_$u=\$(rtprio_of \"\$mgr\")"
+	eval "svc_$u=\$(rtprio_of \"\$svc\")"
+	loginctl disable-linger "$u"
+done
+# shellcheck disable=SC2154
+check_eq "the member's systemd --user: RLIMIT_RTPRIO" "95 95" "$mgr_rtaudio"
+# shellcheck disable=SC2154
+check_eq "a service of the member's systemd --user: RLIMIT_RTPRIO" "95 95" "$svc_rtaudio"
+# shellcheck disable=SC2154
+check_eq "the non-member's systemd --user: RLIMIT_RTPRIO unchanged" "0 0" "$mgr_rtplain"
+# shellcheck disable=SC2154
+check_eq "a service of the non-member's systemd --user: unchanged" "0 0" "$svc_rtplain"
 
 # An admin who wants every grant and refusal in the journal (realtimed(8),
 # --debug): a drop-in, as systemctl edit would write it.
@@ -53,6 +112,10 @@ hold_grant()
 	held=$!
 	wait_until 30 sh -c "[ \"\$(sed 's/^.*) //' /proc/$held/stat | cut -d' ' -f39)\" = 1 ]"
 }
+
+# For the activation below: stopped, as after a boot without it enabled.
+systemctl stop realtimed.service
+check "realtimed is not running before the first call" sh -c '! systemctl -q is-active realtimed.service'
 
 # --- D-Bus activation, sandbox, READY, watchdog ---------------------------
 # The first call: an audio member asks for FIFO 50 for a command.
@@ -179,14 +242,32 @@ check "no watchdog timeout in the journal" \
 
 # --- removal: a running session keeps working --------------------------------
 hold_grant 40
-system_uninstall
-left=$(system_leftovers)
-check_eq "the documented removal leaves none of the installed files" "" "$left"
+su - rtaudio -c 'exec sleep 600' &
+# by its whole command line: another sleep of rtaudio's (a user service's)
+# may come and go meanwhile
+wait_until 120 pgrep -u rtaudio -xf 'sleep 600' >/dev/null
+session=$(pgrep -u rtaudio -xf 'sleep 600' | head -n 1)
+check "a login session's program runs ($session)" test -n "$session"
+out=$(system_apt remove realtimed libpam-realtime librealtime1)
+check_eq "apt-get remove realtimed libpam-realtime librealtime1" 0 "$?"
+printf '%s\n' "$out" | tail -n 3
+for f in common-session common-session-noninteractive; do
+	check "the removal left /etc/pam.d/$f as it was before the install" cmp "$saved/$f" "/etc/pam.d/$f"
+done
+check_eq "a session opened before the removal keeps its limits" "95 95" "$(rtprio_of "$session")"
+check_eq "a new login still works, without the limits" "0" "$(su - rtaudio -c 'ulimit -r' 2>&1)"
+kill "$session" 2>/dev/null
 check "no realtimed runs" sh -c '! pgrep -x realtimed'
 check "systemd no longer knows realtimed.service" \
 	sh -c '[ "$(systemctl show -p LoadState --value realtimed.service)" = not-found ]'
+check "nor masks it any longer (prerm's runtime mask is lifted)" sh -c '! test -e /run/systemd/system/realtimed.service'
 check_eq "the running session keeps its FIFO 40 thread" "1 40" "$(sched_of "$held")"
 check "and it keeps running" kill -0 "$held"
 check "realtimectl is gone too" sh -c '! command -v realtimectl'
 kill "$held" 2>/dev/null
+rm -rf /etc/systemd/system/realtimed.service.d
+out=$(system_purge)
+check_eq "apt-get purge of the removed packages" 0 "$?"
+check "the purge removed /run/realtime" sh -c '! test -e /run/realtime'
+check "and the admin policy file" sh -c '! test -e /etc/realtime/realtime.conf'
 finish

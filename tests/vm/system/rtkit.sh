@@ -1,24 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# vm-system-rtkit: realtimed and Debian's rtkit installed side by side, both
-# D-Bus-activatable for org.freedesktop.RealtimeKit1 (rtkit's activation file
-# names SystemdService=rtkit-daemon.service). `systemctl enable realtimed`
-# makes rtkit-daemon.service an alias of realtimed.service ([Install]
-# Alias=), so whatever activates that name starts realtimed. Proved with the
+# vm-system-rtkit: realtimed's package takes RealtimeKit's name over from
+# Debian's rtkit, which stays installed (README.Debian): `apt-get install`
+# alone, nothing stopped, enabled or masked by hand. Proved with the
 # member's own PipeWire, a `systemd --user` service asking module-rt for 88:
-#   - before the install, rtkit-daemon is running and owns the name, as on a
+#   - before the install, rtkit-daemon runs and owns the name, as on a
 #     desktop: PipeWire gets RR 20;
-#   - installed, then README's steps (stop rtkit-daemon, enable --now
-#     realtimed): the data thread runs FIFO 88, from realtimed;
-#   - realtimed enabled but stopped: the RealtimeKit1 call activates
-#     realtimed (not rtkit-daemon), again FIFO 88;
-#   - realtimed removed (the documented removal): the name goes back to
-#     rtkit-daemon, which clamps PipeWire to RR 20;
-#   - installed again and enabled while rtkit-daemon runs (the stop
-#     forgotten): realtimed.service counts rtkit-daemon as its process and
-#     starts nothing; `systemctl restart realtimed.service`, as README says,
-#     ends rtkit-daemon and starts realtimed: FIFO 88.
+#   - installed while rtkit-daemon and that PipeWire run: rtkit-daemon is
+#     stopped, PipeWire keeps the RR 20 thread rtkit gave it (rtkit does not
+#     demote on exit), realtimed owns org.freedesktop.RealtimeKit1, and
+#     PipeWire's next request (a restart) gets FIFO 88 from realtimed;
+#   - realtimed stopped: PipeWire's RealtimeKit1 call activates realtimed,
+#     not rtkit-daemon (rtkit's activation file is diverted), again FIFO 88;
+#     rtkit-daemon.service is an alias of realtimed.service;
+#   - `apt-get remove realtimed`: rtkit's activation file and unit are back,
+#     and rtkit-daemon, activated by PipeWire's call, clamps it to RR 20;
+#   - installed again while rtkit-daemon runs, then purged: realtimed again,
+#     then rtkit again.
 
 # shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
@@ -61,11 +60,10 @@ user_ctl()
 	as rtaudio env XDG_RUNTIME_DIR="/run/user/$uid" systemctl --user "$@"
 }
 
-# pw_data_thread: restarts the member's pipewire.service and prints
-# "POLICY PRIO" of its realtime data thread (1 fifo, 2 rr), or "none".
-pw_data_thread()
+# pw_thread: "POLICY PRIO" of the member's running PipeWire's realtime data
+# thread (1 fifo, 2 rr), or "none"; waits up to 30 s for one.
+pw_thread()
 {
-	user_ctl restart pipewire.service
 	pw=$(user_ctl show -p MainPID --value pipewire.service)
 	found=none
 	n=0
@@ -82,27 +80,43 @@ pw_data_thread()
 	echo "$found"
 }
 
+# pw_data_thread: restarts the member's pipewire.service, a new request, and
+# prints pw_thread.
+pw_data_thread()
+{
+	user_ctl restart pipewire.service
+	pw_thread
+}
+
+# owner_of: the name of the process that owns org.freedesktop.RealtimeKit1,
+# or none.
+owner_of()
+{
+	pid=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
+	[ -n "$pid" ] && cat "/proc/$pid/comm" 2>/dev/null || echo none
+}
+
+rtkit_file=/usr/share/dbus-1/system-services/org.freedesktop.RealtimeKit1.service
+
 # --- before: the desktop's rtkit-daemon runs and owns the name -----------------
 check_eq "rtkit alone: rtkit-daemon clamps the member's PipeWire to RR 20" "2 20" "$(pw_data_thread)"
-rtkit_pid=$(pgrep -x rtkit-daemon)
-owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
-check_eq "rtkit-daemon runs and owns org.freedesktop.RealtimeKit1" "${rtkit_pid:-none}" "$owner"
+check_eq "rtkit-daemon owns org.freedesktop.RealtimeKit1" rtkit-daemon "$(owner_of)"
 
-# --- installed and enabled as README says, rtkit-daemon running -------------------
-system_install
-systemctl stop rtkit-daemon.service
-check "systemctl stop rtkit-daemon.service stopped rtkit's daemon" sh -c '! pgrep -x rtkit-daemon'
-systemctl enable --now realtimed.service
-check "enable made rtkit-daemon.service an alias of realtimed.service" \
-	sh -c '[ "$(readlink /etc/systemd/system/rtkit-daemon.service)" = /lib/systemd/system/realtimed.service ]'
-check_eq "systemd resolves rtkit-daemon.service to realtimed.service" realtimed.service \
+# --- installed while rtkit-daemon and PipeWire run -----------------------------------
+out=$(system_install)
+check_eq "apt-get install ./realtimed_*.deb ... while rtkit-daemon runs" 0 "$?"
+printf '%s\n' "$out" | grep -i -E 'error|warn' || true
+check "the install stopped rtkit-daemon" sh -c '! pgrep -x rtkit-daemon'
+check_eq "realtimed owns org.freedesktop.RealtimeKit1" realtimed "$(owner_of)"
+check_eq "the running PipeWire keeps the RR 20 thread rtkit gave it" "2 20" "$(pw_thread)"
+check_eq "its next request: FIFO 88, from realtimed" "1 88" "$(pw_data_thread)"
+check "rtkit's activation file is diverted" sh -c "dpkg-divert --list '$rtkit_file' | grep -q 'by realtimed'"
+check "realtimed's activation file for the name names realtimed.service" \
+	grep -q '^SystemdService=realtimed.service$' "$rtkit_file"
+check_eq "systemd resolves rtkit-daemon.service to realtimed.service (Alias=)" realtimed.service \
 	"$(systemctl show -p Id --value rtkit-daemon.service)"
-check_eq "realtimed, enabled: the member's PipeWire data thread runs FIFO 88" "1 88" "$(pw_data_thread)"
-owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
-check_eq "org.freedesktop.RealtimeKit1 is realtimed's" \
-	"$(systemctl show -p MainPID --value realtimed.service)" "$owner"
 
-# --- enabled, not running: the RealtimeKit1 call activates realtimed ------------
+# --- stopped: the RealtimeKit1 call activates realtimed ---------------------------
 systemctl stop realtimed.service
 check "no RealtimeKit1 owner while realtimed is stopped" \
 	sh -c '! busctl status --system org.freedesktop.RealtimeKit1 >/dev/null 2>&1'
@@ -111,34 +125,29 @@ check "the call started realtimed" systemctl -q is-active realtimed.service
 check "and no rtkit-daemon" sh -c '! pgrep -x rtkit-daemon'
 
 # --- removed: the name goes back to rtkit ----------------------------------------
-user_ctl stop pipewire.service
-system_uninstall
-check "disable removed the alias" sh -c '! test -L /etc/systemd/system/rtkit-daemon.service'
+out=$(system_apt remove realtimed libpam-realtime librealtime1)
+check_eq "apt-get remove realtimed libpam-realtime librealtime1" 0 "$?"
+check "rtkit's activation file is back" grep -q '^SystemdService=rtkit-daemon.service$' "$rtkit_file"
+check_eq "no diversion is left" "" "$(dpkg-divert --list "$rtkit_file")"
+check "no alias of rtkit-daemon.service is left in /etc" sh -c '! test -L /etc/systemd/system/rtkit-daemon.service'
 check_eq "rtkit-daemon.service is rtkit's own unit again" /lib/systemd/system/rtkit-daemon.service \
 	"$(systemctl show -p FragmentPath --value rtkit-daemon.service)"
 check_eq "realtimed removed: rtkit-daemon clamps the member's PipeWire to RR 20" "2 20" "$(pw_data_thread)"
-rtkit_pid=$(pgrep -x rtkit-daemon)
-check "rtkit-daemon was activated for it" test -n "$rtkit_pid"
-owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
-check_eq "org.freedesktop.RealtimeKit1 is rtkit-daemon's again" "$rtkit_pid" "$owner"
+check_eq "org.freedesktop.RealtimeKit1 is rtkit-daemon's again" rtkit-daemon "$(owner_of)"
 
-# --- installed again, enabled without stopping the running rtkit-daemon --------
-# daemon-reload makes the running rtkit-daemon.service a name of
-# realtimed.service: systemd then counts rtkit-daemon's process as
-# realtimed.service's, so --now starts nothing. README: restart it.
-system_install
-systemctl enable --now realtimed.service
-check_eq "enabled while rtkit-daemon ran: realtimed.service's main process is rtkit-daemon" \
-	"$rtkit_pid" "$(systemctl show -p MainPID --value realtimed.service)"
-check "and no realtimed started" sh -c '! pgrep -x realtimed'
-systemctl restart realtimed.service
-check "systemctl restart realtimed.service ended rtkit-daemon" sh -c '! pgrep -x rtkit-daemon'
-check "and started realtimed" sh -c 'pgrep -x realtimed >/dev/null'
-check_eq "after the restart, the member's PipeWire runs FIFO 88 again" "1 88" "$(pw_data_thread)"
-owner=$(busctl status --system org.freedesktop.RealtimeKit1 2>/dev/null | sed -n 's/^PID=//p')
-check_eq "org.freedesktop.RealtimeKit1 is realtimed's" \
-	"$(systemctl show -p MainPID --value realtimed.service)" "$owner"
+# --- installed again while rtkit-daemon runs, then purged ---------------------------
+out=$(system_install)
+check_eq "installed again while rtkit-daemon runs" 0 "$?"
+check_eq "realtimed owns the name again" realtimed "$(owner_of)"
+check_eq "and PipeWire's next request gets FIFO 88" "1 88" "$(pw_data_thread)"
 user_ctl stop pipewire.service
-system_uninstall
-check_eq "the removal leaves none of the installed files" "" "$(system_leftovers)"
+out=$(system_purge)
+check_eq "apt-get purge" 0 "$?"
+check_eq "no diversion is left after the purge" "" "$(dpkg-divert --list "$rtkit_file")"
+check "no alias of rtkit-daemon.service is left" sh -c '! test -L /etc/systemd/system/rtkit-daemon.service'
+out=$(busctl call --system org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
+	org.freedesktop.DBus.Properties Get ss org.freedesktop.RealtimeKit1 MaxRealtimePriority 2>&1)
+check_eq "a RealtimeKit1 call after the purge is answered" "v i 20" "$out"
+check_eq "by rtkit-daemon" rtkit-daemon "$(owner_of)"
+rm -rf /etc/systemd/user/pipewire.service.d /etc/pipewire-vm-system.conf /etc/polkit-1/rules.d/50-vm-system-rtkit.rules
 finish
