@@ -305,9 +305,10 @@ void check_rtkit_conflict(const CheckContext *c, CheckResult *r)
 			  "rtkit-daemon %s: it and realtimed both hand out realtime, by different "
 			  "rules, and only one can answer rtkit's clients",
 			  owns ? "owns org.freedesktop.RealtimeKit1" : "is running");
-		check_hint(r, "systemctl disable --now rtkit-daemon && systemctl mask rtkit-daemon "
-			      "(realtimed answers rtkit's clients itself with RtkitCompat=yes), or "
-			      "apt remove rtkit");
+		check_hint(r, "systemctl stop rtkit-daemon && systemctl enable --now realtimed: "
+			      "enabled, realtimed is rtkit-daemon.service too and answers rtkit's "
+			      "clients (RtkitCompat=yes), which realtimed's Debian package sets up "
+			      "itself; do not mask rtkit-daemon, that name is then realtimed's");
 		return;
 	}
 	if (installed) {
