@@ -170,7 +170,7 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 	_cleanup_free_ char *data = NULL;
 	FileParse fp = { .kind = _SECTION_KIND_INVALID, .only = p->only, .all_errors = p->check };
 	const char *file;
-	struct stat st;
+	struct stat st = {}; /* = {}: -O2 cannot see file_open() fill it */
 	Trust trust = TRUST_NONE;
 	size_t size = 0;
 	int r;

@@ -231,7 +231,7 @@ int request_map_pidns(Request *r)
 {
 	const char *proc = r->d->args.proc;
 	ProcNspid caller;
-	uint64_t self;
+	uint64_t self = 0; /* = 0: for -O2, which cannot see self_pidns() set it */
 	int k;
 
 	if (r->pid_arg == 0 && r->tid_arg == 0)

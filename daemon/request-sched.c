@@ -162,10 +162,11 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 {
 	SchedState before;
-	GrantKind kind;
+	/* set by request_apply() when it returns 0; initialized for -O2 */
+	GrantKind kind = GRANT_NICE;
 	Grant *grant;
 	bool unchanged, handed = false;
-	int value, k;
+	int value = 0, k;
 
 	if (r->kind != GRANT_NICE) {
 		k = request_check_rttime(r, g, user);

@@ -59,7 +59,8 @@ static int get_nice(pid_t tid, int *ret)
 
 	errno = 0;
 	nice = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (nice == -1 && errno != 0)
+	/* errno > 0 spelt out, so that -O2 sees *ret set whenever 0 is returned */
+	if (nice == -1 && errno > 0)
 		return -errno;
 	*ret = nice;
 	return 0;

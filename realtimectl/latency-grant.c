@@ -77,7 +77,7 @@ int lat_grant(LatRun *run)
 	_cleanup_bus_message_ DBusMessage *limits = NULL;
 	dbus_uint64_t self = 0;
 	const char *policy;
-	SelfPolicy p;
+	SelfPolicy p = {}; /* = {}: -O2 cannot see explain_self() fill it */
 	int priority, r;
 
 	r = bus_open(&c);
