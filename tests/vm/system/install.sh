@@ -29,7 +29,8 @@
 add_test_users
 
 id_grant=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a02
-id_refusal=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a03
+# a refused grant request: one notice line each, paced per user (REFUSALS)
+id_refusal=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a07
 id_demotion=5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a04
 
 # rtprio_of PID: soft and hard "Max realtime priority" of PID
@@ -218,6 +219,13 @@ for id in grant:$id_grant refusal:$id_refusal demotion:$id_demotion; do
 	check "journalctl -u realtimed -o verbose has MESSAGE_ID of a ${id%%:*}" \
 		sh -c "printf '%s\n' \"\$1\" | grep -q 'MESSAGE_ID=${id#*:}'" sh "$journal"
 done
+# as realtimed(8) tells an admin to look: the non-member's refusal above,
+# with its fields
+plain_uid=$(id -u rtplain)
+refused=$(journalctl -b -o verbose --no-pager MESSAGE_ID=$id_refusal REALTIMED_UID="$plain_uid")
+check "journalctl MESSAGE_ID=$id_refusal REALTIMED_UID=$plain_uid: the non-member's refusal, FIFO 50, with the policy file:line" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q 'REALTIMED_ASKED=FIFO 50' &&
+		printf '%s\n' \"\$1\" | grep -q 'REALTIMED_POLICY_SOURCE=.*realtime.conf:[0-9]'" sh "$refused"
 
 # --- the watchdog is fed ----------------------------------------------------
 # An unfed watchdog gets realtimed killed (SIGABRT) WatchdogSec=30 after its
