@@ -57,7 +57,7 @@ static int read_effective(const CheckContext *c, long long *ret)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, &v, sizeof(v));
-	close(fd);
+	safe_close(fd); /* keeps read()'s errno for the answer */
 	if (n != (ssize_t)sizeof(v))
 		return n < 0 ? -errno : -EIO;
 	*ret = v;
