@@ -144,6 +144,18 @@ static void daemon_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
 	snprintf(ret->error, sizeof(ret->error), "%s", error);
 }
 
+void check_bus_cpu_dma(CpuDmaHold *ret)
+{
+	_cleanup_bus_connection_ DBusConnection *bus = NULL;
+
+	*ret = (CpuDmaHold){};
+	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, NULL);
+	if (!bus)
+		return;
+	dbus_connection_set_exit_on_disconnect(bus, false);
+	daemon_cpu_dma(bus, ret);
+}
+
 void check_bus_query(CheckBus *ret)
 {
 	_cleanup_bus_connection_ DBusConnection *bus = NULL;

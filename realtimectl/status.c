@@ -29,13 +29,14 @@ static const TableColumn columns[] = {
  * CpuDmaLatency=): nothing from a realtimed that does not say. */
 static void print_cpu_dma(void)
 {
-	CheckBus bus;
+	CpuDmaHold h;
 	char text[256];
 
-	check_bus_query(&bus);
-	if (!bus.cpu_dma.known)
+	/* the one property, not check's whole look at the bus */
+	check_bus_cpu_dma(&h);
+	if (!h.known)
 		return;
-	cpu_dma_hold_describe(&bus.cpu_dma, text, sizeof(text));
+	cpu_dma_hold_describe(&h, text, sizeof(text));
 	printf("CPU latency request (/dev/cpu_dma_latency): %s.\n", text);
 }
 
