@@ -36,7 +36,7 @@ typedef struct LatShared {
 typedef struct LatThread {
 	LatShared *shared;
 	LatCpu *cpu;
-	uint64_t interval_ns, end_ns;
+	uint64_t interval_ns, end_ns, offset_ns;
 } LatThread;
 
 #define SWAP_TWO(a, b)              \
@@ -88,7 +88,7 @@ static void *measure_thread(void *arg)
 	while (!s->go)
 		pthread_cond_wait(&s->cond, &s->lock);
 	go = s->start_ns > 0;
-	next = s->start_ns;
+	next = s->start_ns + t->offset_ns;
 	pthread_mutex_unlock(&s->lock);
 	if (!go)
 		return NULL;
@@ -245,7 +245,9 @@ int lat_measure(LatRun *run, int (*start)(LatRun *run))
 		args[n] = (LatThread){ .shared = &shared,
 				       .cpu = c,
 				       .interval_ns = run->interval_ns,
-				       .end_ns = run->duration_ns };
+				       .end_ns = run->duration_ns,
+				       .offset_ns = lat_thread_offset_ns(run->interval_ns, n,
+									 run->n_cpus) };
 		k = pthread_create(&threads[n], &attr, measure_thread, &args[n]);
 		if (k != 0) {
 			fprintf(stderr, "Failed to start a measuring thread on CPU %d: %s\n",
@@ -266,7 +268,7 @@ int lat_measure(LatRun *run, int (*start)(LatRun *run))
 	atomic_store(&lat_stop, false);
 	sigaction(SIGINT, &sa, &old_sa);
 	pthread_mutex_lock(&shared.lock);
-	/* the first wakeup one interval from now, the same for every CPU */
+	/* the first wakeups from one interval from now, spread over it */
 	shared.start_ns = r < 0 ? now_ns() + run->interval_ns : 0;
 	shared.go = true;
 	pthread_cond_broadcast(&shared.cond);

@@ -38,6 +38,15 @@ uint64_t lat_hist_percentile_us(const LatHist *h, double share)
 	return max_us;
 }
 
+uint64_t lat_thread_offset_ns(uint64_t interval_ns, size_t k, size_t n)
+{
+	if (n == 0)
+		return 0;
+	k %= n;
+	/* in two parts, so that no product can overflow */
+	return interval_ns / n * k + interval_ns % n * k / n;
+}
+
 uint64_t lat_period_ns(unsigned frames, unsigned rate)
 {
 	return rate ? (uint64_t)frames * 1000000000u / rate : 0;

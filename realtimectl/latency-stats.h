@@ -10,6 +10,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "macro.h"
@@ -63,6 +64,13 @@ typedef enum LatVerdict {
 /* The shares of the period of the rule above, as realtimectl(1) states it. */
 #define LAT_VERDICT_OK_SHARE 4	  /* ok: worst <= period / 4 */
 #define LAT_VERDICT_TIGHT_SHARE 2 /* tight: worst <= period / 2 */
+
+/* When the k-th of n measuring threads starts its first interval, after
+ * the common start: k/n of the interval, so that the CPUs' wakeups are
+ * spread over the period rather than all at one instant (which costs every
+ * thread the others' timer work on a VM, and is not how audio threads
+ * wake). 0 for n == 0; k is taken modulo n. */
+uint64_t lat_thread_offset_ns(uint64_t interval_ns, size_t k, size_t n);
 
 /* The period of frames at rate Hz, in ns. */
 uint64_t lat_period_ns(unsigned frames, unsigned rate);

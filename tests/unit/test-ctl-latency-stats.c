@@ -110,9 +110,32 @@ START_TEST(test_verdicts)
 }
 END_TEST
 
+/* The threads' first wakeups spread evenly over one interval, so that the
+ * CPUs' timers do not all fire at one instant (cyclictest's threads do not
+ * either): each offset below the interval, in order, none twice. */
+START_TEST(test_offsets)
+{
+	ck_assert_uint_eq(lat_thread_offset_ns(1000000, 0, 1), 0);
+	ck_assert_uint_eq(lat_thread_offset_ns(1000000, 0, 2), 0);
+	ck_assert_uint_eq(lat_thread_offset_ns(1000000, 1, 2), 500000);
+	ck_assert_uint_eq(lat_thread_offset_ns(1000000, 3, 4), 750000);
+	/* a second interval, 4096 CPUs: no overflow, all distinct */
+	for (size_t n = 1; n <= 4096; n *= 4)
+		for (size_t k = 1; k < n; k++) {
+			ck_assert_uint_lt(lat_thread_offset_ns(1000000000, k, n), 1000000000);
+			ck_assert_uint_gt(lat_thread_offset_ns(1000000000, k, n),
+					  lat_thread_offset_ns(1000000000, k - 1, n));
+		}
+	/* k outside 0..n-1: within the interval still */
+	ck_assert_uint_lt(lat_thread_offset_ns(1000000, 7, 2), 1000000);
+	ck_assert_uint_eq(lat_thread_offset_ns(1000000, 0, 0), 0);
+}
+END_TEST
+
 int main(void)
 {
-	return check_run_case("ctl-latency-stats", "stats",
-			      CHECK_TESTS(test_buckets, test_percentiles, test_verdicts), NULL,
-			      NULL);
+	return check_run_case(
+		"ctl-latency-stats", "stats",
+		CHECK_TESTS(test_buckets, test_percentiles, test_verdicts, test_offsets), NULL,
+		NULL);
 }
