@@ -119,9 +119,7 @@ static void daemon_version(DBusConnection *bus, char *buf, size_t size)
 	snprintf(buf, size, "%s", s);
 }
 
-/* The running daemon's CpuDmaLatency (sxus); not known from a realtimed
- * older than it. */
-static void daemon_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
+void check_bus_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
 {
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	DBusMessageIter v;
@@ -142,18 +140,6 @@ static void daemon_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
 	*ret = (CpuDmaHold){ .known = true, .usec = usec, .grants = grants };
 	snprintf(ret->state, sizeof(ret->state), "%s", state);
 	snprintf(ret->error, sizeof(ret->error), "%s", error);
-}
-
-void check_bus_cpu_dma(CpuDmaHold *ret)
-{
-	_cleanup_bus_connection_ DBusConnection *bus = NULL;
-
-	*ret = (CpuDmaHold){};
-	bus = dbus_bus_get_private(DBUS_BUS_SYSTEM, NULL);
-	if (!bus)
-		return;
-	dbus_connection_set_exit_on_disconnect(bus, false);
-	daemon_cpu_dma(bus, ret);
 }
 
 void check_bus_query(CheckBus *ret)
@@ -178,7 +164,7 @@ void check_bus_query(CheckBus *ret)
 		ret->realtimed_pid = owner_pid(bus, realtimed);
 		ret->max_priority = max_priority(bus);
 		daemon_version(bus, ret->version, sizeof(ret->version));
-		daemon_cpu_dma(bus, &ret->cpu_dma);
+		check_bus_cpu_dma(bus, &ret->cpu_dma);
 	}
 	ret->rtkit_owned = name_owner(bus, RTKIT_NAME, rtkit, sizeof(rtkit));
 	if (ret->rtkit_owned) {

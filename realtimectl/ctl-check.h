@@ -235,9 +235,11 @@ int check_apt_candidate(const CheckContext *c, const char *package, char *buf, s
 bool check_irqs_threaded(const CheckContext *c);
 /* check-bus.c (only with D-Bus): the bus_query of a live system. */
 void check_bus_query(CheckBus *ret);
-/* check-bus.c (only with D-Bus): realtimed's CpuDmaLatency alone, one call
- * (realtimectl status); .known false when it does not say. */
-void check_bus_cpu_dma(CpuDmaHold *ret);
+struct DBusConnection; /* libdbus's, for the one below; no D-Bus header here */
+/* check-bus.c (only with D-Bus): realtimed's CpuDmaLatency (sxus) on bus,
+ * for check_bus_query and realtimectl status; ret untouched when the
+ * realtimed there does not say (one older than the property). */
+void check_bus_cpu_dma(struct DBusConnection *bus, CpuDmaHold *ret);
 
 /* check-cpu-dma.c: realtimed's CPU latency request in words, "held at 0 µs
  * for 2 realtime grants", for check and status. */

@@ -27,13 +27,13 @@ static const TableColumn columns[] = {
 
 /* Whether realtimed holds the CPUs out of deep C-states ([Daemon]
  * CpuDmaLatency=): nothing from a realtimed that does not say. */
-static void print_cpu_dma(void)
+static void print_cpu_dma(DBusConnection *bus)
 {
-	CpuDmaHold h;
+	CpuDmaHold h = {};
 	char text[256];
 
-	/* the one property, not check's whole look at the bus */
-	check_bus_cpu_dma(&h);
+	/* the one property, on the connection ListGrants used */
+	check_bus_cpu_dma(bus, &h);
 	if (!h.known)
 		return;
 	cpu_dma_hold_describe(&h, text, sizeof(text));
@@ -42,6 +42,7 @@ static void print_cpu_dma(void)
 
 int verb_status(Ctl *ctl, int argc, char **argv)
 {
+	_cleanup_bus_connection_ DBusConnection *bus = NULL;
 	_cleanup_bus_message_ DBusMessage *reply = NULL;
 	_cleanup_table_ Table *t = NULL;
 	DBusMessageIter iter, array;
@@ -52,9 +53,12 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 	if (ctl->refused)
 		return verb_status_refused(ctl);
 
-	r = bus_call_once(ctl->all ? "ListAllGrants" : "ListGrants",
-			  ctl->all ? "list every user's grants" : "list realtimed's grants",
-			  ctl->all, "a(ttusssit)", &reply, DBUS_TYPE_INVALID);
+	r = bus_open(&bus);
+	if (r > 0)
+		return r;
+	r = bus_call(bus, ctl->all ? "ListAllGrants" : "ListGrants",
+		     ctl->all ? "list every user's grants" : "list realtimed's grants", ctl->all,
+		     "a(ttusssit)", &reply, DBUS_TYPE_INVALID);
 	if (r > 0)
 		return r;
 
@@ -96,7 +100,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 		else
 			printf("\n%zu thread%s%s supervised.\n", n, n == 1 ? "" : "s",
 			       own ? " of yours" : "");
-		print_cpu_dma();
+		print_cpu_dma(bus);
 	}
 	return CTL_EXIT_OK;
 }
