@@ -23,7 +23,7 @@
 
 /* Small stacks: a thread needs little, and locked memory is counted
  * against RLIMIT_MEMLOCK. */
-#define LAT_STACK_SIZE (256 * 1024)
+#define LAT_STACK_SIZE (64 * 1024)
 
 typedef struct LatShared {
 	pthread_mutex_t lock;

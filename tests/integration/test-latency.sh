@@ -64,7 +64,7 @@ check "check --latency: a latency line with the verdicts at 64 and 256 frames" \
 	grep -q '"id":"latency","status":"[a-z]*","summary":"64 frames at 48 kHz: [a-z]*, 256: [a-z]*; worst wakeup' "$T/check.json"
 
 # What is locked, read from smaps while it measures: the measuring threads'
-# stacks and histograms in full (anonymous, resident and locked: 336 kB a
+# stacks and histograms in full (anonymous, resident and locked: 144 kB a
 # CPU at least), the libraries only as far as they are used (MCL_ONFAULT:
 # locking them whole read all of libgcrypt and the compressors in for
 # nothing, and cost more start-up time than cyclictest's whole run).
@@ -82,7 +82,7 @@ lock_smaps()
 		/^Size:/ { if (lib) lsize += $2 }
 		/^Rss:/ { if (lib) lrss += $2 }
 		/^Locked:/ { if (lib) llocked += $2; if (anon) alocked += $2 }
-		END { printf "%d %d %d %d %d\n", lsize, lrss, llocked, alocked, ncpu * 336 }
+		END { printf "%d %d %d %d %d\n", lsize, lrss, llocked, alocked, ncpu * 144 }
 	' "$T/smaps"
 }
 # word splitting wanted: five numbers
