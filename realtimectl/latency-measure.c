@@ -73,8 +73,9 @@ static void *measure_thread(void *arg)
 	LatThread *t = arg;
 	LatShared *s = t->shared;
 	LatHist *h = t->cpu->hist;
+	LatTally tally;
 	struct timespec ts;
-	uint64_t next, end;
+	uint64_t next, end, interval = t->interval_ns;
 	bool go;
 
 	t->cpu->tid = (pid_t)syscall(SYS_gettid);
@@ -94,10 +95,12 @@ static void *measure_thread(void *arg)
 		return NULL;
 
 	end = next + t->end_ns;
+	/* what a wakeup touches: the stack, its bucket, lat_stop */
+	tally = lat_tally_start(h);
 	for (;;) {
 		uint64_t now, late;
 
-		next += t->interval_ns;
+		next += interval;
 		if (next > end || atomic_load_explicit(&lat_stop, memory_order_relaxed))
 			break;
 		ts = ts_of(next);
@@ -105,17 +108,18 @@ static void *measure_thread(void *arg)
 			;
 		now = now_ns();
 		late = now > next ? now - next : 0;
-		lat_hist_add(h, late);
-		if (late == h->max_ns) {
+		if (lat_tally_add(h, &tally, late)) {
 			atomic_store_explicit(&t->cpu->worst_ns, late, memory_order_relaxed);
 			atomic_store_explicit(&t->cpu->worst_at_ns, now, memory_order_release);
 		}
 		/* a wakeup later than a whole interval: skip the periods it
 		 * missed, as an audio thread does after an xrun, rather than
 		 * count each as one more late wakeup */
-		while (next + t->interval_ns <= now)
-			next += t->interval_ns;
+		while (next + interval <= now)
+			next += interval;
 	}
+	/* read by the main thread once this thread is joined */
+	lat_tally_done(h, &tally);
 	return NULL;
 }
 

@@ -31,18 +31,52 @@ typedef struct LatHist {
 /* An empty histogram. */
 void lat_hist_init(LatHist *h);
 
-/* Records one wakeup late by ns nanoseconds. Cheap, allocation-free. */
-static inline void lat_hist_add(LatHist *h, uint64_t ns)
+/* A histogram's count, sum, minimum and maximum, kept aside while a
+ * measuring loop runs (in its registers), so that a wakeup touches one line
+ * of the histogram, its bucket's, and no more: cyclictest's loop touches as
+ * little. lat_tally_done() writes them back. */
+typedef struct LatTally {
+	uint64_t samples, sum_ns, min_ns, max_ns;
+} LatTally;
+
+static inline LatTally lat_tally_start(const LatHist *h)
+{
+	return (LatTally){ h->samples, h->sum_ns, h->min_ns, h->max_ns };
+}
+
+/* Records one wakeup late by ns nanoseconds into h's buckets and t.
+ * Cheap, allocation-free. Returns whether it is the worst so far (or as
+ * bad as the worst: the later of two equal ones counts). */
+static inline bool lat_tally_add(LatHist *h, LatTally *t, uint64_t ns)
 {
 	uint64_t us = ns / 1000;
 
 	h->count[us < LAT_HIST_BUCKETS ? us : LAT_HIST_BUCKETS - 1]++;
-	h->samples++;
-	h->sum_ns += ns;
-	if (ns < h->min_ns)
-		h->min_ns = ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
+	t->samples++;
+	t->sum_ns += ns;
+	if (ns < t->min_ns)
+		t->min_ns = ns;
+	if (ns < t->max_ns)
+		return false;
+	t->max_ns = ns;
+	return true;
+}
+
+static inline void lat_tally_done(LatHist *h, const LatTally *t)
+{
+	h->samples = t->samples;
+	h->sum_ns = t->sum_ns;
+	h->min_ns = t->min_ns;
+	h->max_ns = t->max_ns;
+}
+
+/* Records one wakeup late by ns nanoseconds, tally and all. */
+static inline void lat_hist_add(LatHist *h, uint64_t ns)
+{
+	LatTally t = lat_tally_start(h);
+
+	(void)lat_tally_add(h, &t, ns);
+	lat_tally_done(h, &t);
 }
 
 /* The average in µs; 0 without samples. */

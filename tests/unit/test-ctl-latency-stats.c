@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check-main.h"
 #include "latency-stats.h"
@@ -132,10 +133,44 @@ START_TEST(test_offsets)
 }
 END_TEST
 
+/* The measuring loop's tally: count, sum, minimum and maximum kept aside
+ * (in the loop's registers) and written back at the end give the same
+ * histogram as adding one by one; the loop learns of each new worst wakeup
+ * as it comes, and of no other; a second tally continues the first. */
+START_TEST(test_tally)
+{
+	static const uint64_t late[] = { 3500, 999, 40200, 40200, 0, 123456789, 5000, 700100 };
+	static const bool worst[] = { true, false, true, true, false, true, false, false };
+	LatHist *a = hist_new(), *b = hist_new();
+	LatTally t = lat_tally_start(b);
+	uint64_t written = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(late); i++) {
+		lat_hist_add(a, late[i]);
+		ck_assert_int_eq(lat_tally_add(b, &t, late[i]), worst[i]);
+		/* until the tally is written back, only the buckets move */
+		ck_assert_uint_eq(b->samples, written);
+		if (i == 3) {
+			lat_tally_done(b, &t);
+			t = lat_tally_start(b);
+			written = i + 1;
+		}
+	}
+	lat_tally_done(b, &t);
+	ck_assert_uint_eq(b->samples, a->samples);
+	ck_assert_uint_eq(b->sum_ns, a->sum_ns);
+	ck_assert_uint_eq(b->min_ns, a->min_ns);
+	ck_assert_uint_eq(b->max_ns, a->max_ns);
+	ck_assert_int_eq(memcmp(b->count, a->count, sizeof(a->count)), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
 int main(void)
 {
-	return check_run_case(
-		"ctl-latency-stats", "stats",
-		CHECK_TESTS(test_buckets, test_percentiles, test_verdicts, test_offsets), NULL,
-		NULL);
+	return check_run_case("ctl-latency-stats", "stats",
+			      CHECK_TESTS(test_buckets, test_percentiles, test_verdicts,
+					  test_offsets, test_tally),
+			      NULL, NULL);
 }
