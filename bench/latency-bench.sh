@@ -238,21 +238,24 @@ def mean(v):
 def spread(v, fmt="%.2f"):
     return (fmt + " (" + fmt + "-" + fmt + ")") % (mean(v), min(v), max(v))
 
+def verdict(good, text):
+    return ("yes (%s)" if good else "**no** (%s)") % text
+
 def compared(a, b):
-    """Round by round a against b: the mean ratio and its 95% interval; higher
-    only when the whole interval is above 1."""
+    """Round by round a against b: whether a is no higher (higher only when
+    the whole 95% interval of the mean ratio is above 1), and in words."""
     logs = [math.log(x / y) for x, y in zip(a, b)]
     n = len(logs)
     m = mean(logs)
     half = (T95[min(n - 2, len(T95) - 1)] *
             math.sqrt(sum((x - m) ** 2 for x in logs) / (n - 1) / n) if n > 1 else math.inf)
     lo, ratio, hi = math.exp(m - half), math.exp(m), math.exp(m + half)
-    figures = "%.3f of it, 95%% interval %.3f-%.3f" % (ratio, lo, hi)
+    text = "%.3f of it, 95%% interval %.3f-%.3f" % (ratio, lo, hi)
     if ratio <= 1:
-        return True, "yes (lower: %s)" % figures
+        return True, "lower: " + text
     if lo <= 1:
-        return True, "yes (within the noise: %s)" % figures
-    return False, "**no** (higher: %s)" % figures
+        return True, "within the noise: " + text
+    return False, "higher: " + text
 
 rows, ok = [], True
 for load in ("idle", "stress"):
@@ -265,16 +268,16 @@ for load in ("idle", "stress"):
         noise = max(max(a) - min(a), max(b) - min(b))
         agree = abs(ma - mb) <= noise
         ok &= agree
-        rows.append("| %s | %s | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.1f | %s |" % (
-            load, what, ma, min(a), max(a), mb, min(b), max(b), noise,
+        rows.append("| %s | %s | %s | %s | %.1f | %s |" % (
+            load, what, spread(a, "%.1f"), spread(b, "%.1f"), noise,
             "yes" if agree else "**no**"))
     # all of it: round by round, the two tools ran back to back
     a = [g[2] for g in got["realtimectl"]]
     b = [g[2] for g in got["cyclictest"]]
-    good, verdict = compared(a, b)
+    good, text = compared(a, b)
     ok &= good
     rows.append("| %s | CPU time per wakeup, all | %s | %s | | %s |" % (
-        load, spread(a), spread(b), verdict))
+        load, spread(a), spread(b), verdict(good, text)))
     # the tool's own, and the context switches: lower, no higher
     for k, what, fmt in ((3, "CPU time per wakeup, own", "%.2f"),
                          (4, "context switches per wakeup", "%.3f")):
@@ -283,23 +286,23 @@ for load in ("idle", "stress"):
         ca, cb = mean(a), mean(b)
         good = ca < cb if k == 3 else ca <= cb
         ok &= good
-        rows.append("| %s | %s | %s | %s | | %s (%s by %.1f%%) |" % (
-            load, what, spread(a, fmt), spread(b, fmt), "yes" if good else "**no**",
-            "lower" if ca <= cb else "higher", abs(ca - cb) / cb * 100))
+        rows.append("| %s | %s | %s | %s | | %s |" % (
+            load, what, spread(a, fmt), spread(b, fmt), verdict(good, "%s by %.1f%%" % (
+                "lower" if ca <= cb else "higher", abs(ca - cb) / cb * 100))))
 # side by side: all of it, and the measuring threads alone
 if side_rounds > 0:
     got = {t: [figures(t, "side", r) for r in range(1, side_rounds + 1)]
            for t in ("realtimectl", "cyclictest")}
     a = [g[2] for g in got["realtimectl"]]
     b = [g[2] for g in got["cyclictest"]]
-    good, verdict = compared(a, b)
+    good, text = compared(a, b)
     ok &= good
     rows.append("| side by side | CPU time per wakeup, all | %s | %s | | %s |" % (
-        spread(a), spread(b), verdict))
+        spread(a), spread(b), verdict(good, text)))
     a = [g[2] - g[3] for g in got["realtimectl"]]
     b = [g[2] - g[3] for g in got["cyclictest"]]
     rows.append("| side by side | CPU time per wakeup, measuring threads | %s | %s | | %s |" % (
-        spread(a), spread(b), compared(a, b)[1].replace("yes (", "(").replace("**no** (", "(")))
+        spread(a), spread(b), "(%s)" % compared(a, b)[1]))
 sa, sb = syscalls("realtimectl"), syscalls("cyclictest")
 if sa is not None and sb is not None:
     good = sa <= sb
