@@ -63,3 +63,23 @@ run_integration_real_path()
 		fi
 	done
 }
+
+# vm_monitor COMMAND...: runs COMMAND in QEMU's human monitor, as an admin
+# would type it ("device_add usb-audio,..."), and prints what the monitor
+# answered (nothing when all went well, "Error: ..." when not). Only in a
+# boot whose group has a "# vm-sound" script (run-vm.sh passes the command
+# on); false when no answer came within 30 s.
+vm_monitor()
+{
+	[ -d /rt-run/monitor.d ] || mkdir /rt-run/monitor.d 2>/dev/null
+	_m=/rt-run/monitor.d/$(date +%s%N).$$
+	printf '%s\n' "$*" >"$_m.tmp" && mv "$_m.tmp" "$_m.cmd" || return 1
+	_i=0
+	while [ ! -f "$_m.out" ]; do
+		[ "$_i" -lt 300 ] || { rm -f "$_m.cmd"; return 1; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	cat "$_m.out"
+	rm -f "$_m.out"
+}
