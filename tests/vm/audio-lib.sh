@@ -125,6 +125,42 @@ audio_card_usb_remove()
 	vm_monitor device_del rt-usb-audio >/dev/null
 }
 
+# audio_jack_start USER PERIOD NPERIODS: jackd on AUDIO_CARD and jack-sine,
+# each as USER under realtimectl run --threads (realtime from realtimed,
+# no rlimits of their own), jackd asking FIFO 70; sets JACK_PID and
+# SINE_PID, their output in $WORK/jackd.log and $WORK/sine.log.
+audio_jack_start()
+{
+	rm -rf "$WORK/jack"
+	mkdir -p "$WORK/jack"
+	chown "$1" "$WORK/jack"
+	_env="HOME=$WORK/jack JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 REALTIME_PRELOAD_DEBUG=1"
+	# shellcheck disable=SC2086
+	as_bg "$1" env $_env "$REALTIMECTL" run --threads -- \
+		jackd -R -P 70 -d alsa -d "$AUDIO_CARD" -r 48000 -p "$2" -n "$3" -P >"$WORK/jackd.log" 2>&1
+	JACK_PID=$!
+	integ_track "$JACK_PID"
+	if ! wait_for 30 grep -q "use $3 periods for playback" "$WORK/jackd.log"; then
+		fail "jackd as $1 did not open $AUDIO_CARD: $(tail -n 5 "$WORK/jackd.log")"
+		finish
+	fi
+	# shellcheck disable=SC2086
+	as_bg "$1" env $_env "$REALTIMECTL" run --threads -- \
+		"$AUDIO_TOOLS/jack-sine" --freq "$AUDIO_FREQ" >"$WORK/sine.log" 2>&1
+	SINE_PID=$!
+	integ_track "$SINE_PID"
+	if ! wait_for 30 grep -q '^thread ' "$WORK/sine.log"; then
+		fail "jack-sine as $1 did not play: $(tail -n 5 "$WORK/sine.log")"
+		finish
+	fi
+}
+
+audio_jack_stop()
+{
+	audio_stop "$SINE_PID"
+	audio_stop "$JACK_PID"
+}
+
 # audio_irq_virtio: the interrupts of the guest's virtio devices so far
 # (the 9p transport's: the IO load raises them).
 audio_irq_virtio()

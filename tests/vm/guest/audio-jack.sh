@@ -43,51 +43,20 @@ audio_mark "realtimed and the card ready"
 PERIOD=${AUDIO_JACK_PERIOD:-512}
 NPERIODS=${AUDIO_JACK_NPERIODS:-3}
 BUFFER=${PERIOD}x$NPERIODS
-mkdir -p "$WORK/jack"
-chmod 755 "$WORK/jack"
-
-# jack_start USER: jackd and jack-sine as USER, each under realtimectl run
-# --threads; sets JACK_PID, SINE_PID; their output in $WORK/jackd.log and
-# $WORK/sine.log.
-jack_start()
-{
-	rm -rf "$WORK/jack/home"
-	mkdir "$WORK/jack/home"
-	chown "$1" "$WORK/jack/home"
-	JACK_ENV="HOME=$WORK/jack/home JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 REALTIME_PRELOAD_DEBUG=1"
-	# shellcheck disable=SC2086
-	as_bg "$1" env $JACK_ENV "$REALTIMECTL" run --threads -- \
-		jackd -R -P 70 -d alsa -d "$AUDIO_CARD" -r 48000 -p "$PERIOD" -n "$NPERIODS" -P \
-		>"$WORK/jackd.log" 2>&1
-	JACK_PID=$!
-	integ_track "$JACK_PID"
-	if ! wait_for 30 grep -q "use $NPERIODS periods for playback" "$WORK/jackd.log"; then
-		fail "jackd as $1 did not open $AUDIO_CARD: $(tail -n 5 "$WORK/jackd.log")"
-		finish
-	fi
-	# shellcheck disable=SC2086
-	as_bg "$1" env $JACK_ENV "$REALTIMECTL" run --threads -- \
-		"$AUDIO_TOOLS/jack-sine" --freq "$AUDIO_FREQ" >"$WORK/sine.log" 2>&1
-	SINE_PID=$!
-	integ_track "$SINE_PID"
-	if ! wait_for 30 grep -q '^thread ' "$WORK/sine.log"; then
-		fail "jack-sine as $1 did not play: $(tail -n 5 "$WORK/sine.log")"
-		finish
-	fi
-}
-
-jack_stop()
-{
-	audio_stop "$SINE_PID"
-	audio_stop "$JACK_PID"
-}
 
 # jack_round WHO ROUND: one stretch of playback, granted (rtaudio) or
 # refused (rtplain), with the checks of what /proc says of its threads.
+# granted-nocanary (the bench's third side, AUDIO_JACK_SIDES): granted by
+# a realtimed with Canary=no, to tell the canary watchdog's share.
 jack_round()
 {
-	if [ "$1" = granted ]; then
-		jack_start rtaudio
+	if [ "$1" = granted-nocanary ]; then
+		integ_stop_daemon
+		printf '[Daemon]\nCanary=no\n' | integ_admin_conf
+		integ_start_daemon
+	fi
+	if [ "$1" != refused ]; then
+		audio_jack_start rtaudio "$PERIOD" "$NPERIODS"
 		rt=$(rt_threads "$JACK_PID" | awk '$3 == 70' | head -n 1)
 		if [ -n "$rt" ] && grep -q 'SCHED_FIFO 70, realtimed granted' "$WORK/jackd.log"; then
 			ok "round $2: realtimed granted jackd's thread FIFO 70 ($rt)"
@@ -97,7 +66,7 @@ jack_round()
 		check_eq "round $2: jack-sine's process thread, as libjack asked realtimed" \
 			"fifo 65" "$(sed -n 's/^thread [0-9]* //p' "$WORK/sine.log")"
 	else
-		jack_start rtplain
+		audio_jack_start rtplain "$PERIOD" "$NPERIODS"
 		check_eq "round $2: policy refused rtplain: jackd runs no realtime thread" "" \
 			"$(rt_threads "$JACK_PID")"
 		check_eq "round $2: jack-sine's process thread, refused" \
@@ -107,14 +76,22 @@ jack_round()
 	audio_play_segments "$WORK/sine.log" card=hda server=jackd buffer="$BUFFER" who="$1" round="$2"
 	audio_mark "round $2, $1: played and analysed"
 	audio_sine_reached "round $2, $1"
+	if [ "$1" = granted-nocanary ]; then
+		audio_jack_stop
+		integ_stop_daemon
+		: | integ_admin_conf
+		integ_start_daemon
+		JACK_PID='' SINE_PID=''
+	fi
 }
 
 granted_idle=0 granted_loaded=0 refused_idle=0 refused_loaded=0
+SIDES=${AUDIO_JACK_SIDES:-granted refused}
 round=1
 while [ "$round" -le "$AUDIO_ROUNDS" ]; do
-	# alternating: who goes first changes from round to round
-	order="granted refused"
-	[ $((round % 2)) = 1 ] || order="refused granted"
+	# alternating: the order of the sides turns round from round to round
+	order=$SIDES
+	[ $((round % 2)) = 1 ] || order=$(echo "$SIDES" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' ')
 	for who in $order; do
 		jack_round "$who" "$round"
 		if [ "$who" = granted ] && [ "$round" = "$AUDIO_ROUNDS" ]; then
@@ -130,7 +107,8 @@ while [ "$round" -le "$AUDIO_ROUNDS" ]; do
 				ok "check: the card's IRQ thread runs above jackd's FIFO 70" ||
 				fail "check irq-below-audio: $(grep irq-below-audio "$WORK/check")"
 		fi
-		jack_stop
+		[ -z "$JACK_PID" ] || audio_jack_stop
+		[ "$who" != granted-nocanary ] || continue
 		[ "$AUDIO_DROPS_IDLE" = - ] && AUDIO_DROPS_IDLE=0
 		[ "$AUDIO_DROPS_LOADED" = - ] && AUDIO_DROPS_LOADED=0
 		eval "${who}_idle=\$((${who}_idle + AUDIO_DROPS_IDLE))"

@@ -48,27 +48,12 @@ integ_start_daemon
 audio_mark "realtimed started"
 
 audio_card_usb
-# xhci_threads: "pid policy priority" of each irq/N-xhci* thread
-xhci_threads()
-{
-	for d in /proc/[0-9]*; do
-		read -r comm 2>/dev/null <"$d/comm" || continue
-		case "$comm" in
-		irq/*-xhci*) echo "${d#/proc/} $(sed 's/^.*) //' "$d/stat" | awk '{ print $39, $38 }')" ;;
-		esac
-	done
-}
-all_at_prio()
-{
-	out=$(xhci_threads)
-	[ -n "$out" ] && ! echo "$out" | awk -v p="$PRIO" '$2 != 1 || $3 != p { bad = 1 } END { exit !bad }'
-}
-if wait_for 10 all_at_prio; then
-	ok "the hot-plugged USB controller's IRQ threads got the rule's FIFO $PRIO from realtimed ($(xhci_threads | wc -l) threads)"
+if wait_for 10 irq_threads_at "xhci*" "$PRIO"; then
+	ok "the USB controller's new IRQ threads got the rule's FIFO $PRIO from realtimed ($(irq_threads "xhci*" | wc -l) threads)"
 else
-	fail "the hot-plugged USB controller's IRQ threads are not FIFO $PRIO"
+	fail "the USB controller's new IRQ threads are not FIFO $PRIO"
 fi
-xhci_threads | sed 's/^/#   pid policy prio: /'
+irq_threads "xhci*" | sed 's/^/#   pid policy prio: /'
 audio_mark "the USB interface plugged in"
 grep 'xhci' "$WORK/realtimed.log" | tail -n 3 | sed 's/^/#   /'
 
@@ -76,32 +61,14 @@ grep 'xhci' "$WORK/realtimed.log" | tail -n 3 | sed 's/^/#   /'
 # of its own when the guest is idle (AUDIO.md)
 PERIOD=${AUDIO_USB_PERIOD:-256}
 NPERIODS=${AUDIO_USB_NPERIODS:-3}
-mkdir -p "$WORK/jack/home"
-chown rtaudio "$WORK/jack/home"
-JACK_ENV="HOME=$WORK/jack/home JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 REALTIME_PRELOAD_DEBUG=1"
-# shellcheck disable=SC2086
-as_bg rtaudio env $JACK_ENV "$REALTIMECTL" run --threads -- \
-	jackd -R -P 70 -d alsa -d "$AUDIO_CARD" -r 48000 -p "$PERIOD" -n "$NPERIODS" -P \
-	>"$WORK/jackd.log" 2>&1
-JACK_PID=$!
-integ_track "$JACK_PID"
-wait_for 30 grep -q "use $NPERIODS periods for playback" "$WORK/jackd.log" ||
-	{ fail "jackd did not open the USB interface: $(tail -n 5 "$WORK/jackd.log")"; finish; }
-# shellcheck disable=SC2086
-as_bg rtaudio env $JACK_ENV "$REALTIMECTL" run --threads -- \
-	"$AUDIO_TOOLS/jack-sine" --freq "$AUDIO_FREQ" >"$WORK/sine.log" 2>&1
-SINE_PID=$!
-integ_track "$SINE_PID"
-wait_for 30 grep -q '^thread ' "$WORK/sine.log" ||
-	{ fail "jack-sine did not play: $(tail -n 5 "$WORK/sine.log")"; finish; }
+audio_jack_start rtaudio "$PERIOD" "$NPERIODS"
 grep -q 'SCHED_FIFO 70, realtimed granted' "$WORK/jackd.log" &&
 	ok "realtimed granted jackd's FIFO 70 on the USB interface" ||
 	fail "jackd's grant: $(grep librealtime-preload "$WORK/jackd.log" | tail -n 3)"
 audio_mark "jackd and jack-sine started"
 audio_play_segments "$WORK/sine.log" card=usb server=jackd buffer="${PERIOD}x$NPERIODS" who=granted round=1
 audio_sine_reached "the USB interface"
-audio_stop "$SINE_PID"
-audio_stop "$JACK_PID"
+audio_jack_stop
 audio_mark "jackd stopped"
 audio_card_usb_remove
 audio_mark "the USB interface unplugged"
