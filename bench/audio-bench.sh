@@ -35,6 +35,8 @@ QUANTUM=${QUANTUM:-1024}
 # jackd granted, granted by a realtimed without its canary watchdog, and
 # refused (tests/vm/guest/audio-jack.sh)
 SIDES=${SIDES:-granted granted-nocanary refused}
+# the guest scripts to run (names in tests/vm/guest)
+SCRIPTS=${SCRIPTS:-audio-jack audio-pipewire}
 
 [ "$(id -u)" = 0 ] || { echo "run as root (the VM tier needs it)" >&2; exit 77; }
 [ -x "$BUILD/tests/audio/wav-dropouts" ] || { echo "the audio tools are not built in $BUILD" >&2; exit 77; }
@@ -50,14 +52,17 @@ for k in $KERNELS; do
 	*) pkg=linux-image-amd64 ;;
 	esac
 	echo "=== $k: $ROUNDS round(s) of ${SECONDS_EACH}s, jackd ${PERIOD}x$NPERIODS, PipeWire $QUANTUM"
+	paths=
+	for s in $SCRIPTS; do
+		paths="$paths $TOP_SRCDIR/tests/vm/guest/$s.sh"
+	done
 	t0=$(date +%s)
 	TOP_BUILDDIR=$BUILD \
 		AUDIO_ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH AUDIO_JACK_PERIOD=$PERIOD \
 		AUDIO_JACK_NPERIODS=$NPERIODS AUDIO_PW_QUANTUM=$QUANTUM AUDIO_JACK_SIDES=$SIDES \
 		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES" \
 		"$TOP_SRCDIR/tests/vm/run-vm.sh" --kernel-package "$pkg" --label "$k" --timeout 3000 \
-		"$TOP_SRCDIR/tests/vm/guest/audio-jack.sh" "$TOP_SRCDIR/tests/vm/guest/audio-pipewire.sh" \
-		>"$work/$k.tap" 2>&1 || status=1
+		$paths >"$work/$k.tap" 2>&1 || status=1
 	grep -q '^not ok' "$work/$k.tap" && status=1
 	grep '^ok\|^not ok\|SKIP' "$work/$k.tap"
 	sed -n 's/^# audio-result //p' "$work/$k.tap" | tee "$work/$k.results"
@@ -97,7 +102,7 @@ table()
 {
 	echo "Measured $(date -u +%Y-%m-%d) by"
 	echo "\`flock /tmp/rt-heavy.lock env ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH PERIOD=$PERIOD" \
-		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\"${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
+		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\"${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
 	echo "(TCG, 2 vCPUs on the host's $(nproc) CPUs; the host's load average $load0 before, $load1 after)."
 	echo "Sums over the rounds, each ${SECONDS_EACH} s idle and ${SECONDS_EACH} s under stress-ng --cpu on every vCPU"
 	echo "and 9p reads; xruns as the server reported them, dropouts as wav-dropouts found them in the"

@@ -121,6 +121,9 @@ note "jackd $BUFFER on the HDA card, dropouts over $AUDIO_ROUNDS round(s) of ${A
 	"granted $granted_idle idle, $granted_loaded loaded; refused $refused_idle idle, $refused_loaded loaded"
 
 audio_mark "the rounds done"
+# what the driver and the canary watchdog said meanwhile
+dmesg | grep -i 'snd\|hda' | tail -n 5 | sed 's/^/#   dmesg: /'
+grep -i 'canary\|demot' "$WORK/realtimed.log" | tail -n 5 | sed 's/^/#   realtimed: /'
 # the wakeup figures of the card's CPUs, beside the dropouts: rtaudio's,
 # at jackd's FIFO 70, granted by realtimed as jackd's was
 cpus=$(cat "/proc/irq/$AUDIO_IRQ/effective_affinity_list" 2>/dev/null)
