@@ -127,8 +127,8 @@ void check_irq_sharing(const CheckContext *c, CheckResult *r)
 			continue;
 		n_shared++;
 		sound_shared = sound_shared || irq_is_sound(all) || strstr(all, ",snd");
-		strbuf_append(shared, sizeof(shared), "%sIRQ %u (%s) with %s", shared[0] ? "; " : "",
-			      irq, audio, others);
+		strbuf_append(shared, sizeof(shared), "%sIRQ %u (%s) with %s",
+			      shared[0] ? "; " : "", irq, audio, others);
 	}
 	if (n_audio == 0) {
 		check_set(r, CHECK_INFO, "", "no sound card or USB controller IRQ in %s", path);
@@ -142,8 +142,9 @@ void check_irq_sharing(const CheckContext *c, CheckResult *r)
 	check_set(r, CHECK_WARN, value,
 		  "%s shared: %s; each of their interrupts runs the other drivers' handlers too, "
 		  "and the audio device's waits behind them",
-		  sound_shared ? "a sound card's IRQ is" : "a USB controller's IRQ (a USB audio "
-							   "interface's) is",
+		  sound_shared ? "a sound card's IRQ is"
+			       : "a USB controller's IRQ (a USB audio "
+				 "interface's) is",
 		  shared);
 	check_hint(r,
 		   "give the audio device a line of its own: another PCI slot or USB port, MSI "
@@ -155,7 +156,7 @@ void check_irq_sharing(const CheckContext *c, CheckResult *r)
 typedef struct RtThread {
 	pid_t pid, tid;
 	int policy, priority;
-	char comm[128];   /* the process's */
+	char comm[128];	  /* the process's */
 	char thread[128]; /* the thread's own name */
 } RtThread;
 
@@ -202,8 +203,10 @@ static bool top_rt_thread(const char *proc, RtThread *ret)
 				continue;
 			if (found && ts.rt_priority <= ret->priority)
 				continue;
-			*ret = (RtThread){ .pid = pid, .tid = (pid_t)atoi(te->d_name),
-					   .policy = ts.policy, .priority = ts.rt_priority };
+			*ret = (RtThread){ .pid = pid,
+					   .tid = (pid_t)atoi(te->d_name),
+					   .policy = ts.policy,
+					   .priority = ts.rt_priority };
 			snprintf(ret->comm, sizeof(ret->comm), "%s", ps.comm);
 			snprintf(ret->thread, sizeof(ret->thread), "%s", ts.comm);
 			found = true;
@@ -274,9 +277,10 @@ void check_irq_below_audio(const CheckContext *c, CheckResult *r)
 	}
 	procfs_irq_threads_free(t, n);
 	if (n_audio == 0 && !check_irqs_threaded(c)) {
-		check_set(r, CHECK_SKIP, "not threaded",
-			  "IRQ handlers are not threaded (see threadirqs): a sound card's interrupt "
-			  "runs before any thread");
+		check_set(
+			r, CHECK_SKIP, "not threaded",
+			"IRQ handlers are not threaded (see threadirqs): a sound card's interrupt "
+			"runs before any thread");
 		return;
 	}
 	if (n_audio == 0) {
@@ -300,11 +304,12 @@ void check_irq_below_audio(const CheckContext *c, CheckResult *r)
 			  below, top.comm, top.thread, (int)top.tid,
 			  top.policy == SCHED_FIFO ? "FIFO" : "RR", top.priority);
 		if (rule > 0)
-			check_hint(r,
-				   "the [IRQ] rule (priority %d) is not applied: start realtimed "
-				   "(systemctl enable --now realtimed), which applies it now and to "
-				   "IRQ threads created later",
-				   rule);
+			check_hint(
+				r,
+				"the [IRQ] rule (priority %d) is not applied: start realtimed "
+				"(systemctl enable --now realtimed), which applies it now and to "
+				"IRQ threads created later",
+				rule);
 		else
 			check_hint(r,
 				   "raise the IRQ thread above %d: snd*=%d (and xhci_hcd=%d for a "

@@ -222,7 +222,8 @@ int main(int argc, char **argv)
 		void *f = dlsym(lib, jack_symbols[i].name);
 
 		if (!f) {
-			fprintf(stderr, "jack-sine: libjack.so.0 has no %s\n", jack_symbols[i].name);
+			fprintf(stderr, "jack-sine: libjack.so.0 has no %s\n",
+				jack_symbols[i].name);
 			return 77;
 		}
 		memcpy((char *)&jack + jack_symbols[i].offset, &f, sizeof(f));

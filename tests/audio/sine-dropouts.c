@@ -67,8 +67,8 @@ int wav_parse_header(const uint8_t *buf, size_t len, WavFormat *ret)
 	return -EBADMSG;
 }
 
-int wav_channel(const uint8_t *buf, size_t len, const WavFormat *f, unsigned channel,
-		uint64_t from, uint64_t to, float **ret, size_t *ret_n)
+int wav_channel(const uint8_t *buf, size_t len, const WavFormat *f, unsigned channel, uint64_t from,
+		uint64_t to, float **ret, size_t *ret_n)
 {
 	uint64_t end = len, frames;
 	float *x;
@@ -86,7 +86,8 @@ int wav_channel(const uint8_t *buf, size_t len, const WavFormat *f, unsigned cha
 	if (!x)
 		return -ENOMEM;
 	for (uint64_t i = from; i < to; i++) {
-		const uint8_t *p = buf + f->data_offset + i * f->frame_bytes + channel * f->bits / 8;
+		const uint8_t *p =
+			buf + f->data_offset + i * f->frame_bytes + channel * f->bits / 8;
 
 		if (f->bits == 16)
 			x[i - from] = (float)(int16_t)le16(p) / 32768.0f;
@@ -202,7 +203,8 @@ static void marks_merge(Marks *s, size_t gap, SineReport *r)
 		}
 		if (open)
 			report_add(r, &d);
-		d = (Dropout){ .kind = m->kind, .frame = m->start,
+		d = (Dropout){ .kind = m->kind,
+			       .frame = m->start,
 			       .frames = m->kind == DROPOUT_JUMP ? 0 : m->end - m->start };
 		end = m->end;
 		open = true;

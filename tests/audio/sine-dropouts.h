@@ -22,10 +22,10 @@
 typedef struct WavFormat {
 	unsigned rate;
 	unsigned channels;
-	unsigned bits;		/* 16 or 32, integer PCM */
-	uint64_t data_offset;	/* where the first frame starts */
-	uint64_t data_bytes;	/* as the header says; 0 while being written */
-	unsigned frame_bytes;	/* channels * bits / 8 */
+	unsigned bits;	      /* 16 or 32, integer PCM */
+	uint64_t data_offset; /* where the first frame starts */
+	uint64_t data_bytes;  /* as the header says; 0 while being written */
+	unsigned frame_bytes; /* channels * bits / 8 */
 } WavFormat;
 
 /* Parses the RIFF header in buf (the file's first len bytes). -EBADMSG
@@ -36,8 +36,8 @@ int wav_parse_header(const uint8_t *buf, size_t len, WavFormat *ret);
 /* One channel of frames [from, to) of the data (clipped to the frames in
  * len bytes of the file), as numbers in [-1, 1). *ret_n frames; *ret
  * malloc()ed. -EINVAL for a channel the file does not have. */
-int wav_channel(const uint8_t *buf, size_t len, const WavFormat *f, unsigned channel,
-		uint64_t from, uint64_t to, float **ret, size_t *ret_n);
+int wav_channel(const uint8_t *buf, size_t len, const WavFormat *f, unsigned channel, uint64_t from,
+		uint64_t to, float **ret, size_t *ret_n);
 
 typedef enum DropoutKind {
 	DROPOUT_JUMP,	 /* the sine's phase broke off */

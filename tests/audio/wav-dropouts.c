@@ -139,9 +139,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("format %u Hz, %u channels, %u bit\n", f.rate, f.channels, f.bits);
-	printf("frames %llu to %llu (%.3f s), file time %.3f s to %.3f s\n",
-	       (unsigned long long)f0, (unsigned long long)(f0 + n), (double)n / f.rate,
-	       (double)f0 / f.rate, (double)(f0 + n) / f.rate);
+	printf("frames %llu to %llu (%.3f s), file time %.3f s to %.3f s\n", (unsigned long long)f0,
+	       (unsigned long long)(f0 + n), (double)n / f.rate, (double)f0 / f.rate,
+	       (double)(f0 + n) / f.rate);
 	e = sine_dropouts(x, n, f.rate, freq, &r);
 	free(x);
 	if (e < 0) {
@@ -150,8 +150,8 @@ int main(int argc, char **argv)
 		printf("no sine\n");
 		return 1;
 	}
-	printf("sine %.2f Hz, amplitude %.3f, playing from %.3f s to %.3f s\n", r.freq,
-	       r.amplitude, (double)r.first / f.rate, (double)(r.last + 1) / f.rate);
+	printf("sine %.2f Hz, amplitude %.3f, playing from %.3f s to %.3f s\n", r.freq, r.amplitude,
+	       (double)r.first / f.rate, (double)(r.last + 1) / f.rate);
 	for (size_t i = 0; i < r.n_dropouts && i < SINE_DROPOUTS_KEPT; i++) {
 		const Dropout *d = &r.dropouts[i];
 

@@ -20,7 +20,7 @@
 
 /* A stat line of task pid/tid, as the kernel writes it (fields up to 41:
  * rt_priority, policy), of a kernel thread or not. */
-#define STAT_FMT                                                                 \
+#define STAT_FMT                                                                               \
 	"%d (%s) S 1 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d 0 1 0 5 0 0 18446744073709551615 0 0 0 0 " \
 	"0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n"
 
@@ -50,15 +50,15 @@ static void put_irq_thread(int pid, int irq, const char *action, int prio)
 
 #define INTERRUPTS_HEAD "           CPU0       CPU1       \n"
 /* 6.1 in QEMU: MSI lines (one action each), an xHCI with three vectors */
-#define INTERRUPTS_MSI                                                              \
-	INTERRUPTS_HEAD                                                             \
-	"  0:         89          0   IO-APIC   2-edge      timer\n"                \
-	"  1:          0          9   IO-APIC   1-edge      i8042\n"                \
-	" 24:          0          0   PCI-MSI 16384-edge      PCIe PME, aerdrv\n"   \
+#define INTERRUPTS_MSI                                                               \
+	INTERRUPTS_HEAD                                                              \
+	"  0:         89          0   IO-APIC   2-edge      timer\n"                 \
+	"  1:          0          9   IO-APIC   1-edge      i8042\n"                 \
+	" 24:          0          0   PCI-MSI 16384-edge      PCIe PME, aerdrv\n"    \
 	" 28:         83          0   PCI-MSI 65536-edge      snd_hda_intel:card0\n" \
-	" 29:          0          0   PCI-MSI 524288-edge      xhci_hcd\n"          \
-	" 30:          0          0   PCI-MSI 524289-edge      xhci_hcd\n"          \
-	"LOC:       4260       3787   Local timer interrupts\n"                     \
+	" 29:          0          0   PCI-MSI 524288-edge      xhci_hcd\n"           \
+	" 30:          0          0   PCI-MSI 524289-edge      xhci_hcd\n"           \
+	"LOC:       4260       3787   Local timer interrupts\n"                      \
 	"ERR:          0\n"
 
 START_TEST(test_sharing)
@@ -79,17 +79,17 @@ START_TEST(test_sharing)
 
 	/* a legacy line: the card shares it with two USB controllers; a
 	 * handler's name of 8 letters and more leaves two blanks */
-	put("/proc/interrupts", INTERRUPTS_HEAD
-	    " 16:       1203        577   IO-APIC  16-fasteoi   ehci_hcd:usb1, "
-	    "snd_hda_intel:card0, uhci_hcd:usb3\n"
-	    " 19:         12          0   IO-APIC  19-fasteoi   ata_piix\n"
-	    " 23:          0          0   IO-APIC  23-fasteoi  uhci_hcd:usb4\n");
+	put("/proc/interrupts",
+	    INTERRUPTS_HEAD " 16:       1203        577   IO-APIC  16-fasteoi   ehci_hcd:usb1, "
+			    "snd_hda_intel:card0, uhci_hcd:usb3\n"
+			    " 19:         12          0   IO-APIC  19-fasteoi   ata_piix\n"
+			    " 23:          0          0   IO-APIC  23-fasteoi  uhci_hcd:usb4\n");
 	run("irq-sharing");
 	assert_result(CHECK_WARN, "16:ehci_hcd:usb1,snd_hda_intel:card0,uhci_hcd:usb3 "
 				  "23:uhci_hcd:usb4");
 	ck_assert_ptr_nonnull(strstr(res.summary, "a sound card's IRQ is shared"));
-	ck_assert_ptr_nonnull(
-		strstr(res.summary, "IRQ 16 (ehci_hcd:usb1) with snd_hda_intel:card0, uhci_hcd:usb3"));
+	ck_assert_ptr_nonnull(strstr(
+		res.summary, "IRQ 16 (ehci_hcd:usb1) with snd_hda_intel:card0, uhci_hcd:usb3"));
 	ck_assert_ptr_nonnull(strstr(res.hint, "another PCI slot or USB port"));
 
 	/* a USB controller shares with a disk; no hardware IRQ number */
@@ -102,8 +102,9 @@ START_TEST(test_sharing)
 	ck_assert_ptr_nonnull(strstr(res.summary, "IRQ 17 (xhci_hcd) with ahci[0000:00:1f.2]"));
 
 	/* lines that are no numbered IRQ, or end early, are passed over */
-	put("/proc/interrupts", INTERRUPTS_HEAD " 5:\n 6: 1 2\n 7: 1 2 x -y\nNMI: 0 0 snd\n"
-					      " 28: 1 0 PCI-MSI 65536-edge snd_hda_intel:card0\n");
+	put("/proc/interrupts",
+	    INTERRUPTS_HEAD " 5:\n 6: 1 2\n 7: 1 2 x -y\nNMI: 0 0 snd\n"
+			    " 28: 1 0 PCI-MSI 65536-edge snd_hda_intel:card0\n");
 	run("irq-sharing");
 	assert_result(CHECK_OK, "28:snd_hda_intel:card0");
 }
