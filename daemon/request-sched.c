@@ -81,22 +81,6 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 										: now.nice);
 }
 
-/* Whether what the thread on r's tid runs now may be what sched_apply()
- * left there: SCHED_RESET_ON_FORK, which every change of realtimed sets and
- * only a privileged caller clears, and no more than the change gave (a
- * thread may lower itself, and may switch between realtime policies only
- * to a priority it holds already). A thread that merely took the tid
- * afterwards hardly ever holds that. */
-static bool request_may_hold_change(const Request *r, const SchedState *now)
-{
-	if (!now->reset_on_fork)
-		return false;
-	if (r->kind == GRANT_NICE)
-		return (now->policy == SCHED_OTHER || now->policy == SCHED_BATCH) &&
-		       now->nice >= r->value;
-	return (now->policy == SCHED_FIFO || now->policy == SCHED_RR) && now->priority <= r->value;
-}
-
 /* The pinned thread exited between the checks before and after the change:
  * the change went to it (and left with it), to no thread, or to a thread
  * that took the tid in between, which nobody would ever supervise. That
@@ -108,7 +92,7 @@ static void request_undo_reused(Request *r, const SchedState *before)
 	SchedState now, to = *before;
 	int k;
 
-	if (sched_get_state(r->tid, &now) < 0 || !request_may_hold_change(r, &now))
+	if (sched_get_state(r->tid, &now) < 0 || !sched_state_may_hold(&now, r->kind, r->value))
 		return;
 	if (sched_state_known(&to) &&
 	    (to.policy == SCHED_FIFO || to.policy == SCHED_RR || to.policy == SCHED_DEADLINE))

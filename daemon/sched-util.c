@@ -200,6 +200,16 @@ int sched_reset(pid_t tid)
 	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
 }
 
+bool sched_state_may_hold(const SchedState *now, GrantKind kind, int value)
+{
+	if (!now->reset_on_fork)
+		return false;
+	if (kind == GRANT_NICE)
+		return (now->policy == SCHED_OTHER || now->policy == SCHED_BATCH) &&
+		       now->nice >= value;
+	return (now->policy == SCHED_FIFO || now->policy == SCHED_RR) && now->priority <= value;
+}
+
 int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value)
 {
 	switch (s->policy) {

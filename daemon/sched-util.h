@@ -64,6 +64,12 @@ int sched_reset(pid_t tid);
 /* Does a claim more of the CPU than b? (SCHED_DEADLINE above SCHED_FIFO/RR
  * by priority, above the fair policies by nice level, above SCHED_IDLE.) */
 bool sched_state_above(const SchedState *a, const SchedState *b);
+/* Whether a thread running now may hold what a grant of kind and value
+ * left on it: SCHED_RESET_ON_FORK, which every change of realtimed sets
+ * and only a privileged caller clears, and no more than the grant gave (a
+ * thread may lower itself, and switch between the realtime policies only
+ * at a priority it holds already). */
+bool sched_state_may_hold(const SchedState *now, GrantKind kind, int value);
 /* A state as the grant it is: SCHED_FIFO/RR as fifo/rr and the priority,
  * SCHED_OTHER/BATCH as a nice level. -EINVAL for SCHED_IDLE or
  * SCHED_DEADLINE, which realtimed never grants. */
