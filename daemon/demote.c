@@ -42,6 +42,17 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 		if (g)
 			memcpy(th.owner, g->owner, sizeof(th.owner));
 		same = demote_same_thread(t, g, &th);
+		if (g && !same) {
+			/* a thread that called execve() lives on as the main one */
+			Grant *f = grant_table_follow_exec(t, g);
+
+			if (f) {
+				g = f;
+				th.tid = f->tid;
+				th.start_time = f->start_time;
+				same = true;
+			}
+		}
 		if (same) {
 			/* The canary's watchdog demoted the thread already; again
 			 * from here, as the thread of a grant under way when it

@@ -10,7 +10,9 @@
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still holds
- * the grant (or less of it: what it holds is adopted). Whether the policy
+ * the grant (or less of it: what it holds is adopted); a thread that called
+ * execve() meanwhile is adopted as the main thread it became (grants.h).
+ * Whether the policy
  * in force allows what was adopted is the manager's decision, as after a
  * reload (manager_adopt()).
  */
@@ -115,10 +117,11 @@ static int adopt_line(Daemon *d, const char *line)
 	uint64_t pid_start, tid_start, since, st;
 	char kind_s[16], policy_s[16];
 	SchedState before = SCHED_STATE_UNKNOWN, now;
-	int n, priority, nice, reset_on_fork;
+	int n, priority, nice, reset_on_fork, held_value;
 	_cleanup_close_ int fd = -EBADF, tidfd = -EBADF;
 	ProcUids uids;
 	GrantKind kind, held;
+	bool exec = false;
 
 	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d", &pid,
 		   &pid_start, &uid, &tid, &tid_start, kind_s, &value, &since, policy_s, &priority,
@@ -141,15 +144,24 @@ static int adopt_line(Daemon *d, const char *line)
 	 * the start time read next is known to be that pidfd's thread's. */
 	if (tid != pid) {
 		tidfd = pidfd_open_thread(tid);
-		if (tidfd == -ESRCH)
-			return -ESRCH;
-		if (tidfd < 0)
+		if (tidfd < 0 && tidfd != -ESRCH)
 			tidfd = -EBADF; /* an older kernel: start times tell */
 	}
 	if (procfs_start_time(d->args.proc, pid, 0, &st) < 0 || st != pid_start ||
-	    procfs_start_time(d->args.proc, pid, tid, &st) < 0 || st != tid_start ||
-	    pidfd_alive(fd) < 0 || (tidfd >= 0 && pidfd_alive(tidfd) < 0))
+	    pidfd_alive(fd) < 0)
 		return -ESRCH;
+	if (tidfd == -ESRCH || procfs_start_time(d->args.proc, pid, tid, &st) < 0 ||
+	    st != tid_start || (tidfd >= 0 && pidfd_alive(tidfd) < 0)) {
+		if (tid == pid)
+			return -ESRCH;
+		/* Gone, or it called execve() while realtimed was away and is
+		 * the main thread now (grants.h): then that thread is adopted,
+		 * if it holds what was granted. */
+		exec = true;
+		tid = pid;
+		tid_start = pid_start;
+		tidfd = safe_close(tidfd);
+	}
 	if (proc_get_uids(d->args.proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
 		/* The same thread, but it belongs to someone else now: no policy
 		 * ever allowed that owner this grant. */
@@ -159,12 +171,14 @@ static int adopt_line(Daemon *d, const char *line)
 		       tid, pid, grant_kind_to_string(kind), value, uid);
 		return -EPERM;
 	}
-	if (sched_get_state(tid, &now) < 0 || sched_state_as_grant(&now, &held, &value) < 0 ||
+	if (sched_get_state(tid, &now) < 0 || (exec && !sched_state_may_hold(&now, kind, value)) ||
+	    sched_state_as_grant(&now, &held, &held_value) < 0 ||
 	    (held == GRANT_NICE) != (kind == GRANT_NICE) ||
 	    (sched_state_known(&before) && !sched_state_above(&now, &before)))
 		return -ESRCH;
 	return grant_table_add_pinned(d->grants, pid, pid_start, uid, TAKE_FD(fd), tid,
-				      TAKE_FD(tidfd), tid_start, held, value, &before, since, NULL);
+				      TAKE_FD(tidfd), tid_start, held, held_value, &before, since,
+				      NULL);
 }
 
 int daemon_state_adopt(Daemon *d)
