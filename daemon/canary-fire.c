@@ -224,6 +224,13 @@ static bool note_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unuse
 	return pid != getpid() && proc_foreach(c, w, pid, note_unknown_thread);
 }
 
+void canary_note_unknown(Canary *c, uint64_t now)
+{
+	c->n_unknown_seen = 0;
+	c->unknown_usec = now;
+	(void)proc_foreach(c, NULL, 0, note_unknown_process);
+}
+
 /* At a firing after one that noted realtime threads realtimed did not
  * grant (note_unknown_thread()): blames, besides, each user whose noted
  * threads used HELD_PERCENT of one CPU since, so that a user whose runaway
@@ -298,11 +305,8 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 		return;
 	if (w->escalated || w->n_blamed > 0)
 		(void)proc_foreach(c, w, 0, demote_unknown_process);
-	if (!w->escalated) {
-		c->n_unknown_seen = 0;
-		c->unknown_usec = now_usec(CLOCK_MONOTONIC);
-		(void)proc_foreach(c, w, 0, note_unknown_process);
-	}
+	if (!w->escalated)
+		canary_note_unknown(c, now_usec(CLOCK_MONOTONIC));
 }
 
 /* How long in the window the canary was kept from running (slot_missing()
@@ -323,7 +327,7 @@ uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec, unsigned 
 	return missing;
 }
 
-void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
+bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
 {
 	unsigned percent;
 	uint64_t held;
@@ -350,4 +354,5 @@ void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned 
 	c->report_pending = true;
 	pthread_mutex_unlock(&c->lock);
 	(void)eventfd_write(c->fired_fd, 1);
+	return w.n_demoted > 0 || w.n_unknown > 0;
 }

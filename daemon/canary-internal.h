@@ -169,5 +169,9 @@ uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec, unsigned 
 			       uint64_t *ret_held);
 /* The watchdog fires on the last window: blames, demotes and clamps (all
  * users' threads when escalate), and hands the main thread the report
- * (canary-fire.c). */
-void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent);
+ * (canary-fire.c). Returns whether it demoted any thread. */
+bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent);
+/* Notes every realtime thread of a user other than root as it is at now
+ * (CANARY_UNKNOWN_CLAMP_MAX at most), for the blame at the next firing:
+ * the CPU time each used since (canary-fire.c). In the watchdog only. */
+void canary_note_unknown(Canary *c, uint64_t now);

@@ -320,6 +320,17 @@ static bool watch_idle(Canary *c)
 	return idle;
 }
 
+/* CanaryDemoteUnknown=, as the main thread set it last. */
+static bool watch_demotes_unknown(Canary *c)
+{
+	bool on;
+
+	pthread_mutex_lock(&c->lock);
+	on = c->demote_unknown;
+	pthread_mutex_unlock(&c->lock);
+	return on;
+}
+
 /* The canary's CPU time (ns): of the real thread, whatever c->proc is. */
 static uint64_t canary_cpu(Canary *c)
 {
@@ -413,12 +424,28 @@ void *canary_watchdog_main(void *data)
 		missing = canary_window_missing(&win, c->cheep_usec, &percent, &held);
 		if (missing >= c->watchdog_usec / 2) {
 			probe_ask(c, probe = 0);
-			canary_watchdog_fire(c, &win, now < escalate_until, probe_percent);
+			/* escalation follows only a firing that demoted someone:
+			 * one that found nobody to blame gives no user's starvation
+			 * to anyone else */
+			if (canary_watchdog_fire(c, &win, now < escalate_until, probe_percent))
+				escalate_until = now_usec(CLOCK_MONOTONIC) +
+						 ESCALATE_WINDOWS * c->watchdog_usec;
+			else
+				escalate_until = 0;
 			now = now_usec(CLOCK_MONOTONIC);
-			escalate_until = now + ESCALATE_WINDOWS * c->watchdog_usec;
 			window_reset(&win, now, boot_offset);
-		} else if (probe == 0 && (cheeps + 2) * c->cheep_usec <= slot)
-			canary_rescue(c); /* two cheeps short since the last look */
+		} else {
+			/* Half way to a firing: note the realtime threads that
+			 * realtimed did not grant, so that the firing blames
+			 * whoever held the CPUs since, granted or not. Once a
+			 * window, or a look when the last note found none. */
+			if (missing >= c->watchdog_usec / 4 && watch_demotes_unknown(c) &&
+			    now - c->unknown_usec >=
+				    (c->n_unknown_seen > 0 ? c->watchdog_usec : c->slot_usec))
+				canary_note_unknown(c, now);
+			if (probe == 0 && (cheeps + 2) * c->cheep_usec <= slot)
+				canary_rescue(c); /* two cheeps short since the last look */
+		}
 	}
 	probe_ask(c, 0);
 	return NULL;

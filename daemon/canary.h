@@ -51,8 +51,9 @@
  * on every CPU fires within the same two looks as the cheeps alone would.
  * The probe costs a quarter of one CPU per look, only while granted
  * threads run realtime on 90% of every CPU. Realtime threads that
- * realtimed did not grant are not counted (they would need a scan of
- * every thread); they make the canary fire only by starving it.
+ * realtimed did not grant are not counted at each look (they would need a
+ * scan of every thread); they make the canary fire only by starving it,
+ * and are blamed by the CPU time they used since they were noted (below).
  *
  * A busy machine with only fair load, or realtime load that sleeps between
  * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,
@@ -85,19 +86,21 @@
  * then hands a report to the main thread, which drops the grants, refuses
  * the blamed users' requests (grants and GrantLimits, whoever asks) for
  * CanaryRefuseSec, logs once and emits Demoted("canary"). If the watchdog
- * fires again within two windows of a firing (starvation persisted: the
- * cause was not, or not only, the blamed users' grants) while realtime
- * threads kept at least half of the CPUs busy (the granted ones in the
- * starved slots, and the unknown ones noted at the firing before), it
- * escalates: 1. to 3. for every user (as rtkit does, and realtimed did
- * before). A canary starved by fair load alone is not realtime's doing:
- * demoting would not feed it, and would let anyone who can load the
- * machine take realtime from everyone. At every firing after one that
- * noted realtime threads that realtimed did not grant
- * (CANARY_UNKNOWN_CLAMP_MAX at most), each user whose noted threads used
- * 90% of one CPU since is blamed too: a runaway that took realtime through
- * its own RLIMIT_RTPRIO is demoted and refused, and cannot take the limit
- * back through GrantLimits at once.
+ * fires again within two windows of a firing that demoted someone
+ * (starvation persisted: the cause was not, or not only, the blamed
+ * users') while realtime threads kept at least half of the CPUs busy (the
+ * granted ones in the starved slots, and the unknown ones noted before),
+ * it escalates: 1. to 3. for every user (as rtkit does). A firing that
+ * demoted nobody is no reason to take anyone else's realtime. A canary
+ * starved by fair load alone is not realtime's doing: demoting would not
+ * feed it, and would let anyone who can load the machine take realtime
+ * from everyone. Realtime threads that realtimed did not grant are noted
+ * (CANARY_UNKNOWN_CLAMP_MAX at most) half way to a firing (when the
+ * canary missed a quarter of the window) and at every firing that did
+ * not escalate; at a firing, each user whose noted threads used 90% of one
+ * CPU since is blamed too: a runaway that took realtime through its own
+ * RLIMIT_RTPRIO is demoted and refused at the first firing, as a granted
+ * one is, and cannot take the limit back through GrantLimits at once.
  * After CanaryRefuseSec the main thread gives each clamped process its
  * old RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog
  * judges nothing while a report waits for the main thread; it never

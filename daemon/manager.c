@@ -397,8 +397,8 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	else
 		log_id(LOG_WARNING, LOG_ID_DEMOTION,
 		       "%s, but no user's realtime threads held the CPUs: nothing demoted; "
-		       "every user's are if the starvation persists while realtime threads "
-		       "keep half of the CPUs busy",
+		       "if the starvation persists, the users whose realtime threads, granted "
+		       "or not, hold the CPUs meanwhile are demoted at the next firing",
 		       why);
 
 	demote_list_init(&l, n, DEMOTE_CANARY);

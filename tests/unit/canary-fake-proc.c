@@ -29,8 +29,10 @@ static char fake_proc[64];
 static FakeThread fake[FAKE_MAX];
 static size_t n_fake;
 /* a realtime thread realtimed did not grant (another process's): its
- * schedstat, if there is one */
+ * schedstat, if there is one; with FAKE_UNKNOWN_AFTER_FIRING it uses no
+ * CPU time until the first firing (its percent is atomic) */
 static FakeThread unknown;
+static FakeUnknown unknown_mode;
 
 static void fake_write(const char *path, const char *text)
 {
@@ -90,7 +92,9 @@ static void *fake_scheduler(void *arg)
 			fake_schedstat(&fake[i]);
 		}
 		if (unknown.t.tid) {
-			unknown.runtime += (now - last) * 1000 * unknown.percent / 100;
+			unknown.runtime += (now - last) * 1000 *
+					   __atomic_load_n(&unknown.percent, __ATOMIC_RELAXED) /
+					   100;
 			fake_schedstat(&unknown);
 		}
 		last = now;
@@ -126,6 +130,8 @@ static void on_fake_fired(const CanaryReport *r, void *userdata)
 	for (size_t i = 0; i < r->n_demoted && m < sizeof(buf); i++)
 		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " %u", (unsigned)r->demoted[i].uid);
 	report("%s\n", buf);
+	if (unknown_mode == FAKE_UNKNOWN_AFTER_FIRING)
+		__atomic_store_n(&unknown.percent, 100, __ATOMIC_RELAXED);
 	/* what the watchdog saw, for the log of a failure */
 	printf("note: fired: cheeps %u%%, probe %u%%, held %llu ms in %llu ms\n", r->cheeps_percent,
 	       r->probe_percent, (unsigned long long)(r->held_usec / 1000),
@@ -175,15 +181,15 @@ static bool fake_unknown(void)
 	fake_stat(g, g, 77, SCHED_FIFO);
 	unknown = (FakeThread){ .t = { .pid = g, .tid = g, .start_time = 77, .uid = 3000 },
 				.policy = SCHED_FIFO,
-				.percent = 100 };
+				.percent = unknown_mode == FAKE_UNKNOWN_AFTER_FIRING ? 0 : 100 };
 	fake_schedstat(&unknown);
 	return true;
 }
 
 /* The child, on the fake /proc: ncpu threads of uid 1000 at policy and
  * 100% of a CPU each, and with_b, one of uid 2000 at SCHED_FIFO and 30%;
- * with_unknown, fake_unknown()'s process. */
-static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
+ * and fake_unknown()'s process unless FAKE_UNKNOWN_NONE. */
+static void fake_child(int fd, int policy, bool with_b, FakeUnknown with_unknown)
 {
 	static pid_t tids[FAKE_MAX];
 	char path[128];
@@ -224,14 +230,15 @@ static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
 		fake_stat(getpid(), tids[i], fake[i].t.start_time, fake[i].policy);
 		fake_schedstat(&fake[i]);
 	}
-	if (with_unknown && !fake_unknown()) {
+	unknown_mode = with_unknown;
+	if (with_unknown != FAKE_UNKNOWN_NONE && !fake_unknown()) {
 		report("no realtime here\n");
 		pause();
 	}
 	pthread_create(&t, NULL, fake_scheduler, NULL);
 	fake_settings = (CanarySettings){ .watchdog_usec = PERIOD_USEC,
 					  .refuse_usec = 3600 * 1000 * MSEC,
-					  .demote_unknown = with_unknown };
+					  .demote_unknown = with_unknown != FAKE_UNKNOWN_NONE };
 	if (sd_event_default(&e) < 0 ||
 	    canary_new(e, fake_proc, on_fake_fired, NULL, &fake_canary) < 0)
 		_exit(2);
@@ -250,7 +257,8 @@ static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
 
 typedef struct FakeArgs {
 	int policy;
-	bool with_b, with_unknown;
+	bool with_b;
+	FakeUnknown with_unknown;
 } FakeArgs;
 
 static void fake_body(int fd, const void *arg)
@@ -260,7 +268,7 @@ static void fake_body(int fd, const void *arg)
 	fake_child(fd, a->policy, a->with_b, a->with_unknown);
 }
 
-bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
+bool start_fake_child_with(int policy, bool with_b, FakeUnknown with_unknown)
 {
 	FakeArgs a = { .policy = policy, .with_b = with_b, .with_unknown = with_unknown };
 	char buf[128];
@@ -276,7 +284,7 @@ bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
 
 void start_fake_child(int policy, bool with_b)
 {
-	(void)start_fake_child_with(policy, with_b, false);
+	(void)start_fake_child_with(policy, with_b, FAKE_UNKNOWN_NONE);
 }
 
 void stop_fake_child(void)
