@@ -81,31 +81,51 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 										: now.nice);
 }
 
+/* Whether the main thread of r's process holds the change, having called
+ * execve() as the pinned thread right after it (grants.h): the process
+ * lives, and no grant of the main thread's own covers what it runs. */
+static bool request_change_execed(Request *r, SchedState *ret_now)
+{
+	Grant *m = grant_table_find(r->d->grants, r->pid, r->pid);
+
+	return r->tid != r->pid && pidfd_alive(r->pidfd) == 0 &&
+	       sched_get_state(r->pid, ret_now) >= 0 &&
+	       sched_state_may_hold(ret_now, r->kind, r->value) &&
+	       !(m && m->process->start_time == r->pid_start &&
+		 sched_state_may_hold(ret_now, m->kind, m->value)) &&
+	       pidfd_alive(r->pidfd) == 0;
+}
+
 /* The pinned thread exited between the checks before and after the change:
  * the change went to it (and left with it), to no thread, or to a thread
- * that took the tid in between, which nobody would ever supervise. That
- * thread goes back to what the pinned one ran with before, or when that
- * was realtime (which a new thread need not have had), to SCHED_OTHER at
- * its own nice level; sched_restore() never raises it. */
+ * that took the tid in between, which nobody would ever supervise; or the
+ * thread called execve() and is its process's main thread now, with the
+ * change. That thread goes back to what the pinned one ran with before, or
+ * when that was realtime (which a new thread need not have had), to
+ * SCHED_OTHER at its own nice level; sched_restore() never raises it. */
 static void request_undo_reused(Request *r, const SchedState *before)
 {
 	SchedState now, to = *before;
+	pid_t tid = r->tid;
 	int k;
 
-	if (sched_get_state(r->tid, &now) < 0 || !sched_state_may_hold(&now, r->kind, r->value))
-		return;
+	if (sched_get_state(tid, &now) < 0 || !sched_state_may_hold(&now, r->kind, r->value)) {
+		if (!request_change_execed(r, &now))
+			return;
+		tid = r->pid;
+	}
 	if (sched_state_known(&to) &&
 	    (to.policy == SCHED_FIFO || to.policy == SCHED_RR || to.policy == SCHED_DEADLINE))
 		to = SCHED_STATE_UNKNOWN;
-	k = sched_restore(r->tid, r->kind, &to);
+	k = sched_restore(tid, r->kind, &to);
 	if (k < 0 && k != -ESRCH)
 		log_error_errno(k, "Failed to undo %s %d on tid %d, which another thread took: %m",
-				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+				grant_kind_to_string(r->kind), r->value, (int)tid);
 	else if (k == 0)
 		log_id(LOG_NOTICE, LOG_ID_GRANT,
-		       "Thread %d of process %d exited while it was granted %s %d; the change is "
-		       "undone on the thread that took its tid",
-		       (int)r->tid, (int)r->pid, grant_kind_to_string(r->kind), r->value);
+		       "Thread %d of process %d exited or called execve() while it was granted "
+		       "%s %d; the change is undone on thread %d",
+		       (int)r->tid, (int)r->pid, grant_kind_to_string(r->kind), r->value, (int)tid);
 }
 
 /* Sets the grant on the thread, verifies it, and records it. The canary

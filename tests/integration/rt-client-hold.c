@@ -8,7 +8,10 @@
  *	reads commands on stdin: "exit K" ends thread K (1-based) and prints
  *	"exited K"; "exec K PROG [ARG...]" prints "execing K" and has thread K
  *	(not the main one) call execvp(PROG, ...): the kernel makes it the
- *	new program's main thread; "quit" or end of input exits. Started as
+ *	new program's main thread; "race-exec K PROG [ARG...]" prints "racing
+ *	K" and has thread K spin (SCHED_OTHER) until it sees itself realtime,
+ *	and exec then, racing realtimed's check after its change; "quit" or
+ *	end of input exits. Started as
  *	root, each of the
  *	N threads can switch its own real, effective and saved uid (--uids),
  *	and the main thread its own (--main-uids), with the raw setresuid
@@ -27,6 +30,7 @@
 
 #include "macro.h"
 #include "rt-client.h"
+#include "rt-self.h"
 
 /* One of the sleeping threads that a test points the daemon at. */
 struct holder {
@@ -34,7 +38,7 @@ struct holder {
 	pid_t tid;
 	int pipe[2];
 	const uid_t *uids; /* NULL: keep */
-	char **exec_argv;  /* set before an 'x' on the pipe: exec this */
+	char **exec_argv;  /* set before an 'x' or 'r' on the pipe: exec this */
 };
 
 /* At most this many words in an exec command. */
@@ -73,7 +77,10 @@ static void *hold_thread(void *userdata)
 	__atomic_store_n(&h->tid, gettid(), __ATOMIC_SEQ_CST);
 	while ((n = read(h->pipe[0], &c, 1)) < 0 && errno == EINTR)
 		;
-	if (n == 1 && c == 'x' && h->exec_argv) {
+	if (n == 1 && c == 'r' && h->exec_argv)
+		while (!is_realtime())
+			; /* SCHED_OTHER until the grant lands: the exec races its check */
+	if (n == 1 && (c == 'x' || c == 'r') && h->exec_argv) {
 		execvp(h->exec_argv[0], h->exec_argv);
 		fprintf(stderr, "rt-client hold: exec %s: %m\n", h->exec_argv[0]);
 		exit(2);
@@ -149,13 +156,18 @@ int cmd_hold(int argc, char **argv)
 			pthread_join(h[k - 1].thread, NULL);
 			printf("exited %d\n", k);
 			fflush(stdout);
-		} else if (sscanf(line, "exec %d %n", &k, &at) == 1 && at > 0 && k >= 1 && k <= n &&
-			   h[k - 1].pipe[1] >= 0 && split_words(line + at, exec_argv) > 0) {
+		} else if ((sscanf(line, "exec %d %n", &k, &at) == 1 ||
+			    sscanf(line, "race-exec %d %n", &k, &at) == 1) &&
+			   at > 0 && k >= 1 && k <= n && h[k - 1].pipe[1] >= 0) {
+			bool race = startswith(line, "race-");
+
+			if (split_words(line + at, exec_argv) == 0)
+				continue;
 			h[k - 1].exec_argv = exec_argv;
-			printf("execing %d\n", k);
+			printf("%s %d\n", race ? "racing" : "execing", k);
 			fflush(stdout);
 			/* the write orders exec_argv before the thread's read */
-			if (write(h[k - 1].pipe[1], "x", 1) != 1)
+			if (write(h[k - 1].pipe[1], race ? "r" : "x", 1) != 1)
 				return 2;
 			pause(); /* the exec ends this program */
 		} else if (startswith(line, "quit"))

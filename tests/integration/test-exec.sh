@@ -13,6 +13,8 @@
 #   - a nice grant follows the same way;
 #   - a restart adopts it, the exec having happened while realtimed was
 #     away;
+#   - an exec that races the grant's own check after the change: the
+#     grant follows, or is undone on the main thread;
 #   - a program under realtimectl run --threads whose granted thread execs
 #     another keeps the grant, supervised.
 
@@ -140,7 +142,41 @@ expect_error "and counts it: another process with ProcessesPerUserMax=1" \
 	"$(echo "$out" | sed -n 's/^refused: \([^:]*\): /Error \1: /p')"
 stop_holder
 
-# --- 5. under realtimectl run --threads ---
+# --- 5. the exec races the grant's own check ---
+# The thread spins until it sees itself realtime and execs at once, so the
+# exec may land between realtimed's change and its check after it: the
+# grant follows the exec, or is undone on the main thread; never realtime
+# unsupervised.
+i=0
+raced=0
+bad=0
+while [ $i -lt 10 ]; do
+	holder_start rtaudio 1 || finish
+	T1=$(holder_tid 1)
+	echo "race-exec 1 sleep 300" >&8
+	wait_for 5 grep -q '^racing' "$WORK/holder.out" || fail "holder did not race: $(cat "$WORK/holder.out")"
+	out=$(native --as rtaudio MakeThreadRealtime uint64:$HOLDER_PID uint64:$T1 string:fifo uint32:10)
+	wait_for 5 grep -q "^Name:[[:space:]]*sleep" "/proc/$HOLDER_PID/status" ||
+		fail "the racing thread did not exec: $(cat "$WORK/holder.out")"
+	exec 8>&-
+	s=$(sched_name_of "$HOLDER_PID")
+	g=$(grant_of "$HOLDER_PID")
+	# a grant that follows may take a moment
+	[ "$s" = "fifo 10" ] && [ -z "$g" ] && sleep 0.5 && g=$(grant_of "$HOLDER_PID")
+	case "$s:$g" in
+	"fifo 10:fifo 10") ;;
+	"other 0:") raced=$((raced + 1)) ;;
+	*)
+		bad=$((bad + 1))
+		fail "round $i: the exec'ed thread runs '$s', ListGrants has '$g' ($(echo "$out" | head -n 1))"
+		;;
+	esac
+	stop_holder
+	i=$((i + 1))
+done
+[ $bad = 0 ] && ok "10 grants raced by an exec: each followed to the main thread or undone ($raced undone)"
+
+# --- 6. under realtimectl run --threads ---
 as_bg rtaudio "$REALTIMECTL" run --threads -- "$PROBE" exec 20 >"$WORK/probe.out" 2>&1
 PROBE_PID=$!
 integ_track $PROBE_PID
