@@ -11,12 +11,11 @@
  *	new program's main thread; "race-exec K PROG [ARG...]" prints "racing
  *	K" and has thread K spin (SCHED_OTHER) until it sees itself realtime,
  *	and exec then, racing realtimed's check after its change; "quit" or
- *	end of input exits. Started as
- *	root, each of the
- *	N threads can switch its own real, effective and saved uid (--uids),
- *	and the main thread its own (--main-uids), with the raw setresuid
- *	system call, which changes only the calling thread (glibc's wrapper
- *	changes every thread): a process whose threads run as different users.
+ *	end of input exits. Started as root, each of the N threads can
+ *	switch its own real, effective and saved uid (--uids), and the main
+ *	thread its own (--main-uids), with the raw setresuid system call,
+ *	which changes only the calling thread (glibc's wrapper changes every
+ *	thread): a process whose threads run as different users.
  */
 #include <errno.h>
 #include <fcntl.h>
