@@ -104,10 +104,20 @@ static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid
 	return u.ruid != 0 && u.euid != 0 && (w->escalated || blamed(w, u.ruid));
 }
 
+/* Demotes it, and lists it for the report while there is room. */
 static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
-	if (thread_is_unknown_realtime(c, w, pid, tid) && sched_reset(tid) >= 0)
-		w->n_unknown++;
+	uint64_t st;
+	ProcUids u;
+
+	if (!thread_is_unknown_realtime(c, w, pid, tid) ||
+	    procfs_start_time(c->proc, pid, tid, &st) < 0 ||
+	    proc_get_uids(c->proc, pid, tid, &u) < 0 || sched_reset(tid) < 0)
+		return false;
+	w->n_unknown++;
+	if (c->n_unknown_demoted < CANARY_UNKNOWN_CLAMP_MAX)
+		c->unknown_demoted[c->n_unknown_demoted++] =
+			(CanaryTarget){ .pid = pid, .tid = tid, .start_time = st, .uid = u.ruid };
 	return false;
 }
 
@@ -281,6 +291,7 @@ static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
 	double busy = w->starved_usec ? (double)w->realtime_usec / (double)w->starved_usec : 0;
 	pid_t clamped = 0;
 
+	c->n_unknown_demoted = 0;
 	if (demote_unknown && c->n_unknown_seen > 0)
 		busy += blame_unknown(c, w, now_usec(CLOCK_MONOTONIC));
 	if (w->escalated && busy * 2 < (double)(ncpus > 0 ? ncpus : 1))

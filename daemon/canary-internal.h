@@ -88,6 +88,10 @@ struct Canary {
 	size_t n_unknown_seen;
 	uint64_t unknown_usec;
 	CanaryBlame *unknown_users;
+	/* and the unknown threads the last firing demoted, for its report
+	 * (read by the main thread while the report waits) */
+	CanaryTarget *unknown_demoted;
+	size_t n_unknown_demoted;
 
 	/* main thread only */
 	CanaryClass klass;

@@ -213,6 +213,8 @@ static int on_fired(sd_event_source *s, int fd, uint32_t revents, void *userdata
 		.escalated = w.escalated,
 		.probe_percent = w.probe_percent,
 		.n_unknown = w.n_unknown,
+		.unknown_demoted = c->unknown_demoted,
+		.n_unknown_listed = c->n_unknown_demoted,
 		.n_clamped = w.n_clamped,
 		.cheeps_percent = w.cheeps_percent,
 		.held_usec = w.held_usec,
@@ -283,12 +285,14 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c->proc = strdup(proc);
 	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
 	c->unknown_users = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame));
+	c->unknown_demoted = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryTarget));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || !c->unknown || !c->unknown_users || c->fired_fd < 0) {
+	if (!c->proc || !c->unknown || !c->unknown_users || !c->unknown_demoted ||
+	    c->fired_fd < 0) {
 		r = c->fired_fd < 0 ? -errno : -ENOMEM;
 		canary_free(c);
 		return r;
@@ -456,6 +460,7 @@ Canary *canary_free(Canary *c)
 	free(c->restore);
 	free(c->unknown);
 	free(c->unknown_users);
+	free(c->unknown_demoted);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);

@@ -164,8 +164,11 @@ typedef struct CanaryReport {
 	size_t n_demoted;
 	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
 	size_t n_blamed;
-	bool escalated;		 /* starvation persisted: every user's threads demoted */
-	size_t n_unknown;	 /* threads realtimed never granted, demoted */
+	bool escalated;	  /* starvation persisted: every user's threads demoted */
+	size_t n_unknown; /* threads realtimed never granted, demoted */
+	/* the first CANARY_UNKNOWN_CLAMP_MAX of those, for the signal */
+	const CanaryTarget *unknown_demoted;
+	size_t n_unknown_listed;
 	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
 	unsigned cheeps_percent; /* of the cheeps expected in the window */
 	uint64_t held_usec;	 /* how long granted threads held every CPU in it */

@@ -364,7 +364,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	Daemon *d = userdata;
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	uint64_t until = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
-	size_t n = report->n_demoted;
+	size_t n = report->n_demoted, all = n + report->n_unknown_listed;
 	char why[256], whom[512];
 	DemoteList l;
 
@@ -401,15 +401,20 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		       "or not, hold the CPUs meanwhile are demoted at the next firing",
 		       why);
 
-	demote_list_init(&l, n, DEMOTE_CANARY);
-	for (size_t i = 0; i < n;) {
+	/* the granted threads and those it did not grant, in one signal as
+	 * far as memory goes */
+	demote_list_init(&l, all, DEMOTE_CANARY);
+	for (size_t i = 0; i < all;) {
 		size_t m = 0;
 
-		for (; i < n && m < l.size; i++)
-			l.threads[m++] =
-				(DemoteThread){ .pid = report->demoted[i].pid,
-						.tid = report->demoted[i].tid,
-						.start_time = report->demoted[i].start_time };
+		for (; i < all && m < l.size; i++) {
+			const CanaryTarget *t =
+				i < n ? &report->demoted[i] : &report->unknown_demoted[i - n];
+
+			l.threads[m++] = (DemoteThread){ .pid = t->pid,
+							 .tid = t->tid,
+							 .start_time = t->start_time };
+		}
 		(void)manager_demote(d, l.threads, m, DEMOTE_CANARY);
 	}
 	demote_list_done(&l);
