@@ -167,3 +167,8 @@ bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
 {
 	return user_ratelimit(d, uid, USER_RATE_MANAGE);
 }
+
+bool daemon_search_ratelimit(Daemon *d, uid_t uid)
+{
+	return user_ratelimit(d, uid, USER_RATE_SEARCH);
+}

@@ -47,3 +47,7 @@ bool daemon_user_ratelimit(Daemon *d, uid_t uid);
  * (user-rates.h): a crowd of uids that makes them cannot crowd out the
  * users who ask for grants. */
 bool daemon_manage_ratelimit(Daemon *d, uid_t uid);
+/* The same for uid's searches through its pid namespace
+ * (request-pidns.c), counted apart: they come before the policy is looked
+ * at, so a crowd of uids that makes them fills no table of grant requests. */
+bool daemon_search_ratelimit(Daemon *d, uid_t uid);

@@ -15,20 +15,30 @@
 #include "refusals.h"
 #include "utf8.h"
 
+/* The journal's pace for one user, or for every uid NSS does not know. */
+typedef struct JournalPace {
+	RateLimit rl;
+	unsigned unlogged; /* refusals not logged since the last logged one */
+} JournalPace;
+
+static const JournalPace fresh_pace = {
+	.rl = { .interval_usec = REFUSALS_JOURNAL_INTERVAL_USEC, .burst = REFUSALS_JOURNAL_BURST },
+};
+
 typedef struct RefusalUser {
 	uid_t uid;
 	Refusal *ring; /* n_allocated entries, n of them used */
 	unsigned n, n_allocated;
 	unsigned head;	   /* the oldest, when the ring is full */
 	uint64_t last_seq; /* of the newest refusal: who is evicted first */
-	RateLimit journal;
-	unsigned unlogged; /* refusals not logged since the last logged one */
+	JournalPace journal;
 } RefusalUser;
 
 struct RefusalLog {
 	RefusalUser *users[REFUSALS_USERS_MAX];
 	size_t n_users;
 	uint64_t seq;
+	JournalPace unknown; /* of the uids NSS does not know, together */
 };
 
 int refusal_log_new(RefusalLog **ret)
@@ -37,6 +47,7 @@ int refusal_log_new(RefusalLog **ret)
 
 	if (!l)
 		return -ENOMEM;
+	l->unknown = fresh_pace;
 	*ret = l;
 	return 0;
 }
@@ -91,9 +102,7 @@ static RefusalUser *user_get(RefusalLog *l, uid_t uid)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	*u = (RefusalUser){ .uid = uid,
-			    .journal = { .interval_usec = REFUSALS_JOURNAL_INTERVAL_USEC,
-					 .burst = REFUSALS_JOURNAL_BURST } };
+	*u = (RefusalUser){ .uid = uid, .journal = fresh_pace };
 	if (l->n_users == ELEMENTSOF(l->users)) {
 		slot = 0;
 		for (size_t i = 1; i < l->n_users; i++)
@@ -142,12 +151,29 @@ static Refusal *user_push(RefusalUser *u)
 	return &u->ring[u->n++];
 }
 
-int refusal_log_add(RefusalLog *l, const Refusal *r, uint64_t now_usec, unsigned *ret_unlogged)
+/* Whether a refusal is logged now, under pace p; see refusal_log_add(). */
+static int journal_pace(JournalPace *p, uint64_t now_usec, unsigned *ret_unlogged)
 {
-	RefusalUser *u = user_get(l, r->uid);
+	if (!ratelimit_below(&p->rl, now_usec)) {
+		p->unlogged++;
+		return 0;
+	}
+	if (ret_unlogged)
+		*ret_unlogged = p->unlogged;
+	p->unlogged = 0;
+	return 1;
+}
+
+int refusal_log_add(RefusalLog *l, const Refusal *r, bool known_user, uint64_t now_usec,
+		    unsigned *ret_unlogged)
+{
+	RefusalUser *u;
 	Refusal *e = NULL;
 	unsigned count = 1;
 
+	if (!known_user)
+		return journal_pace(&l->unknown, now_usec, ret_unlogged);
+	u = user_get(l, r->uid);
 	if (!u)
 		return -ENOMEM;
 	if (u->n > 0 && repeats(user_at(u, u->n - 1), r)) {
@@ -161,15 +187,7 @@ int refusal_log_add(RefusalLog *l, const Refusal *r, uint64_t now_usec, unsigned
 	e->count = count;
 	e->seq = ++l->seq;
 	u->last_seq = e->seq;
-
-	if (!ratelimit_below(&u->journal, now_usec)) {
-		u->unlogged++;
-		return 0;
-	}
-	if (ret_unlogged)
-		*ret_unlogged = u->unlogged;
-	u->unlogged = 0;
-	return 1;
+	return journal_pace(&u->journal, now_usec, ret_unlogged);
 }
 
 static int cmp_seq(const void *a, const void *b)

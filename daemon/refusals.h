@@ -11,14 +11,17 @@
  * reason), and any rate-limited refusal right after another, is folded
  * into it (a count and the newest time), so a client that retries in a
  * loop, or a flood that the rate limit answers, takes one entry and does
- * not push out the refusals that say something. At most REFUSALS_USERS_MAX
- * users are remembered; a new one then takes the place of the user whose
- * newest refusal is the oldest. Bounds: at most REFUSALS_USERS_MAX *
- * REFUSALS_PER_USER entries of sizeof(Refusal) each.
+ * not push out the refusals that say something. Only users NSS knows
+ * are remembered (the caller tells, from what the resolver knows): a crowd
+ * of uids without a passwd entry keeps nothing and pushes out no one. At
+ * most REFUSALS_USERS_MAX users are remembered; a new one then takes the
+ * place of the user whose newest refusal is the oldest. Bounds: at most
+ * REFUSALS_USERS_MAX * REFUSALS_PER_USER entries of sizeof(Refusal) each.
  *
  * Each user also has a rate limit for the journal line of a refusal
  * (REFUSALS_JOURNAL_BURST per REFUSALS_JOURNAL_INTERVAL_USEC), so that one
- * user's flood neither fills the journal nor hides another user's lines.
+ * user's flood neither fills the journal nor hides another user's lines;
+ * the uids NSS does not know share one such limit.
  *
  * Pure: no bus, no logging, no clock (the caller passes the times), so
  * test-daemon-refusals.c drives it directly.
@@ -69,11 +72,14 @@ RefusalLog *refusal_log_free(RefusalLog *l);
 void refusal_set_strings(Refusal *ret, const char *comm, const char *asked, const char *error,
 			 const char *reason, const char *source);
 
-/* Records r (its uid, times and strings; count and seq are set here).
+/* Records r (its uid, times and strings; count and seq are set here) when
+ * known_user (NSS has a passwd entry for r->uid); keeps nothing else.
  * now_usec (CLOCK_MONOTONIC) paces the journal: > 0 when the caller should
  * log this refusal, with *ret_unlogged (may be NULL) the number of r->uid's
- * refusals not logged since its last logged one; 0 when not; -ENOMEM. */
-int refusal_log_add(RefusalLog *l, const Refusal *r, uint64_t now_usec, unsigned *ret_unlogged);
+ * refusals (of any uid NSS does not know, for one of those) not logged
+ * since its last logged one; 0 when not; -ENOMEM. */
+int refusal_log_add(RefusalLog *l, const Refusal *r, bool known_user, uint64_t now_usec,
+		    unsigned *ret_unlogged);
 
 /* The refusals of uid, or of every user for (uid_t)-1, since since_usec
  * (CLOCK_REALTIME; 0: all), oldest first, as pointers into l valid until

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "creds.h"
+#include "daemon-policy.h"
 #include "macro.h"
 #include "parse.h"
 #include "proc.h"
@@ -58,14 +59,23 @@ static bool entry_id(const struct dirent *de, pid_t *ret)
 	return true;
 }
 
-/* Counts r against the caller's rate before a search, once (r->rated:
- * step_user() does not count it again). */
+/* Counts r's searches, once, against the caller's rate of them: apart
+ * from its grant requests (daemon-policy.h), which are counted after the
+ * policy is looked at. */
 static int count_search(Request *r)
 {
-	if (r->rated)
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+
+	if (r->search_counted)
 		return 0;
-	r->rated = true;
-	return request_check_rate(r);
+	r->search_counted = true;
+	if (daemon_search_ratelimit(r->d, r->uid))
+		return 0;
+	request_cite_daemon(r, "ActionsPerBurst");
+	return request_error(r, REQUEST_E_RATE_LIMITED,
+			     "too many searches through the caller's pid namespace from uid %u: "
+			     "at most %u per %" PRIu64 " s (ActionsPerBurst=, BurstSec=)",
+			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
 }
 
 /* What a search looks for, and what it may spend. */

@@ -18,7 +18,8 @@
  * its id there only if it lives there) and is bounded: at most
  * PIDNS_SCAN_MAX entries of /proc and PIDNS_READ_MAX status files per
  * search, two searches per call at most (its pid's, its tid's), after the
- * caller's rate (ActionsPerBurst=) counted the call.
+ * caller's rate of searches (ActionsPerBurst=, counted apart from its
+ * grant requests: no policy was looked at yet) counted the call.
  */
 #pragma once
 

@@ -224,8 +224,7 @@ static int step_user(Request *r, bool *ret_pending)
 		return request_park(r, step_user, ret_pending);
 	if (k == 0)
 		k = request_check_limits(r, e.user);
-	/* unless a search through the caller's pid namespace counted it */
-	if (k == 0 && !r->rated)
+	if (k == 0)
 		k = request_check_rate(r);
 	if (k != 0)
 		return k;

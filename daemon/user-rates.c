@@ -32,12 +32,57 @@ UserRates *user_rates_free(UserRates *t)
 	return NULL;
 }
 
+static size_t kind_max(UserRateKind kind)
+{
+	switch (kind) {
+	case USER_RATE_GRANT:
+		return USER_LIMITS_MAX;
+	case USER_RATE_MANAGE:
+		return MANAGE_LIMITS_MAX;
+	case USER_RATE_SEARCH:
+		return SEARCH_LIMITS_MAX;
+	}
+	return 0;
+}
+
+/* A slot for a newcomer of kind: idle users are forgotten first; when the
+ * kind's users are all active, the idlest of them (whose window began
+ * first) gives way. NULL without memory. */
+static UserRate *user_rates_slot(UserRates *t, UserRateKind kind, uint64_t now_usec)
+{
+	UserRate *idlest = NULL;
+	size_t j = 0, n_kind = 0;
+
+	for (size_t i = 0; i < t->n_rates; i++) {
+		UserRate *u = &t->rates[i];
+
+		if (ratelimit_idle(&u->rl, now_usec))
+			continue;
+		t->rates[j] = *u;
+		if (u->kind == kind) {
+			n_kind++;
+			if (!idlest || t->rates[j].rl.begin_usec < idlest->rl.begin_usec)
+				idlest = &t->rates[j];
+		}
+		j++;
+	}
+	t->n_rates = j;
+	if (n_kind >= kind_max(kind))
+		return idlest;
+	if (t->n_rates % 16 == 0) {
+		UserRate *n = realloc(t->rates, (t->n_rates + 16) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->rates = n;
+	}
+	return &t->rates[t->n_rates++];
+}
+
 bool user_rates_count(UserRates *t, uid_t uid, UserRateKind kind, uint64_t interval_usec,
 		      unsigned burst, uint64_t now_usec)
 {
-	size_t max = kind == USER_RATE_MANAGE ? MANAGE_LIMITS_MAX : USER_LIMITS_MAX;
 	UserRate *u = NULL;
-	size_t n_kind = 0;
 
 	for (size_t i = 0; i < t->n_rates; i++)
 		if (t->rates[i].uid == uid && t->rates[i].kind == kind) {
@@ -45,25 +90,9 @@ bool user_rates_count(UserRates *t, uid_t uid, UserRateKind kind, uint64_t inter
 			break;
 		}
 	if (!u) {
-		/* Forget idle users first; the table stays bounded. */
-		size_t j = 0;
-
-		for (size_t i = 0; i < t->n_rates; i++)
-			if (!ratelimit_idle(&t->rates[i].rl, now_usec)) {
-				t->rates[j++] = t->rates[i];
-				n_kind += t->rates[i].kind == kind;
-			}
-		t->n_rates = j;
-		if (n_kind >= max)
+		u = user_rates_slot(t, kind, now_usec);
+		if (!u)
 			return false;
-		if (t->n_rates % 16 == 0) {
-			UserRate *n = realloc(t->rates, (t->n_rates + 16) * sizeof(*n));
-
-			if (!n)
-				return false;
-			t->rates = n;
-		}
-		u = &t->rates[t->n_rates++];
 		*u = (UserRate){ .uid = uid, .kind = kind };
 	}
 	u->rl.interval_usec = interval_usec;
