@@ -4,7 +4,9 @@
  * pam-ambient.h): only cap_sys_nice and cap_ipc_lock are ever raised, a
  * process without them is refused before anything changes, and the
  * keepcaps technique really carries them across a setuid() away from root
- * into the ambient set. Each test runs in its own forked process.
+ * into the ambient set, and its release leaves neither the flag nor root's
+ * other permitted capabilities behind. Each test runs in its own forked
+ * process.
  */
 #include <check.h>
 #include <errno.h>
@@ -68,11 +70,11 @@ END_TEST
 
 START_TEST(test_refuses_other_caps)
 {
-	int keep = 42;
+	AmbientSaved saved = { .old_keepcaps = 42 };
 
-	ck_assert_int_eq(ambient_prepare(1ULL << CAP_SYS_ADMIN, &keep), -EINVAL);
-	ck_assert_int_eq(ambient_prepare(NICE | (1ULL << CAP_SYS_RESOURCE), &keep), -EINVAL);
-	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(ambient_prepare(1ULL << CAP_SYS_ADMIN, &saved), -EINVAL);
+	ck_assert_int_eq(ambient_prepare(NICE | (1ULL << CAP_SYS_RESOURCE), &saved), -EINVAL);
+	ck_assert_int_eq(saved.old_keepcaps, 42);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
 	ck_assert_int_eq(ambient_raise(1ULL << CAP_SETUID), -EINVAL);
 	ck_assert_int_eq(status_caps("CapAmb"), 0);
@@ -84,7 +86,7 @@ START_TEST(test_refuses_when_not_permitted)
 {
 	cap_t c = cap_get_proc();
 	cap_value_t v = CAP_IPC_LOCK;
-	int keep = 42;
+	AmbientSaved saved = { .old_keepcaps = 42 };
 
 	ck_assert_ptr_nonnull(c);
 	ck_assert_int_eq(cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_CLEAR), 0);
@@ -92,26 +94,36 @@ START_TEST(test_refuses_when_not_permitted)
 	ck_assert_int_eq(cap_set_proc(c), 0);
 	cap_free(c);
 
-	ck_assert_int_eq(ambient_prepare(IPC_LOCK, &keep), -EPERM);
-	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(ambient_prepare(IPC_LOCK, &saved), -EPERM);
+	ck_assert_int_eq(saved.old_keepcaps, 42);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
 }
 END_TEST
 
-/* The whole technique: prepare as root, setuid away, raise afterwards. */
+/* Root with cap_setuid and cap_sys_nice, or the test says why not. */
+static bool root_with_caps(const char *test)
+{
+	unsigned long long prm = status_caps("CapPrm");
+
+	if (geteuid() == 0 && (prm & (1ULL << CAP_SETUID)) && (prm & NICE))
+		return true;
+	printf("%s: not root with cap_setuid and cap_sys_nice, not run\n", test);
+	return false;
+}
+
+/* The whole technique: prepare as root, setuid away, raise afterwards,
+ * release: keepcaps off again, and of root's permitted set only what was
+ * raised stays (the rest would otherwise last until the execve()). */
 START_TEST(test_survives_setuid)
 {
-	int keep = 42;
+	AmbientSaved saved;
 
-	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID)) ||
-	    !(status_caps("CapPrm") & NICE)) {
-		printf("test_survives_setuid: not root with cap_setuid and cap_sys_nice, not "
-		       "run\n");
+	if (!root_with_caps("test_survives_setuid"))
 		return;
-	}
 
-	ck_assert_int_eq(ambient_prepare(NICE, &keep), 0);
-	ck_assert_int_eq(keep, 0);
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(saved.old_keepcaps, 0);
+	ck_assert(saved.was_root);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
 
 	/* uid 4102 need not exist: setuid() takes any number. */
@@ -124,8 +136,66 @@ START_TEST(test_survives_setuid)
 	ck_assert_int_eq(status_caps("CapAmb"), NICE);
 	ck_assert(status_caps("CapInh") & NICE);
 
-	ck_assert_int_eq(ambient_restore_keepcaps(keep), 0);
+	ck_assert_int_eq(ambient_release(&saved, NICE), 0);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), NICE);
+	ck_assert_int_eq(status_caps("CapEff"), 0);
+	ck_assert_int_eq(status_caps("CapAmb"), NICE);
+}
+END_TEST
+
+/* Released without a raise after the setuid (a pam_end() without
+ * PAM_DATA_SILENT, or a raise that failed): nothing of root's stays. */
+START_TEST(test_release_without_raise)
+{
+	AmbientSaved saved;
+
+	if (!root_with_caps("test_release_without_raise"))
+		return;
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	ck_assert_int_ne(status_caps("CapPrm"), 0);
+	ck_assert_int_eq(ambient_release(&saved, 0), 0);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), 0);
+}
+END_TEST
+
+/* Released while still root (pam_end() before the setuid): the flag goes
+ * back, root's sets stay root's, and a later setuid() keeps nothing. */
+START_TEST(test_release_while_root)
+{
+	unsigned long long prm = status_caps("CapPrm");
+	AmbientSaved saved;
+
+	if (!root_with_caps("test_release_while_root"))
+		return;
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(ambient_raise(NICE), 0);
+	ck_assert_int_eq(ambient_release(&saved, NICE), 0);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), prm);
+	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), 0);
+}
+END_TEST
+
+/* An application that set keepcaps itself wants its permitted set across
+ * its setuid(): the flag stays set and nothing is cut. */
+START_TEST(test_release_keeps_application_keepcaps)
+{
+	unsigned long long prm = status_caps("CapPrm");
+	AmbientSaved saved;
+
+	if (!root_with_caps("test_release_keeps_application_keepcaps"))
+		return;
+	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(saved.old_keepcaps, 1);
+	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	ck_assert_int_eq(ambient_release(&saved, 0), 0);
+	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
+	ck_assert_int_eq(status_caps("CapPrm"), prm);
 }
 END_TEST
 
@@ -151,6 +221,8 @@ int main(void)
 	check_add_case(s, "ambient",
 		       CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
 				   test_refuses_when_not_permitted, test_survives_setuid,
+				   test_release_without_raise, test_release_while_root,
+				   test_release_keeps_application_keepcaps,
 				   test_setuid_without_keepcaps_loses_them));
 	return check_run_forked(s, "the tests change this process's credentials");
 }
