@@ -29,7 +29,10 @@ int request_check_args(Request *r);
 
 /* The caller may act on the thread: the process's and the thread's real,
  * effective and saved uids are all the caller's (or the caller is root).
- * Sets r->owner, the process's real uid, whose policy applies. */
+ * Sets r->owner, the process's real uid, whose policy applies. To a caller
+ * other than root, a pid that names none of its processes (another user's,
+ * none, a thread's id) is answered alike, with no uid: as /proc with
+ * hidepid= would tell it. */
 int request_check_owner(Request *r);
 
 /* The target exists, belongs to the caller (request_check_owner()), tid is
