@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "manager.h"
@@ -438,37 +437,4 @@ const char *request_polkit_action(const Request *r)
 					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
 	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"
 				     : "org.realtimed.acquire-realtime";
-}
-
-int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
-{
-	uint64_t soft, hard, max = g->rttime_usec;
-	struct rlimit rl;
-	char src[300];
-	int k;
-
-	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
-		return 0;
-	k = proc_get_limit(r->d->args.proc, r->pid, "Max realtime timeout", &soft, &hard);
-	if (k < 0)
-		return request_error(r, k, "could not read the limits of process %d: %s",
-				     (int)r->pid, strerror(-k));
-	if (hard <= max)
-		return 0;
-	rl.rlim_max = max;
-	rl.rlim_cur = soft < max ? soft : max;
-	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
-		return 0;
-	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
-	request_cite(r, &g->source[POLICY_KEY_RTTIME]);
-	if (hard == UINT64_MAX)
-		return request_error(r, REQUEST_E_POLICY_DENIED,
-				     "RLIMIT_RTTIME of process %d is unlimited, above the limit "
-				     "%" PRIu64 " us for user %s (%s); set RLIMIT_RTTIME first",
-				     (int)r->pid, max, user, src);
-	return request_error(r, REQUEST_E_POLICY_DENIED,
-			     "RLIMIT_RTTIME of process %d is %" PRIu64
-			     " us, above the limit %" PRIu64
-			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, hard, max, user, src);
 }

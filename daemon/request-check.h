@@ -67,9 +67,5 @@ int request_check_limits(Request *r, const char *user);
  * BurstSec=. */
 int request_check_rate(Request *r);
 
-/* RLIMIT_RTTIME of the target is at most policy's RTTime=: lowered here
- * when realtimed may, refused otherwise (as rtkit does). */
-int request_check_rttime(Request *r, const PolicyGrant *g, const char *user);
-
 /* The polkit action that authorizes r for a user no policy rule covers. */
 const char *request_polkit_action(const Request *r);

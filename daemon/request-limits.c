@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* GrantLimits; see request-limits.h. */
+/* GrantLimits and RTTime='s ceiling; see request-limits.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -79,4 +79,37 @@ int request_grant_limits(Request *r, const PolicyGrant *g, const char *user)
 	       (int)r->pid, user);
 	r->reply = TAKE_PTR(reply);
 	return 0;
+}
+
+int request_lower_rttime(Request *r, const PolicyGrant *g, const char *user)
+{
+	uint64_t soft, hard, max = g->rttime_usec;
+	struct rlimit rl;
+	char src[300];
+	int k;
+
+	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
+		return 0;
+	k = proc_get_limit(r->d->args.proc, r->pid, "Max realtime timeout", &soft, &hard);
+	if (k < 0)
+		return request_error(r, k, "could not read the limits of process %d: %s",
+				     (int)r->pid, strerror(-k));
+	if (hard <= max)
+		return 0;
+	rl.rlim_max = max;
+	rl.rlim_cur = soft < max ? soft : max;
+	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
+		return 0;
+	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
+	request_cite(r, &g->source[POLICY_KEY_RTTIME]);
+	if (hard == UINT64_MAX)
+		return request_error(r, REQUEST_E_POLICY_DENIED,
+				     "RLIMIT_RTTIME of process %d is unlimited, above the limit "
+				     "%" PRIu64 " us for user %s (%s); set RLIMIT_RTTIME first",
+				     (int)r->pid, max, user, src);
+	return request_error(r, REQUEST_E_POLICY_DENIED,
+			     "RLIMIT_RTTIME of process %d is %" PRIu64
+			     " us, above the limit %" PRIu64
+			     " us for user %s (%s); set RLIMIT_RTTIME first",
+			     (int)r->pid, hard, max, user, src);
 }
