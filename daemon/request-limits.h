@@ -3,7 +3,10 @@
  * The rlimits realtimed puts on a process with prlimit(), once the checks
  * before it passed: GrantLimits (RLIMIT_RTTIME, RLIMIT_RTPRIO,
  * RLIMIT_MEMLOCK, RLIMIT_NICE as policy gives them), and RLIMIT_RTTIME
- * lowered to RTTime= before a realtime grant.
+ * lowered to RTTime= before a realtime grant. prlimit() names the process
+ * by its pid number: each change is checked against the pinned pidfd
+ * before and after, and one that landed on a process that took the pid is
+ * put back (NoSuchProcess is the answer).
  */
 #pragma once
 
