@@ -48,6 +48,20 @@ static Request request(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
 			  .pidfd = -EBADF };
 }
 
+/* uid asks for tid of pid, none of its processes: the one answer. */
+static void expect_not_callers(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
+{
+	Request r = request(d, uid, pid, tid);
+	char want[256];
+
+	snprintf(want, sizeof(want),
+		 "pid %d names no process of the caller (one whose real, effective and saved "
+		 "uids are all the caller's)",
+		 (int)pid);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
+	ck_assert_str_eq(r.why, want);
+}
+
 START_TEST(test_owner)
 {
 	Daemon d;
@@ -67,25 +81,13 @@ START_TEST(test_owner)
 	ck_assert_int_eq(request_check_owner(&r), 0);
 
 	/* Not the caller's: another user's process, a setuid program, a pid
-	 * that does not exist. One answer, word for word but the pid, and no
-	 * uid in it (/proc with hidepid= tells no more). */
-	r = request(&d, 1000, 520, 520);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "pid 520 names no process of the caller (one whose real, "
-				"effective and saved uids are all the caller's)");
-	r = request(&d, 1000, 510, 510);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "pid 510 names no process of the caller (one whose real, "
-				"effective and saved uids are all the caller's)");
-	r = request(&d, 1000, 530, 530);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "pid 530 names no process of the caller (one whose real, "
-				"effective and saved uids are all the caller's)");
-	/* nor is anything said of the threads of another user's process */
-	r = request(&d, 1001, 500, 503);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "pid 500 names no process of the caller (one whose real, "
-				"effective and saved uids are all the caller's)");
+	 * that does not exist; nor is anything said of the threads of
+	 * another user's process. One answer, word for word but the pid, and
+	 * no uid in it (/proc with hidepid= tells no more). */
+	expect_not_callers(&d, 1000, 520, 520);
+	expect_not_callers(&d, 1000, 510, 510);
+	expect_not_callers(&d, 1000, 530, 530);
+	expect_not_callers(&d, 1001, 500, 503);
 	/* credentials are per thread; of its own process the caller is told
 	 * which thread, not whose it is */
 	r = request(&d, 1000, 500, 502);

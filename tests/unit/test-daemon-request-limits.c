@@ -30,6 +30,7 @@
 #include "daemon-fixture.h"
 #include "pidfd.h"
 #include "daemon-policy.h"
+#include "macro.h"
 #include "request-check.h"
 #include "request-limits.h"
 
@@ -76,6 +77,14 @@ int __wrap_prlimit64(pid_t pid, int resource, const struct rlimit *rl, struct rl
 		ck_assert_int_eq(__real_prlimit64(pid, resource, &change_to, NULL), 0);
 	}
 	return k;
+}
+
+/* From a's next change of resource on, its pid names b. */
+static void reuse_as(pid_t a, pid_t b, int resource)
+{
+	reuse_pid = a;
+	reuse_by = b;
+	reuse_resource = resource;
 }
 
 /* A child that sleeps with these soft and hard limits of resource. */
@@ -201,8 +210,18 @@ START_TEST(test_limits_granted)
 END_TEST
 
 /* The process exits as prlimit() runs and another takes its pid: the
- * change went to that one, which gets its own limits back, and the
- * caller is told the process is gone. */
+ * change went to that one, which gets its own limits back, unless it
+ * changed them itself meanwhile (what it holds then is not realtimed's
+ * doing, and stays); either way the caller is told the process is gone. */
+static const struct {
+	bool changed; /* by the process that took the pid, right after */
+	unsigned n_changes;
+	rlim_t want_cur;
+} reused_cases[] = {
+	{ false, 2, 0 },      /* the change, and its undo */
+	{ true, 1, 2 * MIB }, /* the change alone */
+};
+
 START_TEST(test_limits_reused)
 {
 	pid_t a = child_start(RLIMIT_MEMLOCK, 0, 8 * MIB),
@@ -213,45 +232,18 @@ START_TEST(test_limits_reused)
 	struct rlimit rl;
 	int k;
 
-	reuse_pid = a;
-	reuse_by = b;
-	reuse_resource = RLIMIT_MEMLOCK;
-	k = request_grant_limits(&r, &e.grant, e.user);
-	ck_assert_msg(k == REQUEST_E_NO_SUCH_PROCESS, "answer %d: %s", k, r.why);
-	ck_assert_ptr_null(r.reply);
-	ck_assert_uint_eq(n_changes, 2);
-	ck_assert_int_eq(changes[0].pid, b);
-	ck_assert_uint_eq(changes[0].rl.rlim_cur, 1 * MIB);
-	rl = limit_of(b, RLIMIT_MEMLOCK);
-	ck_assert_uint_eq(rl.rlim_cur, 0);
-	ck_assert_uint_eq(rl.rlim_max, 8 * MIB);
-	request_done(&d, &r);
-	child_stop(b);
-}
-END_TEST
-
-/* The process that took the pid changed that limit itself meanwhile: what
- * it holds is not realtimed's doing, and stays. */
-START_TEST(test_limits_reused_changed)
-{
-	pid_t a = child_start(RLIMIT_MEMLOCK, 0, 8 * MIB),
-	      b = child_start(RLIMIT_MEMLOCK, 0, 8 * MIB);
-	PolicyEval e;
-	Daemon d;
-	Request r = request(&d, POLICY_MEMLOCK, REQUEST_LIMITS, a, &e);
-	struct rlimit rl;
-	int k;
-
-	reuse_pid = a;
-	reuse_by = b;
-	reuse_resource = RLIMIT_MEMLOCK;
-	change_after = true;
+	reuse_as(a, b, RLIMIT_MEMLOCK);
+	change_after = reused_cases[_i].changed;
 	change_to = (struct rlimit){ 2 * MIB, 8 * MIB };
 	k = request_grant_limits(&r, &e.grant, e.user);
 	ck_assert_msg(k == REQUEST_E_NO_SUCH_PROCESS, "answer %d: %s", k, r.why);
-	ck_assert_uint_eq(n_changes, 1);
+	ck_assert_ptr_null(r.reply);
+	ck_assert_uint_eq(n_changes, reused_cases[_i].n_changes);
+	ck_assert_int_eq(changes[0].pid, b);
+	ck_assert_uint_eq(changes[0].rl.rlim_cur, 1 * MIB);
 	rl = limit_of(b, RLIMIT_MEMLOCK);
-	ck_assert_uint_eq(rl.rlim_cur, 2 * MIB);
+	ck_assert_uint_eq(rl.rlim_cur, reused_cases[_i].want_cur);
+	ck_assert_uint_eq(rl.rlim_max, 8 * MIB);
 	request_done(&d, &r);
 	child_stop(b);
 }
@@ -305,9 +297,7 @@ START_TEST(test_rttime_reused)
 	struct rlimit rl;
 	int k;
 
-	reuse_pid = a;
-	reuse_by = b;
-	reuse_resource = RLIMIT_RTTIME;
+	reuse_as(a, b, RLIMIT_RTTIME);
 	k = request_lower_rttime(&r, &e.grant, e.user);
 	ck_assert_msg(k == REQUEST_E_NO_SUCH_PROCESS, "answer %d: %s", k, r.why);
 	ck_assert_uint_eq(n_changes, 2);
@@ -328,9 +318,13 @@ END_TEST
 
 int main(void)
 {
-	return check_run_case("daemon-request-limits", "prlimit",
-			      CHECK_TESTS(test_limits_granted, test_limits_reused,
-					  test_limits_reused_changed, test_limits_exited_before,
-					  test_rttime_lowered, test_rttime_reused),
-			      fixture_setup, fixture_teardown);
+	Suite *s = suite_create("daemon-request-limits");
+	TCase *tc;
+
+	tc = check_add_case(s, "prlimit",
+			    CHECK_TESTS(test_limits_granted, test_limits_exited_before,
+					test_rttime_lowered, test_rttime_reused));
+	tcase_add_loop_test(tc, test_limits_reused, 0, ELEMENTSOF(reused_cases));
+	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+	return check_run(s);
 }

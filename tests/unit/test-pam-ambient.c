@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "macro.h"
 #include "pam-ambient.h"
 
 #define NICE (1ULL << CAP_SYS_NICE)
@@ -144,58 +145,51 @@ START_TEST(test_survives_setuid)
 }
 END_TEST
 
-/* Released without a raise after the setuid (a pam_end() without
- * PAM_DATA_SILENT, or a raise that failed): nothing of root's stays. */
-START_TEST(test_release_without_raise)
-{
-	AmbientSaved saved;
+/* ambient_release() after each way a pam_end() may come. */
+typedef struct ReleaseCase {
+	const char *name;
+	bool app_keepcaps; /* the application had set keepcaps itself */
+	bool setuid_first; /* pam_end() after the setuid away from root */
+	bool raise;	   /* ... with the raise */
+	int want_keepcaps;
+	bool want_cut; /* the permitted set cut to what was raised */
+} ReleaseCase;
 
-	if (!root_with_caps("test_release_without_raise"))
-		return;
-	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
-	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
-	ck_assert_int_ne(status_caps("CapPrm"), 0);
-	ck_assert_int_eq(ambient_release(&saved, 0), 0);
-	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
-	ck_assert_int_eq(status_caps("CapPrm"), 0);
-}
-END_TEST
+static const ReleaseCase release_cases[] = {
+	/* no PAM_DATA_SILENT after the setuid, or a raise that failed:
+	 * nothing of root's stays */
+	{ "no raise after the setuid", false, true, false, 0, true },
+	/* pam_end() before the setuid: root's sets stay root's, and the
+	 * flag goes back, so a later setuid() keeps nothing */
+	{ "raised while root", false, false, true, 0, false },
+	/* the application's own keepcaps: its wish, flag and set kept */
+	{ "the application's keepcaps", true, true, false, 1, false },
+};
 
-/* Released while still root (pam_end() before the setuid): the flag goes
- * back, root's sets stay root's, and a later setuid() keeps nothing. */
-START_TEST(test_release_while_root)
+START_TEST(test_release)
 {
+	const ReleaseCase *c = &release_cases[_i];
 	unsigned long long prm = status_caps("CapPrm");
+	uint64_t raised = c->raise ? NICE : 0;
 	AmbientSaved saved;
 
-	if (!root_with_caps("test_release_while_root"))
+	if (!root_with_caps(c->name))
 		return;
+	if (c->app_keepcaps)
+		ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
 	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
-	ck_assert_int_eq(ambient_raise(NICE), 0);
-	ck_assert_int_eq(ambient_release(&saved, NICE), 0);
-	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
-	ck_assert_int_eq(status_caps("CapPrm"), prm);
-	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
-	ck_assert_int_eq(status_caps("CapPrm"), 0);
-}
-END_TEST
-
-/* An application that set keepcaps itself wants its permitted set across
- * its setuid(): the flag stays set and nothing is cut. */
-START_TEST(test_release_keeps_application_keepcaps)
-{
-	unsigned long long prm = status_caps("CapPrm");
-	AmbientSaved saved;
-
-	if (!root_with_caps("test_release_keeps_application_keepcaps"))
-		return;
-	ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
-	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
-	ck_assert_int_eq(saved.old_keepcaps, 1);
-	ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
-	ck_assert_int_eq(ambient_release(&saved, 0), 0);
-	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
-	ck_assert_int_eq(status_caps("CapPrm"), prm);
+	ck_assert_int_eq(saved.old_keepcaps, c->app_keepcaps);
+	if (c->setuid_first)
+		ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	if (c->raise)
+		ck_assert_int_eq(ambient_raise(NICE), 0);
+	ck_assert_int_eq(ambient_release(&saved, raised), 0);
+	ck_assert_msg(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0) == c->want_keepcaps, "%s", c->name);
+	ck_assert_msg(status_caps("CapPrm") == (c->want_cut ? raised : prm), "%s", c->name);
+	if (!c->setuid_first && !c->want_keepcaps) {
+		ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+		ck_assert_msg(status_caps("CapPrm") == 0, "%s", c->name);
+	}
 }
 END_TEST
 
@@ -218,11 +212,12 @@ int main(void)
 {
 	Suite *s = suite_create("pam-ambient");
 
-	check_add_case(s, "ambient",
-		       CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
-				   test_refuses_when_not_permitted, test_survives_setuid,
-				   test_release_without_raise, test_release_while_root,
-				   test_release_keeps_application_keepcaps,
-				   test_setuid_without_keepcaps_loses_them));
+	TCase *tc;
+
+	tc = check_add_case(s, "ambient",
+			    CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
+					test_refuses_when_not_permitted, test_survives_setuid,
+					test_setuid_without_keepcaps_loses_them));
+	tcase_add_loop_test(tc, test_release, 0, ELEMENTSOF(release_cases));
 	return check_run_forked(s, "the tests change this process's credentials");
 }
