@@ -29,7 +29,10 @@ int request_check_args(Request *r);
 
 /* The caller may act on the thread: the process's and the thread's real,
  * effective and saved uids are all the caller's (or the caller is root).
- * Sets r->owner, the process's real uid, whose policy applies. */
+ * Sets r->owner, the process's real uid, whose policy applies. To a caller
+ * other than root, a pid that names none of its processes (another user's,
+ * none, a thread's id) is answered alike, with no uid: as /proc with
+ * hidepid= would tell it. */
 int request_check_owner(Request *r);
 
 /* The target exists, belongs to the caller (request_check_owner()), tid is
@@ -63,10 +66,6 @@ int request_check_limits(Request *r, const char *user);
 /* Counts the request against the caller's [Daemon] ActionsPerBurst= in
  * BurstSec=. */
 int request_check_rate(Request *r);
-
-/* RLIMIT_RTTIME of the target is at most policy's RTTime=: lowered here
- * when realtimed may, refused otherwise (as rtkit does). */
-int request_check_rttime(Request *r, const PolicyGrant *g, const char *user);
 
 /* The polkit action that authorizes r for a user no policy rule covers. */
 const char *request_polkit_action(const Request *r);

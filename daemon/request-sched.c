@@ -9,6 +9,7 @@
 #include "pidfd.h"
 #include "proc.h"
 #include "request-check.h"
+#include "request-limits.h"
 #include "request-sched.h"
 
 /* What the thread ran with before realtimed's first grant to it: what an
@@ -173,7 +174,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	int value = 0, k;
 
 	if (r->kind != GRANT_NICE) {
-		k = request_check_rttime(r, g, user);
+		k = request_lower_rttime(r, g, user);
 		if (k != 0)
 			return k;
 	}

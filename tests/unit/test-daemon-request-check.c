@@ -48,6 +48,20 @@ static Request request(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
 			  .pidfd = -EBADF };
 }
 
+/* uid asks for tid of pid, none of its processes: the one answer. */
+static void expect_not_callers(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
+{
+	Request r = request(d, uid, pid, tid);
+	char want[256];
+
+	snprintf(want, sizeof(want),
+		 "pid %d names no process of the caller (one whose real, effective and saved "
+		 "uids are all the caller's)",
+		 (int)pid);
+	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
+	ck_assert_str_eq(r.why, want);
+}
+
 START_TEST(test_owner)
 {
 	Daemon d;
@@ -66,22 +80,25 @@ START_TEST(test_owner)
 	r = request(&d, 1000, 500, 501);
 	ck_assert_int_eq(request_check_owner(&r), 0);
 
-	r = request(&d, 1000, 520, 520);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "process 520 belongs to uid 1001, not to the caller (uid 1000)");
-	r = request(&d, 1000, 510, 510);
-	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "process 510 runs with effective uid 0 and saved uid 1000, not "
-				"only as the caller (uid 1000)");
-	/* credentials are per thread */
+	/* Not the caller's: another user's process, a setuid program, a pid
+	 * that does not exist; nor is anything said of the threads of
+	 * another user's process. One answer, word for word but the pid, and
+	 * no uid in it (/proc with hidepid= tells no more). */
+	expect_not_callers(&d, 1000, 520, 520);
+	expect_not_callers(&d, 1000, 510, 510);
+	expect_not_callers(&d, 1000, 530, 530);
+	expect_not_callers(&d, 1001, 500, 503);
+	/* credentials are per thread; of its own process the caller is told
+	 * which thread, not whose it is */
 	r = request(&d, 1000, 500, 502);
 	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_PERMISSION_DENIED);
-	ck_assert_str_eq(r.why, "thread 502 of process 500 belongs to uid 1001, not to the "
-				"caller (uid 1000)");
+	ck_assert_str_eq(r.why, "thread 502 of process 500 runs with a real, effective or saved "
+				"uid that is not the caller's");
 	r = request(&d, 1000, 500, 503);
 	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_NO_SUCH_PROCESS);
 	ck_assert_str_eq(r.why, "thread 503 is not a thread of process 500");
-	r = request(&d, 1000, 530, 530);
+	/* root is told what there is */
+	r = request(&d, 0, 530, 530);
 	ck_assert_int_eq(request_check_owner(&r), REQUEST_E_NO_SUCH_PROCESS);
 	ck_assert_str_eq(r.why, "process 530 does not exist");
 
