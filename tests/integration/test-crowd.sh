@@ -54,7 +54,7 @@ alice_pid=$HOLDER_PID alice_tid=$(holder_tid 1)
 echo "# rtaudio is refused once, before the crowd and before any policy"
 # (the resolver is asked about rtaudio for the refusal alone)
 out=$(native --as rtaudio MakeThreadRealtime uint64:"$alice_pid" uint64:"$alice_tid" string:fifo uint32:10)
-expect_error "rtalice's thread is refused to rtaudio" "$NATIVE_ERR.PermissionDenied" "belongs to uid" "$out"
+expect_error "rtalice's thread is refused to rtaudio" "$NATIVE_ERR.PermissionDenied" "names no process of the caller" "$out"
 
 echo "# the crowd: $CROWD_N uids, each searched for before any policy"
 start=$(date +%s)
