@@ -226,6 +226,7 @@ static bool note_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 		.start_time = st,
 		.runtime = canary_thread_runtime(c, pid, tid),
 	};
+	c->unknown[c->n_unknown_seen - 1].looked = c->unknown[c->n_unknown_seen - 1].runtime;
 	return false;
 }
 

@@ -30,14 +30,16 @@
  * time. */
 #define PROBE_SHARE 4
 
-/* A realtime thread realtimed did not grant, as the watchdog found it at
- * a firing that did not escalate: at the escalation, the CPU time it used
- * since blames its user. */
+/* A realtime thread realtimed did not grant, as the watchdog noted it
+ * (half way to a firing, or at a firing that did not escalate): the CPU
+ * time it uses counts towards the looks' held time, and at the next firing
+ * the CPU time it used since blames its user. */
 typedef struct UnknownThread {
 	pid_t pid, tid;
 	uid_t uid;
 	uint64_t start_time;
 	uint64_t runtime; /* ns, then */
+	uint64_t looked;  /* ns, at the watchdog's last look since */
 } UnknownThread;
 
 /* What the watchdog works on. The main thread allocates it with each update,

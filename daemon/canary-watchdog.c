@@ -20,6 +20,7 @@
 
 #include "canary-internal.h"
 #include "macro.h"
+#include "proc.h"
 #include "procfs-stat.h"
 #include "sched-util.h"
 
@@ -267,13 +268,57 @@ static bool thread_realtime(Canary *c, pid_t pid, pid_t tid)
 	return s.policy == SCHED_FIFO || s.policy == SCHED_RR || s.policy == SCHED_DEADLINE;
 }
 
-/* Did the granted threads run realtime for HELD_PERCENT of every CPU the
- * canary may use since the last look? A thread's CPU time counts when it
- * ran realtime at this look and at the last: one that set itself back to
- * SCHED_OTHER competes with the canary as any fair thread and holds
- * nothing. Each target's share is kept for slot, to blame its user;
- * *ret_measured: the shares are measured (not the first look at these
- * targets, which only takes their CPU time so far). */
+/* Whether (pid, tid) is one of the watch's targets (sorted by pid); under
+ * the lock. */
+static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
+{
+	size_t lo = 0, hi = w->n_targets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->targets[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->n_targets && w->targets[lo].pid == pid; lo++)
+		if (w->targets[lo].tid == tid)
+			return true;
+	return false;
+}
+
+/* The CPU time (ns) the noted realtime threads that realtimed did not
+ * grant (canary_note_unknown()) used since the last look, while they ran
+ * realtime, the granted ones among them left to watch_held(); under the
+ * lock. */
+static uint64_t unknown_used(Canary *c)
+{
+	uint64_t used = 0;
+
+	for (size_t i = 0; i < c->n_unknown_seen; i++) {
+		UnknownThread *t = &c->unknown[i];
+		uint64_t st, r;
+
+		if (watch_has_target(&c->watch, t->pid, t->tid) ||
+		    procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
+			continue;
+		r = canary_thread_runtime(c, t->pid, t->tid);
+		if (thread_realtime(c, t->pid, t->tid) && r > t->looked)
+			used += r - t->looked;
+		t->looked = r;
+	}
+	return used;
+}
+
+/* Did realtime threads run for HELD_PERCENT of every CPU the canary may
+ * use since the last look: the granted ones, and those that realtimed did
+ * not grant once noted? A thread's CPU time counts when it ran realtime
+ * at this look and at the last: one that set itself back to SCHED_OTHER
+ * competes with the canary as any fair thread and holds nothing. Each
+ * target's share is kept for slot, to blame its user; *ret_measured: the
+ * shares are measured (not the first look at these targets, which only
+ * takes their CPU time so far). */
 static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_measured)
 {
 	uint64_t used = 0;
@@ -300,6 +345,7 @@ static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_m
 		w->runtime[i] = r;
 		w->realtime[i] = rt;
 	}
+	used += unknown_used(c);
 	pthread_mutex_unlock(&c->lock);
 	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
 }

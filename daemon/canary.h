@@ -51,9 +51,11 @@
  * on every CPU fires within the same two looks as the cheeps alone would.
  * The probe costs a quarter of one CPU per look, only while granted
  * threads run realtime on 90% of every CPU. Realtime threads that
- * realtimed did not grant are not counted at each look (they would need a
- * scan of every thread); they make the canary fire only by starving it,
- * and are blamed by the CPU time they used since they were noted (below).
+ * realtimed did not grant count only once noted (below: finding them takes
+ * a scan of every thread); until then they make the canary fire only by
+ * starving it. Noted, their CPU time counts towards the held time as the
+ * granted threads' does, so that on 6.12 runaways of their own start the
+ * probe too, and they are blamed by the CPU time they used since.
  *
  * A busy machine with only fair load, or realtime load that sleeps between
  * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,

@@ -82,7 +82,7 @@ int canary_check_run(const char *suite_name, const char *name, const TTest *cons
  * with_b one more of uid 2000 at SCHED_FIFO and 30%, and with
  * with_unknown a process of uid 3000 at SCHED_FIFO 1 that realtimed did
  * not grant (CanaryDemoteUnknown=yes), at 100% of a CPU from the start or
- * from the first firing on. Each firing reports "fired esc E blamed
+ * from the first firing on, or one such per CPU. Each firing reports "fired esc E blamed
  * UID... demoted UID...". False (a note printed) when the kernel refused
  * the unknown one realtime. */
 enum { FAKE_MAX = 64 };
@@ -90,6 +90,7 @@ typedef enum FakeUnknown {
 	FAKE_UNKNOWN_NONE,
 	FAKE_UNKNOWN_RUNAWAY,	   /* 100% of a CPU from the start */
 	FAKE_UNKNOWN_AFTER_FIRING, /* idle until the first firing, then 100% */
+	FAKE_UNKNOWN_EVERY_CPU,	   /* one such process per CPU, from the start */
 } FakeUnknown;
 bool start_fake_child_with(int policy, bool with_b, FakeUnknown with_unknown);
 /* The same without the unknown thread. */

@@ -22,7 +22,9 @@
  *     2000's light granted thread, the canary starving: uid 3000 is
  *     blamed and demoted at the first firing, uid 2000 never;
  *   - the same runaway starting after a first firing that demoted
- *     nobody: the next firing does not escalate.
+ *     nobody: the next firing does not escalate;
+ *   - such runaways on every CPU while the canary cheeps but is deprived
+ *     (6.12): noted, they count as held, and the probe fires.
  * Exits 77 when ptrace is not allowed here.
  */
 #include <check.h>
@@ -178,6 +180,40 @@ START_TEST(test_no_escalation_after_empty_firing)
 }
 END_TEST
 
+/* As on 6.12, where the fair deadline server serves the canary's short
+ * wakeups behind a runaway: runaways of uid 3000 that realtimed did not
+ * grant on every CPU; the canary starves for a moment (300 ms), enough
+ * for the watchdog to note them, then cheeps on time while it gets 10% of
+ * the time at most. Their CPU time counts as held, so the probe finds the
+ * fair class deprived: uid 3000 is blamed, nobody else. Before: only
+ * granted threads held, no probe ran, and the canary never fired. */
+START_TEST(test_ungranted_held_and_deprived_fires)
+{
+	char buf[256];
+	pid_t canary;
+
+	for (int attempt = 1;; attempt++) {
+		if (!start_fake_child_with(SCHED_OTHER, true, FAKE_UNKNOWN_EVERY_CPU)) {
+			stop_fake_child();
+			return;
+		}
+		canary = seize_canary();
+		canary_pause(canary);
+		read_report(300, buf, sizeof(buf));
+		canary_resume(canary);
+		(void)throttle_canary(canary, 5, 50, 4 * PERIOD_USEC / 1000, buf, sizeof(buf));
+		if (strcmp(buf, "fired esc 0 blamed 3000 demoted\n") == 0 || attempt == 2)
+			break;
+		printf("note: attempt %d at load %s: %s", attempt, loadavg(), buf);
+		fflush(stdout);
+		stop_fake_child();
+	}
+	ck_assert_msg(strcmp(buf, "fired esc 0 blamed 3000 demoted\n") == 0,
+		      "ungranted runaways on every CPU, the fair class deprived: '%s'", buf);
+	stop_fake_child();
+}
+END_TEST
+
 /* Runaways of uid 1000 on every CPU beside uid 2000's light realtime
  * thread: uid 1000 alone is blamed and demoted; a window later, the
  * canary still starving while realtime keeps less than half of the CPUs
@@ -222,6 +258,7 @@ int main(void)
 		CHECK_TESTS(test_lowered_threads_do_not_fire, test_held_alone_does_not_fire,
 			    test_held_and_deprived_fires, test_blame_then_no_escalation,
 			    test_ungranted_runaway_blamed_first,
-			    test_no_escalation_after_empty_firing),
+			    test_no_escalation_after_empty_firing,
+			    test_ungranted_held_and_deprived_fires),
 		true);
 }
