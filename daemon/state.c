@@ -6,7 +6,8 @@
  * then (since v2) what the thread ran with before the grant: policy
  * priority nice reset-on-fork, which a reset puts back. A v1 line (without
  * them) is still read; its thread goes back to SCHED_OTHER at its own nice
- * level on a reset. Written atomically (temporary file + rename) once per event-loop
+ * level on a reset, as does one of a line whose before-state no kernel
+ * reports (a damaged file). Written atomically (temporary file + rename) once per event-loop
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still holds
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +109,8 @@ int state_parse_line(const char *line, StateLine *ret)
 {
 	StateLine l = { .before = SCHED_STATE_UNKNOWN };
 	char kind_s[16], policy_s[16];
-	int n, priority, nice, reset_on_fork;
+	int n, policy, priority, nice, reset_on_fork;
+	bool rt;
 
 	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d",
 		   &l.pid, &l.pid_start, &l.uid, &l.tid, &l.tid_start, kind_s, &l.value, &l.since,
@@ -117,8 +120,13 @@ int state_parse_line(const char *line, StateLine *ret)
 	l.kind = grant_kind_from_string(kind_s);
 	if (l.kind < 0 || l.pid <= 0 || l.tid <= 0)
 		return -EINVAL;
-	if (n == 12 && procfs_sched_policy_from_string(policy_s) >= 0)
-		l.before = (SchedState){ .policy = procfs_sched_policy_from_string(policy_s),
+	policy = n == 12 ? procfs_sched_policy_from_string(policy_s) : -EINVAL;
+	rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	/* Only what sched_get_state() can have read: a reset puts back what
+	 * the kernel takes, and adoption compares with it. */
+	if (policy >= 0 && (rt ? priority >= 1 && priority <= 99 : priority == 0) && nice >= -20 &&
+	    nice <= 19)
+		l.before = (SchedState){ .policy = policy,
 					 .priority = priority,
 					 .nice = nice,
 					 .reset_on_fork = reset_on_fork };
