@@ -102,7 +102,8 @@ static pid_t child_start(int resource, rlim_t soft, rlim_t hard)
 
 		if (setrlimit(resource, &rl) < 0)
 			_exit(1);
-		(void)write(p[1], &c, 1);
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
 		for (;;)
 			pause();
 	}
