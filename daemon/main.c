@@ -155,7 +155,9 @@ static int daemon_setup(Daemon *d)
 	if (r < 0)
 		return r;
 
-	if (d->args.drop_caps && !getenv("INVOCATION_ID")) {
+	/* under systemd too: the unit cannot keep CAP_SETUID, CAP_SETGID and
+	 * CAP_SETPCAP permitted but not effective (caps.h) */
+	if (d->args.drop_caps) {
 		r = caps_drop_to_needed();
 		if (r < 0)
 			return r;

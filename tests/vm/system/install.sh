@@ -135,8 +135,9 @@ Supervising*) echo "ok - READY=1 and its status reached systemd ($status)" ;;
 	rt_failures=$((rt_failures + 1))
 	;;
 esac
-# CapBnd: CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19) CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24)
-check_eq "the sandbox's capability bounding set" "0000000001880004" \
+# CapBnd: CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19) CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24),
+# and CAP_SETGID(6) CAP_SETUID(7) CAP_SETPCAP(8) for the NSS helper's drop
+check_eq "the sandbox's capability bounding set" "00000000018801c4" \
 	"$(awk '/^CapBnd:/ { print $2 }' "/proc/$pid/status")"
 check_eq "no new privileges" "1" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")"
 check_eq "a seccomp filter" "2" "$(awk '/^Seccomp:/ { print $2 }' "/proc/$pid/status")"
