@@ -188,14 +188,8 @@ fifo_refused()
 fifo_granted "realtimed: directory member of audio gets SCHED_FIFO 70" ldapmember 70
 # the directory's NSS module ran in realtimed's NSS helper (its child), as
 # nobody, never in realtimed (uid 0, with capabilities)
-helper=$(cat "/proc/$DAEMON_PID/task/"*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .)
-check_eq "realtimed's NSS helper runs as nobody" 65534 "$(ps -o uid= -p "${helper:-0}" | tr -d ' ')"
-grep -qs libnss_ldap.so.2 "/proc/${helper:-0}/maps" &&
-	ok "libnss_ldap.so.2 (libnss-ldapd) is loaded in realtimed's NSS helper" ||
-	fail "libnss_ldap.so.2 is not loaded in realtimed's NSS helper (${helper:-none})"
-grep -q libnss_ldap.so.2 "/proc/$DAEMON_PID/maps" &&
-	fail "libnss_ldap.so.2 is loaded in realtimed itself" ||
-	ok "libnss_ldap.so.2 is not loaded in realtimed itself"
+check_eq "realtimed's NSS helper runs as nobody" 65534 "$(ps -o uid= -p "$(integ_nss_helper)" | tr -d ' ')"
+expect_nss_module_in_helper libnss_ldap.so.2
 fifo_refused "realtimed: directory member asking fifo 71" ldapmember 71 \
 	"priority 71 exceeds the limit 70 .*ldapmember.*admin\.conf:$L_ADMIN_PRIO\b"
 fifo_refused "realtimed: directory non-member asking fifo 70 is refused with the reason" ldapplain 70 \
