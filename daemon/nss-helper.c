@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -84,6 +85,8 @@ static void *keeper_main(void *userdata)
 
 	if (pid == 0)
 		nss_helper_child_run(k->sock, k->lookup, k->threads_max);
+	/* for ps -L; the helper names itself */
+	(void)prctl(PR_SET_NAME, "rtd-nss-keeper", 0, 0, 0);
 	pthread_mutex_lock(&k->lock);
 	k->pid = pid;
 	k->error = pid < 0 ? -errno : 0;
