@@ -3,12 +3,15 @@
  * realtimed: start-up, signals, the event loop and shut-down. See
  * realtimed(8).
  *
- * Start: parse the command line, load the policy, drop capabilities, connect
- * to the system bus, serve the objects, own the names, adopt the grants left
- * by an earlier instance, apply [IRQ] rules, tell systemd READY=1. Then
- * everything happens in the sd-event loop on this one thread; only the
- * canary watchdog has threads of its own. SIGHUP reloads, through the
- * manager (manager.h), which owns what happens to the daemon as a whole.
+ * Start: parse the command line, load the policy, drop capabilities, start
+ * the NSS helper, connect to the system bus, serve the objects, own the
+ * names, adopt the grants left by an earlier instance, apply [IRQ] rules,
+ * tell systemd READY=1. Then everything happens in the sd-event loop on
+ * this one thread; only the canary watchdog has threads of its own, and
+ * the NSS helper's keeper (nss-helper.h), which only waits. NSS itself
+ * runs in the helper, a child process without privileges, never here.
+ * SIGHUP reloads, through the manager (manager.h), which owns what happens
+ * to the daemon as a whole.
  */
 #include <errno.h>
 #include <signal.h>
@@ -155,11 +158,18 @@ static int daemon_setup(Daemon *d)
 	if (r < 0)
 		return r;
 
-	if (d->args.drop_caps && !getenv("INVOCATION_ID")) {
+	/* under systemd too: the unit cannot keep CAP_SETUID, CAP_SETGID and
+	 * CAP_SETPCAP permitted but not effective (caps.h) */
+	if (d->args.drop_caps) {
 		r = caps_drop_to_needed();
 		if (r < 0)
 			return r;
 	}
+	/* and NSS out of this process: the helper, forked now, while
+	 * realtimed is one thread, drops everything before it loads NSS */
+	r = resolver_start(d->resolver);
+	if (r < 0)
+		return r;
 
 	if (mkdir(d->args.state_dir, 0755) < 0 && errno != EEXIST)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The resolver's worker threads; see resolver-pool.h. */
+/* The NSS helper's worker threads; see resolver-pool.h. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 struct ResolverPool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned refs; /* the loop's, and one per worker */
+	unsigned refs; /* the main thread's, and one per worker */
 	bool quit;
 	resolver_lookup_t lookup;
 	unsigned n_threads, n_idle;
@@ -82,7 +82,7 @@ static void *worker_main(void *userdata)
 		pthread_mutex_lock(&p->lock);
 		*p->done_tail = j;
 		p->done_tail = &j->next;
-		/* a full counter (never, in practice) still wakes the loop */
+		/* a full counter (never, in practice) still wakes the main thread */
 		(void)eventfd_write(p->efd, 1);
 	}
 	p->n_threads--;
@@ -103,7 +103,7 @@ void resolver_pool_queue(ResolverPool *p, ResolverJob *j, unsigned threads_max)
 		sigset_t all, old;
 		pthread_t t;
 
-		/* signals stay the loop's (signalfd): the worker blocks them all */
+		/* signals stay the main thread's: the worker blocks them all */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (pthread_attr_init(&attr) == 0) {

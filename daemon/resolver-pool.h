@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The resolver's worker threads (resolver.c): what the loop shares with
- * them, under one mutex: the queue of lookups, the list of lookups done,
- * and the eventfd that wakes the loop. The pool is reference-counted (the
- * loop and each worker), because a worker stuck in NSS may outlive the
- * Resolver: it frees the pool when it finally ends, if it is the last.
+ * The NSS helper's worker threads (nss-helper-child.c): what its main
+ * thread shares with them, under one mutex: the queue of lookups, the list
+ * of lookups done, and the eventfd that wakes the main thread. The pool is
+ * reference-counted (the main thread and each worker), so that a worker
+ * stuck in NSS may outlive the pool's user: it frees the pool when it
+ * finally ends, if it is the last.
  */
 #pragma once
 
@@ -13,10 +14,9 @@
 
 #include "resolver.h"
 
-/* One lookup: queued by the loop, run by a worker, handed back. */
+/* One lookup: queued by the main thread, run by a worker, handed back. */
 typedef struct ResolverJob {
 	uid_t uid;
-	uint64_t gen; /* the resolver's generation when it was queued */
 	int error;
 	PolicyUser *user;
 	struct ResolverJob *next;
@@ -27,7 +27,7 @@ typedef struct ResolverPool ResolverPool;
 /* A pool whose workers run lookup; none runs yet. -ENOMEM, or the
  * eventfd's error. */
 int resolver_pool_new(resolver_lookup_t lookup, ResolverPool **ret);
-/* The loop's end: the workers quit once their lookup returns, and the last
+/* The main thread's end: the workers quit once their lookup returns, and the last
  * to end frees the pool with the jobs still in it. */
 void resolver_pool_quit(ResolverPool *p);
 /* Readable when jobs are done (resolver_pool_take_done()). */

@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * NSS lookups on worker threads, their results cached on the loop; see
+ * NSS lookups in the NSS helper, their results cached on the loop; see
  * resolver.h.
  *
  * Two halves. The loop owns the cache (Entry, one per uid, with the waits
- * on it) and never locks it. The worker threads and what the loop shares
- * with them are the ResolverPool (resolver-pool.c).
+ * on it); the helper process, its worker threads and the messages to and
+ * from it are the NssHelper (nss-helper.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
-#include "resolver-pool.h"
+#include "nss-helper.h"
 #include "resolver.h"
 
 typedef struct Wait Wait;
 
 typedef enum EntryState {
 	ENTRY_FREE,
-	ENTRY_PENDING, /* a job in flight */
-	ENTRY_DONE,    /* no job; the last answer is used until expires_usec */
+	ENTRY_PENDING, /* a lookup in flight */
+	ENTRY_DONE,    /* no lookup; the last answer is used until expires_usec */
 } EntryState;
 
 /* The last answer (user, or error -ESRCH) outlives its lifetime and a
@@ -36,7 +36,7 @@ typedef struct Entry {
 	uint64_t expires_usec; /* ENTRY_DONE */
 	bool stale;	       /* ENTRY_PENDING: the lookup outlasted a stale wait */
 	bool outage;	       /* the last good answer was served: logged once */
-	ResolverJob *job;      /* ENTRY_PENDING: the job in flight (the worker's) */
+	uint64_t gen;	       /* ENTRY_PENDING: the resolver's generation at the ask */
 	Wait *waits;
 	unsigned busy; /* its waits are being answered: not to be reused */
 	int giving;    /* busy: what they are answered with */
@@ -56,8 +56,7 @@ struct Wait {
 
 struct Resolver {
 	sd_event *event;
-	sd_event_source *io;
-	ResolverPool *pool;
+	NssHelper *helper;
 	ResolverSettings settings;
 	uint64_t gen;
 	unsigned n_lookups;
@@ -65,20 +64,23 @@ struct Resolver {
 	Entry entries[RESOLVER_CACHE_SIZE];
 };
 
-/* Queues a lookup of e's uid; e is ENTRY_PENDING with it. */
+/* Asks the helper for e's uid; e is ENTRY_PENDING with it. */
 static int entry_start(Resolver *r, Entry *e)
 {
-	ResolverJob *j = calloc(1, sizeof(*j));
+	EntryState was = e->state;
+	int k;
 
-	if (!j)
-		return -ENOMEM;
-	j->uid = e->uid;
-	j->gen = r->gen;
+	/* pending before the helper hears of it: whatever it answers, even
+	 * at once (a helper lost on the way), finds the lookup */
 	e->state = ENTRY_PENDING;
-	e->job = j;
+	e->gen = r->gen;
 	e->stale = false; /* the new lookup gets its stale wait */
+	k = nss_helper_ask(r->helper, e->uid);
+	if (k < 0) {
+		e->state = was;
+		return k;
+	}
 	r->n_lookups++;
-	resolver_pool_queue(r->pool, j, r->settings.threads_max);
 	return 0;
 }
 
@@ -226,32 +228,33 @@ static void entry_retry(Resolver *r, Entry *e)
 	}
 }
 
-/* A job came back. A flush while it was in flight makes its result stale:
- * the uid is asked again for whoever still waits, and nothing is cached.
- * An answer (the user, or no such user) replaces the last; a failure does
- * not: the last good answer stands in while it may (stale), else the
- * failure is the waits' answer and is not cached. */
-static void resolver_job_done(Resolver *r, ResolverJob *j)
+static Entry *entry_find(Resolver *r, uid_t uid)
 {
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	Entry *e = NULL;
-	int error;
-
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
-		if (r->entries[i].state == ENTRY_PENDING && r->entries[i].job == j) {
-			e = &r->entries[i];
-			break;
-		}
-	if (!e) {
-		resolver_job_free(j);
+		if (r->entries[i].state != ENTRY_FREE && r->entries[i].uid == uid)
+			return &r->entries[i];
+	return NULL;
+}
+
+/* A lookup came back from the helper (which answers only the uids it was
+ * asked; a lost helper's lookups come back with -ECONNRESET). A flush
+ * while it was in flight makes its result stale: the uid is asked again
+ * for whoever still waits, and nothing is cached. An answer (the user, or
+ * no such user) replaces the last; a failure does not: the last good
+ * answer stands in while it may (stale), else the failure is the waits'
+ * answer and is not cached. */
+static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *userdata)
+{
+	_cleanup_(policy_user_freep) PolicyUser *u = user;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	Resolver *r = userdata;
+	Entry *e = entry_find(r, uid);
+
+	if (!e || e->state != ENTRY_PENDING)
 		return;
-	}
-	e->job = NULL;
-	error = j->error;
 	if (error == 0 || error == -ESRCH)
 		entry_outage_end(r, e, true);
-	if (j->gen != r->gen) {
-		resolver_job_free(j);
+	if (e->gen != r->gen) {
 		entry_retry(r, e);
 		return;
 	}
@@ -260,15 +263,13 @@ static void resolver_job_done(Resolver *r, ResolverJob *j)
 		/* "no such user" too replaces the last good answer: a user
 		 * deleted is never brought back by the answer from before */
 		policy_user_free(e->user);
-		e->user = TAKE_PTR(j->user);
+		e->user = TAKE_PTR(u);
 		e->error = error;
 		e->read_usec = now;
 		e->expires_usec = now + r->settings.lifetime_usec;
-		resolver_job_free(j);
 		entry_answer(e, error);
 		return;
 	}
-	resolver_job_free(j);
 	if (entry_stale_ok(r, e, now)) {
 		entry_outage(r, e, error, now);
 		/* NSS is asked again after the lifetime, not at each request */
@@ -285,20 +286,6 @@ static void resolver_job_done(Resolver *r, ResolverJob *j)
 	entry_answer(e, error);
 	if (e->state == ENTRY_DONE)
 		entry_clear(e);
-}
-
-static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	Resolver *r = userdata;
-	ResolverJob *done = resolver_pool_take_done(r->pool);
-
-	while (done) {
-		ResolverJob *j = done;
-
-		done = j->next;
-		resolver_job_done(r, j);
-	}
-	return 0;
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata);
@@ -346,7 +333,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 	}
 	if (now >= w->stale_usec && entry_stale_ok(r, e, now)) {
-		/* The lookup goes on (its thread cannot be stopped): its
+		/* The lookup goes on (its worker cannot be stopped): its
 		 * answer replaces the last good one when it comes. Meanwhile
 		 * the last good answer is at hand for everyone. */
 		entry_outage(r, e, -ETIMEDOUT, now);
@@ -391,14 +378,17 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 	if (r->settings.stale_max_usec == 0)
 		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
 	r->event = sd_event_ref(e);
-	k = resolver_pool_new(r->settings.lookup, &r->pool);
-	if (k < 0)
-		return k;
-	k = sd_event_add_io(e, &r->io, resolver_pool_fd(r->pool), EPOLLIN, on_eventfd, r);
+	k = nss_helper_new(e, r->settings.lookup, r->settings.threads_max, resolver_lookup_done, r,
+			   &r->helper);
 	if (k < 0)
 		return k;
 	*ret = TAKE_PTR(r);
 	return 0;
+}
+
+int resolver_start(Resolver *r)
+{
+	return nss_helper_start(r->helper);
 }
 
 Resolver *resolver_free(Resolver *r)
@@ -410,23 +400,11 @@ Resolver *resolver_free(Resolver *r)
 
 		while (e->waits)
 			wait_free(wait_unlink(e->waits), false);
-		/* a job in flight is the worker's; it is freed with the pool */
-		e->job = NULL;
 		entry_clear(e);
 	}
-	sd_event_source_disable_unref(r->io);
-	if (r->pool)
-		resolver_pool_quit(r->pool);
+	nss_helper_free(r->helper);
 	sd_event_unref(r->event);
 	return mfree(r);
-}
-
-static Entry *entry_find(Resolver *r, uid_t uid)
-{
-	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
-		if (r->entries[i].state != ENTRY_FREE && r->entries[i].uid == uid)
-			return &r->entries[i];
-	return NULL;
 }
 
 int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user)
@@ -533,5 +511,5 @@ unsigned resolver_n_lookups(Resolver *r)
 
 unsigned resolver_n_threads(Resolver *r)
 {
-	return resolver_pool_n_threads(r->pool);
+	return nss_helper_n_threads(r->helper);
 }

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The NSS helper: the process that runs realtimed's NSS lookups, so that
+ * NSS modules (libnss-ldapd, sss, systemd's), which talk to directories
+ * over the network, never run inside realtimed, a uid-0 process with
+ * CAP_SYS_NICE, CAP_SYS_RESOURCE, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH.
+ *
+ * A child of realtimed, forked at start (nss_helper_start()) or at the
+ * first lookup, which drops everything before it loads NSS
+ * (nss-helper-child.c): uid and gid NSS_HELPER_UID, no groups, every
+ * capability set empty (caps_drop_all()), no_new_privs, not dumpable, no
+ * fd but its socket (0, 1 and 2 are /dev/null), every signal at its
+ * default, unblocked. It runs the lookups on its pool of worker threads
+ * (resolver-pool.c: a lookup hung in NSS holds one worker, not all) and
+ * answers over a SOCK_SEQPACKET socketpair, one message per lookup and per
+ * answer (nss-wire.h). realtimed reads every answer as hostile: a message
+ * that is malformed, or answers a uid it was not asked (or not any more),
+ * loses the helper, as its death does.
+ *
+ * Losing the helper is logged once; the lookups it was asked fail with
+ * -ECONNRESET (the resolver then serves the last good answer where it has
+ * one), the lookups not yet sent wait, and a new helper starts after a
+ * pause that doubles with each helper that dies young, so that a crashing
+ * NSS module cannot make realtimed fork in a loop. realtimed may not
+ * signal the helper (it lacks CAP_KILL, and their uids differ): a thread
+ * of realtimed forks it and lives as long as it should, and the helper
+ * asked the kernel to kill it when that thread ends (PR_SET_PDEATHSIG).
+ *
+ * Everything here runs on the loop; no call waits but nss_helper_start().
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#include "resolver.h"
+
+/* nobody: its uid and gid are known without asking NSS (which realtimed
+ * never calls itself), the kernel's overflow ids, and own no file. */
+#define NSS_HELPER_UID 65534
+#define NSS_HELPER_GID 65534
+/* The helper's end of the socket, in the helper. */
+#define NSS_HELPER_FD 3
+/* Lookups asked or waiting to be, at a time: one per cache entry. */
+#define NSS_HELPER_LOOKUPS_MAX RESOLVER_CACHE_SIZE
+/* The pause before a new helper: the shortest, doubled for each helper
+ * that dies within the longest of its start, up to the longest. */
+#define NSS_HELPER_RESTART_MIN_USEC (100 * USEC_PER_MSEC)
+#define NSS_HELPER_RESTART_MAX_USEC (30 * USEC_PER_SEC)
+/* How long nss_helper_start() waits for the helper to be ready. */
+#define NSS_HELPER_READY_USEC (5 * USEC_PER_SEC)
+
+typedef struct NssHelper NssHelper;
+
+/* The end of a lookup asked with nss_helper_ask(), on the loop: error 0
+ * and user (the callee's to free), or -ESRCH, another -errno of the
+ * lookup, or -ECONNRESET (the helper was lost). */
+typedef void (*nss_helper_answer_t)(uid_t uid, int error, PolicyUser *user, void *userdata);
+
+/* A helper whose workers run lookup (at most threads_max at once), not
+ * started yet. -ENOMEM. */
+int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
+		   nss_helper_answer_t answer, void *userdata, NssHelper **ret);
+/* Kills the helper; answers nothing. */
+NssHelper *nss_helper_free(NssHelper *h);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NssHelper *, nss_helper_free);
+/* Starts the helper now, and waits until it has dropped its privileges:
+ * 0, or -errno (logged) when it cannot, as when realtimed lacks
+ * CAP_SETUID. Without it, the first nss_helper_ask() starts it. */
+int nss_helper_start(NssHelper *h);
+/* Asks the helper for uid, of which no lookup is under way; answer is
+ * called once, from the loop. 0, or -EBUSY beyond NSS_HELPER_LOOKUPS_MAX. */
+int nss_helper_ask(NssHelper *h, uid_t uid);
+
+/* For tests and status: the helper's worker threads, 0 when none runs. */
+unsigned nss_helper_n_threads(NssHelper *h);
