@@ -43,13 +43,13 @@ static void method_make_realtime(Daemon *d, DBusMessage *m, const BusObject *o)
 	uint64_t pid, tid;
 	const char *policy;
 	uint32_t prio;
-	GrantKind k;
+	PolicyGrantKind k;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &prio,
 			      DBUS_TYPE_INVALID);
-	k = grant_kind_from_string(policy);
-	if (k != GRANT_FIFO && k != GRANT_RR) {
+	k = policy_grant_kind_from_string(policy);
+	if (k != POLICY_GRANT_FIFO && k != POLICY_GRANT_RR) {
 		bus_reply_error(d->bus, m,
 				request_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
 				"Unknown policy '%s', expected fifo or rr", policy);
@@ -72,7 +72,7 @@ static void method_make_high_priority(Daemon *d, DBusMessage *m, const BusObject
 			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
 	request_start(d, m,
 		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .kind = GRANT_NICE,
+				      .kind = POLICY_GRANT_NICE,
 				      .value = nice,
 				      .pid = pid,
 				      .tid = tid });
@@ -247,7 +247,7 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
 		char comm[64] = "";
-		const char *kind = grant_kind_to_string(g->kind);
+		const char *kind = policy_grant_kind_to_string(g->kind);
 		PolicyEval e;
 		DBusMessageIter st;
 

@@ -95,7 +95,7 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 		d, m,
 		&(RequestArgs){ .type = REQUEST_SCHED,
 				.flavour = FLAVOUR_RTKIT,
-				.kind = realtime ? GRANT_RR : GRANT_NICE,
+				.kind = realtime ? POLICY_GRANT_RR : POLICY_GRANT_NICE,
 				.compat_rt = realtime,
 				.value = realtime ? (prio > INT_MAX ? INT_MAX : (int)prio) : nice,
 				.pid = pid,

@@ -50,7 +50,7 @@ CanaryClass canary_become_watchdog(int *ret_error)
 	*ret_error = -r;
 	if (r >= 0)
 		return CANARY_CLASS_DEADLINE;
-	if (sched_apply(0, GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
+	if (sched_apply(0, POLICY_GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
 		return CANARY_CLASS_FIFO;
 	return CANARY_CLASS_OTHER;
 }
@@ -191,7 +191,7 @@ void *canary_thread_main(void *data)
 	int armed_cpu = -1; /* where canary_start() armed the timer: not known */
 
 	block_signals();
-	(void)sched_apply(0, GRANT_NICE, CANARY_NICE);
+	(void)sched_apply(0, POLICY_GRANT_NICE, CANARY_NICE);
 	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
 		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
 	/* One cheep however many intervals passed: a canary that was kept

@@ -148,7 +148,7 @@ static unsigned count_realtime(Daemon *d, bool any)
 	unsigned n = 0;
 
 	GRANT_TABLE_FOREACH(p, g, d->grants) {
-		if (g->kind == GRANT_NICE)
+		if (g->kind == POLICY_GRANT_NICE)
 			continue;
 		n++;
 		if (any)

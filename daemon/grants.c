@@ -197,7 +197,7 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 }
 
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t tid_start, PolicyGrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret)
 {
 	return grant_table_add_pinned(t, pid, pid_start, uid, pidfd, tid, -EBADF, tid_start, kind,
@@ -205,8 +205,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 }
 
 int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
-			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
-			   const SchedState *before, uint64_t since_usec, Grant **ret)
+			   pid_t tid, int tidfd, uint64_t tid_start, PolicyGrantKind kind,
+			   int value, const SchedState *before, uint64_t since_usec, Grant **ret)
 {
 	_cleanup_close_ int fd = pidfd, thread_fd = tidfd;
 	GrantProcess *p;
@@ -338,7 +338,7 @@ int grant_table_check(GrantTable *t, const Grant *g)
 Grant *grant_table_follow_exec(GrantTable *t, Grant *g)
 {
 	GrantProcess *p = g->process;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	SchedState now;
 	uint64_t st;
 	Grant *m;
@@ -360,7 +360,7 @@ Grant *grant_table_follow_exec(GrantTable *t, Grant *g)
 	log_id(LOG_INFO, LOG_ID_GRANT,
 	       "Thread %d of process %d called execve() and runs %s %d as its main thread: "
 	       "its grant stays, supervised",
-	       (int)g->tid, (int)p->pid, grant_kind_to_string(kind), value);
+	       (int)g->tid, (int)p->pid, policy_grant_kind_to_string(kind), value);
 	if (m) {
 		/* The main thread's grant was of the thread de_thread() ended:
 		 * it takes over g's. */

@@ -36,7 +36,7 @@ struct Grant {
 	GrantProcess *process;
 	pid_t tid;
 	uint64_t start_time;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	int value;	     /* priority, or nice level */
 	SchedState before;   /* what the thread ran with before its first grant */
 	uint64_t since_usec; /* CLOCK_REALTIME */
@@ -87,7 +87,7 @@ Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
  * the same id but another start time is replaced. before (NULL: not known) is what the thread ran
  * with before the grant; an update keeps the one recorded at the first grant. */
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t tid_start, PolicyGrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret);
 /* grant_table_add(), and tidfd (taken over, closed when not kept) is the
  * PIDFD_THREAD pidfd that pinned tid, a thread other than the main one,
@@ -96,8 +96,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
  * another thread by then. -EBADF: no thread pidfd (a kernel before 6.9),
  * start times tell. */
 int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
-			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
-			   const SchedState *before, uint64_t since_usec, Grant **ret);
+			   pid_t tid, int tidfd, uint64_t tid_start, PolicyGrantKind kind,
+			   int value, const SchedState *before, uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
 

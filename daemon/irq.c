@@ -37,7 +37,7 @@ static int irq_apply_rules(const char *proc, const Policy *p)
 			continue;
 		if (list[i].policy == SCHED_FIFO && list[i].priority == rule->priority)
 			continue;
-		r = sched_apply(list[i].pid, GRANT_FIFO, rule->priority);
+		r = sched_apply(list[i].pid, POLICY_GRANT_FIFO, rule->priority);
 		if (r < 0) {
 			log_warning_errno(
 				r, "Failed to set IRQ %u thread %d (%s) to SCHED_FIFO %d: %m",

@@ -131,7 +131,7 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 		r = daemon_policy_eval_user(d, &(PolicyUser){ .uid = p->uid }, &e);
 	}
 	if (r >= 0) {
-		if (policy_grant_allows(&e.grant, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
+		if (policy_grant_allows(&e.grant, g->kind, g->value, &why) >= 0)
 			return false;
 		(void)policy_refusal_format(&why, e.user, text, sizeof(text));
 	} else
@@ -139,8 +139,9 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 	if (grant_table_check(d->grants, g) >= 0)
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): %s no longer allows it: %s%s%s",
-		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value, j->which,
-		       failed[0] ? failed : "", failed[0] ? "; without its groups: " : "", text);
+		       (int)g->tid, (int)p->pid, policy_grant_kind_to_string(g->kind), g->value,
+		       j->which, failed[0] ? failed : "", failed[0] ? "; without its groups: " : "",
+		       text);
 	return true;
 }
 
@@ -281,7 +282,7 @@ int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
 		}
 		GRANT_TABLE_FOREACH(p, g, d->grants) {
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
-			if (g->kind == GRANT_NICE)
+			if (g->kind == POLICY_GRANT_NICE)
 				continue;
 			targets[n++] = (CanaryTarget){ .pid = p->pid,
 						       .tid = g->tid,

@@ -335,13 +335,13 @@ int request_check_policy(Request *r, PolicyEval *ret)
 		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
 
 		if ((allowed & POLICY_SCHED_FIFO) && g->compat_policy == POLICY_SCHED_FIFO)
-			r->kind = GRANT_FIFO;
+			r->kind = POLICY_GRANT_FIFO;
 		else if (allowed & POLICY_SCHED_RR)
-			r->kind = GRANT_RR;
+			r->kind = POLICY_GRANT_RR;
 		else
-			r->kind = GRANT_FIFO;
+			r->kind = POLICY_GRANT_FIFO;
 	}
-	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
+	k = policy_grant_allows(g, r->kind, r->value, &why);
 	if (k < 0) {
 		(void)policy_refusal_format(&why, user, text, sizeof(text));
 		request_cite(r, why.source);
@@ -433,8 +433,9 @@ const char *request_polkit_action(const Request *r)
 	/* rtkit's action ids exist only where Debian's rtkit package installed
 	 * them; polkitd refuses unknown actions, so fall back to ours. */
 	if (r->flavour == FLAVOUR_RTKIT && access(RTKIT_POLKIT_ACTIONS, F_OK) == 0)
-		return r->kind == GRANT_NICE ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
-					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
-	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"
-				     : "org.realtimed.acquire-realtime";
+		return r->kind == POLICY_GRANT_NICE
+			       ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
+			       : "org.freedesktop.RealtimeKit1.acquire-real-time";
+	return r->kind == POLICY_GRANT_NICE ? "org.realtimed.acquire-high-priority"
+					    : "org.realtimed.acquire-realtime";
 }

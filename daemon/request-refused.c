@@ -42,17 +42,17 @@ static void format_asked(const Request *r, char *buf, size_t size)
 		return;
 	}
 	switch (r->kind) {
-	case GRANT_FIFO:
+	case POLICY_GRANT_FIFO:
 		what = "FIFO";
 		break;
-	case GRANT_RR:
+	case POLICY_GRANT_RR:
 		what = "RR";
 		break;
-	case GRANT_NICE:
+	case POLICY_GRANT_NICE:
 		what = "nice";
 		break;
-	case _GRANT_KIND_MAX:
-	case _GRANT_KIND_INVALID:
+	case _POLICY_GRANT_KIND_MAX:
+	case _POLICY_GRANT_KIND_INVALID:
 		break;
 	}
 	snprintf(buf, size, "%s %d", what, r->value);

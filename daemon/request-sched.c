@@ -34,7 +34,7 @@ static bool request_watched(Request *r)
 {
 	Grant *g = grant_table_find(r->d->grants, r->pid, r->tid);
 
-	return r->d->canary_synced && g && g->kind != GRANT_NICE &&
+	return r->d->canary_synced && g && g->kind != POLICY_GRANT_NICE &&
 	       g->process->start_time == r->pid_start && g->start_time == r->tid_start;
 }
 
@@ -45,9 +45,9 @@ static bool request_watched(Request *r)
  * Either way it never stays realtime outside the table, where no canary,
  * per-user cap or reload would see it. Returns 0 with what to record. */
 static int request_read_back(Request *r, const PolicyGrant *g, const SchedState *before,
-			     GrantKind *ret_kind, int *ret_value)
+			     PolicyGrantKind *ret_kind, int *ret_value)
 {
-	GrantKind kind;
+	PolicyGrantKind kind;
 	SchedState now;
 	int value, k;
 
@@ -57,14 +57,14 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 				     "thread %d of process %d exited during the grant", (int)r->tid,
 				     (int)r->pid);
 	if (sched_state_as_grant(&now, &kind, &value) >= 0 &&
-	    (kind == GRANT_NICE) == (r->kind == GRANT_NICE) &&
-	    policy_grant_allows(g, (PolicyGrantKind)kind, value, NULL) >= 0) {
+	    (kind == POLICY_GRANT_NICE) == (r->kind == POLICY_GRANT_NICE) &&
+	    policy_grant_allows(g, kind, value, NULL) >= 0) {
 		if (kind != r->kind || value != r->value)
 			log_id(LOG_DEBUG, LOG_ID_GRANT,
 			       "Thread %d changed itself to %s %d right after its grant of %s %d; "
 			       "supervising that",
-			       (int)r->tid, grant_kind_to_string(kind), value,
-			       grant_kind_to_string(r->kind), r->value);
+			       (int)r->tid, policy_grant_kind_to_string(kind), value,
+			       policy_grant_kind_to_string(r->kind), r->value);
 		*ret_kind = kind;
 		*ret_value = value;
 		return 0;
@@ -72,11 +72,11 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 	k = sched_restore(r->tid, r->kind, before);
 	if (k < 0 && k != -ESRCH)
 		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
-				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+				policy_grant_kind_to_string(r->kind), r->value, (int)r->tid);
 	return request_error(r, REQUEST_E_FAILED,
 			     "thread %d does not hold %s %d after it was set (it runs %s %d now, "
 			     "not a grant its policy allows); the grant is undone",
-			     (int)r->tid, grant_kind_to_string(r->kind), r->value,
+			     (int)r->tid, policy_grant_kind_to_string(r->kind), r->value,
 			     procfs_sched_policy_to_string(now.policy),
 			     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority
 										: now.nice);
@@ -121,19 +121,20 @@ static void request_undo_reused(Request *r, const SchedState *before)
 	k = sched_restore(tid, r->kind, &to);
 	if (k < 0 && k != -ESRCH)
 		log_error_errno(k, "Failed to undo %s %d on tid %d, which another thread took: %m",
-				grant_kind_to_string(r->kind), r->value, (int)tid);
+				policy_grant_kind_to_string(r->kind), r->value, (int)tid);
 	else if (k == 0)
 		log_id(LOG_NOTICE, LOG_ID_GRANT,
 		       "Thread %d of process %d exited or called execve() while it was granted "
 		       "%s %d; the change is undone on thread %d",
-		       (int)r->tid, (int)r->pid, grant_kind_to_string(r->kind), r->value, (int)tid);
+		       (int)r->tid, (int)r->pid, policy_grant_kind_to_string(r->kind), r->value,
+		       (int)tid);
 }
 
 /* Sets the grant on the thread, verifies it, and records it. The canary
  * watches a realtime thread from before it is set (pending) until the
  * table holds it, or until it is undone. */
 static int request_apply(Request *r, const PolicyGrant *g, const SchedState *before,
-			 GrantKind *ret_kind, int *ret_value)
+			 PolicyGrantKind *ret_kind, int *ret_value)
 {
 	int k;
 
@@ -149,7 +150,7 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 	k = sched_apply(r->tid, r->kind, r->value);
 	if (k < 0)
 		return request_error(r, k, "could not set %s %d on thread %d: %s",
-				     grant_kind_to_string(r->kind), r->value, (int)r->tid,
+				     policy_grant_kind_to_string(r->kind), r->value, (int)r->tid,
 				     strerror(-k));
 	/* Verify again: the thread we set is still the one that was pinned,
 	 * and it holds a grant we can supervise. A thread that exited
@@ -168,12 +169,12 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 {
 	SchedState before;
 	/* set by request_apply() when it returns 0; initialized for -O2 */
-	GrantKind kind = GRANT_NICE;
+	PolicyGrantKind kind = POLICY_GRANT_NICE;
 	Grant *grant;
 	bool unchanged, handed = false;
 	int value = 0, k;
 
-	if (r->kind != GRANT_NICE) {
+	if (r->kind != POLICY_GRANT_NICE) {
 		k = request_lower_rttime(r, g, user);
 		if (k != 0)
 			return k;
@@ -188,7 +189,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
 
-	if (r->kind != GRANT_NICE && !request_watched(r)) {
+	if (r->kind != POLICY_GRANT_NICE && !request_watched(r)) {
 		CanaryTarget pending = {
 			.pid = r->pid, .tid = r->tid, .start_time = r->tid_start, .uid = r->owner
 		};
@@ -231,6 +232,6 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	if (unchanged && handed)
 		manager_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
-	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
+	       policy_grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	return 0;
 }

@@ -72,11 +72,11 @@ const char *request_error_name(int code, BusFlavour f);
 typedef struct RequestArgs {
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind; /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
-	bool compat_rt; /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
-	int value;	/* priority or nice */
-	uint64_t pid;	/* as sent: 0 = the caller's process */
-	uint64_t tid;	/* as sent: 0 = the main thread */
+	PolicyGrantKind kind; /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
+	bool compat_rt;	      /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
+	int value;	      /* priority or nice */
+	uint64_t pid;	      /* as sent: 0 = the caller's process */
+	uint64_t tid;	      /* as sent: 0 = the main thread */
 } RequestArgs;
 
 typedef struct Request {
@@ -85,7 +85,7 @@ typedef struct Request {
 	DBusMessage *reply; /* the answer to a success, when it is not empty */
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	bool compat_rt;
 	int value;
 	uint64_t pid_arg, tid_arg;

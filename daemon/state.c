@@ -87,7 +87,7 @@ int daemon_state_save(Daemon *d)
 	GRANT_TABLE_FOREACH(p, g, d->grants)
 		fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n",
 			(int)p->pid, p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-			grant_kind_to_string(g->kind), g->value, g->since_usec,
+			policy_grant_kind_to_string(g->kind), g->value, g->since_usec,
 			sched_state_known(&g->before)
 				? procfs_sched_policy_to_string(g->before.policy)
 				: "unknown",
@@ -117,7 +117,7 @@ int state_parse_line(const char *line, StateLine *ret)
 		   policy_s, &priority, &nice, &reset_on_fork);
 	if (n != 8 && n != 12)
 		return -EINVAL;
-	l.kind = grant_kind_from_string(kind_s);
+	l.kind = policy_grant_kind_from_string(kind_s);
 	if (l.kind < 0 || l.pid <= 0 || l.tid <= 0)
 		return -EINVAL;
 	policy = n == 12 ? procfs_sched_policy_from_string(policy_s) : -EINVAL;
@@ -149,7 +149,7 @@ static int adopt_line(Daemon *d, const char *line)
 	int held_value, r;
 	_cleanup_close_ int fd = -EBADF, tidfd = -EBADF;
 	ProcUids uids;
-	GrantKind held;
+	PolicyGrantKind held;
 	bool exec = false;
 
 	r = state_parse_line(line, &l);
@@ -186,13 +186,13 @@ static int adopt_line(Daemon *d, const char *line)
 		(void)sched_restore(l.tid, l.kind, &l.before);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): it no longer belongs to uid %u",
-		       l.tid, l.pid, grant_kind_to_string(l.kind), l.value, l.uid);
+		       l.tid, l.pid, policy_grant_kind_to_string(l.kind), l.value, l.uid);
 		return -EPERM;
 	}
 	if (sched_get_state(l.tid, &now) < 0 ||
 	    (exec && !sched_state_may_hold(&now, l.kind, l.value)) ||
 	    sched_state_as_grant(&now, &held, &held_value) < 0 ||
-	    (held == GRANT_NICE) != (l.kind == GRANT_NICE) ||
+	    (held == POLICY_GRANT_NICE) != (l.kind == POLICY_GRANT_NICE) ||
 	    (sched_state_known(&l.before) && !sched_state_above(&now, &l.before)))
 		return -ESRCH;
 	return grant_table_add_pinned(d->grants, l.pid, l.pid_start, l.uid, TAKE_FD(fd), l.tid,

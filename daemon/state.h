@@ -13,7 +13,7 @@ typedef struct StateLine {
 	int pid, tid;
 	unsigned uid;
 	uint64_t pid_start, tid_start, since;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	int value;
 	SchedState before; /* SCHED_STATE_UNKNOWN on a v1 line */
 } StateLine;

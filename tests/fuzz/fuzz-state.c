@@ -45,14 +45,14 @@ static void check_line(const char *line)
 		return;
 	}
 	fuzz_assert(l.pid > 0 && l.tid > 0);
-	fuzz_assert(l.kind >= 0 && l.kind < _GRANT_KIND_MAX);
+	fuzz_assert(l.kind >= 0 && l.kind < _POLICY_GRANT_KIND_MAX);
 	fuzz_assert(!sched_state_known(&l.before) || sched_state_possible(&l.before));
 
 	/* the v2 line that daemon_state_save() writes for it */
 	snprintf(buf, sizeof(buf),
 		 "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n", l.pid,
-		 l.pid_start, l.uid, l.tid, l.tid_start, grant_kind_to_string(l.kind), l.value,
-		 l.since,
+		 l.pid_start, l.uid, l.tid, l.tid_start, policy_grant_kind_to_string(l.kind),
+		 l.value, l.since,
 		 sched_state_known(&l.before) ? procfs_sched_policy_to_string(l.before.policy)
 					      : "unknown",
 		 l.before.priority, l.before.nice, l.before.reset_on_fork);

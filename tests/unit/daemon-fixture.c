@@ -170,6 +170,6 @@ void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)
 	pid_t self = getpid();
 
 	ck_assert_int_eq(grant_table_add(d->grants, self, 1, getuid(), pidfd_open_cloexec(self),
-					 tid, st, GRANT_NICE, nice, &before, 0, NULL),
+					 tid, st, POLICY_GRANT_NICE, nice, &before, 0, NULL),
 			 0);
 }

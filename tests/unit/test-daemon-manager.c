@@ -244,8 +244,8 @@ START_TEST(test_reload_more_users_than_entries)
 
 		fixture_task(pid, pid, 20000 + i, 20000 + i, 20000 + i, 1);
 		ck_assert_int_eq(grant_table_add(d.grants, pid, 1, 20000 + i,
-						 pidfd_open_cloexec(getpid()), pid, 1, GRANT_NICE,
-						 5, &before, 0, NULL),
+						 pidfd_open_cloexec(getpid()), pid, 1,
+						 POLICY_GRANT_NICE, 5, &before, 0, NULL),
 				 0);
 	}
 	ck_assert_int_eq(resolver_new(d.event, &rs, &d.resolver), 0);

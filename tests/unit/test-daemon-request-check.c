@@ -39,7 +39,7 @@ static Request request(Daemon *d, uid_t uid, pid_t pid, pid_t tid)
 {
 	return (Request){ .d = d,
 			  .type = REQUEST_SCHED,
-			  .kind = GRANT_RR,
+			  .kind = POLICY_GRANT_RR,
 			  .value = 10,
 			  .uid = uid,
 			  .caller_pid = pid,
@@ -158,25 +158,25 @@ START_TEST(test_policy)
 	ck_assert_msg(startswith(r.cite, fixture_conf) &&
 			      streq(r.cite + strlen(fixture_conf), ":2"),
 		      "%s", r.cite);
-	r.kind = GRANT_FIFO;
+	r.kind = POLICY_GRANT_FIFO;
 	r.value = 10;
 	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
-	r.kind = GRANT_NICE;
+	r.kind = POLICY_GRANT_NICE;
 	r.value = -6;
 	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_POLICY_DENIED);
 	r.value = -5;
 	ck_assert_int_eq(request_check_policy(&r, &e), 0);
 	/* no policy allows priority 0 */
-	r.kind = GRANT_RR;
+	r.kind = POLICY_GRANT_RR;
 	r.value = 0;
 	ck_assert_int_eq(request_check_policy(&r, &e), REQUEST_E_INVALID_ARGS);
 
 	/* rtkit's realtime calls get rr where policy allows no fifo */
-	r.kind = GRANT_FIFO;
+	r.kind = POLICY_GRANT_FIFO;
 	r.compat_rt = true;
 	r.value = 10;
 	ck_assert_int_eq(request_check_policy(&r, &e), 0);
-	ck_assert_int_eq(r.kind, GRANT_RR);
+	ck_assert_int_eq(r.kind, POLICY_GRANT_RR);
 
 	/* GrantLimits needs only the policy */
 	r = request(&d, getuid(), getpid(), getpid());
@@ -198,7 +198,7 @@ static void grant(Daemon *d, pid_t pid, pid_t tid, uid_t uid)
 	const SchedState before = { .policy = SCHED_OTHER };
 
 	ck_assert_int_eq(grant_table_add(d->grants, pid, 1, uid, pidfd_open_cloexec(getpid()), tid,
-					 1000, GRANT_RR, 10, &before, 0, NULL),
+					 1000, POLICY_GRANT_RR, 10, &before, 0, NULL),
 			 0);
 	fixture_task(pid, tid, uid, uid, uid, 1000);
 }

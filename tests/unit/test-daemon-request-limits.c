@@ -163,7 +163,7 @@ static Request request(Daemon *d, const char *policy, RequestType type, pid_t pi
 	r = (Request){ .d = d,
 		       .msg = m,
 		       .type = type,
-		       .kind = GRANT_RR,
+		       .kind = POLICY_GRANT_RR,
 		       .value = 1,
 		       .uid = getuid(),
 		       .owner = getuid(),

@@ -76,7 +76,7 @@ static int map_as(Daemon *d, uid_t uid, pid_t caller, uint64_t pid, uint64_t tid
 {
 	*r = (Request){ .d = d,
 			.type = REQUEST_SCHED,
-			.kind = GRANT_NICE,
+			.kind = POLICY_GRANT_NICE,
 			.value = 10,
 			.uid = uid,
 			.caller_pid = caller,

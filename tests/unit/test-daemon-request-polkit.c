@@ -242,7 +242,7 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 	for (int i = 0; i < N_REQUESTS; i++) {
 		RequestArgs args = { .type = REQUEST_SCHED,
 				     .flavour = FLAVOUR_NATIVE,
-				     .kind = GRANT_NICE,
+				     .kind = POLICY_GRANT_NICE,
 				     .value = 15,
 				     .pid = (uint64_t)self,
 				     .tid = (uint64_t)s[i].tid };

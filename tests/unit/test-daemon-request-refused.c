@@ -31,7 +31,7 @@ static void refuse(Daemon *d, uid_t uid)
 {
 	Request r = { .d = d,
 		      .type = REQUEST_SCHED,
-		      .kind = GRANT_FIFO,
+		      .kind = POLICY_GRANT_FIFO,
 		      .value = 95,
 		      .uid = uid,
 		      .caller_pid = 1,

@@ -62,10 +62,10 @@ void *__wrap_calloc(size_t nmemb, size_t size)
 	return __real_calloc(nmemb, size);
 }
 
-int __real_sched_apply(pid_t tid, GrantKind kind, int value);
-int __wrap_sched_apply(pid_t tid, GrantKind kind, int value);
+int __real_sched_apply(pid_t tid, PolicyGrantKind kind, int value);
+int __wrap_sched_apply(pid_t tid, PolicyGrantKind kind, int value);
 
-int __wrap_sched_apply(pid_t tid, GrantKind kind, int value)
+int __wrap_sched_apply(pid_t tid, PolicyGrantKind kind, int value)
 {
 	int r = __real_sched_apply(tid, kind, value);
 
@@ -89,7 +89,7 @@ static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 
 	*r = (Request){ .d = d,
 			.type = REQUEST_SCHED,
-			.kind = GRANT_RR,
+			.kind = POLICY_GRANT_RR,
 			.value = 1,
 			.uid = getuid(),
 			.caller_pid = getpid(),
@@ -207,7 +207,7 @@ START_TEST(test_recheck_after_wait)
 	fixture_task(getpid(), s.tid, me, me, me, 2000);
 	r = (Request){ .d = &d,
 		       .type = REQUEST_SCHED,
-		       .kind = GRANT_RR,
+		       .kind = POLICY_GRANT_RR,
 		       .value = 1,
 		       .uid = me,
 		       .caller_pid = getpid(),
