@@ -16,17 +16,6 @@
 #include "user-wait.h"
 #include "utf8.h"
 
-void request_cite(Request *r, const PolicySource *s)
-{
-	if (s && s->file)
-		utf8_snprintf(r->cite, sizeof(r->cite), "%s:%u", s->file, s->line);
-}
-
-void request_cite_daemon(Request *r, const char *key)
-{
-	request_cite(r, policy_daemon_source(r->d->policy, key));
-}
-
 /* What r asked for, as a person says it: "FIFO 95", "nice -15". */
 static void format_asked(const Request *r, char *buf, size_t size)
 {

@@ -180,11 +180,10 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 			return k;
 	}
 
-	/* The target was checked last at request_pin(), or after polkit by
-	 * request_grant(): nothing of realtimed ran since, so that answer
-	 * stands for what the thread ran with before. request_apply() checks
-	 * the pin again right before the change (the canary's start below
-	 * takes a while) and right after it. */
+	/* The target was checked last at request_pin(), or after polkit or
+	 * the resolver by request_recheck() (request.c): nothing of realtimed ran since, so that
+	 * answer stands for what the thread ran with before. request_apply() checks the pin again
+	 * right before the change (the canary's start below takes a while) and right after it. */
 	if (request_before(r, &before) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);

@@ -62,6 +62,17 @@ int request_error(Request *r, int code, const char *format, ...)
 	return code;
 }
 
+void request_cite(Request *r, const PolicySource *s)
+{
+	if (s && s->file)
+		utf8_snprintf(r->cite, sizeof(r->cite), "%s:%u", s->file, s->line);
+}
+
+void request_cite_daemon(Request *r, const char *key)
+{
+	request_cite(r, policy_daemon_source(r->d->policy, key));
+}
+
 static Request *request_free(Request *r)
 {
 	if (!r)

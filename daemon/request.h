@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One request of a bus client: a grant (realtime, a nice level, or
- * rlimits) or a reset, carried through the checks of DESIGN.md in order
+ * rlimits) or a reset, carried through the checks of realtimed(8), CHECKS
+ * BEFORE A GRANT, in order
  * (request-check.h): the caller owns the target process, the tid is a
  * thread of it, the target is pinned (pidfd + start times), policy allows
  * it, per-user limits and rate, polkit where no rule covers the user
