@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bus-dispatch.h"
-#include "bus-manage.h"
+#include "bus-admin.h"
 #include "bus-props.h"
 #include "bus.h"
 

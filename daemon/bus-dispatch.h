@@ -29,7 +29,7 @@
 typedef enum BusCaller {
 	BUS_CALLER_ANYONE, /* whom the bus policy lets call it */
 	BUS_CALLER_ROOT,   /* uid 0 only: PermissionDenied in the object's flavour */
-	/* root, or polkit's org.realtimed.manage (bus-manage.h) */
+	/* root, or polkit's org.realtimed.manage (bus-admin.h) */
 	BUS_CALLER_MANAGE,
 	/* the user the first argument (a uid, signature "u...") names, or as
 	 * BUS_CALLER_MANAGE */
@@ -89,7 +89,7 @@ typedef struct BusParkedCall {
 	Daemon *d;
 	DBusMessage *m;
 	const BusObject *o;
-	const BusMethod *method; /* bus-manage.c: what runs once authorized */
+	const BusMethod *method; /* bus-admin.c: what runs once authorized */
 	uid_t uid;		 /* the caller's, or whose grants (ListGrants) */
 } BusParkedCall;
 

@@ -9,7 +9,7 @@
  *
  * What a caller may see: their own grants, refusals and policy; every
  * user's (which would show other users' pids and commands, defeating
- * hidepid) takes root or org.realtimed.manage (bus-manage.c). So does the
+ * hidepid) takes root or org.realtimed.manage (bus-admin.c). So does the
  * Demoted signal: each connection that asked for a grant hears of its own
  * threads, and only a SubscribeDemoted caller of every thread.
  */

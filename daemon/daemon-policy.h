@@ -43,7 +43,7 @@ int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdat
 const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size);
 /* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
 bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-/* The same for uid's manage calls (bus-manage.c), counted apart
+/* The same for uid's manage calls (bus-admin.c), counted apart
  * (user-rates.h): a crowd of uids that makes them cannot crowd out the
  * users who ask for grants. */
 bool daemon_manage_ratelimit(Daemon *d, uid_t uid);

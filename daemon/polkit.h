@@ -4,7 +4,7 @@
  * CheckAuthorization). The request waits; other clients are served
  * meanwhile. Grants ask about the target process (subject unix-process:
  * pid + start time + uid, pinned by the request); manage calls
- * (bus-manage.c) ask about the caller's connection (subject
+ * (bus-admin.c) ask about the caller's connection (subject
  * system-bus-name, its unique name), which polkitd resolves itself, so no
  * pid recorded at connect time, maybe another process by now, is asked
  * about. A check is without user interaction unless the caller asks for it

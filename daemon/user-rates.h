@@ -21,7 +21,7 @@
 
 typedef enum UserRateKind {
 	USER_RATE_GRANT,  /* grant requests, in USER_LIMITS_MAX users */
-	USER_RATE_MANAGE, /* manage calls (bus-manage.c), in MANAGE_LIMITS_MAX */
+	USER_RATE_MANAGE, /* manage calls (bus-admin.c), in MANAGE_LIMITS_MAX */
 	USER_RATE_SEARCH, /* searches before the policy (request-pidns.c), in SEARCH_LIMITS_MAX */
 } UserRateKind;
 

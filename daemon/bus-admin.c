@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "bus-dispatch.h"
-#include "bus-manage.h"
+#include "bus-admin.h"
 #include "bus.h"
 #include "daemon-policy.h"
 #include "polkit.h"
