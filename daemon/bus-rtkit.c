@@ -17,7 +17,7 @@
 #include "bus-rtkit.h"
 #include "bus.h"
 #include "log.h"
-#include "manager.h"
+#include "demote.h"
 #include "rtkit-name.h"
 
 static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
@@ -106,7 +106,7 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
  * supervises nothing else. */
 static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 {
-	manager_reset_grants(d, 0, 0);
+	demote_reset(d, 0, 0);
 	bus_reply_empty(d->bus, m);
 }
 

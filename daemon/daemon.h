@@ -26,7 +26,6 @@
 typedef struct Canary Canary;
 typedef struct CpuDma CpuDma;
 typedef struct CredsCache CredsCache;
-typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
 typedef struct RefusalLog RefusalLog;
 typedef struct Resolver Resolver;
@@ -39,6 +38,19 @@ typedef struct CanaryRefusal {
 	uint64_t until_usec;
 } CanaryRefusal;
 
+typedef struct Daemon Daemon;
+typedef struct DemoteThread DemoteThread;
+
+/* The ways up to the bus, which main.c fills with the bus files' functions
+ * and unit tests with their own: the layers below call these, never a bus
+ * file. */
+typedef struct DaemonHooks {
+	/* Emits Demoted(threads, reason). */
+	void (*demoted)(Daemon *d, const DemoteThread *threads, size_t n, const char *reason);
+	/* Serves the rtkit interface (RtkitCompat=yes), or stops. */
+	void (*serve_rtkit)(Daemon *d, bool serve);
+} DaemonHooks;
+
 typedef struct Daemon {
 	DaemonArgs args;
 	sd_event *event;
@@ -48,7 +60,7 @@ typedef struct Daemon {
 	Canary *canary;
 	bool canary_synced; /* the canary took the table at its last change (manager.c) */
 	Polkit *polkit;
-	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
+	const DaemonHooks *hooks;
 	/* bus-rtkit.c: whether the rtkit object is served (rtkit-name.h);
 	 * NULL until it first was */
 	RtkitName *rtkit;

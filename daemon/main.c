@@ -223,7 +223,7 @@ static void daemon_done(Daemon *d)
 }
 
 /* The manager's way to the bus. */
-static const ManagerHooks bus_hooks = {
+static const DaemonHooks bus_hooks = {
 	.demoted = bus_native_emit_demoted,
 	.serve_rtkit = bus_rtkit_serve,
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Reload, settings, the grant table's changes and the canary; see manager.h. */
+/* Reload, adoption, and the events of the grant table and the canary; see
+ * manager.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,96 +13,8 @@
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "state.h"
+#include "supervise.h"
 #include "user-wait.h"
-
-/* Room for a demotion's list of n threads: on the stack when they fit,
- * else on the heap, else (no memory) the stack all the same, and the
- * demotion goes DEMOTE_BATCH threads at a time: it must not wait for
- * memory, nor leave a thread realtime for want of it. */
-typedef struct DemoteList {
-	DemoteThread *threads;
-	size_t size;
-	DemoteThread stack[DEMOTE_BATCH];
-} DemoteList;
-
-static void demote_list_init(DemoteList *l, size_t n, DemoteReason reason)
-{
-	l->threads = l->stack;
-	l->size = DEMOTE_BATCH;
-	if (n <= DEMOTE_BATCH)
-		return;
-	l->threads = calloc(n, sizeof(DemoteThread));
-	if (l->threads) {
-		l->size = n;
-		return;
-	}
-	l->threads = l->stack;
-	log_error("Out of memory listing %zu threads to demote (%s): demoting them %d at a time", n,
-		  demote_reason_to_string(reason), DEMOTE_BATCH);
-}
-
-static void demote_list_done(DemoteList *l)
-{
-	if (l->threads != l->stack)
-		free(l->threads);
-	l->threads = NULL;
-}
-
-/* Demotes threads (demote.h) and says so on the bus. */
-static size_t manager_demote(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason)
-{
-	size_t demoted = demote_threads(d->grants, threads, n, reason);
-
-	if (demoted > 0 && d->hooks && d->hooks->demoted)
-		d->hooks->demoted(d, threads, demoted, demote_reason_to_string(reason));
-	return demoted;
-}
-
-/* Whether demote_grants() takes grant g of process p. */
-typedef bool (*grant_filter_t)(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata);
-
-/* Demotes the grants that filter takes, for reason. A list that does not
- * fit is taken in turns: each turn demotes what it listed, which leaves the
- * table, and the next starts over. Returns how many threads were demoted. */
-static size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
-{
-	DemoteList l;
-	size_t n, demoted = 0;
-
-	demote_list_init(&l, d->grants->n_grants, reason);
-	do {
-		n = 0;
-		GRANT_TABLE_FOREACH(p, g, d->grants) {
-			if (n == l.size)
-				break;
-			if (filter(d, p, g, userdata))
-				l.threads[n++] = (DemoteThread){ .pid = p->pid,
-								 .tid = g->tid,
-								 .start_time = g->start_time };
-		}
-		demoted += manager_demote(d, l.threads, n, reason);
-	} while (n == l.size);
-	demote_list_done(&l);
-	return demoted;
-}
-
-typedef struct ResetFilter {
-	pid_t pid, tid; /* 0: any */
-} ResetFilter;
-
-static bool grant_of(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
-{
-	const ResetFilter *f = userdata;
-
-	return (!f->pid || p->pid == f->pid) && (!f->tid || g->tid == f->tid);
-}
-
-unsigned manager_reset_grants(Daemon *d, pid_t pid, pid_t tid)
-{
-	ResetFilter f = { .pid = pid, .tid = tid };
-
-	return (unsigned)demote_grants(d, grant_of, &f, DEMOTE_RESET);
-}
 
 /* Which grants a reload or an adoption judges, and how. */
 typedef struct Judge {
@@ -254,56 +167,10 @@ void manager_grants_changed(GrantTable *t, void *userdata)
 	Daemon *d = userdata;
 
 	daemon_state_schedule_save(d);
-	manager_canary_sync(d, NULL);
+	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
 	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
 		   t->n_processes);
-}
-
-int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-	CanarySettings settings = {
-		.watchdog_usec = pd->canary ? pd->canary_watchdog_usec : 0,
-		.refuse_usec = pd->canary_refuse_usec,
-		.demote_unknown = pd->canary_demote_unknown,
-	};
-	_cleanup_free_ CanaryTarget *targets = NULL;
-	size_t n = 0;
-	int r;
-
-	if (!d->canary)
-		return 0;
-	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
-		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets) {
-			d->canary_synced = false;
-			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
-		}
-		GRANT_TABLE_FOREACH(p, g, d->grants) {
-			/* Nice grants cannot starve anyone; only realtime ones are watched. */
-			if (g->kind == POLICY_GRANT_NICE)
-				continue;
-			targets[n++] = (CanaryTarget){ .pid = p->pid,
-						       .tid = g->tid,
-						       .start_time = g->start_time,
-						       .uid = p->uid };
-		}
-		if (pending)
-			targets[n++] = *pending;
-	}
-	r = canary_update(d->canary, targets, n, &settings);
-	d->canary_synced = r >= 0;
-	if (r < 0)
-		return log_error_errno(r, "Failed to update the canary watchdog: %m");
-	return 0;
-}
-
-int manager_canary_max_priority(Daemon *d)
-{
-	if (!d->canary || !policy_daemon(d->policy)->canary)
-		return 99;
-	return canary_max_grant_priority(d->canary);
 }
 
 void manager_canary_refuse(Daemon *d, uid_t uid, uint64_t until_usec)
@@ -416,12 +283,12 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 							 .tid = t->tid,
 							 .start_time = t->start_time };
 		}
-		(void)manager_demote(d, l.threads, m, DEMOTE_CANARY);
+		(void)demote_tell(d, l.threads, m, DEMOTE_CANARY);
 	}
 	demote_list_done(&l);
 	/* the watchdog handed its list over with the report: the grants left
 	 * are watched again (a demotion did that already) */
-	(void)manager_canary_sync(d, NULL);
+	(void)supervise_canary_sync(d, NULL);
 }
 
 void manager_apply_settings(Daemon *d)
@@ -431,7 +298,7 @@ void manager_apply_settings(Daemon *d)
 	if (d->hooks && d->hooks->serve_rtkit)
 		d->hooks->serve_rtkit(d, pd->rtkit_compat);
 	irq_apply(d);
-	manager_canary_sync(d, NULL);
+	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "manager.h"
+#include "supervise.h"
 #include "pidfd.h"
 #include "daemon-policy.h"
 #include "proc.h"
@@ -349,11 +350,11 @@ int request_check_policy(Request *r, PolicyEval *ret)
 			r, k == -EINVAL ? REQUEST_E_INVALID_ARGS : REQUEST_E_POLICY_DENIED, "%s",
 			text);
 	}
-	if (r->value > manager_canary_max_priority(r->d))
+	if (r->value > supervise_max_priority(r->d))
 		return request_error(r, REQUEST_E_POLICY_DENIED,
 				     "priority %d is above %d, the highest the canary watchdog can "
 				     "preempt here (see SAFETY in realtimed(8))",
-				     r->value, manager_canary_max_priority(r->d));
+				     r->value, supervise_max_priority(r->d));
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "manager.h"
+#include "supervise.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "request-check.h"
@@ -195,7 +195,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 
 		/* A grant nobody watches is not made. */
 		handed = true;
-		k = manager_canary_sync(r->d, &pending);
+		k = supervise_canary_sync(r->d, &pending);
 		if (k < 0)
 			return request_error(r, REQUEST_E_FAILED,
 					     "the canary watchdog could not take thread %d: %s; "
@@ -206,7 +206,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	if (k != 0) {
 		/* Only then does the canary let go of the pending target. */
 		if (handed)
-			manager_canary_sync(r->d, NULL);
+			supervise_canary_sync(r->d, NULL);
 		return k;
 	}
 
@@ -220,7 +220,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 				   now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
-		manager_canary_sync(r->d, NULL);
+		supervise_canary_sync(r->d, NULL);
 		return request_error(r, REQUEST_E_NO_MEMORY, "could not record the grant: %s",
 				     strerror(-k));
 	}
@@ -229,7 +229,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
 	if (unchanged && handed)
-		manager_canary_sync(r->d, NULL);
+		supervise_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
 	       policy_grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	return 0;

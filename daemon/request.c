@@ -14,7 +14,7 @@
 
 #include "bus.h"
 #include "log.h"
-#include "manager.h"
+#include "demote.h"
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "request-check.h"
@@ -326,7 +326,7 @@ static int request_reset(Request *r)
 	k = request_target(r, request_check_owner);
 	if (k != 0)
 		return k;
-	if (manager_reset_grants(r->d, r->pid, thread ? r->tid : 0) > 0)
+	if (demote_reset(r->d, r->pid, thread ? r->tid : 0) > 0)
 		return 0;
 	if (thread)
 		return request_error(r, REQUEST_E_NO_SUCH_GRANT,

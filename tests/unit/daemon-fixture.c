@@ -131,7 +131,7 @@ int sched_policy_of(pid_t tid)
 	return sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
 }
 
-void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
+void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks)
 {
 	const char *files[] = { fixture_conf };
 

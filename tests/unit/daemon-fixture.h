@@ -52,7 +52,7 @@ int sched_policy_of(pid_t tid);
 /* A Daemon on the fake /proc (a table with no exit watches: the fake /proc
  * decides what is alive) and the policy fixture_conf holds, with hooks
  * (may be NULL) and the manager's change callback. */
-void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks);
+void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks);
 void fixture_daemon_fini(Daemon *d);
 /* Grants tid of this process a nice level, recorded with start time st and
  * SCHED_IDLE as what it ran with before. */

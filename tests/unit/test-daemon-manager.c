@@ -61,7 +61,7 @@ static void on_serve_rtkit(Daemon *d, bool serve)
 	rtkit_served = serve;
 }
 
-static const ManagerHooks hooks = {
+static const DaemonHooks hooks = {
 	.demoted = on_demoted,
 	.serve_rtkit = on_serve_rtkit,
 };
@@ -290,16 +290,16 @@ START_TEST(test_reset_thread_then_process)
 	Daemon d;
 
 	init_two(&d, &low, &high);
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 1);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), high.tid), 1);
 	ck_assert_uint_eq(n_signals, 1);
 	ck_assert_str_eq(signals[0].reason, "reset");
 	ck_assert_int_eq(signals[0].tids[0], high.tid);
 	ck_assert_int_eq(sched_policy_of(high.tid), SCHED_IDLE);
 	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_BATCH);
 	/* nothing granted to that thread any more */
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 0);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), high.tid), 0);
 	ck_assert_uint_eq(n_signals, 1);
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), 0), 1);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), 0), 1);
 	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
 	ck_assert_uint_eq(d.grants->n_grants, 0);
 	fixture_daemon_fini(&d);

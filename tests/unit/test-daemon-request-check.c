@@ -282,7 +282,7 @@ START_TEST(test_rate)
 }
 END_TEST
 
-/* Manage calls (bus-manage.c) count against ActionsPerBurst= too, but
+/* Manage calls (bus-admin.c) count against ActionsPerBurst= too, but
  * apart from grant requests: a user's manage calls do not use up its
  * grants, and a crowd of uids (one person's /etc/subuid range) making them
  * fills only the manage entries, so a user asking for a grant is still

@@ -39,7 +39,7 @@ void *__wrap_calloc(size_t nmemb, size_t size);
 static bool fail_targets;
 /* lists of CanaryTarget allocated: each update of the canary makes some */
 static unsigned n_target_lists;
-/* While set, the next canary list (manager_canary_sync()) or the next
+/* While set, the next canary list (supervise_canary_sync()) or the next
  * sched_apply() makes this tid of the test's process look reused: the
  * fake /proc gives it another start time. */
 static pid_t reuse_at_canary, reuse_at_apply;
