@@ -6,8 +6,7 @@
  * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
  * group is seen within seconds; a reload asks again at once; while NSS
  * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
- * at most), and the per-user rate limits under its [Daemon] settings (the
- * table of rates: user-rates.c).
+ * at most).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +18,6 @@
 #include "bus.h"
 #include "daemon-policy.h"
 #include "resolver.h"
-#include "user-rates.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
@@ -144,31 +142,4 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 		snprintf(buf, size, "could not resolve uid %u through NSS: %s", (unsigned)uid,
 			 strerror(-error));
 	return buf;
-}
-
-/* Counts one event of uid's kind under [Daemon] BurstSec= and
- * ActionsPerBurst=; the table is made at the first event. */
-static bool user_ratelimit(Daemon *d, uid_t uid, UserRateKind kind)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-
-	if (!d->rates && user_rates_new(&d->rates) < 0)
-		return false;
-	return user_rates_count(d->rates, uid, kind, pd->burst_usec, pd->actions_per_burst,
-				now_usec(CLOCK_MONOTONIC));
-}
-
-bool daemon_user_ratelimit(Daemon *d, uid_t uid)
-{
-	return user_ratelimit(d, uid, USER_RATE_GRANT);
-}
-
-bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
-{
-	return user_ratelimit(d, uid, USER_RATE_MANAGE);
-}
-
-bool daemon_search_ratelimit(Daemon *d, uid_t uid)
-{
-	return user_ratelimit(d, uid, USER_RATE_SEARCH);
 }

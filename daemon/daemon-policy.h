@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The policy in force, as the daemon uses it: loading it (keeping the last
- * good policy when a file is broken), evaluating it per uid for the user
- * and groups the resolver knows (resolver.h), and the per-user rate limit
- * of requests ([Daemon] BurstSec=, ActionsPerBurst=).
+ * good policy when a file is broken), and evaluating it per uid for the
+ * user and groups the resolver knows (resolver.h).
  */
 #pragma once
 
@@ -41,13 +40,3 @@ int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdat
 		       void (*free_userdata)(void *userdata));
 /* The text of a failed lookup (a resolver_done_t error) into buf. */
 const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size);
-/* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
-bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-/* The same for uid's manage calls (bus-admin.c), counted apart
- * (user-rates.h): a crowd of uids that makes them cannot crowd out the
- * users who ask for grants. */
-bool daemon_manage_ratelimit(Daemon *d, uid_t uid);
-/* The same for uid's searches through its pid namespace
- * (request-pidns.c), counted apart: they come before the policy is looked
- * at, so a crowd of uids that makes them fills no table of grant requests. */
-bool daemon_search_ratelimit(Daemon *d, uid_t uid);

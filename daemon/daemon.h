@@ -20,23 +20,14 @@
 #include "time-util.h"
 
 #define DEMOTED_WATCHERS_MAX 16
-/* Users the canary's cool-down refuses at a time (manager.h). */
-#define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
 typedef struct CpuDma CpuDma;
 typedef struct CredsCache CredsCache;
 typedef struct Polkit Polkit;
-typedef struct RefusalLog RefusalLog;
 typedef struct Resolver Resolver;
 typedef struct RtkitName RtkitName;
-typedef struct UserRates UserRates;
-
-/* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
-typedef struct CanaryRefusal {
-	uid_t uid;
-	uint64_t until_usec;
-} CanaryRefusal;
+typedef struct Users Users;
 
 typedef struct Daemon Daemon;
 typedef struct DemoteThread DemoteThread;
@@ -71,14 +62,9 @@ typedef struct Daemon {
 	CredsCache *creds; /* the callers' credentials (bus.c, creds.h) */
 	uint64_t pidns;	   /* realtimed's own pid namespace, 0 until read (request-pidns.c) */
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
-	 * unit tests: NSS inline), each user's request rate */
+	 * unit tests: NSS inline) */
 	Resolver *resolver;
-	UserRates *rates;    /* made at the first request (user-rates.h) */
-	RefusalLog *refused; /* each user's last refusals (refusals.h), made at the first */
-
-	/* manager.c: the canary's cool-down, per blamed user */
-	CanaryRefusal refusals[CANARY_REFUSALS_MAX];
-	size_t n_refusals;
+	Users *users;		      /* every user's state: rate, cool-down, refusals (users.h) */
 	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
 	sd_event_source *uevent_source; /* irq-monitor.c */

@@ -40,7 +40,7 @@
 #include "polkit.h"
 #include "state.h"
 #include "refusals.h"
-#include "user-rates.h"
+#include "users.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -149,6 +149,9 @@ static int daemon_setup(Daemon *d)
 	r = creds_cache_new(&d->creds);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the credentials cache: %m");
+	r = users_new(&d->users);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the users' table: %m");
 	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
 	r = resolver_new(d->event, NULL, &d->resolver);
 	if (r < 0)
@@ -216,8 +219,7 @@ static void daemon_done(Daemon *d)
 	d->rtkit = rtkit_name_free(d->rtkit);
 	d->polkit = polkit_free(d->polkit);
 	d->creds = creds_cache_free(d->creds);
-	d->rates = user_rates_free(d->rates);
-	d->refused = refusal_log_free(d->refused);
+	d->users = users_free(d->users);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }

@@ -15,6 +15,7 @@
 #include "state.h"
 #include "supervise.h"
 #include "user-wait.h"
+#include "users.h"
 
 /* Which grants a reload or an adoption judges, and how. */
 typedef struct Judge {
@@ -173,45 +174,6 @@ void manager_grants_changed(GrantTable *t, void *userdata)
 		   t->n_processes);
 }
 
-void manager_canary_refuse(Daemon *d, uid_t uid, uint64_t until_usec)
-{
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	size_t first = 0;
-
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].uid == uid) {
-			if (until_usec > d->refusals[i].until_usec)
-				d->refusals[i].until_usec = until_usec;
-			return;
-		}
-	/* an entry that ended, else a new one, else the one that ends first */
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].until_usec <= now) {
-			d->refusals[i] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-			return;
-		}
-	if (d->n_refusals < CANARY_REFUSALS_MAX) {
-		d->refusals[d->n_refusals++] =
-			(CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-		return;
-	}
-	for (size_t i = 1; i < d->n_refusals; i++)
-		if (d->refusals[i].until_usec < d->refusals[first].until_usec)
-			first = i;
-	log_warning("The canary refuses %d users already: uid %u is served again before "
-		    "CanaryRefuseSec ends",
-		    CANARY_REFUSALS_MAX, (unsigned)d->refusals[first].uid);
-	d->refusals[first] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-}
-
-uint64_t manager_canary_refused_until(const Daemon *d, uid_t uid, uint64_t now)
-{
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].uid == uid && d->refusals[i].until_usec > now)
-			return d->refusals[i].until_usec;
-	return 0;
-}
-
 /* "uid 1000 (1930 ms of realtime), uid 1001 (...)", the first few. */
 static void format_blamed(const CanaryReport *report, char *buf, size_t size)
 {
@@ -237,7 +199,13 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	DemoteList l;
 
 	for (size_t i = 0; i < report->n_blamed; i++)
-		manager_canary_refuse(d, report->blamed[i].uid, until);
+		if (!users_refuse(d->users, report->blamed[i].uid, until,
+				  now_usec(CLOCK_MONOTONIC)))
+			log_warning(
+				"The users' table is full of users with something in flight: uid "
+				"%u is refused in the overflow entry, with every user who shares "
+				"it",
+				(unsigned)report->blamed[i].uid);
 	format_blamed(report, whom, sizeof(whom));
 	snprintf(why, sizeof(why),
 		 "The canary thread got %u%% of its wakeups (and %u%% of the CPU time a probe "

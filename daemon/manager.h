@@ -35,15 +35,7 @@ int manager_adopt(Daemon *d);
 void manager_grants_changed(GrantTable *t, void *userdata);
 
 /* The canary's fired callback (canary_new()): userdata is d. Refuses the
- * blamed users for CanaryRefuseSec, logs once (whom and why), drops the
+ * blamed users for CanaryRefuseSec (users.h), logs once (whom and why), drops the
  * demoted threads' grants, emits Demoted(reason "canary") and hands the
  * canary the grants left. */
 void manager_canary_fired(const CanaryReport *report, void *userdata);
-/* Refuses uid's requests (grants, GrantLimits) until until_usec
- * (CLOCK_MONOTONIC), or later if it was refused longer already. The table
- * holds CANARY_REFUSALS_MAX users: when it is full, the refusal that ends
- * first makes room (that user is served again early; the canary blames it
- * anew if it starves the machine again). */
-void manager_canary_refuse(Daemon *d, uid_t uid, uint64_t until_usec);
-/* When uid's refusal ends, or 0 when uid is not refused at now. */
-uint64_t manager_canary_refused_until(const Daemon *d, uid_t uid, uint64_t now);

@@ -11,30 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "manager.h"
 #include "supervise.h"
+#include "users.h"
 #include "pidfd.h"
 #include "daemon-policy.h"
 #include "proc.h"
 #include "request-check.h"
 
-int request_check_refusing(Request *r, uint64_t now)
+/* The answer Refusing to r, for uid refused until until. */
+static int refusing(Request *r, uid_t uid, uint64_t until, uint64_t now)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-	uid_t uid = r->uid;
-	uint64_t until;
 
-	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
-		return 0;
-	/* the caller's refusal, else that of the target's owner (root asking
-	 * for a refused user's thread) */
-	until = manager_canary_refused_until(r->d, uid, now);
-	if (until == 0 && r->owner != r->uid) {
-		uid = r->owner;
-		until = manager_canary_refused_until(r->d, uid, now);
-	}
-	if (until == 0)
-		return 0;
 	request_cite_daemon(r, "CanaryRefuseSec");
 	return request_error(r, REQUEST_E_REFUSING,
 			     "refusing uid %u for %" PRIu64
@@ -42,6 +30,47 @@ int request_check_refusing(Request *r, uint64_t now)
 			     "starving the system (CanaryRefuseSec=%" PRIu64 "s)",
 			     (unsigned)uid, (until - now) / 1000000 + 1,
 			     pd->canary_refuse_usec / 1000000);
+}
+
+int request_check_admission(Request *r, uint64_t now)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+	uint64_t until;
+	User *u;
+
+	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
+		return 0;
+	u = users_get(r->d->users, r->uid, now);
+	if (!u)
+		return request_error(r, -ENOMEM, "out of memory");
+	until = user_refused_until(u, now);
+	if (until > 0)
+		return refusing(r, r->uid, until, now);
+	if (user_count_action(u, pd->actions_per_burst, pd->burst_usec, now))
+		return 0;
+	request_cite_daemon(r, "ActionsPerBurst");
+	return request_error(r, REQUEST_E_RATE_LIMITED,
+			     "too many requests from uid %u: at most %u per %" PRIu64
+			     " s (ActionsPerBurst=, BurstSec=)",
+			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
+}
+
+int request_check_refusing(Request *r, uint64_t now)
+{
+	uid_t uid = r->uid;
+	uint64_t until;
+
+	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
+		return 0;
+	/* the caller's refusal (the canary may have fired since the
+	 * admission), else that of the target's owner (root asking for a
+	 * refused user's thread) */
+	until = user_refused_until(users_find(r->d->users, uid), now);
+	if (until == 0 && r->owner != r->uid) {
+		uid = r->owner;
+		until = user_refused_until(users_find(r->d->users, uid), now);
+	}
+	return until > 0 ? refusing(r, uid, until, now) : 0;
 }
 
 int request_check_args(Request *r)
@@ -410,19 +439,6 @@ int request_check_limits(Request *r, const char *user)
 				     user, nt, pd->threads_per_user_max);
 	}
 	return 0;
-}
-
-int request_check_rate(Request *r)
-{
-	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-
-	if (daemon_user_ratelimit(r->d, r->uid))
-		return 0;
-	request_cite_daemon(r, "ActionsPerBurst");
-	return request_error(r, REQUEST_E_RATE_LIMITED,
-			     "too many requests from uid %u: at most %u per %" PRIu64
-			     " s (ActionsPerBurst=, BurstSec=)",
-			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
 }
 
 #define RTKIT_POLKIT_ACTIONS "/usr/share/polkit-1/actions/org.freedesktop.RealtimeKit1.policy"

@@ -59,25 +59,6 @@ static bool entry_id(const struct dirent *de, pid_t *ret)
 	return true;
 }
 
-/* Counts r's searches, once, against the caller's rate of them: apart
- * from its grant requests (daemon-policy.h), which are counted after the
- * policy is looked at. */
-static int count_search(Request *r)
-{
-	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-
-	if (r->search_counted)
-		return 0;
-	r->search_counted = true;
-	if (daemon_search_ratelimit(r->d, r->uid))
-		return 0;
-	request_cite_daemon(r, "ActionsPerBurst");
-	return request_error(r, REQUEST_E_RATE_LIMITED,
-			     "too many searches through the caller's pid namespace from uid %u: "
-			     "at most %u per %" PRIu64 " s (ActionsPerBurst=, BurstSec=)",
-			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
-}
-
 /* What a search looks for, and what it may spend. */
 typedef struct Search {
 	unsigned level; /* the depth of the namespace whose id is sought */
@@ -211,9 +192,7 @@ static int map_ids(Request *r, const ProcNspid *caller)
 
 	r->pid = r->caller_pid;
 	if (r->pid_arg != 0 && sp.id != caller->ids[level]) {
-		k = count_search(r);
-		if (k == 0)
-			k = find_process(r, &sp, &r->pid, &target);
+		k = find_process(r, &sp, &r->pid, &target);
 		if (k != 0) {
 			snprintf(sought, sizeof(sought), "pid %d", (int)sp.id);
 			snprintf(missing, sizeof(missing), "pid %d is no process", (int)sp.id);
@@ -224,9 +203,7 @@ static int map_ids(Request *r, const ProcNspid *caller)
 	r->tid = r->pid;
 	if (r->tid_arg == 0 || st.id == target.ids[level])
 		return 0;
-	k = count_search(r);
-	if (k == 0)
-		k = find_thread(r, r->pid, &st, &r->tid);
+	k = find_thread(r, r->pid, &st, &r->tid);
 	if (k != 0) {
 		snprintf(sought, sizeof(sought), "tid %d of pid %d", (int)st.id,
 			 (int)target.ids[level]);
@@ -309,7 +286,6 @@ int request_pidns_retry(Request *r, int code)
 	char path[PATH_MAX];
 	uint64_t self, inode;
 	pid_t tid;
-	int k;
 
 	if (r->pidns_level > 0 || r->tid_arg == 0 || r->tid == r->pid)
 		return code;
@@ -319,9 +295,6 @@ int request_pidns_retry(Request *r, int code)
 		return code;
 	if (self_pidns(r, &self) < 0 || proc_get_pidns(proc, r->pid, &inode) < 0 || inode == self)
 		return code;
-	k = count_search(r);
-	if (k != 0)
-		return k;
 	if (find_thread(r, r->pid, &s, &tid) < 0)
 		return code;
 	r->tid = tid;

@@ -73,10 +73,9 @@ static void refusal_keep(const PendingRefusal *p)
 	char f_comm[16 + REFUSAL_COMM_MAX], f_asked[16 + REFUSAL_ASKED_MAX];
 	char f_error[24 + REFUSAL_ERROR_MAX], f_source[32 + REFUSAL_SOURCE_MAX];
 	unsigned unlogged = 0;
-	int k = -ENOMEM;
+	int k;
 
-	if (d->refused || refusal_log_new(&d->refused) >= 0)
-		k = refusal_log_add(d->refused, f, p->known, now_usec(CLOCK_MONOTONIC), &unlogged);
+	k = refusals_add(d->users, f, p->known, now_usec(CLOCK_MONOTONIC), &unlogged);
 	if (k <= 0) {
 		/* paced out (or no memory): --debug still shows each */
 		log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused %s to uid %u (pid %d): %s", f->asked,

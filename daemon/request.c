@@ -219,7 +219,7 @@ static void on_polkit(int k, void *userdata)
 	request_finish(r, k);
 }
 
-/* The checks that need the owner's user: policy, per-user limits and rate,
+/* The checks that need the owner's user: policy and the per-user limits,
  * then polkit when no rule covers the user; then the grant (which checks
  * the limits again). */
 static int step_user(Request *r, bool *ret_pending)
@@ -235,8 +235,6 @@ static int step_user(Request *r, bool *ret_pending)
 		return request_park(r, step_user, ret_pending);
 	if (k == 0)
 		k = request_check_limits(r, e.user);
-	if (k == 0)
-		k = request_check_rate(r);
 	if (k != 0)
 		return k;
 
@@ -367,7 +365,7 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 				  strerror(-k));
 	else if (r->type == REQUEST_RESET_THREAD || r->type == REQUEST_RESET_PROCESS)
 		k = request_reset(r);
-	else {
+	else if ((k = request_check_admission(r, now_usec(CLOCK_MONOTONIC))) == 0) {
 		request_run(r, step_start);
 		return;
 	}

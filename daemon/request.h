@@ -97,7 +97,6 @@ typedef struct Request {
 	 * the same), once the ids it named were mapped (request-pidns.h) */
 	uint64_t caller_pidns;
 	unsigned pidns_level;
-	bool search_counted; /* its searches counted against the caller's rate (request-pidns.c) */
 	pid_t pid, tid;
 	uid_t owner; /* of the target process */
 	int pidfd;

@@ -17,7 +17,7 @@
 #include "pidfd.h"
 #include "resolver.h"
 #include "refusals.h"
-#include "user-rates.h"
+#include "users.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
 
@@ -145,6 +145,7 @@ void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks)
 	d->hooks = hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(creds_cache_new(&d->creds), 0);
+	ck_assert_int_eq(users_new(&d->users), 0);
 	/* no event: no exit watches, the fake /proc decides */
 	ck_assert_int_eq(grant_table_new(NULL, fixture_proc, manager_grants_changed, d, &d->grants),
 			 0);
@@ -159,8 +160,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
-	d->rates = user_rates_free(d->rates);
-	d->refused = refusal_log_free(d->refused);
+	d->users = users_free(d->users);
 	d->creds = creds_cache_free(d->creds);
 }
 

@@ -16,22 +16,23 @@
 #include "check-main.h"
 #include "macro.h"
 #include "refusals.h"
+#include "users.h"
 #include "utf8.h"
 
-static RefusalLog *log_;
+static Users *log_;
 
 static void setup(void)
 {
-	ck_assert_int_eq(refusal_log_new(&log_), 0);
+	ck_assert_int_eq(users_new(&log_), 0);
 }
 
 static void teardown(void)
 {
-	log_ = refusal_log_free(log_);
+	log_ = users_free(log_);
 }
 
 /* Adds a refusal of uid, a user NSS knows or not, for thread tid asking
- * for "FIFO prio"; returns refusal_log_add()'s answer. */
+ * for "FIFO prio"; returns refusals_add()'s answer. */
 static int add_user(uid_t uid, bool known, pid_t tid, int prio, uint64_t now)
 {
 	Refusal r = { .uid = uid, .pid = 100, .tid = tid, .time_usec = now };
@@ -40,7 +41,7 @@ static int add_user(uid_t uid, bool known, pid_t tid, int prio, uint64_t now)
 	snprintf(asked, sizeof(asked), "FIFO %d", prio);
 	refusal_set_strings(&r, "pipewire", asked, "PolicyDenied", "priority too high",
 			    "/etc/realtime/realtime.conf:12");
-	return refusal_log_add(log_, &r, known, now, NULL);
+	return refusals_add(log_, &r, known, now, NULL);
 }
 
 /* The same for a user NSS knows. */
@@ -54,7 +55,7 @@ static void list(uid_t uid, const Refusal ***ret, size_t *ret_n)
 {
 	free(*ret);
 	*ret = NULL;
-	ck_assert_int_eq(refusal_log_list(log_, uid, 0, ret, ret_n), 0);
+	ck_assert_int_eq(refusals_list(log_, uid, 0, ret, ret_n), 0);
 }
 
 /* How many refusals uid has. */
@@ -63,7 +64,7 @@ static size_t count_of(uid_t uid)
 	const Refusal **l = NULL;
 	size_t n;
 
-	ck_assert_int_eq(refusal_log_list(log_, uid, 0, &l, &n), 0);
+	ck_assert_int_eq(refusals_list(log_, uid, 0, &l, &n), 0);
 	free(l);
 	return n;
 }
@@ -86,7 +87,7 @@ START_TEST(test_order_and_bound)
 	ck_assert_uint_eq(l[0]->count, 1);
 	/* since: only the newer ones */
 	free(l);
-	ck_assert_int_eq(refusal_log_list(log_, 1000, 1000 + REFUSALS_PER_USER + 5, &l, &n), 0);
+	ck_assert_int_eq(refusals_list(log_, 1000, 1000 + REFUSALS_PER_USER + 5, &l, &n), 0);
 	ck_assert_uint_eq(n, 5);
 	free(l);
 }
@@ -122,12 +123,12 @@ END_TEST
 
 START_TEST(test_users_bounded)
 {
-	for (uid_t u = 0; u < REFUSALS_USERS_MAX; u++)
+	for (uid_t u = 0; u < USERS_MAX; u++)
 		ck_assert_int_ge(add(10000 + u, 1, 50, u), 0);
 	/* user 10000, the longest unrefused, is refused again: 10001 is now */
-	ck_assert_int_ge(add(10000, 1, 51, REFUSALS_USERS_MAX), 0);
-	ck_assert_int_ge(add(99999, 1, 50, REFUSALS_USERS_MAX + 1), 0);
-	ck_assert_uint_eq(refusal_log_n_users(log_), REFUSALS_USERS_MAX);
+	ck_assert_int_ge(add(10000, 1, 51, USERS_MAX), 0);
+	ck_assert_int_ge(add(99999, 1, 50, USERS_MAX + 1), 0);
+	ck_assert_uint_eq(users_count(log_), USERS_MAX);
 	ck_assert_uint_eq(count_of(10001), 0);
 	ck_assert_uint_eq(count_of(10000), 2);
 	ck_assert_uint_eq(count_of(99999), 1);
@@ -153,7 +154,7 @@ START_TEST(test_fold)
 		r.time_usec = 10 + (uint64_t)i;
 		refusal_set_strings(&r, "flood", i % 2 ? "nice -5" : "FIFO 5", "RateLimited",
 				    "too many requests", NULL);
-		ck_assert_int_ge(refusal_log_add(log_, &r, true, r.time_usec, NULL), 0);
+		ck_assert_int_ge(refusals_add(log_, &r, true, r.time_usec, NULL), 0);
 	}
 	list(1000, &l, &n);
 	ck_assert_uint_eq(n, 2);
@@ -176,7 +177,7 @@ START_TEST(test_hostile_strings)
 	memset(reason, 'x', sizeof(reason) - 3);
 	memcpy(reason + sizeof(reason) - 3, "\xc3\xa9", 3);
 	refusal_set_strings(&r, comm, "FIFO 5", "PolicyDenied", reason, "\x80.conf:1");
-	ck_assert_int_ge(refusal_log_add(log_, &r, true, 1, NULL), 0);
+	ck_assert_int_ge(refusals_add(log_, &r, true, 1, NULL), 0);
 	list(1000, &l, &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(l[0]->comm, "\\xff\\xfe\\x01pw\\xed\\xa0\\x80\\xc3");
@@ -208,7 +209,7 @@ START_TEST(test_journal_paced)
 	ck_assert_int_eq(add(2000, 1, 50, 2000), 1);
 	/* after the window, the next line says how many were not logged */
 	refusal_set_strings(&r, "x", "nice -20", "PolicyDenied", "no", NULL);
-	k = refusal_log_add(log_, &r, true, 1000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
+	k = refusals_add(log_, &r, true, 1000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
 	ck_assert_int_eq(k, 1);
 	ck_assert_uint_eq(unlogged, 2 * REFUSALS_JOURNAL_BURST);
 }
@@ -223,27 +224,27 @@ START_TEST(test_unknown_users)
 	Refusal r = { .uid = 300000 };
 	int k;
 
-	for (uid_t u = 0; u < REFUSALS_USERS_MAX; u++)
+	for (uid_t u = 0; u < USERS_MAX; u++)
 		ck_assert_int_ge(add(10000 + u, 1, 50, 1 + u), 0);
-	for (uid_t u = 0; u < 4 * REFUSALS_USERS_MAX; u++) {
+	for (uid_t u = 0; u < 4 * USERS_MAX; u++) {
 		k = add_user(200000 + u, false, 1, 50, 10000 + u);
 		ck_assert_int_ge(k, 0);
 		logged += k > 0;
 	}
 	ck_assert_uint_eq(count_of(200000), 0);
-	ck_assert_uint_eq(count_of(200000 + 4 * REFUSALS_USERS_MAX - 1), 0);
-	ck_assert_uint_eq(refusal_log_n_users(log_), REFUSALS_USERS_MAX);
+	ck_assert_uint_eq(count_of(200000 + 4 * USERS_MAX - 1), 0);
+	ck_assert_uint_eq(users_count(log_), USERS_MAX);
 	ck_assert_uint_eq(count_of(10000), 1);
-	ck_assert_uint_eq(count_of(10000 + REFUSALS_USERS_MAX - 1), 1);
+	ck_assert_uint_eq(count_of(10000 + USERS_MAX - 1), 1);
 	/* their journal lines share one pace: the crowd floods no journal */
 	ck_assert_uint_eq(logged, REFUSALS_JOURNAL_BURST);
 	/* and does not take a known user's */
 	ck_assert_int_eq(add(10000, 2, 50, 20000), 1);
 	/* after the window, the next says how many of them were not logged */
 	refusal_set_strings(&r, "x", "nice -20", "NoSuchProcess", "no", NULL);
-	k = refusal_log_add(log_, &r, false, 10000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
+	k = refusals_add(log_, &r, false, 10000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
 	ck_assert_int_eq(k, 1);
-	ck_assert_uint_eq(unlogged, 4 * REFUSALS_USERS_MAX - REFUSALS_JOURNAL_BURST);
+	ck_assert_uint_eq(unlogged, 4 * USERS_MAX - REFUSALS_JOURNAL_BURST);
 	ck_assert_uint_eq(count_of(300000), 0);
 }
 END_TEST

@@ -7,9 +7,8 @@
  * (daemon-fixture.h), so that any uid may own any task: ownership
  * of a process and of its thread (real, effective and saved uid), the
  * per-user and per-machine caps of the grant table (stale grants do not
- * count near a cap), the per-user rate (manage calls counted apart), the
- * canary's cool-down, and what
- * policy allows.
+ * count near a cap), the admission (the per-user rate, shared with manage
+ * calls, and the canary's cool-down), and what policy allows.
  */
 #include <check.h>
 #include <errno.h>
@@ -25,7 +24,7 @@
 #include "pidfd.h"
 #include "daemon-policy.h"
 #include "request-check.h"
-#include "user-rates.h"
+#include "users.h"
 
 /* The daemon on the fake /proc with this policy. */
 static void daemon_init(Daemon *d, const char *policy)
@@ -260,8 +259,11 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* The admission: ActionsPerBurst= per BurstSec= of each user's grant
+ * requests, decided before anything is read of /proc. */
 START_TEST(test_rate)
 {
+	const uint64_t now = 1000ULL * 1000000ULL;
 	Daemon d;
 	Request r, other;
 
@@ -269,44 +271,39 @@ START_TEST(test_rate)
 	r = request(&d, 1000, 500, 500);
 	other = request(&d, 1001, 600, 600);
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(request_check_rate(&r), 0);
-	ck_assert_int_eq(request_check_rate(&r), REQUEST_E_RATE_LIMITED);
+		ck_assert_int_eq(request_check_admission(&r, now), 0);
+	ck_assert_int_eq(request_check_admission(&r, now), REQUEST_E_RATE_LIMITED);
 	ck_assert_str_eq(r.why, "too many requests from uid 1000: at most 3 per 60 s "
 				"(ActionsPerBurst=, BurstSec=)");
 	ck_assert_msg(startswith(r.cite, fixture_conf) &&
 			      streq(r.cite + strlen(fixture_conf), ":2"),
 		      "%s", r.cite);
 	/* the limit is per user */
-	ck_assert_int_eq(request_check_rate(&other), 0);
+	ck_assert_int_eq(request_check_admission(&other, now), 0);
+	/* resets are not counted */
+	r.type = REQUEST_RESET_THREAD;
+	ck_assert_int_eq(request_check_admission(&r, now), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST
 
-/* Manage calls (bus-admin.c) count against ActionsPerBurst= too, but
- * apart from grant requests: a user's manage calls do not use up its
- * grants, and a crowd of uids (one person's /etc/subuid range) making them
- * fills only the manage entries, so a user asking for a grant is still
- * counted, not refused. */
-START_TEST(test_rate_manage_apart)
+/* One limiter for ActionsPerBurst=: a user's administrator's calls
+ * (bus-admin.c) and grant requests count in the same window. */
+START_TEST(test_rate_shared_with_manage)
 {
+	const uint64_t now = 1000ULL * 1000000ULL;
 	Daemon d;
 	Request r;
+	User *u;
 
 	daemon_init(&d, "[Daemon]\nActionsPerBurst=3\nBurstSec=60\n");
-	for (int i = 0; i < 3; i++)
-		ck_assert(daemon_manage_ratelimit(&d, 1000));
-	ck_assert(!daemon_manage_ratelimit(&d, 1000));
+	u = users_get(d.users, 1000, now);
+	ck_assert_ptr_nonnull(u);
+	for (int i = 0; i < 2; i++)
+		ck_assert(user_count_action(u, 3, 60 * 1000000ULL, now));
 	r = request(&d, 1000, 500, 500);
-	ck_assert_int_eq(request_check_rate(&r), 0);
-
-	for (uid_t u = 0; u < MANAGE_LIMITS_MAX - 1; u++)
-		ck_assert_msg(daemon_manage_ratelimit(&d, 200000 + u), "uid %u", 200000 + u);
-	/* the manage entries are full: a new uid's manage call is counted
-	 * all the same, in the idlest one's place (user-rates.h) */
-	ck_assert(daemon_manage_ratelimit(&d, 900000));
-	/* and a new user's grant request is counted all the same */
-	r = request(&d, 1001, 600, 600);
-	ck_assert_int_eq(request_check_rate(&r), 0);
+	ck_assert_int_eq(request_check_admission(&r, now), 0);
+	ck_assert_int_eq(request_check_admission(&r, now), REQUEST_E_RATE_LIMITED);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -321,8 +318,10 @@ START_TEST(test_refusing)
 	r = request(&d, 1000, 500, 500);
 	r.owner = 1000;
 	ck_assert_int_eq(request_check_refusing(&r, now), 0);
-	manager_canary_refuse(&d, 1000, now + 4500000);
+	users_refuse(d.users, 1000, now + 4500000, now);
 	ck_assert_int_eq(request_check_refusing(&r, now), REQUEST_E_REFUSING);
+	/* the admission refuses it first, before anything is read of /proc */
+	ck_assert_int_eq(request_check_admission(&r, now), REQUEST_E_REFUSING);
 	ck_assert_str_eq(r.why, "refusing uid 1000 for 5 more seconds: the canary watchdog found "
 				"its realtime threads starving the system (CanaryRefuseSec=30s)");
 	/* GrantLimits would give back the RLIMIT_RTPRIO the canary took */
@@ -348,34 +347,8 @@ START_TEST(test_refusing)
 	root.owner = 1000;
 	ck_assert_int_eq(request_check_refusing(&root, now), REQUEST_E_REFUSING);
 
-	/* over after CanaryRefuseSec; a later refusal extends, an earlier
-	 * one does not shorten */
+	/* over after CanaryRefuseSec */
 	ck_assert_int_eq(request_check_refusing(&r, now + 4500000), 0);
-	manager_canary_refuse(&d, 1000, now + 9000000);
-	manager_canary_refuse(&d, 1000, now + 1000000);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 1000, now), now + 9000000);
-	fixture_daemon_fini(&d);
-}
-END_TEST
-
-/* The table of refused users is bounded: when it is full, the refusal
- * that ends first makes room; the others stay. */
-START_TEST(test_refusals_bounded)
-{
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	Daemon d;
-
-	daemon_init(&d, "");
-	for (uid_t u = 0; u < CANARY_REFUSALS_MAX; u++)
-		manager_canary_refuse(&d, 2000 + u, now + 60000000 + u);
-	ck_assert_uint_eq(d.n_refusals, CANARY_REFUSALS_MAX);
-	manager_canary_refuse(&d, 5000, now + 90000000);
-	ck_assert_uint_eq(d.n_refusals, CANARY_REFUSALS_MAX);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 5000, now), now + 90000000);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 2000, now), 0);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 2001, now), now + 60000001);
-	/* an entry that ended is taken first */
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 2001, now + 60000001), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -443,8 +416,7 @@ int main(void)
 
 	tc = check_add_case(s, "checks",
 			    CHECK_TESTS(test_owner, test_args, test_policy, test_limits, test_rate,
-					test_rate_manage_apart, test_refusing,
-					test_refusals_bounded));
+					test_rate_shared_with_manage, test_refusing));
 	tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
 	check_add_case(s, "answers",
 		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));

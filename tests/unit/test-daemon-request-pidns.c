@@ -21,7 +21,7 @@
 #include "daemon-fixture.h"
 #include "request-check.h"
 #include "request-pidns.h"
-#include "user-rates.h"
+#include "users.h"
 
 /* PROC/PID or PROC/PID/task/TID of the test's uid, with the NSpid line
  * nspid ("1000\t5"), in namespace ns when it is a process (tid 0). */
@@ -104,17 +104,14 @@ START_TEST(test_caller_in_namespace)
 	ck_assert_int_eq(map(&d, 1000, 0, 0, &r), 0);
 	ck_assert_int_eq(r.pid, 1000);
 	ck_assert_int_eq(r.tid, 1000);
-	ck_assert(!r.search_counted);
 	/* its own pid and its thread, by their ids there */
 	ck_assert_int_eq(map(&d, 1000, 5, 6, &r), 0);
 	ck_assert_int_eq(r.pid, 1000);
 	ck_assert_int_eq(r.tid, 1002);
 	ck_assert_uint_eq(r.pidns_level, 1);
 	ck_assert_uint_eq(r.caller_pidns, 200);
-	ck_assert(r.search_counted); /* the search counted against its rate */
 	ck_assert_int_eq(map(&d, 1000, 0, 5, &r), 0);
 	ck_assert_int_eq(r.tid, 1000);
-	ck_assert(!r.search_counted); /* the caller itself: no search */
 	/* another process of its namespace, never the one beside with the same id */
 	ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
 	ck_assert_int_eq(r.pid, 1010);
@@ -212,11 +209,9 @@ START_TEST(test_host_caller)
 	ck_assert_int_eq(r.pid, 1010);
 	ck_assert_int_eq(r.tid, 8);
 	ck_assert_uint_eq(r.pidns_level, 0);
-	ck_assert(!r.search_counted);
 	/* the portal's call: the host pid, the tid of the app's namespace */
 	ck_assert_int_eq(request_pidns_retry(&r, REQUEST_E_NO_SUCH_PROCESS), 0);
 	ck_assert_int_eq(r.tid, 1011);
-	ck_assert(r.search_counted);
 	/* by the innermost id, for a process of a nested namespace */
 	ck_assert_int_eq(map(&d, 900, 1030, 2, &r), 0);
 	ck_assert_int_eq(request_pidns_retry(&r, REQUEST_E_NO_SUCH_PROCESS), 0);
@@ -261,7 +256,6 @@ START_TEST(test_cached)
 	ck_assert_uint_eq(r.caller_pidns, 200);
 	/* the link says otherwise now; the connection's process cannot have moved */
 	fixture_pidns(1000, 100);
-	r.search_counted = false;
 	ck_assert_int_eq(request_check_args(&r), 0);
 	ck_assert_int_eq(request_map_pidns(&r), 0);
 	ck_assert_uint_eq(r.caller_pidns, 200);
@@ -290,14 +284,14 @@ START_TEST(test_bounded)
 }
 END_TEST
 
-/* A search runs before the policy is looked at, so it is counted in a
- * bound of its own (user-rates.h), not against the caller's grant
- * requests: it uses none of them up, and a crowd of uids that search (one
- * person's /etc/subuid range, on a bus that accepts any uid) leaves a user
- * who never asked counted, not refused. */
-START_TEST(test_search_rate_apart)
+/* A search runs after the admission (request_check_admission(), before
+ * anything is read of /proc), which counted the grant request: searches
+ * count nothing more, and a crowd of uids that search (one person's
+ * /etc/subuid range, on a bus that accepts any uid) leaves a user who
+ * never asked counted, not refused. */
+START_TEST(test_search_counts_nothing)
 {
-	char why[128];
+	const uint64_t now = 1000ULL * 1000000ULL;
 	Daemon d;
 	Request r, other;
 
@@ -305,23 +299,14 @@ START_TEST(test_search_rate_apart)
 				    "BurstSec=60\n");
 	fixture_daemon_init(&d, NULL);
 	machine();
-	ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
-	ck_assert(r.search_counted);
-	/* its grant request is counted apart, after the policy */
-	ck_assert_int_eq(request_check_rate(&r), 0);
-	/* past the bound, a search is refused, and says why */
-	ck_assert_int_eq(map(&d, 1000, 7, 8, &r), REQUEST_E_RATE_LIMITED);
-	snprintf(why, sizeof(why),
-		 "too many searches through the caller's pid namespace from uid %u: at most 1 "
-		 "per 60 s (ActionsPerBurst=, BurstSec=)",
-		 (unsigned)getuid());
-	ck_assert_str_eq(r.why, why);
-	/* the crowd: each search counted, none a grant request */
-	for (uid_t u = 0; u < USER_LIMITS_MAX; u++)
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
+	/* the crowd: each one searches, none is refused for the others */
+	for (uid_t u = 0; u < 2 * USERS_MAX; u++)
 		ck_assert_int_eq(map_as(&d, 500000 + u, 1000, 7, 8, &other),
 				 REQUEST_E_NO_SUCH_PROCESS);
-	other = (Request){ .d = &d, .uid = 1001 };
-	ck_assert_int_eq(request_check_rate(&other), 0);
+	other = (Request){ .d = &d, .uid = 1001, .type = REQUEST_SCHED };
+	ck_assert_int_eq(request_check_admission(&other, now), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -331,6 +316,6 @@ int main(void)
 	return check_run_case("daemon-request-pidns", "pidns",
 			      CHECK_TESTS(test_caller_in_namespace, test_refused, test_hostile_proc,
 					  test_host_caller, test_cached, test_bounded,
-					  test_search_rate_apart),
+					  test_search_counts_nothing),
 			      fixture_setup, fixture_teardown);
 }

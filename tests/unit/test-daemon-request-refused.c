@@ -16,6 +16,7 @@
 #include "refusals.h"
 #include "request-refused.h"
 #include "resolver-fixture.h"
+#include "users.h"
 
 /* A daemon with the test's resolver (resolver-fixture.h), whose
  * teardown frees it. */
@@ -24,6 +25,7 @@ static void daemon_init(Daemon *d)
 	Resolver *r = resolver(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 4);
 
 	*d = (Daemon){ .event = fixture_event, .resolver = r };
+	ck_assert_int_eq(users_new(&d->users), 0);
 }
 
 /* uid's FIFO 95 refused PolicyDenied, recorded. */
@@ -49,8 +51,7 @@ static unsigned kept(Daemon *d, uid_t uid)
 	unsigned count = 0;
 	size_t n = 0;
 
-	if (d->refused)
-		ck_assert_int_eq(refusal_log_list(d->refused, uid, 0, &l, &n), 0);
+	ck_assert_int_eq(refusals_list(d->users, uid, 0, &l, &n), 0);
 	for (size_t i = 0; i < n; i++)
 		count += l[i]->count;
 	free(l);
@@ -81,7 +82,7 @@ START_TEST(test_known_user)
 	/* known now: kept at once */
 	refuse(&d, 1001);
 	ck_assert_uint_eq(kept(&d, 1001), 2);
-	d.refused = refusal_log_free(d.refused);
+	d.users = users_free(d.users);
 }
 END_TEST
 
@@ -100,10 +101,10 @@ START_TEST(test_unknown_uid)
 	/* the resolver knows it is no user: nothing, at once */
 	refuse(&d, NO_SUCH_UID + 1);
 	ck_assert_uint_eq(kept(&d, NO_SUCH_UID + 1), 0);
-	/* none of them took a place */
-	ck_assert_uint_eq(refusal_log_n_users(d.refused), 1);
+	/* none of them took a place with refusals */
+	ck_assert_uint_eq(kept(&d, 2000), 0);
 	ck_assert_uint_eq(kept(&d, 1001), 1);
-	d.refused = refusal_log_free(d.refused);
+	d.users = users_free(d.users);
 }
 END_TEST
 
