@@ -107,7 +107,7 @@ static int daemon_connect(Daemon *d)
 	daemon_policy_pace_bus(d);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
-	r = polkit_new(d->bus, &d->polkit);
+	r = polkit_new(d->bus, d->users, &d->polkit);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up polkit: %m");
 	r = bus_native_register(d);

@@ -9,12 +9,10 @@
  * the limits are checked again right before the grant, after the wait.
  * However many checks are asked for, fewer wait on the bus than
  * dbus-daemon allows one connection; manage calls of many uids leave the
- * grants' share; a connection's "no" to a manage call is reused. polkitd
- * answers one question after another, so realtimed sends it a few at a
- * time (POLKIT_SENT_MAX, one manage call among them) and the next
- * round-robin across uids: one uid's queue of checks does not delay
- * another uid's first check. Checks still queued when realtimed exits
- * are freed once, unanswered.
+ * grants' share; a connection's "no" to a manage call is reused. Every
+ * check goes to polkitd at once (nothing waits inside realtimed) and ends
+ * within its timeout when polkitd does not answer. Checks pending when
+ * realtimed exits are freed once, unanswered.
  */
 #include <check.h>
 #include <dbus/dbus.h>
@@ -33,6 +31,7 @@
 #include "daemon-fixture.h"
 #include "polkit.h"
 #include "request.h"
+#include "users.h"
 
 #define SENDER ":1.7"
 #define N_REQUESTS 6
@@ -163,20 +162,6 @@ static uid_t check_uid(DBusMessage *m)
 	return (uid_t)-1;
 }
 
-/* polkitd's answer to the check that reached it first, the others kept. */
-static void answer_first(void)
-{
-	DBusMessage *keep[512];
-	size_t n = n_checks;
-
-	ck_assert_uint_gt(n, 0);
-	memcpy(keep, checks + 1, (n - 1) * sizeof(*keep));
-	n_checks = 1;
-	answer_checks();
-	memcpy(checks, keep, (n - 1) * sizeof(*keep));
-	n_checks = n - 1;
-}
-
 /* d's bus: a private connection to this test's server, accepted. */
 static void bus_init(Daemon *d)
 {
@@ -200,7 +185,7 @@ static void bus_init(Daemon *d)
 	ck_assert_int_eq(poll(&p, 1, 5000), 1);
 	ck_assert(dbus_watch_handle(server_watch, DBUS_WATCH_READABLE));
 	ck_assert_ptr_nonnull(peer);
-	ck_assert_int_eq(polkit_new(d->bus, &d->polkit), 0);
+	ck_assert_int_eq(polkit_new(d->bus, d->users, &d->polkit), 0);
 }
 
 static void bus_fini(Daemon *d)
@@ -276,11 +261,11 @@ END_TEST
 
 static unsigned n_callbacks;
 
-static unsigned n_timedout;
+static unsigned n_failed;
 
 static void on_answer(int r, void *userdata)
 {
-	n_timedout += r == -ETIMEDOUT;
+	n_failed += r < 0;
 	n_callbacks++;
 }
 
@@ -318,7 +303,8 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 	pump(&d, 200);
 	ck_assert_uint_le(POLKIT_PENDING_MAX + 32, 128);
 	ck_assert_uint_eq(300 - refused, POLKIT_GRANT_MAX);
-	ck_assert_uint_eq(n_checks, POLKIT_SENT_MAX);
+	/* all on the bus at once: none waits inside realtimed */
+	ck_assert_uint_eq(n_checks, POLKIT_GRANT_MAX);
 	answer_all(&d, TRUE, 300 - refused);
 
 	/* one uid: at most its share of the pool waits */
@@ -330,7 +316,7 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 			refused++;
 	pump(&d, 200);
 	ck_assert_uint_eq(40 - refused, POLKIT_GRANT_PER_UID);
-	ck_assert_uint_le(n_checks, POLKIT_SENT_MAX);
+	ck_assert_uint_eq(n_checks, POLKIT_GRANT_PER_UID);
 	answer_all(&d, TRUE, 40 - refused);
 	bus_fini(&d);
 	fixture_daemon_fini(&d);
@@ -367,8 +353,8 @@ START_TEST(test_manage_flood_leaves_grants)
 				      on_answer, NULL, NULL),
 			 0);
 	pump(&d, 200);
-	/* one manage check at polkitd at a time; the grant's goes out beside it */
-	ck_assert_uint_eq(n_checks, POLKIT_SENT_MANAGE_MAX + 1);
+	/* the manage pool's checks, and the grant's beside them */
+	ck_assert_uint_eq(n_checks, POLKIT_MANAGE_MAX + 1);
 	answer_all(&d, FALSE, POLKIT_MANAGE_MAX + 2);
 
 	/* ":1.100" was told no a moment ago; ":1.99" was never asked about */
@@ -396,7 +382,7 @@ static void daemon_start(Daemon *d)
 	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
 	fixture_daemon_init(d, NULL);
 	bus_init(d);
-	n_arrived = n_checks = n_callbacks = n_timedout = 0;
+	n_arrived = n_checks = n_callbacks = n_failed = 0;
 }
 
 /* The position of uid's first check among those that reached polkitd. */
@@ -408,11 +394,10 @@ static size_t first_arrival(uid_t uid)
 	return SIZE_MAX;
 }
 
-/* polkitd answers one question after another. uid 1000 queues its 16
- * grant checks, then uid 2000 asks once: its question reaches polkitd
- * before 1000's remaining ones, behind at most the checks already on the
- * bus. */
-START_TEST(test_one_uid_queue_does_not_delay_another)
+/* Nothing waits inside realtimed: uid 1000's 16 checks and then uid
+ * 2000's all reach polkitd at once, in the order they were asked (the bus
+ * queue, which takes users in turn, orders the asking); each is answered. */
+START_TEST(test_checks_go_out_at_once)
 {
 	Daemon d;
 
@@ -421,110 +406,80 @@ START_TEST(test_one_uid_queue_does_not_delay_another)
 		ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + i), 1, 1000,
 					      on_answer, NULL, NULL),
 				 0);
-	pump(&d, 50);
 	ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, 3000, 1, 2000, on_answer, NULL, NULL), 0);
 	pump(&d, 50);
-	/* polkitd answers the oldest question, then the next */
-	for (int i = 0; i < 500 && n_callbacks < POLKIT_GRANT_PER_UID + 1; i++) {
-		if (n_checks)
-			answer_first();
-		pump(&d, 5);
-	}
-	ck_assert_uint_eq(n_callbacks, POLKIT_GRANT_PER_UID + 1);
 	ck_assert_uint_eq(n_arrived, POLKIT_GRANT_PER_UID + 1);
-	ck_assert_msg(first_arrival(2000) <= POLKIT_SENT_MAX,
-		      "uid 2000's check reached polkitd behind %zu of uid 1000's (at most %u "
-		      "expected)",
-		      first_arrival(2000), (unsigned)POLKIT_SENT_MAX);
+	ck_assert_uint_eq(first_arrival(2000), POLKIT_GRANT_PER_UID);
+	answer_all(&d, TRUE, POLKIT_GRANT_PER_UID + 1);
+	/* answered, the places are free again: the user's count is back to 0 */
+	ck_assert_uint_eq(users_find(d.users, 1000)->polkit_grant, 0);
 	bus_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
 
-/* Three uids queue 16 grant checks each, a crowd of uids fills the manage
- * pool: never more than POLKIT_SENT_MAX checks are at polkitd, at most one
- * of them a manage call; each answer sends the next check round-robin
- * across the uids (three checks in a row are of three uids while all three
- * wait); every check is answered. */
-START_TEST(test_checks_go_out_a_few_at_a_time_round_robin)
-{
-	const unsigned total = 3 * POLKIT_GRANT_PER_UID + POLKIT_MANAGE_MAX;
-	size_t max_sent = 0;
-	char name[32];
-	Daemon d;
+/* libdbus's timeouts of realtimed's connection: what realtimed's event
+ * loop runs (bus.c), run here by expire_timeouts(). */
+static DBusTimeout *timeouts[64];
+static size_t n_timeouts;
 
-	daemon_start(&d);
-	for (unsigned i = 0; i < POLKIT_MANAGE_MAX; i++) {
-		snprintf(name, sizeof(name), ":1.%u", 100 + i);
-		ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", name,
-						       (uid_t)(100000 + i / 2), false, on_answer,
-						       NULL, NULL),
-				 0);
-	}
-	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++)
-		for (unsigned u = 0; u < 3; u++)
-			ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE,
-						      (pid_t)(1000 + 100 * u + i), 1, 1000 + u,
-						      on_answer, NULL, NULL),
-					 0);
-	for (int i = 0; i < 2000 && n_callbacks < total; i++) {
-		pump(&d, 3);
-		max_sent = n_checks > max_sent ? n_checks : max_sent;
-		ck_assert_uint_le(n_checks, POLKIT_SENT_MAX);
-		unsigned manage = 0;
-		for (size_t k = 0; k < n_checks; k++)
-			manage += check_uid(checks[k]) == (uid_t)-1;
-		ck_assert_uint_le(manage, 1);
-		if (n_checks)
-			answer_first();
-	}
-	ck_assert_uint_eq(n_callbacks, total);
-	ck_assert_uint_eq(n_arrived, total);
-	ck_assert_uint_eq(max_sent, POLKIT_SENT_MAX);
-	/* the grants, in the order they went out: round-robin over 1000..1002 */
-	uid_t g[512];
-	size_t n_g = 0;
-	for (size_t i = 0; i < n_arrived; i++)
-		if (arrived[i] != (uid_t)-1)
-			g[n_g++] = arrived[i];
-	ck_assert_uint_eq(n_g, 3 * POLKIT_GRANT_PER_UID);
-	for (size_t i = POLKIT_SENT_MAX; i + 3 <= n_g - POLKIT_SENT_MAX; i++)
-		ck_assert_msg(g[i] != g[i + 1] && g[i] != g[i + 2] && g[i + 1] != g[i + 2],
-			      "grants %zu..%zu went out for uids %u %u %u", i, i + 2,
-			      (unsigned)g[i], (unsigned)g[i + 1], (unsigned)g[i + 2]);
-	bus_fini(&d);
-	fixture_daemon_fini(&d);
+static dbus_bool_t add_timeout(DBusTimeout *t, void *data)
+{
+	ck_assert_uint_lt(n_timeouts, ELEMENTSOF(timeouts));
+	timeouts[n_timeouts++] = t;
+	return TRUE;
 }
-END_TEST
 
-/* polkitd takes its time: checks that waited in realtimed past their
- * deadline are not sent when a place frees, they are answered as polkit
- * failing (-ETIMEDOUT), so a queued check ends however slow polkitd is. */
-START_TEST(test_queued_check_past_its_deadline_ends)
+static void remove_timeout(DBusTimeout *t, void *data)
 {
-	const unsigned n = 2 * POLKIT_SENT_MAX;
+	for (size_t i = 0; i < n_timeouts; i++)
+		if (timeouts[i] == t) {
+			timeouts[i] = timeouts[--n_timeouts];
+			return;
+		}
+}
+
+/* Runs every timeout of realtimed's connection (their time has come). */
+static void expire_timeouts(void)
+{
+	DBusTimeout *due[ELEMENTSOF(timeouts)];
+	size_t n = n_timeouts;
+
+	memcpy(due, timeouts, n * sizeof(*due));
+	for (size_t i = 0; i < n; i++)
+		dbus_timeout_handle(due[i]);
+}
+
+/* polkitd does not answer: each check ends when its timeout (the one it
+ * was sent with) comes, as polkit failing, and gives its place back. */
+START_TEST(test_unanswered_check_ends)
+{
+	const unsigned n = 8;
 	Daemon d;
 
 	daemon_start(&d);
+	n_timeouts = 0;
+	ck_assert(dbus_connection_set_timeout_functions(d.bus, add_timeout, remove_timeout, NULL,
+							NULL, NULL));
 	polkit_set_timeout(d.polkit, 200);
 	for (unsigned i = 0; i < n; i++)
 		ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, (pid_t)(1000 + i), 1, 1000,
 					      on_answer, NULL, NULL),
 				 0);
 	pump(&d, 20);
-	ck_assert_uint_eq(n_checks, POLKIT_SENT_MAX);
-	usleep(300 * 1000);
-	answer_first();
-	for (int i = 0; i < 200 && n_callbacks < 1 + n - POLKIT_SENT_MAX; i++)
-		pump(&d, 1);
-	/* the one answered, and the queued ones, none sent */
-	ck_assert_uint_eq(n_callbacks, 1 + n - POLKIT_SENT_MAX);
-	ck_assert_uint_eq(n_timedout, n - POLKIT_SENT_MAX);
-	ck_assert_msg(n_arrived == POLKIT_SENT_MAX, "%zu checks reached polkitd", n_arrived);
-	answer_checks();
+	ck_assert_uint_eq(n_checks, n);
+	ck_assert_uint_eq(n_timeouts, n);
+	for (size_t i = 0; i < n_timeouts; i++)
+		ck_assert_int_eq(dbus_timeout_get_interval(timeouts[i]), 200);
+	expire_timeouts();
 	for (int i = 0; i < 200 && n_callbacks < n; i++)
 		pump(&d, 1);
 	ck_assert_uint_eq(n_callbacks, n);
+	ck_assert_uint_eq(n_failed, n);
+	ck_assert_uint_eq(users_find(d.users, 1000)->polkit_grant, 0);
+	for (size_t i = 0; i < n_checks; i++)
+		dbus_message_unref(checks[i]);
+	n_checks = 0;
 	bus_fini(&d);
 	fixture_daemon_fini(&d);
 }
@@ -537,9 +492,9 @@ static void on_free(void *userdata)
 	freed[(unsigned *)userdata - freed]++;
 }
 
-/* realtimed exits while checks wait (on the bus, inside realtimed, and one
- * joined to another): no callback runs, and each waiter's userdata is
- * freed exactly once. */
+/* realtimed exits while checks wait (on the bus, and one joined to
+ * another): no callback runs, and each waiter's userdata is freed exactly
+ * once. */
 START_TEST(test_free_with_queued_checks_frees_each_once)
 {
 	Daemon d;
@@ -572,9 +527,7 @@ int main(void)
 			      CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
 					  test_checks_on_the_bus_stay_below_its_limit,
 					  test_manage_flood_leaves_grants,
-					  test_one_uid_queue_does_not_delay_another,
-					  test_checks_go_out_a_few_at_a_time_round_robin,
-					  test_queued_check_past_its_deadline_ends,
+					  test_checks_go_out_at_once, test_unanswered_check_ends,
 					  test_free_with_queued_checks_frees_each_once),
 			      fixture_setup, fixture_teardown);
 }
