@@ -27,8 +27,8 @@
 
 static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid, int r)
 {
-	const char *perm = request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE);
-	const char *rate = request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE);
+	const char *perm = bus_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE);
+	const char *rate = bus_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE);
 
 	if (r == 0)
 		bus_reply_error(d->bus, m, perm,
@@ -83,8 +83,7 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 	/* the caller's rate, as its grant requests' (users.h) */
 	u = users_get(d->users, uid, now);
 	if (u && !user_count_action(u, pd->actions_per_burst, pd->burst_usec, now)) {
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),
 				"too many manage calls from uid %u: at most %u per %llu s "
 				"(ActionsPerBurst=, BurstSec=)",
 				(unsigned)uid, pd->actions_per_burst,
@@ -93,7 +92,7 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 	}
 	mc = bus_parked_call_new(d, m, o, method, uid);
 	if (!mc) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
 				"Out of memory");
 		return;
 	}

@@ -23,7 +23,6 @@
 #include <sys/types.h>
 
 #include "daemon.h"
-#include "request.h"
 
 /* Who may call a method, checked after its signature. */
 typedef enum BusCaller {
@@ -78,6 +77,18 @@ DBusHandlerResult bus_dispatch(Daemon *d, const BusObject *o, DBusMessage *m);
 /* Serves o at its path on d->bus through bus_dispatch(), until
  * dbus_connection_unregister_object_path(). */
 int bus_object_register(Daemon *d, const BusObject *o);
+
+typedef struct RequestArgs RequestArgs;
+
+/* The D-Bus error name of code (a RequestError, request.h, or a negative
+ * errno: Failed) in flavour f's interface: the one table of answers. */
+const char *bus_error_name(int code, BusFlavour f);
+/* The answer hook (DaemonHooks.answer) of every request. */
+void bus_answer(Daemon *d, DBusMessage *m, BusFlavour flavour, int code, const char *why,
+		DBusMessage *reply);
+/* request_start() of args for m, a call on o, with the caller's
+ * credentials from the bus (answered Failed without them). */
+void bus_request_start(Daemon *d, DBusMessage *m, const BusObject *o, RequestArgs *args);
 
 /* The uid of m's sender (bus_get_creds()); without it, answers m
  * (native) Failed and returns < 0. */

@@ -50,17 +50,16 @@ static void method_make_realtime(Daemon *d, DBusMessage *m, const BusObject *o)
 			      DBUS_TYPE_INVALID);
 	k = policy_grant_kind_from_string(policy);
 	if (k != POLICY_GRANT_FIFO && k != POLICY_GRANT_RR) {
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
 				"Unknown policy '%s', expected fifo or rr", policy);
 		return;
 	}
-	request_start(d, m,
-		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .kind = k,
-				      .value = prio > INT_MAX ? INT_MAX : (int)prio,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(d, m, o,
+			  &(RequestArgs){ .type = REQUEST_SCHED,
+					  .kind = k,
+					  .value = prio > INT_MAX ? INT_MAX : (int)prio,
+					  .pid = pid,
+					  .tid = tid });
 }
 
 static void method_make_high_priority(Daemon *d, DBusMessage *m, const BusObject *o)
@@ -70,12 +69,12 @@ static void method_make_high_priority(Daemon *d, DBusMessage *m, const BusObject
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
-	request_start(d, m,
-		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .kind = POLICY_GRANT_NICE,
-				      .value = nice,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(d, m, o,
+			  &(RequestArgs){ .type = REQUEST_SCHED,
+					  .kind = POLICY_GRANT_NICE,
+					  .value = nice,
+					  .pid = pid,
+					  .tid = tid });
 }
 
 /* ResetThread (t pid, t tid) and ResetProcess (t pid) */
@@ -89,10 +88,11 @@ static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 	dbus_message_iter_get_basic(&it, &pid);
 	if (thread && dbus_message_iter_next(&it))
 		dbus_message_iter_get_basic(&it, &tid);
-	request_start(d, m,
-		      &(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(
+		d, m, o,
+		&(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
+				.pid = pid,
+				.tid = tid });
 }
 
 static void method_grant_limits(Daemon *d, DBusMessage *m, const BusObject *o)
@@ -100,7 +100,7 @@ static void method_grant_limits(Daemon *d, DBusMessage *m, const BusObject *o)
 	uint64_t pid;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
-	request_start(d, m, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
+	bus_request_start(d, m, o, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
 /* Explain and ListGrants wait for the users they name (user-wait.h): the
@@ -157,7 +157,7 @@ static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 	}
 	if (r == -ETIMEDOUT || r == -EBUSY) {
 		bus_reply_error(
-			c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+			c, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 			"Could not evaluate the policy for uid %u: %s", uid,
 			daemon_resolve_error(error ? error_uid : uid, r, text, sizeof(text)));
 		return;
@@ -165,8 +165,8 @@ static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 	if (r < 0) {
 		bus_reply_error(
 			c, m,
-			request_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
-					   FLAVOUR_NATIVE),
+			bus_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
+				       FLAVOUR_NATIVE),
 			"Could not evaluate the policy for uid %u: %s", uid,
 			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
@@ -297,7 +297,7 @@ static void method_list_irq_threads(Daemon *d, DBusMessage *m, const BusObject *
 
 	r = procfs_irq_threads(d->args.proc, &threads, &n);
 	if (r < 0) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not list IRQ threads: %s", strerror(-r));
 		return;
 	}

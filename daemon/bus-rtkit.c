@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bus-dispatch.h"
+#include "request.h"
 #include "bus-rtkit.h"
 #include "bus.h"
 #include "log.h"
@@ -91,8 +92,8 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 	dbus_message_iter_get_basic(&it, &tid);
 	dbus_message_iter_next(&it);
 	dbus_message_iter_get_basic(&it, realtime ? (void *)&prio : (void *)&nice);
-	request_start(
-		d, m,
+	bus_request_start(
+		d, m, o,
 		&(RequestArgs){ .type = REQUEST_SCHED,
 				.flavour = FLAVOUR_RTKIT,
 				.kind = realtime ? POLICY_GRANT_RR : POLICY_GRANT_NICE,

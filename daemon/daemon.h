@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <dbus/dbus.h>
@@ -32,6 +33,14 @@ typedef struct Users Users;
 typedef struct Daemon Daemon;
 typedef struct DemoteThread DemoteThread;
 
+/* Which interface a call came on: its answers are named after it. */
+typedef enum BusFlavour {
+	FLAVOUR_NATIVE,
+	FLAVOUR_RTKIT,
+	_FLAVOUR_MAX,
+	_FLAVOUR_INVALID = -EINVAL,
+} BusFlavour;
+
 /* The ways up to the bus, which main.c fills with the bus files' functions
  * and unit tests with their own: the layers below call these, never a bus
  * file. */
@@ -40,6 +49,12 @@ typedef struct DaemonHooks {
 	void (*demoted)(Daemon *d, const DemoteThread *threads, size_t n, const char *reason);
 	/* Serves the rtkit interface (RtkitCompat=yes), or stops. */
 	void (*serve_rtkit)(Daemon *d, bool serve);
+	/* Answers m, a call on flavour's interface: reply (NULL: an empty
+	 * return) when code is 0, else the error of code (a RequestError,
+	 * request.h, or a negative errno: a failure of realtimed) with
+	 * why. */
+	void (*answer)(Daemon *d, DBusMessage *m, BusFlavour flavour, int code, const char *why,
+		       DBusMessage *reply);
 } DaemonHooks;
 
 typedef struct Daemon {

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
+#include "bus-dispatch.h"
 #include "bus-native.h"
 #include "bus-rtkit.h"
 #include "bus-queue.h"
@@ -228,6 +229,7 @@ static void daemon_done(Daemon *d)
 static const DaemonHooks bus_hooks = {
 	.demoted = bus_native_emit_demoted,
 	.serve_rtkit = bus_rtkit_serve,
+	.answer = bus_answer,
 };
 
 int main(int argc, char *argv[])

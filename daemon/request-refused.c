@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-names.h"
 #include "log.h"
 #include "proc.h"
 #include "refusals.h"
@@ -47,13 +48,23 @@ static void format_asked(const Request *r, char *buf, size_t size)
 	snprintf(buf, size, "%s %d", what, r->value);
 }
 
-/* The last word of code's error name in the native interface
- * ("PolicyDenied"), as either interface means it. */
+/* The word of each answer (common/bus-names.h), as either interface
+ * means it; NoMemory is the bus's own. */
+#define ERROR_WORD(code, word, ...) [REQUEST_E_##code] = word,
+/* clang-format off */
+static const char *const error_words[_REQUEST_E_MAX] = {
+	NATIVE_ERRORS(ERROR_WORD)
+	[REQUEST_E_NO_MEMORY] = "NoMemory",
+};
+/* clang-format on */
+
+/* The word of code's answer ("PolicyDenied"); a failure of realtimed's
+ * own (a negative errno) is "Failed". */
 static const char *error_word(int code)
 {
-	const char *name = request_error_name(code, FLAVOUR_NATIVE), *dot = strrchr(name, '.');
-
-	return dot ? dot + 1 : name;
+	if (code <= _REQUEST_E_SUCCESS || code >= _REQUEST_E_MAX)
+		code = REQUEST_E_FAILED;
+	return error_words[code];
 }
 
 /* A refusal on its way to the list: its user's lookup may end later. */

@@ -10,15 +10,15 @@
  * made (request-sched.h, request-limits.h), verified again through the
  * pidfd and start time, and supervised.
  *
- * Both bus front ends (native and rtkit) call request_start(), which
- * replies exactly once, now or after polkit or the owner's NSS lookup
- * (resolver.h: the request is parked, never the loop), and frees it. The
- * checks and the grants never reply: each returns 0 to go on, a positive
- * RequestError (the client's answer: not permitted, no such thread, ...)
- * or a negative errno (realtimed itself failed), with the text of the
- * answer written into the request by request_error(). One table per
- * flavour turns the code into the D-Bus error name
- * (realtimectl/bus-error.c maps those names to exit codes and hints).
+ * Both bus front ends (native and rtkit) call request_start(), with the
+ * caller's credentials, which answers exactly once, now or after polkit or
+ * the owner's NSS lookup (resolver.h: the request is parked, never the
+ * loop), through the answer hook the bus layer installed, and frees it.
+ * The checks and the grants never answer: each returns 0 to go on, a
+ * positive RequestError (the client's answer: not permitted, no such
+ * thread, ...) or a negative errno (realtimed itself failed), with the text
+ * of the answer written into the request by request_error(). The bus layer
+ * names the answer (bus_error_name(), bus-dispatch.h).
  */
 #pragma once
 
@@ -39,13 +39,6 @@ typedef enum RequestType {
 	_REQUEST_TYPE_INVALID = -EINVAL,
 } RequestType;
 
-typedef enum BusFlavour {
-	FLAVOUR_NATIVE,
-	FLAVOUR_RTKIT,
-	_FLAVOUR_MAX,
-	_FLAVOUR_INVALID = -EINVAL,
-} BusFlavour;
-
 /* The answers to a request other than success; each has an error name per
  * flavour. A negative errno, a failure of realtimed itself, is answered
  * as REQUEST_E_FAILED. */
@@ -65,10 +58,6 @@ typedef enum RequestError {
 	_REQUEST_E_INVALID = -EINVAL,
 } RequestError;
 
-/* The D-Bus error name of code (a RequestError, or a negative errno) in
- * flavour f's interface. */
-const char *request_error_name(int code, BusFlavour f);
-
 /* What the bus front end read from the call. */
 typedef struct RequestArgs {
 	RequestType type;
@@ -78,6 +67,8 @@ typedef struct RequestArgs {
 	int value;	      /* priority or nice */
 	uint64_t pid;	      /* as sent: 0 = the caller's process */
 	uint64_t tid;	      /* as sent: 0 = the main thread */
+	uid_t uid;	      /* the caller, from the bus */
+	pid_t caller_pid;
 } RequestArgs;
 
 typedef struct Request {
@@ -112,8 +103,8 @@ typedef struct Request {
 	char cite[256]; /* the policy's "file:line" behind it (request_cite()), "" none */
 } Request;
 
-/* Takes a reference on m. Replies to m in every case (now or after polkit
- * or the resolver). */
+/* Takes a reference on m. Answers m in every case, now or after polkit or
+ * the resolver, through d->hooks->answer (the bus layer's). */
 void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args);
 
 /* Writes the text of r's error answer and returns code, for

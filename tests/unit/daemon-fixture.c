@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "creds.h"
+#include "bus-dispatch.h"
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
@@ -131,6 +132,8 @@ int sched_policy_of(pid_t tid)
 	return sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
 }
 
+static const DaemonHooks fixture_hooks = { .answer = bus_answer };
+
 void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks)
 {
 	const char *files[] = { fixture_conf };
@@ -142,7 +145,8 @@ void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks)
 	d->args.admin_conf = d->args.vendor_conf_dir = d->args.admin_conf_dir = "";
 	/* the fake /proc, whose tasks no pidfd speaks for */
 	d->args.proc = fixture_proc;
-	d->hooks = hooks;
+	/* the requests' answers go to the bus as realtimed's do */
+	d->hooks = hooks ? hooks : &fixture_hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(creds_cache_new(&d->creds), 0);
 	ck_assert_int_eq(users_new(&d->users), 0);

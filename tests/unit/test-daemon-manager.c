@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bus-dispatch.h"
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "manager.h"
@@ -63,6 +64,7 @@ static void on_serve_rtkit(Daemon *d, bool serve)
 }
 
 static const DaemonHooks hooks = {
+	.answer = bus_answer,
 	.demoted = on_demoted,
 	.serve_rtkit = on_serve_rtkit,
 };

@@ -230,7 +230,9 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 				     .kind = POLICY_GRANT_NICE,
 				     .value = 15,
 				     .pid = (uint64_t)self,
-				     .tid = (uint64_t)s[i].tid };
+				     .tid = (uint64_t)s[i].tid,
+				     .uid = pw->pw_uid,
+				     .caller_pid = self };
 		DBusMessage *m = dbus_message_new_method_call(
 			NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE, "MakeThreadHighPriority");
 
