@@ -18,6 +18,10 @@
  *       and rtkit), ListAllGrants, Explain of OTHER_UID, Reload, Explain
  *       of itself, ListGrants, Properties Get/GetAll; for SECS seconds or
  *       until SIGTERM
+ *   fairness-bench closeflood THREADS CALLS SECS OTHER_UID
+ *       THREADS threads, each opening a connection that sends CALLS of
+ *       those calls wanting no reply and closes at once, again and again
+ *       (issue 31), for SECS seconds or until SIGTERM
  *
  * Output: one line "key=value ..." per run. A victim's grant is timed from
  * send to answer; its errors are counted by D-Bus name. Every grant goes
@@ -47,6 +51,7 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/close-flood.h"
 #include "../tests/system-bus.h"
 #include "../tests/sleeper.h"
 
@@ -366,23 +371,102 @@ static void on_term(int sig)
 	stop = true;
 }
 
+/* The flood's shared start: its sleeping targets, SIGTERM and SIGINT. */
+static int flood_setup(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (unsigned i = 0; i < FLOOD_THREADS; i++)
+		if (sleeper_start(&flood_sleepers[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Waits until SIGTERM or end (CLOCK_MONOTONIC usec), then stops the
+ * flood's threads. */
+static void flood_wait(uint64_t end)
+{
+	while (!stop && now_usec(CLOCK_MONOTONIC) < end)
+		usleep(50 * 1000);
+	stop = true;
+}
+
+/* --- closeflood ------------------------------------------------------------ */
+
+typedef struct Closer {
+	pthread_t thread;
+	unsigned index, calls;
+	long connections, sent, failed;
+} Closer;
+
+static DBusMessage *close_call(unsigned i, void *userdata)
+{
+	Closer *c = userdata;
+	unsigned next = c->index * 7 + (unsigned)c->connections * c->calls + i;
+
+	return flood_msg(next % _K_MAX, next);
+}
+
+/* One thread: a connection that sends its calls and closes, again. */
+static void *closer_main(void *userdata)
+{
+	Closer *c = userdata;
+
+	while (!stop) {
+		long n = close_flood_round(c->calls, close_call, c);
+
+		if (n < 0) {
+			/* dbus-daemon refused the connection: its own limits */
+			c->failed++;
+			usleep(1000);
+			continue;
+		}
+		c->connections++;
+		c->sent += n;
+	}
+	return NULL;
+}
+
+static int cmd_closeflood(unsigned n, unsigned calls, unsigned secs)
+{
+	static Closer c[CONNECTIONS_MAX];
+	long connections = 0, sent = 0, failed = 0;
+	uint64_t t0;
+
+	if (n < 1 || n > CONNECTIONS_MAX || calls < 1 || calls > 256 || flood_setup() < 0)
+		return 2;
+	t0 = now_usec(CLOCK_MONOTONIC);
+	for (unsigned i = 0; i < n; i++) {
+		c[i] = (Closer){ .index = i, .calls = calls };
+		if (pthread_create(&c[i].thread, NULL, closer_main, &c[i]) != 0)
+			return 2;
+	}
+	printf("flood started threads=%u calls=%u (close at once)\n", n, calls);
+	fflush(stdout);
+	flood_wait(t0 + (uint64_t)secs * 1000000u);
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(c[i].thread, NULL);
+		connections += c[i].connections;
+		sent += c[i].sent;
+		failed += c[i].failed;
+	}
+	printf("flood connections=%ld sent=%ld refused_connections=%ld secs=%.1f\n", connections,
+	       sent, failed, (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1e6);
+	return 0;
+}
+
 static int cmd_flood(unsigned n, unsigned depth, unsigned secs)
 {
 	static Flooder f[CONNECTIONS_MAX];
 	Errors all = {};
 	long sent = 0, answered = 0, ok = 0;
-	uint64_t t0, end;
-	struct sigaction sa = { .sa_handler = on_term };
+	uint64_t t0;
 
-	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > 100)
+	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > 100 || flood_setup() < 0)
 		return 2;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	for (unsigned i = 0; i < FLOOD_THREADS; i++)
-		if (sleeper_start(&flood_sleepers[i]) < 0)
-			return 2;
 	t0 = now_usec(CLOCK_MONOTONIC);
-	end = t0 + (uint64_t)secs * 1000000u;
 	for (unsigned i = 0; i < n; i++) {
 		f[i].index = i;
 		f[i].depth = depth;
@@ -391,9 +475,7 @@ static int cmd_flood(unsigned n, unsigned depth, unsigned secs)
 	}
 	printf("flood started connections=%u depth=%u\n", n, depth);
 	fflush(stdout);
-	while (!stop && now_usec(CLOCK_MONOTONIC) < end)
-		usleep(50 * 1000);
-	stop = true;
+	flood_wait(t0 + (uint64_t)secs * 1000000u);
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(f[i].thread, NULL);
 		sent += f[i].sent;
@@ -415,10 +497,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 5 && streq(argv[1], "victim"))
 		return cmd_victim(streq(argv[2], "fresh"), atol(argv[3]), (unsigned)atoi(argv[4]));
-	if (argc == 6 && streq(argv[1], "flood")) {
+	if (argc == 6 && (streq(argv[1], "flood") || streq(argv[1], "closeflood"))) {
 		other_uid = (uint32_t)strtoul(argv[5], NULL, 10);
-		return cmd_flood((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]),
-				 (unsigned)atoi(argv[4]));
+		return (streq(argv[1], "flood") ? cmd_flood : cmd_closeflood)(
+			(unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 	}
 	fprintf(stderr, "usage: see the comment atop bench/fairness-bench.c\n");
 	return 2;
