@@ -246,7 +246,9 @@ static uint32_t other_uid;
 typedef struct Flooder {
 	pthread_t thread;
 	unsigned index, depth;
+	bool close; /* closeflood: depth calls wanting no reply, then hang up */
 	long sent, answered, ok;
+	long connections, refused; /* closeflood: made, and refused by dbus-daemon */
 	Errors errors;
 } Flooder;
 
@@ -321,12 +323,44 @@ static DBusMessage *flood_msg(unsigned k, unsigned i)
 	}
 }
 
+static DBusMessage *close_call(unsigned i, void *userdata)
+{
+	Flooder *f = userdata;
+	unsigned next = f->index * 7 + (unsigned)f->connections * f->depth + i;
+
+	return flood_msg(next % _K_MAX, next);
+}
+
+/* closeflood: a connection that sends its calls and hangs up, again and
+ * again. */
+static void closer_main(Flooder *f)
+{
+	while (!stop) {
+		long n = close_flood_round(f->depth, close_call, f);
+
+		if (n < 0) {
+			/* dbus-daemon refused the connection: its own limits */
+			f->refused++;
+			usleep(1000);
+			continue;
+		}
+		f->connections++;
+		f->sent += n;
+	}
+}
+
 /* One connection: DEPTH calls sent, then their answers taken in order,
- * again and again. */
+ * again and again (closeflood: closer_main()). */
 static void *flooder_main(void *userdata)
 {
 	Flooder *f = userdata;
-	DBusConnection *bus = bus_open();
+	DBusConnection *bus;
+
+	if (f->close) {
+		closer_main(f);
+		return NULL;
+	}
+	bus = bus_open();
 	DBusPendingCall **p = calloc(f->depth, sizeof(*p));
 	unsigned next = f->index * 7;
 
@@ -393,87 +427,25 @@ static void flood_wait(uint64_t end)
 	stop = true;
 }
 
-/* --- closeflood ------------------------------------------------------------ */
-
-typedef struct Closer {
-	pthread_t thread;
-	unsigned index, calls;
-	long connections, sent, failed;
-} Closer;
-
-static DBusMessage *close_call(unsigned i, void *userdata)
-{
-	Closer *c = userdata;
-	unsigned next = c->index * 7 + (unsigned)c->connections * c->calls + i;
-
-	return flood_msg(next % _K_MAX, next);
-}
-
-/* One thread: a connection that sends its calls and closes, again. */
-static void *closer_main(void *userdata)
-{
-	Closer *c = userdata;
-
-	while (!stop) {
-		long n = close_flood_round(c->calls, close_call, c);
-
-		if (n < 0) {
-			/* dbus-daemon refused the connection: its own limits */
-			c->failed++;
-			usleep(1000);
-			continue;
-		}
-		c->connections++;
-		c->sent += n;
-	}
-	return NULL;
-}
-
-static int cmd_closeflood(unsigned n, unsigned calls, unsigned secs)
-{
-	static Closer c[CONNECTIONS_MAX];
-	long connections = 0, sent = 0, failed = 0;
-	uint64_t t0;
-
-	if (n < 1 || n > CONNECTIONS_MAX || calls < 1 || calls > 256 || flood_setup() < 0)
-		return 2;
-	t0 = now_usec(CLOCK_MONOTONIC);
-	for (unsigned i = 0; i < n; i++) {
-		c[i] = (Closer){ .index = i, .calls = calls };
-		if (pthread_create(&c[i].thread, NULL, closer_main, &c[i]) != 0)
-			return 2;
-	}
-	printf("flood started threads=%u calls=%u (close at once)\n", n, calls);
-	fflush(stdout);
-	flood_wait(t0 + (uint64_t)secs * 1000000u);
-	for (unsigned i = 0; i < n; i++) {
-		pthread_join(c[i].thread, NULL);
-		connections += c[i].connections;
-		sent += c[i].sent;
-		failed += c[i].failed;
-	}
-	printf("flood connections=%ld sent=%ld refused_connections=%ld secs=%.1f\n", connections,
-	       sent, failed, (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1e6);
-	return 0;
-}
-
-static int cmd_flood(unsigned n, unsigned depth, unsigned secs)
+static int cmd_flood(bool close, unsigned n, unsigned depth, unsigned secs)
 {
 	static Flooder f[CONNECTIONS_MAX];
 	Errors all = {};
-	long sent = 0, answered = 0, ok = 0;
+	long sent = 0, answered = 0, ok = 0, connections = 0, refused = 0;
 	uint64_t t0;
 
-	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > 100 || flood_setup() < 0)
+	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > (close ? 256 : 100) ||
+	    flood_setup() < 0)
 		return 2;
 	t0 = now_usec(CLOCK_MONOTONIC);
 	for (unsigned i = 0; i < n; i++) {
 		f[i].index = i;
 		f[i].depth = depth;
+		f[i].close = close;
 		if (pthread_create(&f[i].thread, NULL, flooder_main, &f[i]) != 0)
 			return 2;
 	}
-	printf("flood started connections=%u depth=%u\n", n, depth);
+	printf("flood started %s=%u depth=%u\n", close ? "threads" : "connections", n, depth);
 	fflush(stdout);
 	flood_wait(t0 + (uint64_t)secs * 1000000u);
 	for (unsigned i = 0; i < n; i++) {
@@ -481,12 +453,16 @@ static int cmd_flood(unsigned n, unsigned depth, unsigned secs)
 		sent += f[i].sent;
 		answered += f[i].answered;
 		ok += f[i].ok;
+		connections += f[i].connections;
+		refused += f[i].refused;
 		for (size_t k = 0; k < f[i].errors.count; k++)
 			errors_add_n(&all, f[i].errors.name[k], f[i].errors.n[k]);
 		all.other += f[i].errors.other;
 	}
 	printf("flood sent=%ld answered=%ld ok=%ld secs=%.1f", sent, answered, ok,
 	       (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1e6);
+	if (close)
+		printf(" connections=%ld refused_connections=%ld", connections, refused);
 	errors_print(&all, "errors");
 	printf("\n");
 	return 0;
@@ -499,8 +475,8 @@ int main(int argc, char **argv)
 		return cmd_victim(streq(argv[2], "fresh"), atol(argv[3]), (unsigned)atoi(argv[4]));
 	if (argc == 6 && (streq(argv[1], "flood") || streq(argv[1], "closeflood"))) {
 		other_uid = (uint32_t)strtoul(argv[5], NULL, 10);
-		return (streq(argv[1], "flood") ? cmd_flood : cmd_closeflood)(
-			(unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+		return cmd_flood(streq(argv[1], "closeflood"), (unsigned)atoi(argv[2]),
+				 (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 	}
 	fprintf(stderr, "usage: see the comment atop bench/fairness-bench.c\n");
 	return 2;

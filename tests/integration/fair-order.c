@@ -26,6 +26,7 @@
  * call timed. Prints
  *	flood connections=N calls=N usec=T
  *	victim calls=N ok=N max_usec=T
+ *	victim times_ms=T,T,...
  * Exit 0 when both sides ran to the end, 2 otherwise.
  */
 #include <dbus/dbus.h>
@@ -138,50 +139,10 @@ static int flood(const char *user, int conns, int calls, int ready_fd)
 	return 0;
 }
 
-static int victim(const char *user, int ready_fd)
+/* MakeThreadRealtime(0, the calling thread, policy, prio), or NULL. */
+static DBusMessage *grant_msg(const char *policy, dbus_uint32_t prio)
 {
 	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)gettid();
-	const char *policy = "fifo";
-	dbus_uint32_t prio = 1;
-	DBusConnection *bus;
-	unsigned ok = 0;
-	uint64_t t0;
-
-	if (become(user) < 0 || !(bus = connect_bus()))
-		return 2;
-	if (read(ready_fd, &t0, sizeof(t0)) != sizeof(t0))
-		return 2;
-	for (int i = 0; i < VICTIM_CALLS; i++) {
-		DBusMessage *m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH,
-							      NATIVE_IFACE, "MakeThreadRealtime");
-		DBusMessage *r;
-		DBusError err;
-
-		if (!m || !dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
-						    &tid, DBUS_TYPE_STRING, &policy,
-						    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID))
-			return 2;
-		dbus_error_init(&err);
-		r = dbus_connection_send_with_reply_and_block(bus, m, CALL_TIMEOUT_MS, &err);
-		dbus_message_unref(m);
-		if (r) {
-			ok++;
-			dbus_message_unref(r);
-		} else {
-			fprintf(stderr, "fair-order: victim's call failed: %s\n", err.message);
-			dbus_error_free(&err);
-		}
-	}
-	printf("victim calls=%d ok=%u usec=%llu\n", VICTIM_CALLS, ok,
-	       (unsigned long long)(mono_usec() - t0));
-	return 0;
-}
-
-static DBusMessage *flood_call(unsigned i, void *userdata)
-{
-	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)gettid();
-	const char *policy = "rr";
-	dbus_uint32_t prio = 99;
 	DBusMessage *m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH, NATIVE_IFACE,
 						      "MakeThreadRealtime");
 
@@ -192,6 +153,59 @@ static DBusMessage *flood_call(unsigned i, void *userdata)
 		m = NULL;
 	}
 	return m;
+}
+
+/* The victim's call i: fifo 1 on its own thread. 1 when granted, 0 when
+ * not (said on stderr), -1 when it could not ask; *ret_usec how long the
+ * answer took. */
+static int victim_call(DBusConnection *bus, int i, int timeout_ms, uint64_t *ret_usec)
+{
+	DBusMessage *m = grant_msg("fifo", 1), *r;
+	DBusError err;
+	uint64_t a;
+
+	if (!m)
+		return -1;
+	dbus_error_init(&err);
+	a = mono_usec();
+	r = dbus_connection_send_with_reply_and_block(bus, m, timeout_ms, &err);
+	*ret_usec = mono_usec() - a;
+	dbus_message_unref(m);
+	if (!r) {
+		fprintf(stderr, "fair-order: victim's call %d failed after %llu us: %s: %s\n", i,
+			(unsigned long long)*ret_usec, err.name, err.message);
+		dbus_error_free(&err);
+		return 0;
+	}
+	dbus_message_unref(r);
+	return 1;
+}
+
+static int victim(const char *user, int ready_fd)
+{
+	DBusConnection *bus;
+	unsigned ok = 0;
+	uint64_t t0, took;
+
+	if (become(user) < 0 || !(bus = connect_bus()))
+		return 2;
+	if (read(ready_fd, &t0, sizeof(t0)) != sizeof(t0))
+		return 2;
+	for (int i = 0; i < VICTIM_CALLS; i++) {
+		int k = victim_call(bus, i, CALL_TIMEOUT_MS, &took);
+
+		if (k < 0)
+			return 2;
+		ok += (unsigned)k;
+	}
+	printf("victim calls=%d ok=%u usec=%llu\n", VICTIM_CALLS, ok,
+	       (unsigned long long)(mono_usec() - t0));
+	return 0;
+}
+
+static DBusMessage *flood_call(unsigned i, void *userdata)
+{
+	return grant_msg("rr", 99);
 }
 
 /* Counted by the flood's workers, read by its parent. */
@@ -247,12 +261,11 @@ static int close_flood(const char *user, int secs, int calls, int ready_fd)
  * runs, each call timed. */
 static int close_victim(const char *user, int ready_fd)
 {
-	dbus_uint64_t pid = 0, tid = (dbus_uint64_t)gettid();
-	const char *policy = "fifo";
-	dbus_uint32_t prio = 1;
-	uint64_t t0, max = 0;
+	char times[CLOSE_VICTIM_CALLS * 8] = "";
+	uint64_t t0, max = 0, took;
 	DBusConnection *bus;
 	unsigned ok = 0;
+	size_t len = 0;
 	int i;
 
 	if (become(user) < 0 || !(bus = connect_bus()))
@@ -261,34 +274,20 @@ static int close_victim(const char *user, int ready_fd)
 		return 2;
 	for (i = 0; i < CLOSE_VICTIM_CALLS && mono_usec() - t0 < VICTIM_DEADLINE_MS * 1000ULL;
 	     i++) {
-		DBusMessage *m = dbus_message_new_method_call(NATIVE_NAME, NATIVE_PATH,
-							      NATIVE_IFACE, "MakeThreadRealtime");
-		DBusMessage *r;
-		DBusError err;
-		uint64_t a;
+		int k = victim_call(bus, i, VICTIM_TIMEOUT_MS, &took);
 
-		if (!m || !dbus_message_append_args(m, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64,
-						    &tid, DBUS_TYPE_STRING, &policy,
-						    DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID))
+		if (k < 0)
 			return 2;
-		dbus_error_init(&err);
-		a = mono_usec();
-		r = dbus_connection_send_with_reply_and_block(bus, m, VICTIM_TIMEOUT_MS, &err);
-		a = mono_usec() - a;
-		dbus_message_unref(m);
-		if (a > max)
-			max = a;
-		if (r) {
-			ok++;
-			dbus_message_unref(r);
-		} else {
-			fprintf(stderr, "fair-order: victim's call %d failed after %llu us: %s\n",
-				i, (unsigned long long)a, err.name);
-			dbus_error_free(&err);
-		}
+		ok += (unsigned)k;
+		if (took > max)
+			max = took;
+		if (len < sizeof(times))
+			len += (size_t)snprintf(times + len, sizeof(times) - len, "%s%llu",
+						i ? "," : "", (unsigned long long)took / 1000);
 		usleep(VICTIM_GAP_MS * 1000);
 	}
 	printf("victim calls=%d ok=%u max_usec=%llu\n", i, ok, (unsigned long long)max);
+	printf("victim times_ms=%s\n", times);
 	return 0;
 }
 
