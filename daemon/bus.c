@@ -8,6 +8,10 @@
  * calls for realtimed's objects wait in one queue per caller and are served
  * in turn (bus-queue.h): objects are registered with bus_register_object().
  *
+ * A sender's credentials are asked for when its first call is queued,
+ * without waiting (bus_creds_ask()), and kept (creds.h); a sender that
+ * leaves the bus has its queued calls dropped (the match below).
+ *
  * Every string the daemon sends goes through bus_append_string() or
  * bus_reply_error() here, which make it valid UTF-8 (utf8.h): libdbus aborts
  * the process on a string that is not, and a thread's name, a file name or
@@ -234,6 +238,13 @@ static DBusHandlerResult on_queue_filter(DBusConnection *c, DBusMessage *m, void
 		       : DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
+/* Every unique name that leaves the bus, for the queue to drop its calls
+ * (bus_queue_push()): as bus-native-demoted.c's matches, with no new owner
+ * (arg2) in place of one name. */
+#define SENDERS_GONE_MATCH                                                   \
+	"type='signal',sender='" DBUS_SERVICE_DBUS "',path='" DBUS_PATH_DBUS \
+	"',interface='" DBUS_INTERFACE_DBUS "',member='NameOwnerChanged',arg2=''"
+
 /* How many messages one turn of the loop takes in, and how many queued calls
  * it serves, so that signals, pidfds and timers get a turn. Taking in is
  * cheap (a call joins its sender's queue); it runs ahead of serving, so that
@@ -303,12 +314,13 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	if (bus_queue_length(q) > 0) {
 		if (n == DISPATCH_SERVE_MAX && !dbus_connection_has_messages_to_send(c))
 			more = true;
-		else
+		else if (wait > 0 || dbus_connection_has_messages_to_send(c))
 			/* paced, or replies unwritten: on_io() wakes us when the
 			 * socket takes them, but another path may write them
 			 * first (a signal sent from a timer), so look again in
 			 * a millisecond at the latest */
 			pace_timer_arm(ws, now, wait > 0 ? wait : 1000);
+		/* else every caller waits for its uid: the answer wakes us */
 	}
 	if (dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS)
 		more = true;
@@ -357,6 +369,7 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 	/* first, so that calls are queued before any other filter sees them */
 	if (!dbus_connection_add_filter(c, on_queue_filter, q, NULL))
 		return -ENOMEM;
+	dbus_bus_add_match(c, SENDERS_GONE_MATCH, NULL); /* NULL: not waited for */
 	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return -ENOMEM;
@@ -415,6 +428,10 @@ void bus_unregister_object(DBusConnection *c, const char *path)
 	dbus_connection_unregister_object_path(c, path);
 }
 
+/* How long the bus daemon may take to answer for a caller's credentials:
+ * it answers at once, unless it is stuck itself. */
+#define CREDS_TIMEOUT_MS 5000
+
 static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
 {
 	DBusMessageIter it, arr;
@@ -455,36 +472,45 @@ static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
 	return 0;
 }
 
-int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
+/* GetConnectionCredentials(sender), or NULL without memory. */
+static DBusMessage *creds_call_new(const char *sender)
 {
-	_cleanup_msg_ DBusMessage *call = NULL;
-	_cleanup_msg_ DBusMessage *reply = NULL;
-	const char *sender = dbus_message_get_sender(m);
+	DBusMessage *call = dbus_message_new_method_call(
+		DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, "GetConnectionCredentials");
 	DBusMessageIter it;
-	DBusError error;
+
+	if (!call)
+		return NULL;
+	dbus_message_iter_init_append(call, &it);
+	if (!bus_append_string(&it, sender)) {
+		dbus_message_unref(call);
+		return NULL;
+	}
+	return call;
+}
+
+/* Keeps what the bus answered (reply, NULL: nothing) of sender's
+ * credentials in d->creds: 0 with the uid and pid; -ESRCH when the bus
+ * says sender is gone (kept too, so that no second round trip is spent on
+ * it); another -errno. */
+static int creds_keep(Daemon *d, const char *sender, DBusMessage *reply, uid_t *ret_uid,
+		      pid_t *ret_pid)
+{
+	const char *text = NULL;
 	uid_t uid;
 	pid_t pid;
 	int r;
 
-	if (!sender)
-		return -EBADMSG;
-	if (creds_cache_get(d->creds, sender, ret_uid, ret_pid) == 0)
-		return 0;
-
-	call = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
-					    "GetConnectionCredentials");
-	if (!call)
-		return -ENOMEM;
-	dbus_message_iter_init_append(call, &it);
-	if (!bus_append_string(&it, sender))
-		return -ENOMEM;
-	dbus_error_init(&error);
-	/* The bus daemon answers at once; it is trusted like the kernel. */
-	reply = dbus_connection_send_with_reply_and_block(d->bus, call, 5000, &error);
-	if (!reply) {
+	if (reply && dbus_message_is_error(reply, DBUS_ERROR_NAME_HAS_NO_OWNER)) {
+		(void)creds_cache_put_gone(d->creds, sender);
+		return -ESRCH;
+	}
+	if (!reply || dbus_message_get_type(reply) == DBUS_MESSAGE_TYPE_ERROR) {
+		if (reply)
+			(void)dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &text,
+						    DBUS_TYPE_INVALID);
 		log_warning("Failed to get the credentials of %s from the bus: %s", sender,
-			    error.message);
-		dbus_error_free(&error);
+			    text ?: "no answer");
 		return -EIO;
 	}
 	r = parse_creds(reply, &uid, &pid);
@@ -494,6 +520,85 @@ int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
 	*ret_uid = uid;
 	*ret_pid = pid;
 	return 0;
+}
+
+int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
+{
+	_cleanup_msg_ DBusMessage *call = NULL;
+	_cleanup_msg_ DBusMessage *reply = NULL;
+	const char *sender = dbus_message_get_sender(m);
+	DBusPendingCall *pending = NULL;
+	int r;
+
+	if (!sender)
+		return -EBADMSG;
+	r = creds_cache_get(d->creds, sender, ret_uid, ret_pid);
+	if (r != -ENOENT)
+		return r; /* kept, or gone */
+
+	/* not learned when its call was queued (bus_creds_ask()): ask now.
+	 * The bus daemon answers at once; it is trusted like the kernel. */
+	call = creds_call_new(sender);
+	if (!call || !dbus_connection_send_with_reply(d->bus, call, &pending, CREDS_TIMEOUT_MS) ||
+	    !pending)
+		return -ENOMEM;
+	dbus_pending_call_block(pending);
+	reply = dbus_pending_call_steal_reply(pending);
+	dbus_pending_call_unref(pending);
+	return creds_keep(d, sender, reply, ret_uid, ret_pid);
+}
+
+/* A question bus_creds_ask() sent. */
+typedef struct CredsAsk {
+	Daemon *d;
+	char sender[];
+} CredsAsk;
+
+static void on_creds(DBusPendingCall *call, void *userdata)
+{
+	CredsAsk *a = userdata;
+	_cleanup_msg_ DBusMessage *reply = dbus_pending_call_steal_reply(call);
+	BusQueue *q = bus_queue_of(a->d->bus);
+	uid_t uid = 0;
+	pid_t pid;
+	int r;
+
+	r = creds_keep(a->d, a->sender, reply, &uid, &pid);
+	if (q)
+		bus_queue_lookup_done(q, a->sender, r, uid, now_usec(CLOCK_MONOTONIC));
+}
+
+int bus_creds_ask(const char *sender, uid_t *ret_uid, void *userdata)
+{
+	_cleanup_msg_ DBusMessage *call = NULL;
+	DBusPendingCall *pending = NULL;
+	Daemon *d = userdata;
+	CredsAsk *a;
+	pid_t pid;
+	int r;
+
+	r = creds_cache_get(d->creds, sender, ret_uid, &pid);
+	if (r != -ENOENT)
+		return r;
+	call = creds_call_new(sender);
+	a = call ? malloc(sizeof(*a) + strlen(sender) + 1) : NULL;
+	if (!a)
+		return -ENOMEM;
+	a->d = d;
+	strcpy(a->sender, sender);
+	if (!dbus_connection_send_with_reply(d->bus, call, &pending, CREDS_TIMEOUT_MS) ||
+	    !pending) {
+		free(a);
+		return -ENOMEM;
+	}
+	if (!dbus_pending_call_set_notify(pending, on_creds, a, free)) {
+		free(a);
+		dbus_pending_call_cancel(pending);
+		dbus_pending_call_unref(pending);
+		return -ENOMEM;
+	}
+	dbus_pending_call_unref(pending);
+	return -EINPROGRESS;
 }
 
 void bus_send(DBusConnection *c, DBusMessage *reply)

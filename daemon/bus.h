@@ -28,8 +28,14 @@ int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPat
 void bus_unregister_object(DBusConnection *c, const char *path);
 
 /* uid and pid of the sender of m, from org.freedesktop.DBus.GetConnectionCredentials,
- * kept in d->creds (creds.h). */
+ * kept in d->creds (creds.h); -ESRCH at once for a sender the bus said is
+ * gone. A sender not kept yet costs a round trip the loop waits for: the
+ * queue asks for them without waiting (bus_creds_ask()). */
 int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);
+/* The queue's BusUidFunc (bus-queue.h), userdata the Daemon: sender's uid
+ * from d->creds, else GetConnectionCredentials sent without waiting, its
+ * answer kept in d->creds and told to the queue. */
+int bus_creds_ask(const char *sender, uid_t *ret_uid, void *userdata);
 
 /* Appends s as a D-Bus string made valid UTF-8: bytes that are not, and
  * control characters, are written as "\xNN" (utf8_escape()). Every string

@@ -75,19 +75,6 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
-/* The uid that groups a sender's connections into one turn (bus-queue.h);
- * the credentials cache keeps it for the call's own lookup. */
-static int sender_uid(DBusMessage *m, bool may_block, uid_t *ret_uid, void *userdata)
-{
-	Daemon *d = userdata;
-	const char *sender = dbus_message_get_sender(m);
-	pid_t pid;
-
-	if (!may_block)
-		return sender ? creds_cache_get(d->creds, sender, ret_uid, &pid) : -EBADMSG;
-	return bus_get_creds(d, m, ret_uid, &pid);
-}
-
 static int daemon_connect(Daemon *d)
 {
 	DBusError error;
@@ -104,7 +91,8 @@ static int daemon_connect(Daemon *d)
 	r = bus_attach_event(d->bus, d->event, &d->bus_dispatch_source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-	bus_queue_set_uid_func(bus_queue_of(d->bus), sender_uid, d);
+	/* the uid that groups a sender's connections into one turn */
+	bus_queue_set_uid_func(bus_queue_of(d->bus), bus_creds_ask, d);
 	daemon_policy_pace_bus(d);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
