@@ -191,6 +191,17 @@ static void object_unregistered(DBusConnection *c, void *userdata)
 	free(userdata);
 }
 
+bool bus_object_counts(const BusObject *o, DBusMessage *m)
+{
+	const char *member = dbus_message_get_member(m), *iface = dbus_message_get_interface(m);
+	const BusMethod *method;
+
+	if (!member || !dbus_message_has_path(m, o->path) || (iface && !streq(iface, o->iface)))
+		return false;
+	method = bus_method_find(o->methods, o->n_methods, member);
+	return method && method->counted;
+}
+
 int bus_object_register(Daemon *d, const BusObject *o)
 {
 	static const DBusObjectPathVTable vtable = { .unregister_function = object_unregistered,

@@ -51,6 +51,9 @@ typedef struct BusMethod {
 	 * ("Reloading the policy"); a static string */
 	const char *what;
 	bus_method_fn run;
+	/* a grant request: counted against its user's ActionsPerBurst= when
+	 * taken up, and not paced while that window has room (bus-queue.h) */
+	bool counted;
 } BusMethod;
 
 struct BusObject {
@@ -71,6 +74,8 @@ struct BusObject {
 
 /* The method of table[0..n) named name, or NULL. */
 const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *name);
+/* Whether m calls a method of o that is counted (BusMethod.counted). */
+bool bus_object_counts(const BusObject *o, DBusMessage *m);
 
 /* Answers m, a message on o's path. */
 DBusHandlerResult bus_dispatch(Daemon *d, const BusObject *o, DBusMessage *m);

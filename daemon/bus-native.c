@@ -342,11 +342,12 @@ static void method_reload(Daemon *d, DBusMessage *m, const BusObject *o)
 
 /* Who may call what: realtimed(8), VISIBILITY. */
 static const BusMethod native_methods[] = {
-	{ "MakeThreadRealtime", "ttsu", BUS_CALLER_ANYONE, NULL, method_make_realtime },
-	{ "MakeThreadHighPriority", "tti", BUS_CALLER_ANYONE, NULL, method_make_high_priority },
+	{ "MakeThreadRealtime", "ttsu", BUS_CALLER_ANYONE, NULL, method_make_realtime, true },
+	{ "MakeThreadHighPriority", "tti", BUS_CALLER_ANYONE, NULL, method_make_high_priority,
+	  true },
 	{ "ResetThread", "tt", BUS_CALLER_ANYONE, NULL, method_reset },
 	{ "ResetProcess", "t", BUS_CALLER_ANYONE, NULL, method_reset },
-	{ "GrantLimits", "t", BUS_CALLER_ANYONE, NULL, method_grant_limits },
+	{ "GrantLimits", "t", BUS_CALLER_ANYONE, NULL, method_grant_limits, true },
 	{ "Explain", "u", BUS_CALLER_SELF_OR_MANAGE, "Explaining another user's policy",
 	  method_explain },
 	{ "ListGrants", "", BUS_CALLER_ANYONE, NULL, method_list_grants },

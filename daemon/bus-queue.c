@@ -2,13 +2,14 @@
 /*
  * Callers served in turn; see bus-queue.h. Each sender with calls waiting
  * has a Caller: its calls in arrival order, what is known of its uid, and
- * the turn it was last served at. A user's callers share one UidTurn, so a
- * user with sixteen connections gets one turn, as a user with one; the
- * callers whose uid cannot be learned share the unknown one. The next call
- * served is the one whose turn was served longest ago; a new sender counts
- * as served at the moment it arrived, so opening connections buys no turns
- * ahead of those waiting. Picking scans the callers: a few in practice, at
- * most one per queued call.
+ * the turn it was last served at. A user's callers share its entry in the
+ * users' table (users.h: its turn and its pace), so a user with sixteen
+ * connections gets one turn, as a user with one; the callers whose uid
+ * cannot be learned share the overflow entry. The next call served is the
+ * one whose user was served longest ago; a new sender counts as served at
+ * the moment it arrived, so opening connections buys no turns ahead of
+ * those waiting. Picking scans the callers: a few in practice, at most one
+ * per queued call.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +18,8 @@
 
 #include "bus-queue.h"
 #include "bus.h"
+#include "ratelimit.h"
+#include "users.h"
 #include "log.h"
 #include "macro.h"
 
@@ -32,22 +35,14 @@ typedef struct Call {
 	struct Call *next;
 	DBusMessage *m;
 	int object;
+	bool counted; /* a grant request (BusCountedFunc) */
 } Call;
-
-typedef struct UidTurn {
-	uid_t uid;
-	uint64_t served;
-	unsigned refs;
-	/* the pace (GCRA): when this user's next call is due (nsec), at one
-	 * call per interval, burst calls ahead */
-	uint64_t due_nsec;
-} UidTurn;
 
 typedef enum CallerState {
 	CALLER_KNOWN,	/* in its user's turn */
 	CALLER_ASKING,	/* its uid is asked for: waits for the answer */
 	CALLER_UNASKED, /* waits for a lookup to end, to ask for its uid */
-	CALLER_UNKNOWN, /* its uid cannot be learned: in the unknown turn */
+	CALLER_UNKNOWN, /* its uid cannot be learned: in the overflow's turn */
 } CallerState;
 
 typedef struct Caller {
@@ -56,8 +51,7 @@ typedef struct Caller {
 	unsigned queued;
 	uint64_t served;
 	CallerState state;
-	/* CALLER_KNOWN: index into BusQueue.turns */
-	int turn;
+	User *user; /* CALLER_KNOWN and CALLER_UNKNOWN: whose turn */
 } Caller;
 
 typedef struct Object {
@@ -69,10 +63,7 @@ typedef struct Object {
 struct BusQueue {
 	Caller **callers;
 	size_t n_callers, allocated_callers;
-	UidTurn *turns;
-	size_t n_turns;
-	/* the callers whose uid cannot be learned (its uid unused) */
-	UidTurn unknown;
+	Users *users;
 	/* lookups asked for and not answered; callers waiting to be asked */
 	unsigned lookups, unasked;
 	size_t queued;
@@ -80,18 +71,17 @@ struct BusQueue {
 	Object objects[BUS_QUEUE_OBJECTS_MAX];
 	BusUidFunc uid_of;
 	void *uid_data;
+	BusCountedFunc counted;
 	uint64_t refused;
-	uint64_t pace_nsec;
-	unsigned pace_burst;
 };
 
-int bus_queue_new(BusQueue **ret)
+int bus_queue_new(Users *users, BusQueue **ret)
 {
 	BusQueue *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return -ENOMEM;
-	bus_queue_pace(q, BUS_QUEUE_PACE_NSEC, BUS_QUEUE_PACE_BURST);
+	q->users = users;
 	*ret = q;
 	return 0;
 }
@@ -116,7 +106,6 @@ void bus_queue_free(BusQueue *q)
 	for (size_t i = 0; i < q->n_callers; i++)
 		caller_free(q->callers[i]);
 	free(q->callers);
-	free(q->turns);
 	for (size_t i = 0; i < BUS_QUEUE_OBJECTS_MAX; i++)
 		free(q->objects[i].path);
 	free(q);
@@ -126,6 +115,11 @@ void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata)
 {
 	q->uid_of = fn;
 	q->uid_data = userdata;
+}
+
+void bus_queue_set_counted_func(BusQueue *q, BusCountedFunc fn)
+{
+	q->counted = fn;
 }
 
 static int object_index(const BusQueue *q, const char *path)
@@ -199,42 +193,23 @@ static Caller *caller_new(BusQueue *q, const char *sender)
 		return NULL;
 	}
 	c->state = CALLER_ASKING;
-	c->turn = -1;
 	/* counts as served now: behind everyone already waiting */
 	c->served = q->clock;
 	q->callers[q->n_callers++] = c;
 	return c;
 }
 
-/* c's turn: its user's, the unknown one, or NULL while it waits for its
- * uid. */
-static UidTurn *caller_turn(BusQueue *q, const Caller *c)
-{
-	switch (c->state) {
-	case CALLER_KNOWN:
-		return &q->turns[c->turn];
-	case CALLER_UNKNOWN:
-		return &q->unknown;
-	case CALLER_ASKING:
-	case CALLER_UNASKED:
-		break;
-	}
-	return NULL;
-}
-
-/* Drops c, and the calls it has waiting, from the callers (its user's turn
- * stays while its pace counts). */
+/* Drops c, and the calls it has waiting, from the callers (its user's
+ * turn and pace stay in the users' table). */
 static void caller_forget(BusQueue *q, Caller *c)
 {
-	UidTurn *t = caller_turn(q, c);
-
 	for (size_t i = 0; i < q->n_callers; i++)
 		if (q->callers[i] == c) {
 			q->callers[i] = q->callers[--q->n_callers];
 			break;
 		}
-	if (t)
-		t->refs--;
+	if (c->user)
+		c->user->callers--;
 	if (c->state == CALLER_UNASKED)
 		q->unasked--;
 	q->queued -= c->queued;
@@ -253,82 +228,33 @@ static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char
 			"Too many calls of this connection are waiting; wait for their answers");
 }
 
-/* The index of uid's turn, made when there is none; -1 when every turn is
- * in use (or no memory). A user's turn outlives its callers while its pace
- * still counts (due_nsec ahead of now), so that calls sent one after
- * another, each alone in the queue, are paced as a pipelined burst is; at
- * most BUS_QUEUE_TURNS_MAX are kept, the one due soonest given up first. */
-static int turn_of(BusQueue *q, uid_t uid, uint64_t now_ns)
+/* Puts c, in no turn yet, in u's turn (a user's, or the overflow's). */
+static void caller_join(Caller *c, User *u, CallerState state)
 {
-	size_t slot = SIZE_MAX;
-	UidTurn *t;
-
-	for (size_t i = 0; i < q->n_turns; i++) {
-		t = &q->turns[i];
-		if ((t->refs > 0 || t->due_nsec > now_ns) && t->uid == uid)
-			return (int)i;
-		if (t->refs == 0 && (slot == SIZE_MAX || t->due_nsec < q->turns[slot].due_nsec))
-			slot = i;
-	}
-	if ((slot == SIZE_MAX || q->turns[slot].due_nsec > now_ns) &&
-	    q->n_turns < BUS_QUEUE_TURNS_MAX) {
-		t = reallocarray(q->turns, q->n_turns + 1, sizeof(*t));
-		if (t) {
-			q->turns = t;
-			slot = q->n_turns++;
-		}
-	}
-	if (slot == SIZE_MAX)
-		return -1;
-	q->turns[slot] = (UidTurn){ .uid = uid };
-	return (int)slot;
-}
-
-static void turn_join(UidTurn *t, const Caller *c)
-{
-	if (t->refs++ == 0)
+	c->state = state;
+	c->user = u;
+	if (u->callers++ == 0)
 		/* back after a pause: behind those waiting */
-		t->served = c->served;
-}
-
-/* Puts c, in no turn yet, in the unknown turn. */
-static void caller_join_unknown(BusQueue *q, Caller *c)
-{
-	c->state = CALLER_UNKNOWN;
-	turn_join(&q->unknown, c);
-}
-
-/* Puts c, in no turn yet, in the turn of uid. */
-static void caller_join(BusQueue *q, Caller *c, uid_t uid, uint64_t now_ns)
-{
-	int i = turn_of(q, uid, now_ns);
-
-	if (i < 0) {
-		/* every turn in use: with the others of no known user */
-		caller_join_unknown(q, c);
-		return;
-	}
-	c->state = CALLER_KNOWN;
-	c->turn = i;
-	turn_join(&q->turns[i], c);
+		u->served = c->served;
 }
 
 /* What became of the uid of c, in no turn: r as BusUidFunc's. False when c
  * was dropped, its sender being gone. */
-static bool caller_learn(BusQueue *q, Caller *c, int r, uid_t uid, uint64_t now_ns)
+static bool caller_learn(BusQueue *q, Caller *c, int r, uid_t uid, uint64_t now)
 {
-	if (r >= 0)
-		caller_join(q, c, uid, now_ns);
-	else if (r == -ESRCH) {
+	User *u = r >= 0 ? users_get(q->users, uid, now) : NULL;
+
+	if (r == -ESRCH) {
 		caller_forget(q, c);
 		return false;
-	} else
-		caller_join_unknown(q, c);
+	}
+	/* a uid not learned, or no memory for its entry: the overflow's turn */
+	caller_join(c, u ?: users_overflow(q->users), u ? CALLER_KNOWN : CALLER_UNKNOWN);
 	return true;
 }
 
 /* Asks for the uid of c, in no turn; false as caller_learn(). */
-static bool caller_ask(BusQueue *q, Caller *c, uint64_t now_ns)
+static bool caller_ask(BusQueue *q, Caller *c, uint64_t now)
 {
 	uid_t uid = 0;
 	int r;
@@ -344,12 +270,12 @@ static bool caller_ask(BusQueue *q, Caller *c, uint64_t now_ns)
 		q->lookups++;
 		return true;
 	}
-	return caller_learn(q, c, r, uid, now_ns);
+	return caller_learn(q, c, r, uid, now);
 }
 
 /* A lookup ended: asks for the uid of the callers that wait for one, the
  * oldest first, while lookups may start. */
-static void callers_ask_waiting(BusQueue *q, uint64_t now_ns)
+static void callers_ask_waiting(BusQueue *q, uint64_t now)
 {
 	while (q->unasked > 0 && q->lookups < BUS_QUEUE_LOOKUPS_MAX) {
 		Caller *oldest = NULL;
@@ -366,22 +292,21 @@ static void callers_ask_waiting(BusQueue *q, uint64_t now_ns)
 			return;
 		}
 		q->unasked--;
-		(void)caller_ask(q, oldest, now_ns);
+		(void)caller_ask(q, oldest, now);
 	}
 }
 
 void bus_queue_lookup_done(BusQueue *q, const char *sender, int r, uid_t uid, uint64_t now)
 {
 	Caller *c = caller_find(q, sender);
-	uint64_t now_ns = now * 1000;
 
 	if (q->lookups > 0)
 		q->lookups--;
 	if (c && r == -ESRCH)
 		caller_forget(q, c);
 	else if (c && c->state == CALLER_ASKING)
-		(void)caller_learn(q, c, r, uid, now_ns);
-	callers_ask_waiting(q, now_ns);
+		(void)caller_learn(q, c, r, uid, now);
+	callers_ask_waiting(q, now);
 }
 
 /* The unique name the bus daemon says is gone (NameOwnerChanged with no new
@@ -426,7 +351,7 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 		if (!c)
 			return false; /* out of memory: handled now, as before */
 		/* a sender seen before joins its user's turn (and pace) at once */
-		if (!caller_ask(q, c, now * 1000))
+		if (!caller_ask(q, c, now))
 			return true; /* gone: dropped */
 	}
 	if (c->queued >= BUS_QUEUE_PER_SENDER ||
@@ -441,7 +366,9 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 			caller_forget(q, c);
 		return false;
 	}
-	*k = (Call){ .m = dbus_message_ref(m), .object = object };
+	*k = (Call){ .m = dbus_message_ref(m),
+		     .object = object,
+		     .counted = q->counted && q->counted(m) };
 	if (c->tail)
 		c->tail->next = k;
 	else
@@ -452,27 +379,27 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 	return true;
 }
 
-void bus_queue_pace(BusQueue *q, uint64_t interval_nsec, unsigned burst)
+/* Whether c's next call is paced: not root's, and not a grant request
+ * that its user's window of ActionsPerBurst= still has room for (that
+ * window counts it when it is taken up: users.h), so that the limit of
+ * grant requests is the setting's alone. */
+static bool caller_paced(const Caller *c, uint64_t now)
 {
-	q->pace_nsec = interval_nsec;
-	q->pace_burst = burst > 0 ? burst : 1;
+	if (c->state == CALLER_KNOWN && c->user->uid == 0)
+		return false;
+	return !c->head->counted || !ratelimit_has_room(&c->user->actions, now);
 }
 
-/* How long (nsec) c, in turn t, must wait for its pace, 0 when it may be
- * served at now (nsec). root's calls are not paced. */
-static uint64_t caller_wait(const BusQueue *q, const Caller *c, const UidTurn *t, uint64_t now)
+/* How long (nsec) c must wait for its user's pace, 0 when its next call
+ * may be served at now (usec). */
+static uint64_t caller_wait(const Caller *c, uint64_t now)
 {
-	uint64_t ahead = (uint64_t)(q->pace_burst - 1) * q->pace_nsec;
+	const uint64_t ahead = (BUS_QUEUE_PACE_BURST - 1) * BUS_QUEUE_PACE_NSEC;
+	uint64_t due = c->user->due_nsec, now_ns = now * 1000;
 
-	if (q->pace_nsec == 0 || (c->state == CALLER_KNOWN && t->uid == 0) ||
-	    t->due_nsec <= now + ahead)
+	if (!caller_paced(c, now) || due <= now_ns + ahead)
 		return 0;
-	return t->due_nsec - now - ahead;
-}
-
-static void turn_pace(const BusQueue *q, UidTurn *t, uint64_t now)
-{
-	t->due_nsec = (t->due_nsec > now ? t->due_nsec : now) + q->pace_nsec;
+	return due - now_ns - ahead;
 }
 
 DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
@@ -481,32 +408,34 @@ DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 	uint64_t wait = UINT64_MAX, now_ns = now * 1000, best_key = 0;
 	Caller *c = NULL;
 	DBusMessage *m;
-	UidTurn *t;
+	bool paced;
+	User *u;
 	Call *k;
 
 	for (size_t i = 0; i < q->n_callers; i++) {
 		Caller *x = q->callers[i];
-		const UidTurn *xt = caller_turn(q, x);
 		uint64_t w;
 
-		if (!xt)
+		if (!x->user)
 			continue; /* its uid is being asked for: the answer wakes us */
-		w = caller_wait(q, x, xt, now_ns);
+		w = caller_wait(x, now);
 		if (w > 0) {
 			if (w < wait)
 				wait = w;
 			continue;
 		}
-		if (!c || xt->served < best_key ||
-		    (xt->served == best_key && x->served < c->served)) {
+		if (!c || x->user->served < best_key ||
+		    (x->user->served == best_key && x->served < c->served)) {
 			c = x;
-			best_key = xt->served;
+			best_key = x->user->served;
 		}
 	}
 	/* rounded up: woken before the call is due, the loop would spin */
 	*ret_wait_usec = !c && wait != UINT64_MAX ? (wait + 999) / 1000 : 0;
 	if (!c)
 		return NULL;
+	u = c->user;
+	paced = caller_paced(c, now);
 	k = c->head;
 	c->head = k->next;
 	if (!c->head)
@@ -517,10 +446,12 @@ DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 	*ret_object_index = q->objects[k->object].path ? k->object : -1;
 	free(k);
 
-	c->served = ++q->clock;
-	t = caller_turn(q, c);
-	t->served = c->served;
-	turn_pace(q, t, now_ns);
+	c->served = u->served = ++q->clock;
+	u->active_usec = now;
+	/* the pace (GCRA): the user's next paced call is due one interval
+	 * later, BUS_QUEUE_PACE_BURST of them ahead */
+	if (paced)
+		u->due_nsec = (u->due_nsec > now_ns ? u->due_nsec : now_ns) + BUS_QUEUE_PACE_NSEC;
 	if (!c->head)
 		/* a caller with nothing waiting is forgotten */
 		caller_forget(q, c);

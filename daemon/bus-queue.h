@@ -5,15 +5,17 @@
  * user's burst of a thousand calls would wait for all of them. Instead a
  * filter takes each method call for one of realtimed's objects off
  * libdbus's queue into one queue per sender, and bus_queue_serve() serves
- * the senders in turn, grouping a user's connections into one turn. A
- * caller then waits behind about one call of each other busy user. Each
- * user is also paced (below). Replies and signals are not queued.
+ * the senders in turn, grouping a user's connections into one turn (its
+ * entry in the users' table, users.h). A caller then waits behind about
+ * one call of each other busy user. Each user is also paced (below).
+ * Replies and signals are not queued.
  *
  * A new sender's uid is asked for when its first call is queued, without
  * waiting (BusUidFunc), at most BUS_QUEUE_LOOKUPS_MAX at a time; its calls
  * wait until the answer puts it in its user's turn. A sender whose uid
- * cannot be learned is served in one turn shared by all such senders, with
- * one pace, so that a stream of new senders is one turn among the users.
+ * cannot be learned is served in the turn of the users' overflow entry,
+ * shared by all such senders, with one pace, so that a stream of new
+ * senders is one turn among the users.
  * A sender the bus says is gone (NameOwnerChanged, or its lookup) has its
  * calls dropped unserved: their answers would go nowhere.
  *
@@ -35,16 +37,14 @@
 /* above dbus-daemon's max_replies_per_connection (128): only calls sent
  * with NO_REPLY_EXPECTED can reach it */
 #define BUS_QUEUE_PER_SENDER 256
-/* Each user's pace (root's calls are not paced): a burst of
+/* Each user's pace (root's calls are not paced, nor a grant request its
+ * user's ActionsPerBurst= window has room for): a burst of
  * BUS_QUEUE_PACE_BURST calls is served at once, beyond that one call per
- * BUS_QUEUE_PACE_NSEC (500 a second), unless bus_queue_pace() says
- * otherwise. A flood then waits in its own queue, its connections' windows
- * full, instead of keeping dbus-daemon, realtimed and both CPUs busy at ten
- * thousand calls a second. */
+ * BUS_QUEUE_PACE_NSEC (500 a second). A flood then waits in its own queue,
+ * its connections' windows full, instead of keeping dbus-daemon, realtimed
+ * and both CPUs busy at ten thousand calls a second. */
 #define BUS_QUEUE_PACE_BURST 256
-/* users whose pace is remembered while they have no call waiting */
-#define BUS_QUEUE_TURNS_MAX 4096
-#define BUS_QUEUE_PACE_NSEC 2000000
+#define BUS_QUEUE_PACE_NSEC 2000000ULL
 /* uid lookups asked for and not answered yet; a new sender past them
  * waits for one to end before its own is asked */
 #define BUS_QUEUE_LOOKUPS_MAX 32
@@ -52,6 +52,7 @@
 #define BUS_QUEUE_OBJECTS_MAX 4
 
 typedef struct BusQueue BusQueue;
+typedef struct Users Users;
 
 /* The uid of sender, asked for without waiting: 0 with *ret_uid when known
  * at once; -EINPROGRESS when asked, the answer to be told through
@@ -59,13 +60,15 @@ typedef struct BusQueue BusQueue;
  * it cannot be learned. */
 typedef int (*BusUidFunc)(const char *sender, uid_t *ret_uid, void *userdata);
 
-/* A queue with no objects yet. */
-int bus_queue_new(BusQueue **ret);
+/* Whether m is a grant request, counted against its user's ActionsPerBurst=
+ * when it is taken up. */
+typedef bool (*BusCountedFunc)(DBusMessage *m);
+
+/* A queue with no objects yet, whose users' turns and paces are users'. */
+int bus_queue_new(Users *users, BusQueue **ret);
 void bus_queue_free(BusQueue *q);
 void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata);
-/* A user's calls beyond burst at once are served one per interval_nsec
- * (0: no pace). */
-void bus_queue_pace(BusQueue *q, uint64_t interval_nsec, unsigned burst);
+void bus_queue_set_counted_func(BusQueue *q, BusCountedFunc fn);
 
 /* Serves calls for path with vtable's handler from now on. */
 int bus_queue_add_object(BusQueue *q, const char *path, const DBusObjectPathVTable *vtable,

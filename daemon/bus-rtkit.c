@@ -121,10 +121,10 @@ static void method_exit(Daemon *d, DBusMessage *m, const BusObject *o)
 /* rtkit 0.13's methods; Exit, ResetKnown and ResetAll are root's, as
  * rtkit's bus policy says. */
 static const BusMethod rtkit_methods[] = {
-	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadHighPriority", "ti", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadHighPriorityWithPID", "tti", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadHighPriority", "ti", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadHighPriorityWithPID", "tti", BUS_CALLER_ANYONE, NULL, method_make, true },
 	{ "ResetKnown", "", BUS_CALLER_ROOT, NULL, method_reset },
 	{ "ResetAll", "", BUS_CALLER_ROOT, NULL, method_reset },
 	{ "Exit", "", BUS_CALLER_ROOT, NULL, method_exit },

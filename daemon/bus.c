@@ -350,7 +350,7 @@ static void watches_free(void *data)
 	free(ws);
 }
 
-int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch)
+int bus_attach_event(DBusConnection *c, sd_event *e, Users *users, sd_event_source **ret_dispatch)
 {
 	BusQueue *q = NULL;
 	sd_event_source *s;
@@ -359,7 +359,7 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 
 	if (!dbus_connection_allocate_data_slot(&queue_slot))
 		return -ENOMEM;
-	r = bus_queue_new(&q);
+	r = bus_queue_new(users, &q);
 	if (r < 0)
 		return r;
 	if (!dbus_connection_set_data(c, queue_slot, q, queue_free)) {

@@ -17,9 +17,11 @@
 #include "macro.h"
 
 typedef struct BusQueue BusQueue;
+typedef struct Users Users;
 
-/* Drives c from e, with a BusQueue serving callers in turn. */
-int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch);
+/* Drives c from e, with a BusQueue serving callers in turn, their turns and
+ * paces kept in users. */
+int bus_attach_event(DBusConnection *c, sd_event *e, Users *users, sd_event_source **ret_dispatch);
 /* c's BusQueue, NULL before bus_attach_event(). */
 BusQueue *bus_queue_of(DBusConnection *c);
 /* Registers an object whose calls wait their caller's turn (bus-queue.h). */

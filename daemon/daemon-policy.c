@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "log.h"
-#include "bus-queue.h"
-#include "bus.h"
 #include "daemon-policy.h"
 #include "resolver.h"
 #include "utf8.h"
@@ -62,25 +60,7 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 	d->policy = p;
 	if (d->resolver)
 		resolver_flush(d->resolver);
-	daemon_policy_pace_bus(d);
 	return 0;
-}
-
-void daemon_policy_pace_bus(Daemon *d)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-	BusQueue *q = d->bus ? bus_queue_of(d->bus) : NULL;
-	uint64_t nsec;
-
-	if (!q)
-		return;
-	/* four times the rate the limiter lets through, never slower than
-	 * the default: the pace only keeps a flood off the CPUs, and a
-	 * policy that lifts the limits lifts it too */
-	nsec = pd->burst_usec * 1000 / (4 * (uint64_t)pd->actions_per_burst);
-	bus_queue_pace(q, nsec < BUS_QUEUE_PACE_NSEC ? nsec : BUS_QUEUE_PACE_NSEC,
-		       pd->actions_per_burst > BUS_QUEUE_PACE_BURST ? pd->actions_per_burst
-								    : BUS_QUEUE_PACE_BURST);
 }
 
 int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret)

@@ -16,9 +16,6 @@
  * file is not taken: the last good one stays, *ret_error says why. At start
  * the good files are used and the broken ones logged. */
 int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
-/* Paces each user's calls on the bus (bus-queue.h) after [Daemon]
- * BurstSec= and ActionsPerBurst=; a no-op before the bus is attached. */
-void daemon_policy_pace_bus(Daemon *d);
 /* One evaluation, in the caller's storage: each caller has its own, so
  * one evaluation never overwrites another's answer. */
 typedef struct PolicyEval {

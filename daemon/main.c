@@ -75,6 +75,12 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
+/* A grant request on either object (BusMethod.counted). */
+static bool call_counted(DBusMessage *m)
+{
+	return bus_object_counts(&bus_native_object, m) || bus_object_counts(&bus_rtkit_object, m);
+}
+
 static int daemon_connect(Daemon *d)
 {
 	DBusError error;
@@ -88,12 +94,13 @@ static int daemon_connect(Daemon *d)
 		return -ECONNREFUSED;
 	}
 	dbus_connection_set_exit_on_disconnect(d->bus, FALSE);
-	r = bus_attach_event(d->bus, d->event, &d->bus_dispatch_source);
+	r = bus_attach_event(d->bus, d->event, d->users, &d->bus_dispatch_source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-	/* the uid that groups a sender's connections into one turn */
+	/* the uid that groups a sender's connections into one turn, and the
+	 * grant requests, which ActionsPerBurst= counts rather than the pace */
 	bus_queue_set_uid_func(bus_queue_of(d->bus), bus_creds_ask, d);
-	daemon_policy_pace_bus(d);
+	bus_queue_set_counted_func(bus_queue_of(d->bus), call_counted);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
 	r = polkit_new(d->bus, d->users, &d->polkit);

@@ -50,7 +50,7 @@ Users *users_free(Users *t)
 
 bool user_holds(const User *u, uint64_t now)
 {
-	return u->queued > 0 || u->polkit_grant > 0 || u->polkit_manage > 0 ||
+	return u->callers > 0 || u->polkit_grant > 0 || u->polkit_manage > 0 ||
 	       u->polkit_interactive || u->refused_until_usec > now;
 }
 
@@ -95,6 +95,11 @@ User *users_get(Users *t, uid_t uid, uint64_t now)
 		return &t->overflow;
 	user_init(idle, uid, now);
 	return idle;
+}
+
+User *users_overflow(Users *t)
+{
+	return &t->overflow;
 }
 
 User *users_next(Users *t, size_t *iter)

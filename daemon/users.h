@@ -41,9 +41,10 @@ typedef struct User {
 	 * and whether one of those asks the user interactively (polkit.c) */
 	unsigned polkit_grant, polkit_manage;
 	bool polkit_interactive;
-	/* the bus queue's (bus-queue.c): calls of its connections waiting,
-	 * its turn (when last served) and its pace */
-	unsigned queued;
+	/* the bus queue's (bus-queue.c): its connections with calls
+	 * waiting, its turn (when last served) and its pace (when its next
+	 * paced call is due, CLOCK_MONOTONIC nsec) */
+	unsigned callers;
 	uint64_t served;
 	uint64_t due_nsec;
 	RefusalRing refusals;
@@ -64,6 +65,9 @@ User *users_get(Users *t, uid_t uid, uint64_t now);
 User *users_find(Users *t, uid_t uid);
 /* Whether u holds something in flight, which forgetting it would lose. */
 bool user_holds(const User *u, uint64_t now);
+/* The overflow entry (USER_OVERFLOW): the newcomers that found the table
+ * full, and the bus queue's callers whose uid cannot be learned. */
+User *users_overflow(Users *t);
 /* The users one after another: *iter 0 first; NULL at the end. */
 User *users_next(Users *t, size_t *iter);
 size_t users_count(const Users *t);

@@ -22,6 +22,7 @@
 #include "bus-queue.h"
 #include "check-main.h"
 #include "macro.h"
+#include "users.h"
 
 #define PATH "/org/realtimed/Test"
 
@@ -53,14 +54,31 @@ static int uid_of(const char *sender, uid_t *ret_uid, void *userdata)
 	return 0;
 }
 
+/* A call of member "Grant" stands for a grant request (counted). */
+static bool counted(DBusMessage *m)
+{
+	return dbus_message_is_method_call(m, "org.realtimed.Test", "Grant");
+}
+
+/* the users' table of the test's queue: its turns and paces */
+static Users *users;
+
 static BusQueue *queue(void)
 {
 	BusQueue *q;
 
-	ck_assert_int_eq(bus_queue_new(&q), 0);
+	ck_assert_int_eq(users_new(&users), 0);
+	ck_assert_int_eq(bus_queue_new(users, &q), 0);
 	bus_queue_set_uid_func(q, uid_of, NULL);
+	bus_queue_set_counted_func(q, counted);
 	ck_assert_int_eq(bus_queue_add_object(q, PATH, &vtable, NULL), 0);
 	return q;
+}
+
+static void queue_free(BusQueue *q)
+{
+	bus_queue_free(q);
+	users = users_free(users);
 }
 
 /* the tests' clock, unless a test moves it */
@@ -76,6 +94,19 @@ static DBusMessage *call(const char *sender, unsigned n)
 	ck_assert(dbus_message_set_sender(m, sender));
 	dbus_message_set_serial(m, n);
 	return m;
+}
+
+/* A grant request (member "Grant") from sender. */
+static void push_grant(BusQueue *q, const char *sender, unsigned n)
+{
+	DBusMessage *m = dbus_message_new_method_call("org.realtimed.Test", PATH,
+						      "org.realtimed.Test", "Grant");
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert(dbus_message_set_sender(m, sender));
+	dbus_message_set_serial(m, n);
+	ck_assert(bus_queue_push(q, NULL, m, now_default));
+	dbus_message_unref(m);
 }
 
 static void push(BusQueue *q, const char *sender, unsigned n)
@@ -147,7 +178,7 @@ START_TEST(test_burst_on_many_connections)
 		before++;
 	ck_assert_uint_le(before, 1);
 	ck_assert_uint_eq(bus_queue_length(q), 40 - 4 - before);
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -173,7 +204,7 @@ START_TEST(test_users_alternate)
 	}
 	ck_assert_uint_eq(a, 10);
 	ck_assert_uint_eq(b, 10);
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -196,7 +227,7 @@ START_TEST(test_sender_order_kept)
 	}
 	ck_assert_uint_eq(next, 31);
 	ck_assert_str_eq(pop(q), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -217,7 +248,7 @@ START_TEST(test_per_sender_cap)
 	ck_assert_uint_eq(bus_queue_length(q), BUS_QUEUE_PER_SENDER);
 	push(q, ":2000.1", 1);
 	ck_assert_uint_eq(bus_queue_length(q), BUS_QUEUE_PER_SENDER + 1);
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -249,7 +280,7 @@ START_TEST(test_not_queued)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(object, -1);
 	dbus_message_unref(m);
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -279,7 +310,7 @@ START_TEST(test_pace)
 	/* one more of 1000's once its call is due, then it waits again */
 	ck_assert_str_ne(pop_at(q, t + wait), "none");
 	ck_assert_str_eq(pop_at(q, t + wait), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -298,7 +329,7 @@ START_TEST(test_pace_one_at_a_time)
 	push(q, ":1000.1", BUS_QUEUE_PACE_BURST + 1);
 	ck_assert_str_eq(pop_at(q, t), "none");
 	ck_assert_str_ne(pop_at(q, t + BUS_QUEUE_PACE_NSEC / 1000), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -338,7 +369,7 @@ START_TEST(test_unknown_share_a_turn)
 			mine++;
 	ck_assert_uint_ge(mine, 19);
 	ck_assert_uint_eq(bus_queue_length(q), 140 - 40);
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -361,7 +392,7 @@ START_TEST(test_unknown_share_a_pace)
 	ck_assert_str_eq(pop_at(q, t), ":2000.1/1");
 	ck_assert_str_eq(pop_at(q, t), "none");
 	ck_assert_str_ne(pop_at(q, t + wait), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -393,7 +424,7 @@ START_TEST(test_gone_sender_dropped)
 	push(q, ":gone.1", 2);
 	ck_assert_uint_eq(bus_queue_length(q), 0);
 	ck_assert_str_eq(pop(q), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -420,7 +451,7 @@ START_TEST(test_lookup)
 	/* an answer for a sender that has no call left changes nothing */
 	bus_queue_lookup_done(q, ":ask.3", 0, 1000, now_default);
 	ck_assert_str_eq(pop(q), "none");
-	bus_queue_free(q);
+	queue_free(q);
 }
 END_TEST
 
@@ -451,7 +482,42 @@ START_TEST(test_lookups_bounded)
 	/* a lookup that failed otherwise: served in the unknown turn */
 	ck_assert_str_eq(pop(q), ":ask.1/1");
 	ck_assert_uint_eq(bus_queue_length(q), BUS_QUEUE_LOOKUPS_MAX);
-	bus_queue_free(q);
+	queue_free(q);
+}
+END_TEST
+
+/* A grant request of uid 1000's, past its burst of calls: served at once
+ * while the user's ActionsPerBurst= window has room (that window limits
+ * grant requests, not the pace), paced once it is full. The user's turn
+ * and pace are its entry in the users' table. */
+START_TEST(test_grants_not_paced)
+{
+	const uint64_t t = now_default;
+	BusQueue *q = queue();
+	uint64_t wait;
+	User *u;
+
+	for (unsigned n = 1; n <= BUS_QUEUE_PACE_BURST / 2 + 5; n++) {
+		push(q, ":1000.1", n);
+		push(q, ":1000.3", n);
+	}
+	ck_assert_uint_eq(pop_all(q, t, &wait), BUS_QUEUE_PACE_BURST);
+	u = users_find(users, 1000);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_uint_eq(u->callers, 2);
+	push_grant(q, ":1000.2", 1);
+	push_grant(q, ":1000.2", 2);
+	/* the window has room: the two grant requests go before the paced calls */
+	ck_assert_str_eq(pop_at(q, t), ":1000.2/1");
+	ck_assert_str_eq(pop_at(q, t), ":1000.2/2");
+	ck_assert_str_eq(pop_at(q, t), "none");
+	/* the window full (as the admission counts it), a grant request waits */
+	u->actions = (RateLimit){
+		.interval_usec = 60000000, .burst = 1, .started = true, .begin_usec = t, .n = 1
+	};
+	push_grant(q, ":1000.2", 3);
+	ck_assert_str_eq(pop_at(q, t), "none");
+	queue_free(q);
 }
 END_TEST
 
@@ -464,7 +530,7 @@ int main(void)
 				   test_sender_order_kept));
 	check_add_case(s, "limits",
 		       CHECK_TESTS(test_per_sender_cap, test_not_queued, test_pace,
-				   test_pace_one_at_a_time));
+				   test_pace_one_at_a_time, test_grants_not_paced));
 	check_add_case(s, "unknown and gone",
 		       CHECK_TESTS(test_unknown_share_a_turn, test_unknown_share_a_pace,
 				   test_gone_sender_dropped, test_lookup, test_lookups_bounded));

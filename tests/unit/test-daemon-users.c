@@ -78,7 +78,7 @@ START_TEST(test_holders_stay)
 		ck_assert_ptr_nonnull(u);
 		/* by turns: a call waiting, a polkit check, a cool-down */
 		if (k % 3 == 0)
-			u->queued = 1;
+			u->callers = 1;
 		else if (k % 3 == 1)
 			u->polkit_grant = 1;
 		else
@@ -96,7 +96,7 @@ START_TEST(test_holders_stay)
 	ck_assert_int_eq(refusals_list(users, 900000, 0, &l, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	/* one user lets go of its call: it is the one a newcomer takes */
-	users_find(users, 100300)->queued = 0;
+	users_find(users, 100300)->callers = 0;
 	u = users_get(users, 900001, now + USERS_MAX + 1);
 	ck_assert_uint_eq(u->uid, 900001);
 	ck_assert_ptr_null(users_find(users, 100300));
