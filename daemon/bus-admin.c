@@ -17,7 +17,7 @@
 
 #include "bus-dispatch.h"
 #include "bus-admin.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "request.h"

@@ -12,6 +12,8 @@
 #include "request.h"
 #include "bus-admin.h"
 #include "bus-props.h"
+#include "bus-creds.h"
+#include "bus-message.h"
 #include "bus.h"
 
 const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *name)
@@ -213,7 +215,7 @@ int bus_object_register(Daemon *d, const BusObject *o)
 		return -ENOMEM;
 	*b = (BusBinding){ .d = d, .o = o };
 	/* calls wait their caller's turn (bus-queue.h) */
-	r = bus_register_object(d->bus, o->path, &vtable, b);
+	r = bus_add_path(d->bus, o->path, &vtable, b);
 	if (r < 0)
 		free(b);
 	return r;

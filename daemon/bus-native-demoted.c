@@ -12,7 +12,7 @@
 
 #include "bus-native-demoted.h"
 #include "bus-native.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "bus-dispatch.h"
 #include "request.h"
 

@@ -24,7 +24,7 @@
 #include "bus-native-demoted.h"
 #include "bus-native-refusals.h"
 #include "bus-native.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "procfs-irq.h"
 #include "log.h"
 #include "manager.h"

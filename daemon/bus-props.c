@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "bus-props.h"
-#include "bus.h"
+#include "bus-creds.h"
+#include "bus-message.h"
 #include "config.h"
 #include "cpu-dma.h"
 #include "log.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "bus-queue.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "ratelimit.h"
 #include "users.h"
 #include "log.h"

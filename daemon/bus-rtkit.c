@@ -16,7 +16,7 @@
 #include "bus-dispatch.h"
 #include "request.h"
 #include "bus-rtkit.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "log.h"
 #include "demote.h"
 #include "rtkit-name.h"

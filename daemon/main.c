@@ -26,6 +26,7 @@
 #include "bus-native.h"
 #include "bus-rtkit.h"
 #include "bus-queue.h"
+#include "bus-creds.h"
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"

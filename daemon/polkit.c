@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus.h"
+#include "bus-message.h"
 #include "log.h"
 #include "macro.h"
 #include "polkit.h"
