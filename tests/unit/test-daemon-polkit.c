@@ -12,7 +12,7 @@
  * The cache takes the time from its caller, so no clock is needed.
  *
  * The pools of pending checks stay below dbus-daemon's replies per
- * connection (test-daemon-request-polkit asks them through a bus).
+ * connection (test-daemon-request asks them through a bus).
  *
  * The question itself: a manage call's subject is its connection
  * (system-bus-name), a grant's the pinned process (unix-process).
@@ -186,7 +186,7 @@ END_TEST
 /* Every pending check is a reply dbus-daemon keeps for realtimed; past
  * max_replies_per_connection (128 on the system bus) it answers
  * LimitsExceeded: the pools stay below it, with room to spare.
- * (test-daemon-request-polkit asks the pools through a bus.) */
+ * (test-daemon-request asks the pools through a bus.) */
 START_TEST(test_pools_below_bus_limit)
 {
 	ck_assert_uint_eq(POLKIT_BUS_MAX_REPLIES, 128);
