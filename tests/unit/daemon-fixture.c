@@ -104,6 +104,49 @@ void fixture_stat(pid_t pid, pid_t tid, uint64_t st)
 	fixture_task(pid, tid, uid, uid, uid, st);
 }
 
+void fixture_comm(pid_t pid, pid_t tid, const char *comm)
+{
+	char path[512], text[256];
+
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", fixture_proc, (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/comm", fixture_proc, (int)pid);
+	snprintf(text, sizeof(text), "%s\n", comm);
+	fixture_write(path, text);
+}
+
+/* include/linux/sched.h: a kernel thread */
+#define PF_KTHREAD 0x00200000u
+
+void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, int nice)
+{
+	char path[512], text[512];
+
+	snprintf(path, sizeof(path), "%s/%d", fixture_proc, (int)pid);
+	(void)mkdir(path, 0755);
+	strcat(path, "/stat");
+	/* 4 ppid .. 8 tpgid, 9 flags, 10..17, 18 priority, 19 nice, 20..39,
+	 * 40 rt_priority, 41 policy */
+	snprintf(text, sizeof(text),
+		 "%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d %d 1 0 5 0 0 "
+		 "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n",
+		 (int)pid, comm, PF_KTHREAD, -1 - priority, nice, priority, policy);
+	fixture_write(path, text);
+}
+
+void fixture_irq_action(unsigned irq, const char *action)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/irq", fixture_proc);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/irq/%u", fixture_proc, irq);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/irq/%u/%s", fixture_proc, irq, action);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
 static void *sleeper_main(void *userdata)
 {
 	Sleeper *s = userdata;
