@@ -172,13 +172,25 @@ DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender,
 	return reply;
 }
 
-DBusMessage *bus_fixture_take_signal(const char *member)
+static DBusMessage *take_first(int type, const char *member, const char *destination)
 {
 	for (size_t i = 0; i < n_received; i++)
-		if (dbus_message_get_type(received[i]) == DBUS_MESSAGE_TYPE_SIGNAL &&
-		    streq_ptr(dbus_message_get_member(received[i]), member))
+		if (dbus_message_get_type(received[i]) == type &&
+		    streq_ptr(dbus_message_get_member(received[i]), member) &&
+		    (!destination ||
+		     streq_ptr(dbus_message_get_destination(received[i]), destination)))
 			return take(i);
 	return NULL;
+}
+
+DBusMessage *bus_fixture_take_signal(const char *member, const char *destination)
+{
+	return take_first(DBUS_MESSAGE_TYPE_SIGNAL, member, destination);
+}
+
+DBusMessage *bus_fixture_take_call(const char *member)
+{
+	return take_first(DBUS_MESSAGE_TYPE_METHOD_CALL, member, NULL);
 }
 
 size_t bus_fixture_n_received(void)
@@ -190,6 +202,13 @@ DBusMessage *bus_fixture_received(size_t i)
 {
 	ck_assert_uint_lt(i, n_received);
 	return received[i];
+}
+
+void bus_fixture_send(DBusMessage *m)
+{
+	ck_assert(dbus_connection_send(peer, m, NULL));
+	dbus_connection_flush(peer);
+	dbus_message_unref(m);
 }
 
 void bus_fixture_flush(void)

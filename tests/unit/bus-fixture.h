@@ -47,13 +47,19 @@ DBusMessage *bus_fixture_reply(Daemon *d, DBusMessage *m, unsigned rounds);
  * answer (NULL: none within a second). The caller unrefs it. */
 DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender,
 			      const char *member, int first_arg_type, ...);
-/* The first signal named member that reached the peer, taken; NULL when
- * none is kept. */
-DBusMessage *bus_fixture_take_signal(const char *member);
+/* The first signal named member to destination (NULL: to any or none)
+ * that reached the peer, taken; NULL when none is kept. */
+DBusMessage *bus_fixture_take_signal(const char *member, const char *destination);
+/* The first method call named member (to the bus daemon, say) that
+ * reached the peer, taken; NULL when none is kept. */
+DBusMessage *bus_fixture_take_call(const char *member);
 /* How many messages the peer keeps (answers and signals, not polkit's
  * calls); bus_fixture_received(i) the i-th, in the order they came. */
 size_t bus_fixture_n_received(void);
 DBusMessage *bus_fixture_received(size_t i);
+/* Sends m from the peer to realtimed (as the bus would: a signal of the
+ * bus daemon, an answer to realtimed's call), and unrefs it. */
+void bus_fixture_send(DBusMessage *m);
 /* Drops what the peer keeps (not polkit's calls). */
 void bus_fixture_flush(void);
 
