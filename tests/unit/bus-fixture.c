@@ -157,8 +157,8 @@ DBusMessage *bus_fixture_reply(Daemon *d, DBusMessage *m, unsigned rounds)
 	}
 }
 
-DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender,
-			      const char *member, int first_arg_type, ...)
+DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender, const char *member,
+			      int first_arg_type, ...)
 {
 	DBusMessage *m, *reply;
 	va_list ap;
@@ -228,8 +228,7 @@ void bus_fixture_expect_error(DBusMessage *reply, const char *name, const char *
 	ck_assert_str_eq(dbus_message_get_error_name(reply), name);
 	ck_assert(dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID));
 	if (needle)
-		ck_assert_msg(strstr(text, needle), "%s: \"%s\" lacks \"%s\"", name, text,
-			      needle);
+		ck_assert_msg(strstr(text, needle), "%s: \"%s\" lacks \"%s\"", name, text, needle);
 	dbus_message_unref(reply);
 }
 

@@ -45,8 +45,8 @@ void bus_fixture_dispatch(Daemon *d, const BusObject *o, DBusMessage *m);
 DBusMessage *bus_fixture_reply(Daemon *d, DBusMessage *m, unsigned rounds);
 /* bus_fixture_call_new() on o's path and interface, dispatched, and its
  * answer (NULL: none within a second). The caller unrefs it. */
-DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender,
-			      const char *member, int first_arg_type, ...);
+DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender, const char *member,
+			      int first_arg_type, ...);
 /* The first signal named member to destination (NULL: to any or none)
  * that reached the peer, taken; NULL when none is kept. */
 DBusMessage *bus_fixture_take_signal(const char *member, const char *destination);

@@ -109,7 +109,8 @@ void fixture_comm(pid_t pid, pid_t tid, const char *comm)
 	char path[512], text[256];
 
 	if (tid)
-		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", fixture_proc, (int)pid, (int)tid);
+		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", fixture_proc, (int)pid,
+			 (int)tid);
 	else
 		snprintf(path, sizeof(path), "%s/%d/comm", fixture_proc, (int)pid);
 	snprintf(text, sizeof(text), "%s\n", comm);

@@ -78,8 +78,8 @@ static DBusMessage *subscribe(const char *sender)
  * daemon itself, or a client that pretends). */
 static void name_left(const char *name, const char *sender)
 {
-	DBusMessage *s = dbus_message_new_signal(DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
-						 "NameOwnerChanged");
+	DBusMessage *s =
+		dbus_message_new_signal(DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, "NameOwnerChanged");
 	const char *old = name, *none = "";
 
 	ck_assert_ptr_nonnull(s);
@@ -111,8 +111,8 @@ START_TEST(test_subscribe_bounds)
 			dbus_message_unref(m);
 		m = bus_fixture_take_call("AddMatch");
 		ck_assert_ptr_nonnull(m);
-		ck_assert(dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &arg0,
-						DBUS_TYPE_INVALID));
+		ck_assert(
+			dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &arg0, DBUS_TYPE_INVALID));
 	}
 	ck_assert_msg(strstr(arg0, "sender='org.freedesktop.DBus'"), "%s", arg0);
 	ck_assert_msg(strstr(arg0, "member='NameOwnerChanged',arg0=':1.100'"), "%s", arg0);
@@ -245,8 +245,10 @@ START_TEST(test_who_hears)
 	/* :1.5 owns two threads, :1.6 one, one was adopted (no owner), and
 	 * :1.1 watches and owns one */
 	DemoteThread t[] = {
-		{ .pid = 10, .tid = 11, .owner = ":1.5" }, { .pid = 20, .tid = 21, .owner = ":1.6" },
-		{ .pid = 10, .tid = 12, .owner = ":1.5" }, { .pid = 30, .tid = 31, .owner = "" },
+		{ .pid = 10, .tid = 11, .owner = ":1.5" },
+		{ .pid = 20, .tid = 21, .owner = ":1.6" },
+		{ .pid = 10, .tid = 12, .owner = ":1.5" },
+		{ .pid = 30, .tid = 31, .owner = "" },
 		{ .pid = 40, .tid = 41, .owner = ROOT },
 	};
 

@@ -58,8 +58,8 @@ static void refuse(uid_t uid, uint64_t t, pid_t tid, const char *comm)
 {
 	Refusal r = { .time_usec = t * USEC_PER_SEC, .uid = uid, .pid = 100, .tid = tid };
 
-	refusal_set_strings(&r, comm, "FIFO 95", "PolicyDenied",
-			    "priority 95 exceeds the limit 70", "/etc/realtime/realtime.conf:12");
+	refusal_set_strings(&r, comm, "FIFO 95", "PolicyDenied", "priority 95 exceeds the limit 70",
+			    "/etc/realtime/realtime.conf:12");
 	ck_assert_int_ge(refusals_add(d.users, &r, true, t * USEC_PER_SEC, NULL), 0);
 }
 
@@ -81,7 +81,7 @@ static size_t rows_of(DBusMessage *reply, Row *rows, size_t max)
 	for (; dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT;
 	     dbus_message_iter_next(&arr)) {
 		Row *r = &rows[n++];
-		void *fields[] = { &r->time, &r->uid,	&r->pid,    &r->tid,	&r->comm,
+		void *fields[] = { &r->time,  &r->uid,	 &r->pid,    &r->tid,	 &r->comm,
 				   &r->asked, &r->error, &r->reason, &r->source, &r->count };
 
 		ck_assert_uint_le(n, max);

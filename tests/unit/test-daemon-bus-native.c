@@ -275,8 +275,7 @@ START_TEST(test_list_all_grants_polkit_yes)
 END_TEST
 
 /* That Explain's answer has key -> (value, where); where NULL: any. */
-static void explain_key(DBusMessage *reply, const char *key, const char *value,
-			const char *where)
+static void explain_key(DBusMessage *reply, const char *key, const char *value, const char *where)
 {
 	DBusMessageIter it, arr, e, st;
 	unsigned n = 0;
@@ -336,12 +335,11 @@ START_TEST(test_explain)
 	dbus_message_unref(reply);
 
 	/* another user's: manage */
-	bus_fixture_expect_error(via_polkit(bus_fixture_call_new(USER, NATIVE_PATH, NATIVE_IFACE,
-								 "Explain", DBUS_TYPE_UINT32,
-								 &root, DBUS_TYPE_INVALID),
-					    false),
-				 NATIVE_ERROR "PermissionDenied",
-				 "Explaining another user's policy " MANAGE_DENIED);
+	bus_fixture_expect_error(
+		via_polkit(bus_fixture_call_new(USER, NATIVE_PATH, NATIVE_IFACE, "Explain",
+						DBUS_TYPE_UINT32, &root, DBUS_TYPE_INVALID),
+			   false),
+		NATIVE_ERROR "PermissionDenied", "Explaining another user's policy " MANAGE_DENIED);
 
 	/* no such user */
 	bus_fixture_expect_error(explain(ROOT, NO_USER), NATIVE_ERROR "InvalidArgs",
@@ -472,8 +470,9 @@ END_TEST
 /* Arguments of the wrong signature, for every kind of method. */
 START_TEST(test_wrong_signatures)
 {
-	static const char *const no_args[] = { "ListGrants", "ListAllGrants", "ListIrqThreads",
-					       "ListRefusals", "ListAllRefusals", "Reload",
+	static const char *const no_args[] = { "ListGrants",	  "ListAllGrants",
+					       "ListIrqThreads",  "ListRefusals",
+					       "ListAllRefusals", "Reload",
 					       "SubscribeDemoted" };
 	const char *s = "nobody";
 	uint64_t t = 1;
@@ -489,12 +488,11 @@ START_TEST(test_wrong_signatures)
 						  DBUS_TYPE_STRING, &s, DBUS_TYPE_INVALID),
 				 DBUS_ERROR_INVALID_ARGS,
 				 "Expected arguments of signature 'u', got 's'");
-	bus_fixture_expect_error(bus_fixture_call(&d, &bus_native_object, USER,
-						  "MakeThreadRealtime", DBUS_TYPE_UINT64, &t,
-						  DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &s,
-						  DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID),
-				 DBUS_ERROR_INVALID_ARGS,
-				 "Expected arguments of signature 'ttsu', got 'ttsi'");
+	bus_fixture_expect_error(
+		bus_fixture_call(&d, &bus_native_object, USER, "MakeThreadRealtime",
+				 DBUS_TYPE_UINT64, &t, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &s,
+				 DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID),
+		DBUS_ERROR_INVALID_ARGS, "Expected arguments of signature 'ttsu', got 'ttsi'");
 	bus_fixture_expect_error(bus_fixture_call(&d, &bus_native_object, USER,
 						  "MakeThreadHighPriority", DBUS_TYPE_UINT64, &t,
 						  DBUS_TYPE_INT32, &i, DBUS_TYPE_INVALID),
@@ -516,12 +514,11 @@ START_TEST(test_unknown_policy)
 	uint64_t t = 0;
 	uint32_t prio = 10;
 
-	bus_fixture_expect_error(bus_fixture_call(&d, &bus_native_object, USER,
-						  "MakeThreadRealtime", DBUS_TYPE_UINT64, &t,
-						  DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING, &idle,
-						  DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID),
-				 NATIVE_ERROR "InvalidArgs",
-				 "Unknown policy 'idle', expected fifo or rr");
+	bus_fixture_expect_error(
+		bus_fixture_call(&d, &bus_native_object, USER, "MakeThreadRealtime",
+				 DBUS_TYPE_UINT64, &t, DBUS_TYPE_UINT64, &t, DBUS_TYPE_STRING,
+				 &idle, DBUS_TYPE_UINT32, &prio, DBUS_TYPE_INVALID),
+		NATIVE_ERROR "InvalidArgs", "Unknown policy 'idle', expected fifo or rr");
 }
 END_TEST
 
@@ -552,15 +549,18 @@ int main(void)
 			    CHECK_TESTS(test_list_grants, test_list_all_grants_who,
 					test_list_all_grants_polkit_yes));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tc = check_add_case(s, "explain", CHECK_TESTS(test_explain, test_explain_other_with_polkit));
+	tc = check_add_case(s, "explain",
+			    CHECK_TESTS(test_explain, test_explain_other_with_polkit));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tc = check_add_case(s, "irq", CHECK_TESTS(test_list_irq_threads));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tc = check_add_case(s, "reload", CHECK_TESTS(test_reload, test_reload_needs_manage,
-						     test_reload_with_polkit));
+	tc = check_add_case(
+		s, "reload",
+		CHECK_TESTS(test_reload, test_reload_needs_manage, test_reload_with_polkit));
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tc = check_add_case(s, "calls", CHECK_TESTS(test_wrong_signatures, test_unknown_policy,
-						    test_unknown_method_and_introspect));
+	tc = check_add_case(s, "calls",
+			    CHECK_TESTS(test_wrong_signatures, test_unknown_policy,
+					test_unknown_method_and_introspect));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	return check_run(s);
 }

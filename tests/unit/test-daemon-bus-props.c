@@ -33,8 +33,8 @@
 
 #define MEMBER ":1.1" /* uid 1000, in audio */
 #define OTHER ":1.2"  /* uid 1001, in no group of the policy */
-#define POLICY                                                                             \
-	"[Default]\nRealtimePriority=20\nNice=-15\nRTTime=200ms\n\n"                       \
+#define POLICY                                                       \
+	"[Default]\nRealtimePriority=20\nNice=-15\nRTTime=200ms\n\n" \
 	"[Group #29]\nRealtimePriority=95\nNice=-19\nRTTime=infinity\n"
 
 static Daemon d;
@@ -78,8 +78,8 @@ static DBusMessage *call_on(const BusObject *o, DBusMessage *m, bool waits)
 	return reply;
 }
 
-static DBusMessage *get(const BusObject *o, const char *sender, const char *iface,
-			const char *name, bool waits)
+static DBusMessage *get(const BusObject *o, const char *sender, const char *iface, const char *name,
+			bool waits)
 {
 	return call_on(o,
 		       bus_fixture_call_new(sender, o->path, DBUS_INTERFACE_PROPERTIES, "Get",
@@ -88,8 +88,7 @@ static DBusMessage *get(const BusObject *o, const char *sender, const char *ifac
 		       waits);
 }
 
-static DBusMessage *get_all(const BusObject *o, const char *sender, const char *iface,
-			    bool waits)
+static DBusMessage *get_all(const BusObject *o, const char *sender, const char *iface, bool waits)
 {
 	return call_on(o,
 		       bus_fixture_call_new(sender, o->path, DBUS_INTERFACE_PROPERTIES, "GetAll",
@@ -174,8 +173,8 @@ static void expect_all(DBusMessage *reply, const char *const *names, const char 
 
 START_TEST(test_get_all)
 {
-	static const char *const names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
-					     "MinNiceLevel", "Version", "CpuDmaLatency" };
+	static const char *const names[] = { "RTTimeUSecMax", "MaxRealtimePriority", "MinNiceLevel",
+					     "Version", "CpuDmaLatency" };
 	static const char *const types[] = { "x", "i", "i", "s", "(sxus)" };
 	DBusMessageIter it, v, st;
 	DBusMessage *reply;
@@ -233,9 +232,9 @@ START_TEST(test_refusals)
 
 	/* resolved first, so that the errors below are answered at once */
 	ck_assert_int_eq(get_i(&bus_native_object, MEMBER, "MinNiceLevel", true), -19);
-	bus_fixture_expect_error(get(&bus_native_object, MEMBER, RTKIT_IFACE,
-				     "MaxRealtimePriority", false),
-				 DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface " RTKIT_IFACE);
+	bus_fixture_expect_error(
+		get(&bus_native_object, MEMBER, RTKIT_IFACE, "MaxRealtimePriority", false),
+		DBUS_ERROR_UNKNOWN_INTERFACE, "Unknown interface " RTKIT_IFACE);
 	bus_fixture_expect_error(get(&bus_native_object, MEMBER, NATIVE_IFACE, "Root", false),
 				 DBUS_ERROR_UNKNOWN_PROPERTY, "Unknown property Root");
 	/* the rtkit object has no Version */
@@ -257,13 +256,12 @@ START_TEST(test_refusals)
 	ck_assert_int_eq(get_i(&bus_rtkit_object, MEMBER, "MaxRealtimePriority", false), 95);
 
 	/* a wrong signature */
-	bus_fixture_expect_error(call_on(&bus_rtkit_object,
-					 bus_fixture_call_new(MEMBER, RTKIT_PATH,
-							      DBUS_INTERFACE_PROPERTIES, "Get",
-							      DBUS_TYPE_STRING, &iface,
-							      DBUS_TYPE_INVALID),
-					 false),
-				 DBUS_ERROR_INVALID_ARGS, "signature 'ss', got 's'");
+	bus_fixture_expect_error(
+		call_on(&bus_rtkit_object,
+			bus_fixture_call_new(MEMBER, RTKIT_PATH, DBUS_INTERFACE_PROPERTIES, "Get",
+					     DBUS_TYPE_STRING, &iface, DBUS_TYPE_INVALID),
+			false),
+		DBUS_ERROR_INVALID_ARGS, "signature 'ss', got 's'");
 }
 END_TEST
 
@@ -271,11 +269,11 @@ END_TEST
 START_TEST(test_lookup_fails)
 {
 	fake_set(29, -EIO);
-	bus_fixture_expect_error(get(&bus_native_object, OTHER, NATIVE_IFACE,
-				     "MaxRealtimePriority", true),
-				 DBUS_ERROR_FAILED,
-				 "Could not evaluate the policy for the caller: could not resolve "
-				 "uid 1001 through NSS: Input/output error");
+	bus_fixture_expect_error(
+		get(&bus_native_object, OTHER, NATIVE_IFACE, "MaxRealtimePriority", true),
+		DBUS_ERROR_FAILED,
+		"Could not evaluate the policy for the caller: could not resolve "
+		"uid 1001 through NSS: Input/output error");
 }
 END_TEST
 

@@ -23,7 +23,6 @@
 #include "daemon-policy.h"
 #include "resolver-fixture.h"
 
-
 #define GOOD "[Default]\nNice=10\n\n[Group #29]\nNice=-5\nRealtimePriority=70\n"
 #define BROKEN "[Default]\nNice=-20\n\nthis is no key\n"
 
@@ -227,8 +226,8 @@ int main(void)
 	Suite *s = suite_create("daemon-daemon-policy");
 	TCase *tc;
 
-	tc = check_add_case(s, "load", CHECK_TESTS(test_reload_keeps_last_good,
-						   test_start_uses_good_files));
+	tc = check_add_case(s, "load",
+			    CHECK_TESTS(test_reload_keeps_last_good, test_start_uses_good_files));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tc = check_add_case(s, "eval",
 			    CHECK_TESTS(test_eval_waits_for_the_user, test_eval_without_resolver,

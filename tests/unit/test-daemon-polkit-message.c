@@ -25,8 +25,7 @@
 #include "check-main.h"
 #include "polkit.h"
 
-static PolkitCacheEntry process_key(const char *action, pid_t pid, uint64_t start_time,
-				    uid_t uid)
+static PolkitCacheEntry process_key(const char *action, pid_t pid, uint64_t start_time, uid_t uid)
 {
 	PolkitCacheEntry k = { .pid = pid, .start_time = start_time, .uid = uid };
 
@@ -145,8 +144,8 @@ END_TEST
  * the types polkitd reads them as. */
 START_TEST(test_process_question)
 {
-	PolkitCacheEntry k = process_key("org.realtimed.acquire-realtime", 4242,
-					 123456789012345ULL, 1000);
+	PolkitCacheEntry k =
+		process_key("org.realtimed.acquire-realtime", 4242, 123456789012345ULL, 1000);
 	DBusMessageIter v;
 	DBusMessage *m = NULL;
 	uint64_t start_time;
@@ -198,9 +197,9 @@ END_TEST
  * a{ss} details), or the shape a malformed one has. */
 typedef enum Shape {
 	SHAPE_GOOD,
-	SHAPE_EMPTY,	   /* no arguments at all */
-	SHAPE_BARE_BOOL,   /* b, not in a struct */
-	SHAPE_STRING_HEAD, /* (sbb): the struct starts with no boolean */
+	SHAPE_EMPTY,		  /* no arguments at all */
+	SHAPE_BARE_BOOL,	  /* b, not in a struct */
+	SHAPE_STRING_HEAD,	  /* (sbb): the struct starts with no boolean */
 	SHAPE_EMPTY_STRUCT_ARRAY, /* a(b): an array where the struct belongs */
 } Shape;
 

@@ -36,12 +36,10 @@ static size_t n_got, n_updates;
 static CanarySettings got_settings;
 static int update_result, max_priority = 99;
 
-int __wrap_canary_update(Canary *c, const CanaryTarget *targets, size_t n,
-			 const CanarySettings *s);
+int __wrap_canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s);
 int __wrap_canary_max_grant_priority(const Canary *c);
 
-int __wrap_canary_update(Canary *c, const CanaryTarget *targets, size_t n,
-			 const CanarySettings *s)
+int __wrap_canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s)
 {
 	ck_assert_uint_le(n, TARGETS_MAX);
 	if (n)
@@ -60,8 +58,8 @@ int __wrap_canary_max_grant_priority(const Canary *c)
 /* Never dereferenced: every call on it is the test's. */
 static char fake_canary;
 
-#define POLICY                                                                          \
-	"[Daemon]\nCanary=yes\nCanaryWatchdogSec=3\nCanaryRefuseSec=30\n"              \
+#define POLICY                                                                             \
+	"[Daemon]\nCanary=yes\nCanaryWatchdogSec=3\nCanaryRefuseSec=30\n"                  \
 	"CanaryDemoteUnknown=no\n\n[Default]\nNice=0\nRealtimePriority=50\nPolicies=fifo " \
 	"rr\n"
 
