@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "creds.h"
@@ -146,6 +148,31 @@ void fixture_irq_action(unsigned irq, const char *action)
 	(void)mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/irq/%u/%s", fixture_proc, irq, action);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+int fixture_private_proc(void)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/proc", "tmpfs", 0, "mode=0755") < 0)
+		return -errno;
+	return 0;
+}
+
+bool fixture_private_proc_allowed(void)
+{
+	int status, r;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(-fixture_private_proc());
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		r = EIO;
+	else
+		r = WEXITSTATUS(status);
+	if (r != 0)
+		printf("SKIP: no private /proc here (%s): the test needs root\n", strerror(r));
+	return r == 0;
 }
 
 static void *sleeper_main(void *userdata)

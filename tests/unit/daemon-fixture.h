@@ -13,6 +13,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -54,6 +55,15 @@ void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, i
 /* PROC/irq/IRQ/ACTION/, the directory that gives an IRQ thread's action
  * its full name. */
 void fixture_irq_action(unsigned irq, const char *action);
+
+/* This process in a mount namespace of its own, with an empty tmpfs on
+ * /proc: realtime.ko's files, which irq.c opens under the real /proc, are
+ * then the test's to make (or leave out), and the machine's are never
+ * touched. 0, or -errno where this process may not (not root). */
+int fixture_private_proc(void);
+/* Whether fixture_private_proc() works here, tried in a child; prints
+ * "SKIP: ..." and why when not. */
+bool fixture_private_proc_allowed(void);
 
 /* Starts a thread that sleeps until the test ends, at SCHED_BATCH nice 12. */
 void sleeper_start(Sleeper *s);
