@@ -229,6 +229,32 @@ START_TEST(test_kmod_cannot_take_many)
 }
 END_TEST
 
+/*
+ * realtime.ko held the rules; a reload brings rules it cannot take, and
+ * realtimed applies them itself from now on. The module must not go on
+ * applying the old set to IRQ threads that appear later (with snd*=90
+ * still in it, a USB audio interface plugged in runs FIFO 90 although the
+ * policy says 70; a rule the policy dropped stays in force): realtimed
+ * empties the module's set ("-") when it takes over.
+ */
+START_TEST(test_kmod_fallback_clears_module)
+{
+	daemon_start(POLICY);
+	kmod_load();
+	irq_apply(&d);
+	ck_assert(d.irq_kmod);
+	ck_assert_str_eq(kmod_written(), "-\nsnd* 90\nehci_hcd 84\n");
+
+	fixture_write(fixture_conf, "[Default]\nNice=10\n\n[IRQ]\nsnd*=70\nPCIe PME=40\n");
+	ck_assert_int_eq(manager_reload(&d, NULL), 0);
+	ck_assert(!d.irq_kmod);
+	expect_sched(snd.tid, SCHED_FIFO, 70);
+	ck_assert_msg(streq(kmod_written(), "-\n"),
+		      "realtime.ko keeps the old rules (snd* 90, ehci_hcd 84) after realtimed "
+		      "took the [IRQ] rules over");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-irq");
@@ -239,7 +265,8 @@ int main(void)
 	tc = check_add_case(s, "irq",
 			    CHECK_TESTS(test_rules_applied, test_thread_at_its_priority_left_alone,
 					test_no_rules, test_proc_unreadable, test_kmod_takes_rules,
-					test_kmod_cannot_take_blank, test_kmod_cannot_take_many));
+					test_kmod_cannot_take_blank, test_kmod_cannot_take_many,
+					test_kmod_fallback_clears_module));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	return check_run_forked(s, "each test has a private /proc of its own");
 }
