@@ -10,8 +10,9 @@
 #include "polkit.h"
 
 #define KEPT_MAX 512
-/* the serials of the test's calls, above any realtimed's peer uses */
-#define SERIAL0 1000
+/* the serials of the calls built here, far above those the peer's
+ * connection gives what it sends */
+#define SERIAL0 (1u << 30)
 
 static DBusServer *server;
 static DBusWatch *server_watch;
@@ -59,6 +60,14 @@ void bus_fixture_init(Daemon *d)
 	ck_assert_int_eq(poll(&p, 1, 5000), 1);
 	ck_assert(dbus_watch_handle(server_watch, DBUS_WATCH_READABLE));
 	ck_assert_ptr_nonnull(peer);
+	/* the handshake done, so that the peer may send first */
+	for (int i = 0; i < 5000 && !(dbus_connection_get_is_authenticated(d->bus) &&
+				      dbus_connection_get_is_authenticated(peer));
+	     i++) {
+		dbus_connection_read_write(d->bus, 1);
+		dbus_connection_read_write(peer, 1);
+	}
+	ck_assert(dbus_connection_get_is_authenticated(peer));
 	ck_assert_int_eq(polkit_new(d->bus, d->users, &d->polkit), 0);
 	n_checks = n_received = 0;
 }
@@ -145,8 +154,11 @@ static DBusMessage *take(size_t i)
 
 DBusMessage *bus_fixture_reply(Daemon *d, DBusMessage *m, unsigned rounds)
 {
-	uint32_t s = dbus_message_get_serial(m);
+	return bus_fixture_reply_serial(d, dbus_message_get_serial(m), rounds);
+}
 
+DBusMessage *bus_fixture_reply_serial(Daemon *d, uint32_t s, unsigned rounds)
+{
 	for (unsigned r = 0;; r++) {
 		for (size_t i = 0; i < n_received; i++)
 			if (dbus_message_get_reply_serial(received[i]) == s)
@@ -204,11 +216,15 @@ DBusMessage *bus_fixture_received(size_t i)
 	return received[i];
 }
 
-void bus_fixture_send(DBusMessage *m)
+uint32_t bus_fixture_send(DBusMessage *m)
 {
-	ck_assert(dbus_connection_send(peer, m, NULL));
+	uint32_t s;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert(dbus_connection_send(peer, m, &s));
 	dbus_connection_flush(peer);
 	dbus_message_unref(m);
+	return s;
 }
 
 void bus_fixture_flush(void)

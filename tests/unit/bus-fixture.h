@@ -43,6 +43,8 @@ void bus_fixture_dispatch(Daemon *d, const BusObject *o, DBusMessage *m);
 /* The answer to m that reached the peer, taken from what it kept, pumping
  * up to rounds times for it; NULL when none came (the call waits). */
 DBusMessage *bus_fixture_reply(Daemon *d, DBusMessage *m, unsigned rounds);
+/* The same for the call of that serial. */
+DBusMessage *bus_fixture_reply_serial(Daemon *d, uint32_t serial, unsigned rounds);
 /* bus_fixture_call_new() on o's path and interface, dispatched, and its
  * answer (NULL: none within a second). The caller unrefs it. */
 DBusMessage *bus_fixture_call(Daemon *d, const BusObject *o, const char *sender, const char *member,
@@ -58,8 +60,9 @@ DBusMessage *bus_fixture_take_call(const char *member);
 size_t bus_fixture_n_received(void);
 DBusMessage *bus_fixture_received(size_t i);
 /* Sends m from the peer to realtimed (as the bus would: a signal of the
- * bus daemon, an answer to realtimed's call), and unrefs it. */
-void bus_fixture_send(DBusMessage *m);
+ * bus daemon, an answer to realtimed's call, a call on an object), and
+ * unrefs it. Returns its serial. */
+uint32_t bus_fixture_send(DBusMessage *m);
 /* Drops what the peer keeps (not polkit's calls). */
 void bus_fixture_flush(void);
 
