@@ -263,6 +263,11 @@ DBusMessage *bus_fixture_expect_return(DBusMessage *reply, const char *sig)
 	return reply;
 }
 
+void bus_fixture_expect_ok(DBusMessage *reply, const char *sig)
+{
+	dbus_message_unref(bus_fixture_expect_return(reply, sig));
+}
+
 size_t bus_fixture_n_checks(void)
 {
 	return n_checks;

@@ -71,6 +71,8 @@ void bus_fixture_flush(void);
 void bus_fixture_expect_error(DBusMessage *reply, const char *name, const char *needle);
 /* Asserts that reply is a method return of signature sig; returns it. */
 DBusMessage *bus_fixture_expect_return(DBusMessage *reply, const char *sig);
+/* The same, and unrefs it. */
+void bus_fixture_expect_ok(DBusMessage *reply, const char *sig);
 
 /* The fake polkitd: the CheckAuthorization calls waiting for an answer,
  * in the order they came. */

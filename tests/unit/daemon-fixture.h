@@ -56,10 +56,11 @@ void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, i
  * its full name. */
 void fixture_irq_action(unsigned irq, const char *action);
 
-/* This process in a mount namespace of its own, with an empty tmpfs on
- * /proc: realtime.ko's files, which irq.c opens under the real /proc, are
- * then the test's to make (or leave out), and the machine's are never
- * touched. 0, or -errno where this process may not (not root). */
+/* This process in a mount namespace of its own, with a tmpfs on /proc
+ * that holds only this process's own directory (and "self"): realtime.ko's
+ * files, which irq.c opens under the real /proc, are then the test's to
+ * make (or leave out), and the machine's are never touched. 0, or -errno
+ * where this process may not (not root). */
 int fixture_private_proc(void);
 /* Whether fixture_private_proc() works here, tried in a child; prints
  * "SKIP: ..." and why when not. */

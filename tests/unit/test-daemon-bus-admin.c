@@ -93,7 +93,7 @@ static uint32_t check_flags(size_t i)
 START_TEST(test_root_without_polkit)
 {
 	daemon_start("[Default]\nNice=10\n");
-	bus_fixture_expect_return(answer_to(list_all(ROOT, false)), "a(ttusssit)");
+	bus_fixture_expect_ok(answer_to(list_all(ROOT, false)), "a(ttusssit)");
 	ck_assert_uint_eq(bus_fixture_n_checks(), 0);
 }
 END_TEST
@@ -114,7 +114,7 @@ START_TEST(test_polkit_asked_about_the_connection)
 	ck_assert_str_eq(bus_fixture_check_action(bus_fixture_check(0)), "org.realtimed.manage");
 	ck_assert_uint_eq(check_flags(0), 0);
 	bus_fixture_answer_checks(true);
-	bus_fixture_expect_return(answer_to(m), "a(ttusssit)");
+	bus_fixture_expect_ok(answer_to(m), "a(ttusssit)");
 
 	/* a caller that allows interaction lets polkit ask its user */
 	ck_assert_int_eq(creds_cache_put(d.creds, ":1.3", user_uid, getpid()), 0);
@@ -185,13 +185,13 @@ START_TEST(test_rate_shared_with_grants)
 	daemon_start("[Daemon]\nActionsPerBurst=3\nBurstSec=60\n\n"
 		     "[Default]\nNice=10\n\n[User nobody]\nNice=5\n");
 	fixture_task(getpid(), 0, user_uid, user_uid, user_uid, ST);
-	bus_fixture_expect_return(grant(&s[0], 7), "");
-	bus_fixture_expect_return(grant(&s[1], 7), "");
+	bus_fixture_expect_ok(grant(&s[0], 7), "");
+	bus_fixture_expect_ok(grant(&s[1], 7), "");
 	m = list_all(USER, false);
 	bus_fixture_pump(&d, 20);
 	ck_assert_uint_eq(bus_fixture_n_checks(), 1);
 	bus_fixture_answer_checks(true);
-	bus_fixture_expect_return(answer_to(m), "a(ttusssit)");
+	bus_fixture_expect_ok(answer_to(m), "a(ttusssit)");
 
 	snprintf(text, sizeof(text),
 		 "too many manage calls from uid %u: at most 3 per 60 s (ActionsPerBurst=, "
@@ -202,7 +202,7 @@ START_TEST(test_rate_shared_with_grants)
 	ck_assert_uint_eq(bus_fixture_n_checks(), 0);
 	bus_fixture_expect_error(grant(&s[2], 7), NATIVE_ERROR "RateLimited", NULL);
 	/* root is never limited */
-	bus_fixture_expect_return(answer_to(list_all(ROOT, false)), "a(ttusssit)");
+	bus_fixture_expect_ok(answer_to(list_all(ROOT, false)), "a(ttusssit)");
 	for (size_t i = 0; i < ELEMENTSOF(s); i++)
 		close(s[i].pipe[1]);
 }
@@ -237,8 +237,8 @@ START_TEST(test_per_uid_share)
 	ck_assert_uint_eq(bus_fixture_n_checks(), POLKIT_MANAGE_PER_UID + 1);
 	bus_fixture_answer_checks(true);
 	for (unsigned i = 0; i < POLKIT_MANAGE_PER_UID; i++)
-		bus_fixture_expect_return(answer_to(waiting[i]), "a(ttusssit)");
-	bus_fixture_expect_return(answer_to(m), "a(ttusssit)");
+		bus_fixture_expect_ok(answer_to(waiting[i]), "a(ttusssit)");
+	bus_fixture_expect_ok(answer_to(m), "a(ttusssit)");
 }
 END_TEST
 

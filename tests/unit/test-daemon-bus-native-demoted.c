@@ -96,9 +96,9 @@ START_TEST(test_subscribe_bounds)
 	const char *arg0 = NULL;
 
 	for (unsigned i = 0; i < DEMOTED_WATCHERS_MAX; i++)
-		bus_fixture_expect_return(subscribe(root_name(i)), "");
+		bus_fixture_expect_ok(subscribe(root_name(i)), "");
 	/* again: no second place */
-	bus_fixture_expect_return(subscribe(root_name(0)), "");
+	bus_fixture_expect_ok(subscribe(root_name(0)), "");
 	bus_fixture_expect_error(subscribe(root_name(DEMOTED_WATCHERS_MAX)),
 				 NATIVE_ERROR "LimitsExceeded",
 				 "16 connections watch every demotion already; each gets it until "
@@ -129,7 +129,7 @@ START_TEST(test_subscribe_bounds)
 				 NATIVE_ERROR "LimitsExceeded", NULL);
 	/* the bus daemon does */
 	name_left(root_name(0), DBUS_SERVICE_DBUS);
-	bus_fixture_expect_return(subscribe(root_name(DEMOTED_WATCHERS_MAX)), "");
+	bus_fixture_expect_ok(subscribe(root_name(DEMOTED_WATCHERS_MAX)), "");
 	bus_fixture_expect_error(subscribe(root_name(0)), NATIVE_ERROR "LimitsExceeded", NULL);
 }
 END_TEST
@@ -142,7 +142,7 @@ START_TEST(test_watcher_gone_at_once)
 	const char *arg0;
 
 	for (unsigned i = 0; i < DEMOTED_WATCHERS_MAX; i++)
-		bus_fixture_expect_return(subscribe(root_name(i)), "");
+		bus_fixture_expect_ok(subscribe(root_name(i)), "");
 	bus_fixture_expect_error(subscribe(root_name(DEMOTED_WATCHERS_MAX)),
 				 NATIVE_ERROR "LimitsExceeded", NULL);
 	call = bus_fixture_take_call("GetNameOwner");
@@ -152,7 +152,7 @@ START_TEST(test_watcher_gone_at_once)
 	bus_fixture_send(dbus_message_new_error(call, DBUS_ERROR_NAME_HAS_NO_OWNER, "gone"));
 	dbus_message_unref(call);
 	bus_fixture_pump(&d, 10);
-	bus_fixture_expect_return(subscribe(root_name(DEMOTED_WATCHERS_MAX)), "");
+	bus_fixture_expect_ok(subscribe(root_name(DEMOTED_WATCHERS_MAX)), "");
 	/* an owner that is still there keeps its place */
 	call = bus_fixture_take_call("GetNameOwner");
 	ck_assert_ptr_nonnull(call);
@@ -252,7 +252,7 @@ START_TEST(test_who_hears)
 		{ .pid = 40, .tid = 41, .owner = ROOT },
 	};
 
-	bus_fixture_expect_return(subscribe(ROOT), "");
+	bus_fixture_expect_ok(subscribe(ROOT), "");
 	bus_fixture_flush();
 	bus_native_emit_demoted(&d, t, ELEMENTSOF(t), "canary");
 	bus_fixture_pump(&d, 10);
@@ -276,7 +276,7 @@ START_TEST(test_reset_tells)
 	Sleeper a = {}, b = {};
 	Grant *g;
 
-	bus_fixture_expect_return(subscribe(ROOT), "");
+	bus_fixture_expect_ok(subscribe(ROOT), "");
 	bus_fixture_flush();
 	sleeper_start(&a);
 	sleeper_start(&b);

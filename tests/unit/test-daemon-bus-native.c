@@ -429,7 +429,7 @@ START_TEST(test_reload)
 	DBusMessage *reply;
 
 	fixture_write(fixture_conf, "[Default]\nNice=5\n");
-	bus_fixture_expect_return(call(ROOT, "Reload"), "");
+	bus_fixture_expect_ok(call(ROOT, "Reload"), "");
 	snprintf(where, sizeof(where), "%s:2", fixture_conf);
 	reply = explain(ROOT, 0);
 	explain_key(reply, "Nice", "5", where);
@@ -463,7 +463,7 @@ END_TEST
 START_TEST(test_reload_with_polkit)
 {
 	fixture_write(fixture_conf, "[Default]\nNice=5\n");
-	bus_fixture_expect_return(via_polkit(call_new(USER, "Reload"), true), "");
+	bus_fixture_expect_ok(via_polkit(call_new(USER, "Reload"), true), "");
 }
 END_TEST
 

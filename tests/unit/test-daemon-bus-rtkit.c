@@ -81,15 +81,15 @@ START_TEST(test_high_priority)
 	int32_t nice = 7;
 
 	/* the caller's own process */
-	bus_fixture_expect_return(high_priority((uint64_t)sleepers[0].tid, 6), "");
+	bus_fixture_expect_ok(high_priority((uint64_t)sleepers[0].tid, 6), "");
 	ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)sleepers[0].tid), 6);
 	ck_assert_ptr_nonnull(grant_table_find(d.grants, getpid(), sleepers[0].tid));
 	/* a process named */
-	bus_fixture_expect_return(bus_fixture_call(&d, &bus_rtkit_object, CALLER,
-						   "MakeThreadHighPriorityWithPID",
-						   DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid1,
-						   DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID),
-				  "");
+	bus_fixture_expect_ok(bus_fixture_call(&d, &bus_rtkit_object, CALLER,
+					       "MakeThreadHighPriorityWithPID", DBUS_TYPE_UINT64,
+					       &pid, DBUS_TYPE_UINT64, &tid1, DBUS_TYPE_INT32,
+					       &nice, DBUS_TYPE_INVALID),
+			      "");
 	ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)sleepers[1].tid), 7);
 }
 END_TEST
@@ -133,17 +133,17 @@ START_TEST(test_reset)
 	static const char *const methods[] = { "ResetKnown", "ResetAll" };
 
 	for (size_t m = 0; m < ELEMENTSOF(methods); m++) {
-		bus_fixture_expect_return(high_priority((uint64_t)sleepers[0].tid, 6), "");
-		bus_fixture_expect_return(high_priority((uint64_t)sleepers[1].tid, 8), "");
+		bus_fixture_expect_ok(high_priority((uint64_t)sleepers[0].tid, 6), "");
+		bus_fixture_expect_ok(high_priority((uint64_t)sleepers[1].tid, 8), "");
 		ck_assert_uint_eq(d.grants->n_grants, 2);
 		/* not root */
 		bus_fixture_expect_error(bus_fixture_call(&d, &bus_rtkit_object, PLAIN, methods[m],
 							  DBUS_TYPE_INVALID),
 					 DBUS_ERROR_ACCESS_DENIED, NULL);
 		ck_assert_uint_eq(d.grants->n_grants, 2);
-		bus_fixture_expect_return(bus_fixture_call(&d, &bus_rtkit_object, ROOT, methods[m],
-							   DBUS_TYPE_INVALID),
-					  "");
+		bus_fixture_expect_ok(bus_fixture_call(&d, &bus_rtkit_object, ROOT, methods[m],
+						       DBUS_TYPE_INVALID),
+				      "");
 		ck_assert_uint_eq(d.grants->n_grants, 0);
 		/* back to what they ran before */
 		ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)sleepers[0].tid), 12);
@@ -165,7 +165,7 @@ START_TEST(test_root_only)
 					 DBUS_ERROR_ACCESS_DENIED, text);
 	}
 	ck_assert_int_eq(sd_event_get_exit_code(d.event, &(int){ 0 }), -ENODATA);
-	bus_fixture_expect_return(
+	bus_fixture_expect_ok(
 		bus_fixture_call(&d, &bus_rtkit_object, ROOT, "Exit", DBUS_TYPE_INVALID), "");
 	ck_assert_int_eq(sd_event_get_exit_code(d.event, &(int){ 1 }), 0);
 }
