@@ -2,10 +2,13 @@
 /* The daemon's unit tests' bus and fake polkitd; see bus-fixture.h. */
 #include <check.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus-fixture.h"
+#include "creds.h"
 #include "macro.h"
 #include "polkit.h"
 
@@ -70,6 +73,16 @@ void bus_fixture_init(Daemon *d)
 	ck_assert(dbus_connection_get_is_authenticated(peer));
 	ck_assert_int_eq(polkit_new(d->bus, d->users, &d->polkit), 0);
 	n_checks = n_received = 0;
+}
+
+uid_t bus_fixture_callers(Daemon *d)
+{
+	struct passwd *pw = getpwnam("nobody");
+
+	ck_assert_msg(pw, "the test needs the user nobody");
+	ck_assert_int_eq(creds_cache_put(d->creds, BUS_FIXTURE_ROOT, 0, getpid()), 0);
+	ck_assert_int_eq(creds_cache_put(d->creds, BUS_FIXTURE_USER, pw->pw_uid, getpid()), 0);
+	return pw->pw_uid;
 }
 
 void bus_fixture_fini(Daemon *d)
@@ -268,6 +281,26 @@ void bus_fixture_expect_ok(DBusMessage *reply, const char *sig)
 	dbus_message_unref(bus_fixture_expect_return(reply, sig));
 }
 
+DBusMessage *bus_fixture_call_via_polkit(Daemon *d, const BusObject *o, DBusMessage *m,
+					 const char *sender, bool yes)
+{
+	DBusMessage *reply;
+	const char *name;
+	uid_t uid;
+
+	bus_fixture_dispatch(d, o, m);
+	ck_assert_ptr_null(bus_fixture_reply(d, m, 20));
+	ck_assert_uint_eq(bus_fixture_n_checks(), 1);
+	ck_assert_str_eq(bus_fixture_check_subject(bus_fixture_check(0), &uid, &name),
+			 "system-bus-name");
+	ck_assert_str_eq(name, sender);
+	ck_assert_str_eq(bus_fixture_check_action(bus_fixture_check(0)), "org.realtimed.manage");
+	bus_fixture_answer_checks(yes);
+	reply = bus_fixture_reply(d, m, 1000);
+	dbus_message_unref(m);
+	return reply;
+}
+
 size_t bus_fixture_n_checks(void)
 {
 	return n_checks;
@@ -279,22 +312,28 @@ DBusMessage *bus_fixture_check(size_t i)
 	return checks[i];
 }
 
+DBusMessage *bus_fixture_polkit_answer(DBusMessage *check, bool yes)
+{
+	DBusMessage *r = dbus_message_new_method_return(check);
+	dbus_bool_t authorized = yes, challenge = FALSE;
+	DBusMessageIter it, st, details;
+
+	ck_assert_ptr_nonnull(r);
+	dbus_message_iter_init_append(r, &it);
+	ck_assert(dbus_message_iter_open_container(&it, DBUS_TYPE_STRUCT, NULL, &st));
+	ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &authorized));
+	ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &challenge));
+	ck_assert(dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{ss}", &details));
+	ck_assert(dbus_message_iter_close_container(&st, &details));
+	ck_assert(dbus_message_iter_close_container(&it, &st));
+	return r;
+}
+
 void bus_fixture_answer_checks(bool yes)
 {
-	dbus_bool_t authorized = yes, challenge = FALSE;
-
 	for (size_t i = 0; i < n_checks; i++) {
-		DBusMessage *r = dbus_message_new_method_return(checks[i]);
-		DBusMessageIter it, st, details;
+		DBusMessage *r = bus_fixture_polkit_answer(checks[i], yes);
 
-		ck_assert_ptr_nonnull(r);
-		dbus_message_iter_init_append(r, &it);
-		ck_assert(dbus_message_iter_open_container(&it, DBUS_TYPE_STRUCT, NULL, &st));
-		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &authorized));
-		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &challenge));
-		ck_assert(dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{ss}", &details));
-		ck_assert(dbus_message_iter_close_container(&st, &details));
-		ck_assert(dbus_message_iter_close_container(&it, &st));
 		ck_assert(dbus_connection_send(peer, r, NULL));
 		dbus_message_unref(r);
 	}

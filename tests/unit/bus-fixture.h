@@ -26,6 +26,12 @@
 /* d->bus to a server of this test, its far end accepted, and d->polkit on
  * it. d comes from fixture_daemon_init(). */
 void bus_fixture_init(Daemon *d);
+/* The callers most tests need, both with this process as their pid: root,
+ * and a user that is not (nobody), put in d->creds. Returns the user's
+ * uid. */
+#define BUS_FIXTURE_ROOT ":1.1"
+#define BUS_FIXTURE_USER ":1.2"
+uid_t bus_fixture_callers(Daemon *d);
 /* Closes both ends and frees d->polkit; what the peer kept is dropped. */
 void bus_fixture_fini(Daemon *d);
 
@@ -74,10 +80,18 @@ DBusMessage *bus_fixture_expect_return(DBusMessage *reply, const char *sig);
 /* The same, and unrefs it. */
 void bus_fixture_expect_ok(DBusMessage *reply, const char *sig);
 
+/* m, from sender, on o: an administrator's call, which waits while
+ * polkitd is asked about org.realtimed.manage for sender's connection,
+ * and polkitd's answer yes or no. Returns the call's answer; unrefs m. */
+DBusMessage *bus_fixture_call_via_polkit(Daemon *d, const BusObject *o, DBusMessage *m,
+					 const char *sender, bool yes);
+
 /* The fake polkitd: the CheckAuthorization calls waiting for an answer,
  * in the order they came. */
 size_t bus_fixture_n_checks(void);
 DBusMessage *bus_fixture_check(size_t i);
+/* polkitd's answer to check: authorized or not. */
+DBusMessage *bus_fixture_polkit_answer(DBusMessage *check, bool yes);
 /* Its answer to every call waiting: authorized or not. */
 void bus_fixture_answer_checks(bool yes);
 /* Its answer to every call waiting: the error name. */

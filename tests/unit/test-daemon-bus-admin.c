@@ -17,7 +17,6 @@
  */
 #include <check.h>
 #include <dbus/dbus.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -29,8 +28,8 @@
 #include "daemon-fixture.h"
 #include "polkit.h"
 
-#define ROOT ":1.1"
-#define USER ":1.2"
+#define ROOT BUS_FIXTURE_ROOT
+#define USER BUS_FIXTURE_USER
 #define ST 4242
 
 static uid_t user_uid;
@@ -38,15 +37,10 @@ static Daemon d;
 
 static void daemon_start(const char *policy)
 {
-	struct passwd *pw = getpwnam("nobody");
-
-	ck_assert_msg(pw, "the test needs the user nobody");
-	user_uid = pw->pw_uid;
 	fixture_write(fixture_conf, policy);
 	fixture_daemon_init(&d, NULL);
 	bus_fixture_init(&d);
-	ck_assert_int_eq(creds_cache_put(d.creds, ROOT, 0, getpid()), 0);
-	ck_assert_int_eq(creds_cache_put(d.creds, USER, user_uid, getpid()), 0);
+	user_uid = bus_fixture_callers(&d);
 }
 
 static void teardown(void)

@@ -15,19 +15,17 @@
  */
 #include <check.h>
 #include <dbus/dbus.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include "bus-fixture.h"
 #include "bus-names.h"
 #include "bus-native.h"
 #include "check-main.h"
-#include "creds.h"
 #include "daemon-fixture.h"
 #include "refusals.h"
 
-#define ROOT ":1.1"
-#define USER ":1.2"
+#define ROOT BUS_FIXTURE_ROOT
+#define USER BUS_FIXTURE_USER
 #define OTHER_UID 4321
 
 static uid_t user_uid;
@@ -35,15 +33,10 @@ static Daemon d;
 
 static void setup(void)
 {
-	struct passwd *pw = getpwnam("nobody");
-
-	ck_assert_msg(pw, "the test needs the user nobody");
-	user_uid = pw->pw_uid;
 	fixture_setup();
 	fixture_daemon_init(&d, NULL);
 	bus_fixture_init(&d);
-	ck_assert_int_eq(creds_cache_put(d.creds, ROOT, 0, getpid()), 0);
-	ck_assert_int_eq(creds_cache_put(d.creds, USER, user_uid, getpid()), 0);
+	user_uid = bus_fixture_callers(&d);
 }
 
 static void teardown(void)
@@ -154,27 +147,14 @@ START_TEST(test_none)
 }
 END_TEST
 
-/* ListAllRefusals from USER: polkitd asked about USER's connection,
- * answering yes or no; the answer. */
+/* ListAllRefusals from USER, and polkitd's answer yes or no. */
 static DBusMessage *all_via_polkit(bool yes)
 {
-	DBusMessage *m = bus_fixture_call_new(USER, NATIVE_PATH, NATIVE_IFACE, "ListAllRefusals",
-					      DBUS_TYPE_INVALID);
-	DBusMessage *reply;
-	const char *name;
-	uid_t uid;
-
-	bus_fixture_dispatch(&d, &bus_native_object, m);
-	ck_assert_ptr_null(bus_fixture_reply(&d, m, 20));
-	ck_assert_uint_eq(bus_fixture_n_checks(), 1);
-	ck_assert_str_eq(bus_fixture_check_subject(bus_fixture_check(0), &uid, &name),
-			 "system-bus-name");
-	ck_assert_str_eq(name, USER);
-	ck_assert_str_eq(bus_fixture_check_action(bus_fixture_check(0)), "org.realtimed.manage");
-	bus_fixture_answer_checks(yes);
-	reply = bus_fixture_reply(&d, m, 1000);
-	dbus_message_unref(m);
-	return reply;
+	return bus_fixture_call_via_polkit(&d, &bus_native_object,
+					   bus_fixture_call_new(USER, NATIVE_PATH, NATIVE_IFACE,
+								"ListAllRefusals",
+								DBUS_TYPE_INVALID),
+					   USER, yes);
 }
 
 START_TEST(test_all_refusals)

@@ -42,8 +42,8 @@
 #include "daemon-fixture.h"
 #include "pidfd.h"
 
-#define ROOT ":1.1"
-#define USER ":1.2"
+#define ROOT BUS_FIXTURE_ROOT
+#define USER BUS_FIXTURE_USER
 /* a uid that no passwd entry names, checked in setup */
 #define NO_USER 3999999
 #define MANAGE_DENIED "needs root or polkit's org.realtimed.manage, which polkit did not grant"
@@ -56,17 +56,12 @@ static Daemon d;
 
 static void setup(void)
 {
-	struct passwd *pw = getpwnam("nobody");
-
-	ck_assert_msg(pw, "the test needs the user nobody");
 	ck_assert_ptr_null(getpwuid(NO_USER));
-	user_uid = pw->pw_uid;
 	fixture_setup();
 	fixture_write(fixture_conf, "[Default]\nNice=10\n\n[User root]\nRealtimePriority=50\n");
 	fixture_daemon_init(&d, NULL);
 	bus_fixture_init(&d);
-	ck_assert_int_eq(creds_cache_put(d.creds, ROOT, 0, getpid()), 0);
-	ck_assert_int_eq(creds_cache_put(d.creds, USER, user_uid, getpid()), 0);
+	user_uid = bus_fixture_callers(&d);
 }
 
 static void teardown(void)
@@ -105,25 +100,11 @@ static pid_t granted_process(uid_t uid, uint64_t st, const char *comm, uint64_t 
 	return pid;
 }
 
-/* A call that needs manage, from USER: it waits for polkitd, which is
- * asked about USER's connection and answers yes or no; then its answer. */
+/* A call that needs manage, from USER, and polkitd's answer yes or no:
+ * the call's answer. */
 static DBusMessage *via_polkit(DBusMessage *m, bool yes)
 {
-	DBusMessage *reply;
-	const char *name;
-	uid_t uid;
-
-	bus_fixture_dispatch(&d, &bus_native_object, m);
-	ck_assert_ptr_null(bus_fixture_reply(&d, m, 20));
-	ck_assert_uint_eq(bus_fixture_n_checks(), 1);
-	ck_assert_str_eq(bus_fixture_check_subject(bus_fixture_check(0), &uid, &name),
-			 "system-bus-name");
-	ck_assert_str_eq(name, USER);
-	ck_assert_str_eq(bus_fixture_check_action(bus_fixture_check(0)), "org.realtimed.manage");
-	bus_fixture_answer_checks(yes);
-	reply = bus_fixture_reply(&d, m, 1000);
-	dbus_message_unref(m);
-	return reply;
+	return bus_fixture_call_via_polkit(&d, &bus_native_object, m, USER, yes);
 }
 
 static DBusMessage *call(const char *sender, const char *member)

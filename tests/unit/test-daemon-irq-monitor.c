@@ -106,6 +106,14 @@ static int policy_of(Sleeper *s)
 	return sched_policy_of(s->tid);
 }
 
+/* After a while, the sleeper s is still as it set itself: nothing was
+ * re-applied. */
+static void expect_left_alone(Sleeper *s)
+{
+	run_for(1500 * USEC_PER_MSEC);
+	ck_assert_int_eq(policy_of(s), SCHED_BATCH);
+}
+
 START_TEST(test_device_added)
 {
 	struct sched_param sp;
@@ -157,8 +165,7 @@ START_TEST(test_other_uevents)
 	uevent("remove");
 	uevent("change");
 	uevent("unbind");
-	run_for(1500 * USEC_PER_MSEC);
-	ck_assert_int_eq(policy_of(&first), SCHED_BATCH);
+	expect_left_alone(&first);
 	ck_assert_ptr_null(d.irq_timer);
 }
 END_TEST
@@ -168,7 +175,7 @@ START_TEST(test_no_rules)
 	daemon_start("[Default]\nNice=10\n");
 	irq_thread_appears(&first, 40);
 	uevent("add");
-	run_for(1500 * USEC_PER_MSEC);
+	expect_left_alone(&first);
 	ck_assert_ptr_null(d.irq_timer);
 }
 END_TEST
@@ -180,8 +187,7 @@ START_TEST(test_kmod_holds_rules)
 	d.irq_kmod = true;
 	irq_thread_appears(&first, 40);
 	uevent("add");
-	run_for(1500 * USEC_PER_MSEC);
-	ck_assert_int_eq(policy_of(&first), SCHED_BATCH);
+	expect_left_alone(&first);
 }
 END_TEST
 
@@ -192,8 +198,7 @@ START_TEST(test_stopped)
 	ck_assert_ptr_null(d.uevent_source);
 	irq_thread_appears(&first, 40);
 	uevent("add");
-	run_for(1500 * USEC_PER_MSEC);
-	ck_assert_int_eq(policy_of(&first), SCHED_BATCH);
+	expect_left_alone(&first);
 }
 END_TEST
 

@@ -55,6 +55,9 @@ int __wrap_canary_max_grant_priority(const Canary *c)
 	return max_priority;
 }
 
+/* A grant under way. */
+static const CanaryTarget pending = { .pid = 4000, .tid = 4001, .start_time = 77, .uid = 1234 };
+
 /* Never dereferenced: every call on it is the test's. */
 static char fake_canary;
 
@@ -149,7 +152,6 @@ END_TEST
  * alone. */
 START_TEST(test_pending_watched)
 {
-	const CanaryTarget pending = { .pid = 4000, .tid = 4001, .start_time = 77, .uid = 1234 };
 	Daemon d;
 
 	daemon_init(&d, POLICY);
@@ -174,7 +176,6 @@ END_TEST
  * grants; 99 may be granted. */
 START_TEST(test_canary_off)
 {
-	const CanaryTarget pending = { .pid = 4000, .tid = 4001, .start_time = 77, .uid = 1234 };
 	Daemon d;
 
 	daemon_init(&d, "[Daemon]\nCanary=no\n\n[Default]\nNice=0\n");
@@ -208,7 +209,6 @@ END_TEST
  * is not made, and the canary is out of step until it takes one. */
 START_TEST(test_canary_refuses_list)
 {
-	const CanaryTarget pending = { .pid = 4000, .tid = 4001, .start_time = 77, .uid = 1234 };
 	Daemon d;
 
 	daemon_init(&d, POLICY);
