@@ -13,6 +13,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -43,6 +44,27 @@ void fixture_pidns(pid_t pid, unsigned inode);
 void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint64_t st);
 /* The same for a thread (tid > 0) that the test's own uid owns. */
 void fixture_stat(pid_t pid, pid_t tid, uint64_t st);
+
+/* PROC/PID/task/TID/comm (tid 0: PROC/PID/comm) holding comm, any bytes,
+ * and a newline, as the kernel writes it. */
+void fixture_comm(pid_t pid, pid_t tid, const char *comm);
+/* PROC/PID/stat of an IRQ kernel thread named comm ("irq/30-snd_hda_in",
+ * cut as the kernel cuts it or not), running policy at priority
+ * (SCHED_OTHER: at nice), as procfs-irq.h reads it. */
+void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, int nice);
+/* PROC/irq/IRQ/ACTION/, the directory that gives an IRQ thread's action
+ * its full name. */
+void fixture_irq_action(unsigned irq, const char *action);
+
+/* This process in a mount namespace of its own, with a tmpfs on /proc
+ * that holds only this process's own directory (and "self"): realtime.ko's
+ * files, which irq.c opens under the real /proc, are then the test's to
+ * make (or leave out), and the machine's are never touched. 0, or -errno
+ * where this process may not (not root). */
+int fixture_private_proc(void);
+/* Whether fixture_private_proc() works here, tried in a child; prints
+ * "SKIP: ..." and why when not. */
+bool fixture_private_proc_allowed(void);
 
 /* Starts a thread that sleeps until the test ends, at SCHED_BATCH nice 12. */
 void sleeper_start(Sleeper *s);

@@ -12,10 +12,9 @@
  * The cache takes the time from its caller, so no clock is needed.
  *
  * The pools of pending checks stay below dbus-daemon's replies per
- * connection (test-daemon-request-polkit asks them through a bus).
+ * connection (test-daemon-request asks them through a bus).
  *
- * The question itself: a manage call's subject is its connection
- * (system-bus-name), a grant's the pinned process (unix-process).
+ * The question itself and its answer: test-daemon-polkit-message.
  */
 #include <check.h>
 #include <errno.h>
@@ -186,7 +185,7 @@ END_TEST
 /* Every pending check is a reply dbus-daemon keeps for realtimed; past
  * max_replies_per_connection (128 on the system bus) it answers
  * LimitsExceeded: the pools stay below it, with room to spare.
- * (test-daemon-request-polkit asks the pools through a bus.) */
+ * (test-daemon-request asks the pools through a bus.) */
 START_TEST(test_pools_below_bus_limit)
 {
 	ck_assert_uint_eq(POLKIT_BUS_MAX_REPLIES, 128);
@@ -194,64 +193,6 @@ START_TEST(test_pools_below_bus_limit)
 	ck_assert_uint_le(POLKIT_PENDING_MAX + POLKIT_BUS_HEADROOM, POLKIT_BUS_MAX_REPLIES);
 	ck_assert_uint_lt(POLKIT_MANAGE_PER_UID, POLKIT_MANAGE_MAX);
 	ck_assert_uint_lt(POLKIT_GRANT_PER_UID, POLKIT_GRANT_MAX);
-}
-END_TEST
-
-/* The kind of a CheckAuthorization's subject, its first argument (kind,
- * {details}); *ret_found: whether it has the detail named detail, whose
- * variant goes into *ret_value. */
-static const char *subject_kind(DBusMessage *m, const char *detail, DBusMessageIter *ret_value,
-				bool *ret_found)
-{
-	DBusMessageIter it, st, dict, entry;
-	const char *kind = NULL, *name;
-
-	*ret_found = false;
-	ck_assert(dbus_message_iter_init(m, &it));
-	ck_assert_int_eq(dbus_message_iter_get_arg_type(&it), DBUS_TYPE_STRUCT);
-	dbus_message_iter_recurse(&it, &st);
-	dbus_message_iter_get_basic(&st, &kind);
-	ck_assert(dbus_message_iter_next(&st));
-	dbus_message_iter_recurse(&st, &dict);
-	while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
-		dbus_message_iter_recurse(&dict, &entry);
-		dbus_message_iter_get_basic(&entry, &name);
-		dbus_message_iter_next(&entry);
-		if (strcmp(name, detail) == 0) {
-			dbus_message_iter_recurse(&entry, ret_value);
-			*ret_found = true;
-		}
-		dbus_message_iter_next(&dict);
-	}
-	return kind;
-}
-
-/* A manage call asks about the caller's connection, which polkitd looks up
- * itself, not about a pid that may be another process by now. */
-START_TEST(test_manage_subject_is_the_connection)
-{
-	PolkitCacheEntry k = manage_key(":1.42", 1000, true);
-	DBusMessageIter v;
-	DBusMessage *m = NULL;
-	const char *name;
-	bool found;
-
-	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
-	ck_assert_str_eq(dbus_message_get_member(m), "CheckAuthorization");
-	ck_assert_str_eq(subject_kind(m, "name", &v, &found), "system-bus-name");
-	ck_assert(found);
-	ck_assert_int_eq(dbus_message_iter_get_arg_type(&v), DBUS_TYPE_STRING);
-	dbus_message_iter_get_basic(&v, &name);
-	ck_assert_str_eq(name, ":1.42");
-	(void)subject_kind(m, "pid", &v, &found);
-	ck_assert(!found);
-	dbus_message_unref(m);
-
-	k = key("org.realtimed.acquire-realtime", 4242, 777, 1000);
-	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
-	ck_assert_str_eq(subject_kind(m, "start-time", &v, &found), "unix-process");
-	ck_assert(found);
-	dbus_message_unref(m);
 }
 END_TEST
 
@@ -264,6 +205,5 @@ int main(void)
 				   test_other_subjects_miss, test_flush, test_full,
 				   test_manage_no_is_kept_briefly, test_grant_no_not_kept));
 	check_add_case(s, "pools", CHECK_TESTS(test_pools_below_bus_limit));
-	check_add_case(s, "subject", CHECK_TESTS(test_manage_subject_is_the_connection));
 	return check_run(s);
 }

@@ -2,9 +2,9 @@
 /*
  * Unit tests for daemon/request.c around the polkit wait, on the daemon
  * fixture (a fake /proc, sleeping threads of this test) and a fake
- * polkitd: realtimed's connection is a private one to a DBusServer of
- * this test, whose far end answers CheckAuthorization when the test says
- * so and collects realtimed's answers to the requests. A burst of
+ * polkitd (bus-fixture.h: realtimed's connection is a private one to a
+ * DBusServer of this test, whose far end answers CheckAuthorization when
+ * the test says so and collects realtimed's answers). A burst of
  * requests that all wait for polkit at once ends at ThreadsPerUserMax=:
  * the limits are checked again right before the grant, after the wait.
  * However many checks are asked for, fewer wait on the bus than
@@ -17,7 +17,6 @@
 #include <check.h>
 #include <dbus/dbus.h>
 #include <errno.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 
 #include "bus-names.h"
 #include "check-main.h"
+#include "bus-fixture.h"
 #include "creds.h"
 #include "daemon-fixture.h"
 #include "polkit.h"
@@ -38,63 +38,25 @@
 #define SERIAL0 100
 #define ST 4242
 
-static DBusServer *server;
-static DBusWatch *server_watch;
-static DBusConnection *peer; /* the fake polkitd, and the requests' caller */
-static DBusMessage *checks[512];
-static size_t n_checks;
 static unsigned n_granted, n_limits, n_other;
-/* the uid of each check in the order they reached the fake polkitd */
-static uid_t arrived[512];
-static size_t n_arrived;
 
-static uid_t check_uid(DBusMessage *m);
-
-static dbus_bool_t add_watch(DBusWatch *w, void *data)
+/* Counts the answers to the requests (serials SERIAL0 on) that reached
+ * the far end. */
+static void count_answers(void)
 {
-	server_watch = w;
-	return TRUE;
-}
-
-static void remove_watch(DBusWatch *w, void *data)
-{
-	if (server_watch == w)
-		server_watch = NULL;
-}
-
-static void on_connection(DBusServer *s, DBusConnection *c, void *data)
-{
-	peer = dbus_connection_ref(c);
-}
-
-/* Reads what reached the far end: polkit checks are kept for an answer,
- * answers to the requests counted. */
-static void peer_read(void)
-{
-	DBusMessage *m;
-
-	dbus_connection_read_write(peer, 1);
-	while ((m = dbus_connection_pop_message(peer))) {
+	n_granted = n_limits = n_other = 0;
+	for (size_t i = 0; i < bus_fixture_n_received(); i++) {
+		DBusMessage *m = bus_fixture_received(i);
 		uint32_t serial = dbus_message_get_reply_serial(m);
 
-		if (dbus_message_is_method_call(m, "org.freedesktop.PolicyKit1.Authority",
-						"CheckAuthorization")) {
-			ck_assert_uint_lt(n_checks, 512);
-			ck_assert_uint_lt(n_arrived, 512);
-			arrived[n_arrived++] = check_uid(m);
-			checks[n_checks++] = m;
+		if (serial < SERIAL0 || serial >= SERIAL0 + N_REQUESTS)
 			continue;
-		}
-		if (serial >= SERIAL0 && serial < SERIAL0 + N_REQUESTS) {
-			if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_RETURN)
-				n_granted++;
-			else if (streq(dbus_message_get_error_name(m),
-				       NATIVE_ERROR "LimitsExceeded"))
-				n_limits++;
-			else
-				n_other++;
-		}
-		dbus_message_unref(m);
+		if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_METHOD_RETURN)
+			n_granted++;
+		else if (streq(dbus_message_get_error_name(m), NATIVE_ERROR "LimitsExceeded"))
+			n_limits++;
+		else
+			n_other++;
 	}
 }
 
@@ -102,103 +64,8 @@ static void peer_read(void)
  * the fake's. */
 static void pump(Daemon *d, unsigned rounds)
 {
-	for (unsigned i = 0; i < rounds; i++) {
-		dbus_connection_read_write_dispatch(d->bus, 1);
-		peer_read();
-	}
-}
-
-/* polkitd's answer to every check waiting. */
-static void answer_checks_with(dbus_bool_t yes)
-{
-	for (size_t i = 0; i < n_checks; i++) {
-		DBusMessage *r = dbus_message_new_method_return(checks[i]);
-		DBusMessageIter it, st, details;
-		dbus_bool_t challenge = FALSE;
-
-		ck_assert_ptr_nonnull(r);
-		dbus_message_iter_init_append(r, &it);
-		ck_assert(dbus_message_iter_open_container(&it, DBUS_TYPE_STRUCT, NULL, &st));
-		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &yes));
-		ck_assert(dbus_message_iter_append_basic(&st, DBUS_TYPE_BOOLEAN, &challenge));
-		ck_assert(dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "{ss}", &details));
-		ck_assert(dbus_message_iter_close_container(&st, &details));
-		ck_assert(dbus_message_iter_close_container(&it, &st));
-		ck_assert(dbus_connection_send(peer, r, NULL));
-		dbus_message_unref(r);
-		dbus_message_unref(checks[i]);
-	}
-	n_checks = 0;
-	dbus_connection_flush(peer);
-}
-
-static void answer_checks(void)
-{
-	answer_checks_with(TRUE);
-}
-
-/* The uid of a check's subject (unix-process), or (uid_t)-1 (a connection). */
-static uid_t check_uid(DBusMessage *m)
-{
-	DBusMessageIter it, st, dict, e, v;
-	const char *k;
-	uint32_t u;
-
-	ck_assert(dbus_message_iter_init(m, &it));
-	dbus_message_iter_recurse(&it, &st);
-	dbus_message_iter_next(&st);
-	dbus_message_iter_recurse(&st, &dict);
-	for (; dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY;
-	     dbus_message_iter_next(&dict)) {
-		dbus_message_iter_recurse(&dict, &e);
-		dbus_message_iter_get_basic(&e, &k);
-		if (!streq(k, "uid"))
-			continue;
-		dbus_message_iter_next(&e);
-		dbus_message_iter_recurse(&e, &v);
-		dbus_message_iter_get_basic(&v, &u);
-		return (uid_t)u;
-	}
-	return (uid_t)-1;
-}
-
-/* d's bus: a private connection to this test's server, accepted. */
-static void bus_init(Daemon *d)
-{
-	char *address;
-	DBusError err;
-	struct pollfd p;
-
-	dbus_error_init(&err);
-	server = dbus_server_listen("unix:tmpdir=/tmp", &err);
-	ck_assert_msg(server, "%s", err.message);
-	dbus_server_set_new_connection_function(server, on_connection, NULL, NULL);
-	ck_assert(
-		dbus_server_set_watch_functions(server, add_watch, remove_watch, NULL, NULL, NULL));
-	address = dbus_server_get_address(server);
-	ck_assert_ptr_nonnull(address);
-	d->bus = dbus_connection_open_private(address, &err);
-	dbus_free(address);
-	ck_assert_msg(d->bus, "%s", err.message);
-	ck_assert_ptr_nonnull(server_watch);
-	p = (struct pollfd){ .fd = dbus_watch_get_unix_fd(server_watch), .events = POLLIN };
-	ck_assert_int_eq(poll(&p, 1, 5000), 1);
-	ck_assert(dbus_watch_handle(server_watch, DBUS_WATCH_READABLE));
-	ck_assert_ptr_nonnull(peer);
-	ck_assert_int_eq(polkit_new(d->bus, d->users, &d->polkit), 0);
-}
-
-static void bus_fini(Daemon *d)
-{
-	dbus_connection_close(d->bus);
-	dbus_connection_unref(d->bus);
-	dbus_connection_close(peer);
-	dbus_connection_unref(peer);
-	peer = NULL;
-	dbus_server_disconnect(server);
-	dbus_server_unref(server);
-	server = NULL;
-	d->polkit = polkit_free(d->polkit);
+	bus_fixture_pump(d, rounds);
+	count_answers();
 }
 
 /* N_REQUESTS nice grants for N_REQUESTS threads of one process of a user
@@ -215,7 +82,7 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 		return; /* no such user here: nothing to ask polkit for */
 	fixture_write(fixture_conf, "[Daemon]\nThreadsPerUserMax=2\n\n[Default]\nNice=-5\n");
 	fixture_daemon_init(&d, NULL);
-	bus_init(&d);
+	bus_fixture_init(&d);
 	/* the caller, as the bus named it, and its process and threads */
 	ck_assert_int_eq(creds_cache_put(d.creds, SENDER, pw->pw_uid, self), 0);
 	fixture_task(self, 0, pw->pw_uid, pw->pw_uid, pw->pw_uid, ST);
@@ -246,8 +113,8 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 	ck_assert_msg(n_granted + n_limits + n_other == 0,
 		      "answered before polkit: %u granted, %u limits, %u other", n_granted,
 		      n_limits, n_other);
-	ck_assert_uint_gt(n_checks, 0);
-	answer_checks();
+	ck_assert_uint_gt(bus_fixture_n_checks(), 0);
+	bus_fixture_answer_checks(true);
 	for (int i = 0; i < 2000 && n_granted + n_limits + n_other < N_REQUESTS; i++)
 		pump(&d, 1);
 	ck_assert_msg(n_granted == 2 && n_limits == N_REQUESTS - 2 && n_other == 0,
@@ -256,7 +123,7 @@ START_TEST(test_burst_past_polkit_ends_at_the_limit)
 
 	for (int i = 0; i < N_REQUESTS; i++)
 		close(s[i].pipe[1]);
-	bus_fini(&d);
+	bus_fixture_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -274,11 +141,11 @@ static void on_answer(int r, void *userdata)
 /* polkitd answers yes (or no) to every check until realtimed has had
  * expected answers: those queued in realtimed go out as the first are
  * answered. */
-static void answer_all(Daemon *d, dbus_bool_t yes, unsigned expected)
+static void answer_all(Daemon *d, bool yes, unsigned expected)
 {
 	for (int i = 0; i < 2000 && n_callbacks < expected; i++) {
 		pump(d, 1);
-		answer_checks_with(yes);
+		bus_fixture_answer_checks(yes);
 	}
 	ck_assert_uint_eq(n_callbacks, expected);
 }
@@ -295,7 +162,7 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 
 	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
 	fixture_daemon_init(&d, NULL);
-	bus_init(&d);
+	bus_fixture_init(&d);
 	for (unsigned i = 0; i < 300; i++) {
 		r = polkit_check(d.polkit, "org.realtimed.acquire-realtime", (pid_t)(1000 + i), 1,
 				 (uid_t)(2000 + i / 10), on_answer, NULL, NULL);
@@ -306,8 +173,8 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 	ck_assert_uint_le(POLKIT_PENDING_MAX + 32, 128);
 	ck_assert_uint_eq(300 - refused, POLKIT_GRANT_MAX);
 	/* all on the bus at once: none waits inside realtimed */
-	ck_assert_uint_eq(n_checks, POLKIT_GRANT_MAX);
-	answer_all(&d, TRUE, 300 - refused);
+	ck_assert_uint_eq(bus_fixture_n_checks(), POLKIT_GRANT_MAX);
+	answer_all(&d, true, 300 - refused);
 
 	/* one uid: at most its share of the pool waits */
 	n_callbacks = 0;
@@ -318,9 +185,9 @@ START_TEST(test_checks_on_the_bus_stay_below_its_limit)
 			refused++;
 	pump(&d, 200);
 	ck_assert_uint_eq(40 - refused, POLKIT_GRANT_PER_UID);
-	ck_assert_uint_eq(n_checks, POLKIT_GRANT_PER_UID);
-	answer_all(&d, TRUE, 40 - refused);
-	bus_fini(&d);
+	ck_assert_uint_eq(bus_fixture_n_checks(), POLKIT_GRANT_PER_UID);
+	answer_all(&d, true, 40 - refused);
+	bus_fixture_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -337,7 +204,7 @@ START_TEST(test_manage_flood_leaves_grants)
 
 	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
 	fixture_daemon_init(&d, NULL);
-	bus_init(&d);
+	bus_fixture_init(&d);
 	n_callbacks = 0;
 	for (unsigned i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), ":1.%u", 100 + i);
@@ -356,8 +223,8 @@ START_TEST(test_manage_flood_leaves_grants)
 			 0);
 	pump(&d, 200);
 	/* the manage pool's checks, and the grant's beside them */
-	ck_assert_uint_eq(n_checks, POLKIT_MANAGE_MAX + 1);
-	answer_all(&d, FALSE, POLKIT_MANAGE_MAX + 2);
+	ck_assert_uint_eq(bus_fixture_n_checks(), POLKIT_MANAGE_MAX + 1);
+	answer_all(&d, false, POLKIT_MANAGE_MAX + 2);
 
 	/* ":1.100" was told no a moment ago; ":1.99" was never asked about */
 	ck_assert_int_eq(polkit_check_bus_name(d.polkit, "org.realtimed.manage", ":1.100", 100000,
@@ -367,11 +234,11 @@ START_TEST(test_manage_flood_leaves_grants)
 					       false, on_answer, NULL, NULL),
 			 0);
 	pump(&d, 50);
-	ck_assert_uint_eq(n_checks, 1);
-	answer_checks();
+	ck_assert_uint_eq(bus_fixture_n_checks(), 1);
+	bus_fixture_answer_checks(true);
 	for (int i = 0; i < 2000 && n_callbacks < POLKIT_MANAGE_MAX + 3; i++)
 		pump(&d, 1);
-	bus_fini(&d);
+	bus_fixture_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -383,16 +250,21 @@ static void daemon_start(Daemon *d)
 {
 	fixture_write(fixture_conf, "[Default]\nNice=-5\n");
 	fixture_daemon_init(d, NULL);
-	bus_init(d);
-	n_arrived = n_checks = n_callbacks = n_failed = 0;
+	bus_fixture_init(d);
+	n_callbacks = n_failed = 0;
 }
 
-/* The position of uid's first check among those that reached polkitd. */
+/* The position of uid's first check among those that reached polkitd and
+ * wait for its answer. */
 static size_t first_arrival(uid_t uid)
 {
-	for (size_t i = 0; i < n_arrived; i++)
-		if (arrived[i] == uid)
+	for (size_t i = 0; i < bus_fixture_n_checks(); i++) {
+		uid_t u;
+
+		(void)bus_fixture_check_subject(bus_fixture_check(i), &u, NULL);
+		if (u == uid)
 			return i;
+	}
 	return SIZE_MAX;
 }
 
@@ -410,12 +282,12 @@ START_TEST(test_checks_go_out_at_once)
 				 0);
 	ck_assert_int_eq(polkit_check(d.polkit, ACQUIRE, 3000, 1, 2000, on_answer, NULL, NULL), 0);
 	pump(&d, 50);
-	ck_assert_uint_eq(n_arrived, POLKIT_GRANT_PER_UID + 1);
+	ck_assert_uint_eq(bus_fixture_n_checks(), POLKIT_GRANT_PER_UID + 1);
 	ck_assert_uint_eq(first_arrival(2000), POLKIT_GRANT_PER_UID);
-	answer_all(&d, TRUE, POLKIT_GRANT_PER_UID + 1);
+	answer_all(&d, true, POLKIT_GRANT_PER_UID + 1);
 	/* answered, the places are free again: the user's count is back to 0 */
 	ck_assert_uint_eq(users_find(d.users, 1000)->polkit_grant, 0);
-	bus_fini(&d);
+	bus_fixture_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -469,7 +341,7 @@ START_TEST(test_unanswered_check_ends)
 					      on_answer, NULL, NULL),
 				 0);
 	pump(&d, 20);
-	ck_assert_uint_eq(n_checks, n);
+	ck_assert_uint_eq(bus_fixture_n_checks(), n);
 	ck_assert_uint_eq(n_timeouts, n);
 	for (size_t i = 0; i < n_timeouts; i++)
 		ck_assert_int_eq(dbus_timeout_get_interval(timeouts[i]), 200);
@@ -479,10 +351,8 @@ START_TEST(test_unanswered_check_ends)
 	ck_assert_uint_eq(n_callbacks, n);
 	ck_assert_uint_eq(n_failed, n);
 	ck_assert_uint_eq(users_find(d.users, 1000)->polkit_grant, 0);
-	for (size_t i = 0; i < n_checks; i++)
-		dbus_message_unref(checks[i]);
-	n_checks = 0;
-	bus_fini(&d);
+	bus_fixture_drop_checks();
+	bus_fixture_fini(&d);
 	fixture_daemon_fini(&d);
 }
 END_TEST
@@ -512,10 +382,8 @@ START_TEST(test_free_with_queued_checks_frees_each_once)
 				      1, 1000, on_answer, &freed[POLKIT_GRANT_PER_UID], on_free),
 			 0);
 	pump(&d, 50);
-	for (size_t i = 0; i < n_checks; i++)
-		dbus_message_unref(checks[i]);
-	n_checks = 0;
-	bus_fini(&d);
+	bus_fixture_drop_checks();
+	bus_fixture_fini(&d);
 	ck_assert_uint_eq(n_callbacks, 0);
 	for (unsigned i = 0; i <= POLKIT_GRANT_PER_UID; i++)
 		ck_assert_msg(freed[i] == 1, "waiter %u freed %u times", i, freed[i]);
@@ -525,7 +393,7 @@ END_TEST
 
 int main(void)
 {
-	return check_run_case("daemon-request-polkit", "burst",
+	return check_run_case("daemon-request", "polkit",
 			      CHECK_TESTS(test_burst_past_polkit_ends_at_the_limit,
 					  test_checks_on_the_bus_stay_below_its_limit,
 					  test_manage_flood_leaves_grants,
