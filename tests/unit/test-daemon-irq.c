@@ -4,8 +4,9 @@
  * the IRQ kernel threads of its fake /proc are this test's sleeping
  * threads (so the scheduling the kernel reports for them is what
  * realtimed set), and realtime.ko's file, which irq.c opens under the
- * real /proc, is the test's own in a private /proc
- * (fixture_private_proc(); the test needs root, and skips without it).
+ * daemon's /proc root, is in that fake /proc too (the test needs root,
+ * for the priorities, and a private /proc, fixture_private_proc(); it
+ * skips without them).
  *   - without realtime.ko, each IRQ thread a rule matches (by its
  *     action's full name) is set to SCHED_FIFO at the rule's priority,
  *     and the journal says which rule (file:line); a thread no rule
@@ -21,6 +22,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +36,11 @@
 #include "log-fixture.h"
 #include "manager.h"
 
-#define KMOD_RULES "/proc/realtime/irq_rules"
 #define POLICY "[Default]\nNice=10\n\n[IRQ]\nsnd*=90\nehci_hcd=84\n"
 
 static Daemon d;
 static Sleeper snd, ehci, other;
+static char kmod_rules[PATH_MAX]; /* realtime.ko's rules file in the fake /proc */
 
 /* The daemon on policy, in a private /proc, with three IRQ threads in the
  * fake /proc: snd_hda_intel (IRQ 30) and ehci_hcd (IRQ 16), which rules
@@ -86,8 +88,14 @@ static void expect_sched(pid_t tid, int policy, int priority)
 /* realtime.ko loaded: its rules file, empty. */
 static void kmod_load(void)
 {
-	ck_assert_int_eq(mkdir("/proc/realtime", 0755), 0);
-	fixture_write(KMOD_RULES, "");
+	char dir[PATH_MAX];
+
+	ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/realtime", fixture_proc), sizeof(dir));
+	ck_assert_int_lt(
+		snprintf(kmod_rules, sizeof(kmod_rules), "%s/realtime/irq_rules", fixture_proc),
+		sizeof(kmod_rules));
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	fixture_write(kmod_rules, "");
 }
 
 /* What realtimed wrote to realtime.ko since the last call (the file is
@@ -95,14 +103,14 @@ static void kmod_load(void)
 static char *kmod_written(void)
 {
 	static char buf[8192];
-	FILE *f = fopen(KMOD_RULES, "re");
+	FILE *f = fopen(kmod_rules, "re");
 	size_t n;
 
 	ck_assert_ptr_nonnull(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	ck_assert_int_eq(truncate(KMOD_RULES, 0), 0);
+	ck_assert_int_eq(truncate(kmod_rules, 0), 0);
 	return buf;
 }
 
@@ -188,7 +196,7 @@ START_TEST(test_kmod_takes_rules)
 
 	/* the module unloaded: realtimed applies them itself */
 	fixture_write(fixture_conf, POLICY);
-	ck_assert_int_eq(unlink(KMOD_RULES), 0);
+	ck_assert_int_eq(unlink(kmod_rules), 0);
 	ck_assert_int_eq(manager_reload(&d, NULL), 0);
 	ck_assert(!d.irq_kmod);
 	expect_sched(snd.tid, SCHED_FIFO, 90);
