@@ -48,8 +48,8 @@ void __cyg_profile_func_enter(void *fn, void *site)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	n = snprintf(line, sizeof(line), "%lld %d %d %lx\n",
-		     (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, (int)trace_pid, (int)gettid(),
-		     (unsigned long)((char *)fn - (char *)info.dli_fbase));
+		     (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, (int)trace_pid,
+		     (int)gettid(), (unsigned long)((char *)fn - (char *)info.dli_fbase));
 	if (n > 0 && n < (int)sizeof(line))
 		(void)!write(trace_fd, line, (size_t)n);
 }
