@@ -117,30 +117,31 @@ static void helper_read(int fd, ResolverPool *pool, unsigned threads_max, unsign
 	}
 }
 
+/* Sends j's answer, or -E2BIG in its place when the user does not fit
+ * the message or the socket's buffer on this machine: 0 or -errno. */
+static int answer_send(int fd, const ResolverJob *j, int error, uint8_t *buf)
+{
+	ssize_t len = nss_wire_encode(j->uid, error, j->user, buf, NSS_WIRE_MESSAGE_MAX);
+
+	if (len < 0)
+		return -EMSGSIZE;
+	return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
 /* Sends the answers of *out while the socket takes them; what it does not
  * take yet stays in *out. */
 static void helper_send(int fd, ResolverJob **out, uint8_t *buf, unsigned *n_jobs)
 {
 	while (*out) {
 		ResolverJob *j = *out;
-		ssize_t len = nss_wire_encode(j->uid, j->error, j->user, buf, NSS_WIRE_MESSAGE_MAX);
+		int k = answer_send(fd, j, j->error, buf);
 
-		/* a user that does not fit is a failed lookup */
-		if (len < 0)
-			len = nss_wire_encode(j->uid, -E2BIG, NULL, buf, NSS_WIRE_MESSAGE_MAX);
-		if (send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return;
-			/* larger than the socket's buffer on this machine */
-			if (errno != EMSGSIZE)
-				_exit(EXIT_SUCCESS);
-			len = nss_wire_encode(j->uid, -E2BIG, NULL, buf, NSS_WIRE_MESSAGE_MAX);
-			if (send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-				if (errno == EAGAIN || errno == EINTR)
-					return;
-				_exit(EXIT_SUCCESS);
-			}
-		}
+		if (k == -EMSGSIZE)
+			k = answer_send(fd, j, -E2BIG, buf);
+		if (k == -EAGAIN || k == -EINTR)
+			return;
+		if (k < 0)
+			_exit(EXIT_SUCCESS);
 		*out = j->next;
 		resolver_job_free(j);
 		(*n_jobs)--;
@@ -150,7 +151,7 @@ static void helper_send(int fd, ResolverJob **out, uint8_t *buf, unsigned *n_job
 _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned threads_max)
 {
 	const char *step = NULL;
-	ResolverJob *out = NULL, **out_tail = &out;
+	ResolverJob *out = NULL;
 	ResolverPool *pool = NULL;
 	unsigned n_jobs = 0;
 	uint8_t *buf;
@@ -188,13 +189,12 @@ _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned t
 			helper_read(fd, pool, threads_max, &n_jobs);
 		else if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			_exit(EXIT_SUCCESS);
-		if (p[1].revents & POLLIN) {
-			*out_tail = resolver_pool_take_done(pool);
-			while (*out_tail)
-				out_tail = &(*out_tail)->next;
-		}
+		if (p[1].revents & POLLIN)
+			for (ResolverJob *j = resolver_pool_take_done(pool), *next; j; j = next) {
+				next = j->next;
+				j->next = out;
+				out = j;
+			}
 		helper_send(fd, &out, buf, &n_jobs);
-		if (!out)
-			out_tail = &out;
 	}
 }

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "macro.h"
 #include "resolver-pool.h"
@@ -13,13 +12,11 @@
 struct ResolverPool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned refs; /* the main thread's, and one per worker */
-	bool quit;
 	resolver_lookup_t lookup;
 	unsigned n_threads, n_idle;
 	ResolverJob *queue, **queue_tail;
 	size_t n_queued;
-	ResolverJob *done, **done_tail;
+	ResolverJob *done;
 	int efd;
 };
 
@@ -31,29 +28,6 @@ void resolver_job_free(ResolverJob *j)
 	free(j);
 }
 
-static void pool_unref(ResolverPool *p)
-{
-	bool last;
-
-	pthread_mutex_lock(&p->lock);
-	last = --p->refs == 0;
-	pthread_mutex_unlock(&p->lock);
-	if (!last)
-		return;
-	for (ResolverJob *j = p->queue, *n; j; j = n) {
-		n = j->next;
-		resolver_job_free(j);
-	}
-	for (ResolverJob *j = p->done, *n; j; j = n) {
-		n = j->next;
-		resolver_job_free(j);
-	}
-	safe_close(p->efd);
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
-}
-
 static void *worker_main(void *userdata)
 {
 	ResolverPool *p = userdata;
@@ -62,13 +36,11 @@ static void *worker_main(void *userdata)
 	for (;;) {
 		ResolverJob *j;
 
-		while (!p->quit && !p->queue) {
+		while (!p->queue) {
 			p->n_idle++;
 			pthread_cond_wait(&p->cond, &p->lock);
 			p->n_idle--;
 		}
-		if (p->quit)
-			break;
 		j = p->queue;
 		p->queue = j->next;
 		if (!p->queue)
@@ -76,18 +48,14 @@ static void *worker_main(void *userdata)
 		p->n_queued--;
 		pthread_mutex_unlock(&p->lock);
 
-		j->next = NULL;
 		j->error = p->lookup(j->uid, &j->user);
 
 		pthread_mutex_lock(&p->lock);
-		*p->done_tail = j;
-		p->done_tail = &j->next;
+		j->next = p->done;
+		p->done = j;
 		/* a full counter (never, in practice) still wakes the main thread */
 		(void)eventfd_write(p->efd, 1);
 	}
-	p->n_threads--;
-	pthread_mutex_unlock(&p->lock);
-	pool_unref(p);
 	return NULL;
 }
 
@@ -108,11 +76,9 @@ void resolver_pool_queue(ResolverPool *p, ResolverJob *j, unsigned threads_max)
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (pthread_attr_init(&attr) == 0) {
 			(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			p->refs++;
+			/* on failure, the job waits for a running worker */
 			if (pthread_create(&t, &attr, worker_main, p) == 0)
 				p->n_threads++;
-			else
-				p->refs--; /* the queued job waits for a running worker */
 			pthread_attr_destroy(&attr);
 		}
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -127,30 +93,19 @@ int resolver_pool_new(resolver_lookup_t lookup, ResolverPool **ret)
 
 	if (!p)
 		return -ENOMEM;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	p->refs = 1;
-	p->lookup = lookup;
-	p->queue_tail = &p->queue;
-	p->done_tail = &p->done;
-	p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	*p = (ResolverPool){ .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .cond = PTHREAD_COND_INITIALIZER,
+			     .lookup = lookup,
+			     .queue_tail = &p->queue,
+			     .efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) };
 	if (p->efd < 0) {
 		int k = -errno;
 
-		pool_unref(p);
+		free(p);
 		return k;
 	}
 	*ret = p;
 	return 0;
-}
-
-void resolver_pool_quit(ResolverPool *p)
-{
-	pthread_mutex_lock(&p->lock);
-	p->quit = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	pool_unref(p);
 }
 
 int resolver_pool_fd(ResolverPool *p)
@@ -165,19 +120,7 @@ ResolverJob *resolver_pool_take_done(ResolverPool *p)
 
 	(void)eventfd_read(p->efd, &v);
 	pthread_mutex_lock(&p->lock);
-	done = p->done;
-	p->done = NULL;
-	p->done_tail = &p->done;
+	done = TAKE_PTR(p->done);
 	pthread_mutex_unlock(&p->lock);
 	return done;
-}
-
-unsigned resolver_pool_n_threads(ResolverPool *p)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&p->lock);
-	n = p->n_threads;
-	pthread_mutex_unlock(&p->lock);
-	return n;
 }
