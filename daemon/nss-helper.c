@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +31,6 @@
 /* Messages read at one turn of the loop: others are served in between. */
 #define RECEIVE_BATCH 64
 
-typedef struct Lookup {
-	uid_t uid;
-	bool sent; /* to the running helper */
-} Lookup;
-
 struct NssHelper {
 	sd_event *event;
 	resolver_lookup_t lookup;
@@ -41,23 +38,22 @@ struct NssHelper {
 	nss_helper_answer_t answer;
 	void *userdata;
 
-	pid_t pid;     /* running or lost; 0: none */
-	int fd;	       /* our end of its socket, while it runs */
+	pid_t pid;     /* running, or lost and not reaped yet; 0: none */
+	int fd;	       /* our end of its socket, while it runs (is not lost) */
 	int pidfd;     /* until it is reaped */
 	int keeper_fd; /* closed: its keeper thread ends, the kernel kills it */
 	sd_event_source *io, *exited;
 	bool ready;	   /* it said it dropped its privileges */
-	bool lost;	   /* asked no more, not reaped yet */
 	bool logged;	   /* its loss is told already */
-	int setup_error;   /* what it said in place of ready */
 	unsigned n_failed; /* lookups it took with it */
 	uint64_t started_usec;
 
 	sd_event_source *restart; /* the pause before the next helper */
 	uint64_t pause_usec;
 
-	Lookup lookups[NSS_HELPER_LOOKUPS_MAX];
-	size_t n_lookups;
+	/* in the order asked; the first n_sent were sent to the running helper */
+	uid_t lookups[NSS_HELPER_LOOKUPS_MAX];
+	size_t n_lookups, n_sent;
 	uint8_t *buf; /* one message */
 };
 
@@ -66,11 +62,8 @@ typedef struct Keeper {
 	int sock, stop;
 	resolver_lookup_t lookup;
 	unsigned threads_max;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool forked;
-	pid_t pid;
-	int error;
+	sem_t forked;
+	pid_t pid; /* or -errno */
 } Keeper;
 
 /* Forks the helper and lives as long as it should: until the loop closes
@@ -85,15 +78,10 @@ static void *keeper_main(void *userdata)
 
 	if (pid == 0)
 		nss_helper_child_run(k->sock, k->lookup, k->threads_max);
-	/* for ps -L; the helper names itself */
-	(void)prctl(PR_SET_NAME, "rtd-nss-keeper", 0, 0, 0);
-	pthread_mutex_lock(&k->lock);
-	k->pid = pid;
-	k->error = pid < 0 ? -errno : 0;
-	k->forked = true;
-	pthread_cond_signal(&k->cond);
-	pthread_mutex_unlock(&k->lock);
+	k->pid = pid < 0 ? -errno : pid;
+	sem_post(&k->forked);
 	/* k is the loop's again; stop is ours */
+	(void)prctl(PR_SET_NAME, "rtd-nss-keeper", 0, 0, 0);
 	while (pid > 0 && read(stop, &c, 1) < 0 && errno == EINTR)
 		;
 	safe_close(stop);
@@ -104,42 +92,33 @@ static void *keeper_main(void *userdata)
  * end sock; its pid, and the end of stop that ends it. */
 static int keeper_start(NssHelper *h, int sock, pid_t *ret_pid, int *ret_stop)
 {
-	Keeper k = { .sock = sock,
-		     .lookup = h->lookup,
-		     .threads_max = h->threads_max,
-		     .lock = PTHREAD_MUTEX_INITIALIZER,
-		     .cond = PTHREAD_COND_INITIALIZER };
+	Keeper k = { .sock = sock, .lookup = h->lookup, .threads_max = h->threads_max };
 	int stop[2], r;
-	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 
 	if (pipe2(stop, O_CLOEXEC) < 0)
 		return -errno;
 	k.stop = stop[0];
+	(void)sem_init(&k.forked, 0, 0);
 	/* signals stay the loop's (signalfd): the keeper, and the helper
 	 * until it resets them, block them all */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = -pthread_attr_init(&attr);
-	if (r == 0) {
-		(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		r = -pthread_create(&t, &attr, keeper_main, &k);
-		pthread_attr_destroy(&attr);
-	}
+	r = -pthread_create(&t, NULL, keeper_main, &k);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0) {
 		safe_close(stop[0]);
 		safe_close(stop[1]);
 		return r;
 	}
-	pthread_mutex_lock(&k.lock);
-	while (!k.forked)
-		pthread_cond_wait(&k.cond, &k.lock);
-	pthread_mutex_unlock(&k.lock);
-	if (k.error < 0) {
+	(void)pthread_detach(t);
+	while (sem_wait(&k.forked) < 0 && errno == EINTR)
+		;
+	sem_destroy(&k.forked);
+	if (k.pid < 0) {
 		safe_close(stop[1]); /* the keeper closed its end */
-		return k.error;
+		return k.pid;
 	}
 	*ret_pid = k.pid;
 	*ret_stop = stop[1];
@@ -150,42 +129,48 @@ static void helper_send(NssHelper *h);
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
+/* Ends the helper (its keeper ends, the kernel kills it) and reaps it
+ * when it is gone within a second, as it should be; else init reaps it
+ * after realtimed. */
+static void helper_stop(NssHelper *h)
+{
+	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
+	siginfo_t si;
+
+	h->io = sd_event_source_disable_unref(h->io);
+	h->exited = sd_event_source_disable_unref(h->exited);
+	h->fd = safe_close(h->fd);
+	h->keeper_fd = safe_close(h->keeper_fd);
+	if (h->pid > 0 && (h->pidfd < 0 || poll(&p, 1, 1000) > 0))
+		(void)waitid(P_PID, h->pid, &si, WEXITED);
+	h->pidfd = safe_close(h->pidfd);
+	h->pid = 0;
+}
+
 /* A new helper, running: not ready yet, but it may be asked already. */
 static int helper_spawn(NssHelper *h)
 {
-	_cleanup_close_ int ours = -EBADF, theirs = -EBADF;
+	_cleanup_close_ int theirs = -EBADF;
 	int sv[2], k;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
 		return -errno;
-	ours = sv[0];
+	h->fd = sv[0];
 	theirs = sv[1];
 	k = keeper_start(h, theirs, &h->pid, &h->keeper_fd);
-	if (k < 0)
-		return k;
-	h->started_usec = now_usec(CLOCK_MONOTONIC);
-	h->setup_error = 0;
-	h->fd = TAKE_FD(ours);
-	h->pidfd = pidfd_open_cloexec(h->pid);
-	k = h->pidfd;
+	if (k >= 0) {
+		h->pidfd = pidfd_open_cloexec(h->pid);
+		k = h->pidfd;
+	}
 	if (k >= 0)
 		k = sd_event_add_io(h->event, &h->exited, h->pidfd, EPOLLIN, on_exited, h);
 	if (k >= 0)
 		k = sd_event_add_io(h->event, &h->io, h->fd, EPOLLIN, on_io, h);
 	if (k < 0) {
-		siginfo_t si;
-
-		/* only without memory: let it go, and wait for it (it ends as
-		 * soon as it sees its socket closed) */
-		h->io = sd_event_source_disable_unref(h->io);
-		h->exited = sd_event_source_disable_unref(h->exited);
-		h->fd = safe_close(h->fd);
-		h->keeper_fd = safe_close(h->keeper_fd);
-		(void)waitid(P_PID, h->pid, &si, WEXITED);
-		h->pidfd = safe_close(h->pidfd);
-		h->pid = 0;
+		helper_stop(h); /* only without memory */
 		return k;
 	}
+	h->started_usec = now_usec(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -205,32 +190,33 @@ static void helper_next_pause(NssHelper *h)
 
 /* Asks the helper nothing more: its keeper ends (the kernel kills it), and
  * the lookups it was asked fail; those not sent yet wait for the next.
- * why, the end of a sentence, is logged now; without it, the reaping says
- * how the helper ended. */
-static void helper_lose(NssHelper *h, const char *why)
+ * why (NULL: the reaping says how the helper ended) is logged now. */
+static _printf_(2, 3) void helper_lose(NssHelper *h, const char *why, ...)
 {
 	uid_t failed[NSS_HELPER_LOOKUPS_MAX];
-	size_t n = 0, kept = 0;
+	size_t n = h->n_sent;
 
-	if (h->lost || h->pid == 0)
+	if (h->fd < 0)
 		return;
-	h->lost = true;
 	h->io = sd_event_source_disable_unref(h->io);
 	h->fd = safe_close(h->fd);
 	h->keeper_fd = safe_close(h->keeper_fd);
 	helper_next_pause(h);
-	for (size_t i = 0; i < h->n_lookups; i++) {
-		if (h->lookups[i].sent)
-			failed[n++] = h->lookups[i].uid;
-		else
-			h->lookups[kept++] = h->lookups[i];
-	}
-	h->n_lookups = kept;
+	memcpy(failed, h->lookups, n * sizeof(uid_t));
+	h->n_lookups -= n;
+	memmove(h->lookups, h->lookups + n, h->n_lookups * sizeof(uid_t));
+	h->n_sent = 0;
 	h->n_failed = n;
 	if (why && !h->logged) {
+		char what[160];
+		va_list ap;
+
+		va_start(ap, why);
+		vsnprintf(what, sizeof(what), why, ap);
+		va_end(ap);
 		log_warning("NSS helper (pid %d) %s: killed it; %zu lookups it was asked fail, a "
 			    "new helper starts in %llu ms",
-			    (int)h->pid, why, n,
+			    (int)h->pid, what, n,
 			    (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
 		h->logged = true;
 	}
@@ -301,26 +287,9 @@ static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	h->exited = sd_event_source_disable_unref(h->exited);
 	h->pidfd = safe_close(h->pidfd);
 	h->pid = 0;
-	h->lost = h->ready = h->logged = false;
+	h->ready = h->logged = false;
 	helper_start_later(h);
 	return 0;
-}
-
-/* The helper sent what it may not: lost, and said why. */
-static void helper_garbage(NssHelper *h, const char *why)
-{
-	char what[160];
-
-	snprintf(what, sizeof(what), "sent %s", why);
-	helper_lose(h, what);
-}
-
-static int lookup_sent(const NssHelper *h, uid_t uid)
-{
-	for (size_t i = 0; i < h->n_lookups; i++)
-		if (h->lookups[i].sent && h->lookups[i].uid == uid)
-			return (int)i;
-	return -ENOENT;
 }
 
 /* One message of the helper, of len bytes in h->buf. */
@@ -329,8 +298,8 @@ static void helper_message(NssHelper *h, size_t len)
 	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
 	const char *why = NULL;
 	NssWireMessage m;
-	char what[128];
-	int k, i;
+	size_t i;
+	int k;
 
 	k = nss_wire_decode(h->buf, len, &m, &why);
 	if (k == -ENOMEM) {
@@ -338,13 +307,13 @@ static void helper_message(NssHelper *h, size_t len)
 		return;
 	}
 	if (k < 0) {
-		helper_garbage(h, why);
+		helper_lose(h, "sent %s", why);
 		return;
 	}
 	u = m.user;
 	if (m.kind == NSS_WIRE_READY) {
 		if (h->ready) {
-			helper_garbage(h, "a second ready message");
+			helper_lose(h, "sent a second ready message");
 			return;
 		}
 		if (m.error < 0) {
@@ -352,7 +321,6 @@ static void helper_message(NssHelper *h, size_t len)
 				  "no user can be resolved",
 				  (int)h->pid, m.step, strerror(-m.error));
 			h->logged = true;
-			h->setup_error = m.error;
 			helper_lose(h, NULL);
 			return;
 		}
@@ -361,18 +329,20 @@ static void helper_message(NssHelper *h, size_t len)
 		return;
 	}
 	if (!h->ready) {
-		helper_garbage(h, "an answer before it was ready");
+		helper_lose(h, "sent an answer before it was ready");
 		return;
 	}
-	i = lookup_sent(h, m.uid);
-	if (i < 0) {
-		snprintf(what, sizeof(what), "an answer for uid %u, which it was not asked",
-			 (unsigned)m.uid);
-		helper_garbage(h, what);
+	for (i = 0; i < h->n_sent; i++)
+		if (h->lookups[i] == m.uid)
+			break;
+	if (i == h->n_sent) {
+		helper_lose(h, "sent an answer for uid %u, which it was not asked",
+			    (unsigned)m.uid);
 		return;
 	}
 	/* in the order asked: those not sent yet go in turn */
-	memmove(&h->lookups[i], &h->lookups[i + 1], (--h->n_lookups - i) * sizeof(Lookup));
+	memmove(&h->lookups[i], &h->lookups[i + 1], (--h->n_lookups - i) * sizeof(uid_t));
+	h->n_sent--;
 	h->answer(m.uid, m.error, TAKE_PTR(u), h->userdata);
 }
 
@@ -393,7 +363,7 @@ static void helper_receive(NssHelper *h)
 			return;
 		}
 		if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-			helper_garbage(h, "a message too large, or with control data");
+			helper_lose(h, "sent a message too large, or with control data");
 			return;
 		}
 		helper_message(h, n);
@@ -403,26 +373,20 @@ static void helper_receive(NssHelper *h)
 /* Sends the lookups not sent yet, while the socket takes them. */
 static void helper_send(NssHelper *h)
 {
-	bool full = false;
-
 	if (h->fd < 0)
 		return;
-	for (size_t i = 0; i < h->n_lookups && !full; i++) {
-		NssWireHeader m = { .kind = NSS_WIRE_ASK, .uid = h->lookups[i].uid };
+	for (; h->n_sent < h->n_lookups; h->n_sent++) {
+		NssWireHeader m = { .kind = NSS_WIRE_ASK, .uid = h->lookups[h->n_sent] };
 
-		if (h->lookups[i].sent)
-			continue;
 		if (send(h->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-			if (errno != EAGAIN && errno != ENOBUFS) {
-				helper_lose(h, NULL); /* gone: reaped soon */
-				return;
-			}
-			full = true;
-			break;
+			if (errno == EAGAIN || errno == ENOBUFS)
+				break;
+			helper_lose(h, NULL); /* gone: reaped soon */
+			return;
 		}
-		h->lookups[i].sent = true;
 	}
-	(void)sd_event_source_set_io_events(h->io, EPOLLIN | (full ? EPOLLOUT : 0));
+	(void)sd_event_source_set_io_events(h->io,
+					    EPOLLIN | (h->n_sent < h->n_lookups ? EPOLLOUT : 0));
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -463,20 +427,7 @@ NssHelper *nss_helper_free(NssHelper *h)
 	if (!h)
 		return NULL;
 	h->restart = sd_event_source_disable_unref(h->restart);
-	h->io = sd_event_source_disable_unref(h->io);
-	h->exited = sd_event_source_disable_unref(h->exited);
-	h->fd = safe_close(h->fd);
-	h->keeper_fd = safe_close(h->keeper_fd);
-	if (h->pidfd >= 0) {
-		struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
-		siginfo_t si;
-
-		/* reaped here when it is gone within a second, as it should
-		 * be; else by init after realtimed */
-		if (poll(&p, 1, 1000) > 0)
-			(void)waitid(P_PIDFD, h->pidfd, &si, WEXITED | WNOHANG);
-		safe_close(h->pidfd);
-	}
+	helper_stop(h);
 	sd_event_unref(h->event);
 	free(h->buf);
 	return mfree(h);
@@ -500,14 +451,14 @@ int nss_helper_start(NssHelper *h)
 		helper_lose(h, "was not ready within 5 s");
 	else if (!h->logged)
 		log_error("NSS helper (pid %d) ended before it was ready", (int)h->pid);
-	return h->setup_error < 0 ? h->setup_error : -ECHILD;
+	return -ECHILD;
 }
 
 int nss_helper_ask(NssHelper *h, uid_t uid)
 {
 	if (h->n_lookups >= NSS_HELPER_LOOKUPS_MAX)
 		return -EBUSY;
-	h->lookups[h->n_lookups++] = (Lookup){ .uid = uid };
+	h->lookups[h->n_lookups++] = uid;
 	if (h->pid == 0 && !h->restart)
 		helper_start_now(h);
 	else
@@ -521,7 +472,7 @@ unsigned nss_helper_n_threads(NssHelper *h)
 	unsigned n = 0;
 	FILE *f;
 
-	if (h->pid == 0 || h->lost)
+	if (h->fd < 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pid);
 	f = fopen(path, "re");
