@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * NSS lookups in the NSS helper, their results cached on the loop; see
- * resolver.h.
- *
- * Two halves. The loop owns the cache (Entry, one per uid, with the waits
- * on it); the helper process, its worker threads and the messages to and
- * from it are the NssHelper (nss-helper.c).
- */
+/* The cache of NSS lookups (an Entry per uid, with the waits on it), on
+ * the loop; see resolver.h. The lookups run in the NssHelper. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +45,7 @@ struct Wait {
 	sd_event_source *timer;
 	uint64_t stale_usec;	/* from then on, a last good answer will do */
 	uint64_t deadline_usec; /* then -ETIMEDOUT */
-	Wait *prev, *next;
+	Wait *next;
 };
 
 struct Resolver {
@@ -70,8 +64,8 @@ static int entry_start(Resolver *r, Entry *e)
 	EntryState was = e->state;
 	int k;
 
-	/* pending before the helper hears of it: whatever it answers, even
-	 * at once (a helper lost on the way), finds the lookup */
+	/* pending first: a wait begun from inside nss_helper_ask() (a helper
+	 * lost on the way answers the lookups it had) joins this lookup */
 	e->state = ENTRY_PENDING;
 	e->gen = r->gen;
 	e->stale = false; /* the new lookup gets its stale wait */
@@ -148,18 +142,6 @@ static void entry_outage_end(const Resolver *r, Entry *e, bool answered)
 			    (unsigned long long)(r->settings.stale_max_usec / (60 * USEC_PER_SEC)));
 }
 
-static Wait *wait_unlink(Wait *w)
-{
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		w->e->waits = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	w->prev = w->next = NULL;
-	return w;
-}
-
 /* answered: done was called, which owns userdata from then on */
 static void wait_free(Wait *w, bool answered)
 {
@@ -170,44 +152,41 @@ static void wait_free(Wait *w, bool answered)
 	free(w);
 }
 
-/* Answers w alone with error (and e->user). */
-static void wait_answer(Wait *w, int error)
+/* Answers the waits of list, taken off e, with error (and e->user). */
+static void waits_answer(Entry *e, Wait *list, int error)
 {
-	Entry *e = w->e;
-
 	int saved = e->giving;
 
-	wait_unlink(w);
-	e->busy++;
-	e->giving = error;
-	w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
-	e->giving = saved;
-	e->busy--;
-	wait_free(w, true);
-}
-
-/* Answers the waits on e with error (and e->user). Waits that begin
- * while it answers are left on e, for the caller to start or answer. */
-static void entry_answer(Entry *e, int error)
-{
-	Wait *list = e->waits;
-	int saved = e->giving;
-
-	e->waits = NULL;
 	e->busy++;
 	e->giving = error;
 	while (list) {
 		Wait *w = list;
 
 		list = w->next;
-		if (list)
-			list->prev = NULL;
-		w->next = NULL;
 		w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
 		wait_free(w, true);
 	}
 	e->giving = saved;
 	e->busy--;
+}
+
+/* Answers w alone. */
+static void wait_answer(Wait *w, int error)
+{
+	Wait **p = &w->e->waits;
+
+	while (*p != w)
+		p = &(*p)->next;
+	*p = w->next;
+	w->next = NULL;
+	waits_answer(w->e, w, error);
+}
+
+/* Answers the waits on e. Waits that begin while it answers are left on
+ * e, for the caller to start or answer. */
+static void entry_answer(Entry *e, int error)
+{
+	waits_answer(e, TAKE_PTR(e->waits), error);
 }
 
 /* A lookup read before a flush came back: its result is not used; the
@@ -236,13 +215,10 @@ static Entry *entry_find(Resolver *r, uid_t uid)
 	return NULL;
 }
 
-/* A lookup came back from the helper (which answers only the uids it was
- * asked; a lost helper's lookups come back with -ECONNRESET). A flush
- * while it was in flight makes its result stale: the uid is asked again
- * for whoever still waits, and nothing is cached. An answer (the user, or
- * no such user) replaces the last; a failure does not: the last good
- * answer stands in while it may (stale), else the failure is the waits'
- * answer and is not cached. */
+/* A lookup came back from the helper. An answer (the user, or no such
+ * user) replaces the last; a failure does not: the last good answer
+ * stands in while it may, else the failure is the waits' answer and is not
+ * cached. */
 static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *userdata)
 {
 	_cleanup_(policy_user_freep) PolicyUser *u = user;
@@ -333,9 +309,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 	}
 	if (now >= w->stale_usec && entry_stale_ok(r, e, now)) {
-		/* The lookup goes on (its worker cannot be stopped): its
-		 * answer replaces the last good one when it comes. Meanwhile
-		 * the last good answer is at hand for everyone. */
+		/* at hand for everyone until the lookup, which goes on, ends */
 		entry_outage(r, e, -ETIMEDOUT, now);
 		e->stale = true;
 		entry_answer(e, 0);
@@ -343,8 +317,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	if (!entry_stale_ok(r, e, now))
 		entry_outage_end(r, e, false);
-	/* On a timeout, the lookup goes on too; its result is cached for
-	 * those who ask later. */
+	/* the lookup goes on, its result cached for those who ask later */
 	if (now >= w->deadline_usec) {
 		wait_answer(w, -ETIMEDOUT);
 		return 0;
@@ -398,8 +371,12 @@ Resolver *resolver_free(Resolver *r)
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++) {
 		Entry *e = &r->entries[i];
 
-		while (e->waits)
-			wait_free(wait_unlink(e->waits), false);
+		while (e->waits) {
+			Wait *w = e->waits;
+
+			e->waits = w->next;
+			wait_free(w, false);
+		}
 		entry_clear(e);
 	}
 	nss_helper_free(r->helper);
@@ -471,9 +448,8 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		     .free_userdata = free_userdata,
 		     .stale_usec = now + r->settings.stale_wait_usec,
 		     .deadline_usec = now + r->settings.timeout_usec };
-	/* An expired answer always starts a new lookup, even while its waits
-	 * are being answered: never is a wait answered from it, which would
-	 * send its caller back to wait again, and again. */
+	/* even while its waits are being answered: a wait answered from an
+	 * expired answer would send its caller back to wait, again and again */
 	k = 0;
 	if (e->state == ENTRY_FREE || entry_expired(e, now))
 		k = entry_start(r, e);
@@ -487,15 +463,11 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		return k;
 	}
 	w->next = e->waits;
-	if (w->next)
-		w->next->prev = w;
 	e->waits = w;
 	r->n_waits++;
 	return 0;
 }
 
-/* The next wait for each uid asks NSS again; the last good answer stays
- * the fallback should NSS fail or hang then. */
 void resolver_flush(Resolver *r)
 {
 	r->gen++;
