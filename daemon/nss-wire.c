@@ -63,14 +63,12 @@ ssize_t nss_wire_encode(uid_t uid, int error, const PolicyUser *u, void *buf, si
 size_t nss_wire_encode_ready(uid_t uid, int error, const char *step, void *buf, size_t size)
 {
 	NssWireHeader h = { .kind = NSS_WIRE_READY, .uid = uid, .error = error };
-	char cut[NSS_WIRE_NAME_MAX];
 	uint8_t *p = buf;
 
-	snprintf(cut, sizeof(cut), "%s", step ? step : "");
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	/* a header and a name always fit the helper's buffer */
-	(void)put_string(&p, p + (size - sizeof(h)), cut);
+	(void)put_string(&p, p + (size - sizeof(h)), step);
 	return p - (uint8_t *)buf;
 }
 
