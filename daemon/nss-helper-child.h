@@ -2,7 +2,7 @@
 /*
  * The NSS helper's own side (nss-helper.h), in the child that realtimed
  * forked: it drops everything, says it is ready, then runs the lookups it
- * is asked on its worker threads (resolver-pool.h) and answers each.
+ * is asked on its worker threads and answers each.
  */
 #pragma once
 

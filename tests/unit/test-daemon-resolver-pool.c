@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for daemon/resolver.c's lookups on the NSS helper's worker
- * threads (resolver-pool.c), over the fake directory of
+ * threads (nss-helper-child.c), over the fake directory of
  * resolver-fixture.c, which can hang: one lookup per uid in flight (later
  * waits join it), a hung lookup holds one thread and others go on, a wait
  * ends with -ETIMEDOUT after the timeout (the late result is cached), the
