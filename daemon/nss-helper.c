@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * realtimed's side of the NSS helper; see nss-helper.h. The helper's own
- * side is nss-helper-child.c, the messages nss-wire.c.
- *
- * A helper is running (asked), lost (asked no more: dead, or killed for
- * what it sent, and not reaped yet), or none (a pause before the next one,
- * or never started). Each lookup is in lookups[] until it is answered:
- * sent to the running helper, or waiting for one.
+ * realtimed's side of the NSS helper; see nss-helper.h. A helper is
+ * running (fd open), lost (asked no more, not reaped yet) or none (pid 0).
+ * Each lookup is in lookups[] until it is answered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +23,7 @@
 #include "nss-helper.h"
 #include "nss-wire.h"
 #include "pidfd.h"
+#include "procfs-stat.h"
 
 /* Messages read at one turn of the loop: others are served in between. */
 #define RECEIVE_BATCH 64
@@ -38,8 +35,8 @@ struct NssHelper {
 	nss_helper_answer_t answer;
 	void *userdata;
 
-	pid_t pid;     /* running, or lost and not reaped yet; 0: none */
-	int fd;	       /* our end of its socket, while it runs (is not lost) */
+	pid_t pid;     /* running or lost */
+	int fd;	       /* our end of its socket, while it runs */
 	int pidfd;     /* until it is reaped */
 	int keeper_fd; /* closed: its keeper thread ends, the kernel kills it */
 	sd_event_source *io, *exited;
@@ -54,7 +51,7 @@ struct NssHelper {
 	/* in the order asked; the first n_sent were sent to the running helper */
 	uid_t lookups[NSS_HELPER_LOOKUPS_MAX];
 	size_t n_lookups, n_sent;
-	uint8_t *buf; /* one message */
+	uint8_t buf[NSS_WIRE_MESSAGE_MAX]; /* one message */
 };
 
 /* What the keeper thread and the loop share until the fork is done. */
@@ -340,7 +337,7 @@ static void helper_message(NssHelper *h, size_t len)
 			    (unsigned)m.uid);
 		return;
 	}
-	/* in the order asked: those not sent yet go in turn */
+	/* the sent ones stay first, in the order asked */
 	memmove(&h->lookups[i], &h->lookups[i + 1], (--h->n_lookups - i) * sizeof(uid_t));
 	h->n_sent--;
 	h->answer(m.uid, m.error, TAKE_PTR(u), h->userdata);
@@ -350,7 +347,7 @@ static void helper_message(NssHelper *h, size_t len)
 static void helper_receive(NssHelper *h)
 {
 	for (int i = 0; i < RECEIVE_BATCH && h->fd >= 0; i++) {
-		struct iovec iov = { .iov_base = h->buf, .iov_len = NSS_WIRE_MESSAGE_MAX };
+		struct iovec iov = { .iov_base = h->buf, .iov_len = sizeof(h->buf) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 		/* no room for control data: fds it would pass are dropped */
 		ssize_t n = recvmsg(h->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -407,11 +404,6 @@ int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
 
 	if (!h)
 		return -ENOMEM;
-	h->buf = malloc(NSS_WIRE_MESSAGE_MAX);
-	if (!h->buf) {
-		free(h);
-		return -ENOMEM;
-	}
 	h->event = sd_event_ref(e);
 	h->lookup = lookup;
 	h->threads_max = threads_max;
@@ -429,7 +421,6 @@ NssHelper *nss_helper_free(NssHelper *h)
 	h->restart = sd_event_source_disable_unref(h->restart);
 	helper_stop(h);
 	sd_event_unref(h->event);
-	free(h->buf);
 	return mfree(h);
 }
 
@@ -468,20 +459,16 @@ int nss_helper_ask(NssHelper *h, uid_t uid)
 
 unsigned nss_helper_n_threads(NssHelper *h)
 {
-	char path[64], line[128];
-	unsigned n = 0;
-	FILE *f;
+	char status[4096];
+	const char *line;
+	unsigned n;
 
-	if (h->fd < 0)
+	if (h->fd < 0 ||
+	    procfs_read_task_file("/proc", h->pid, 0, "status", status, sizeof(status)) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pid);
-	f = fopen(path, "re");
-	if (!f)
+	line = strstr(status, "\nThreads:");
+	if (!line || sscanf(line, "\nThreads: %u", &n) != 1 || n == 0)
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %u", &n) == 1)
-			break;
-	fclose(f);
 	/* its main thread only reads and sends */
-	return n > 0 ? n - 1 : 0;
+	return n - 1;
 }
