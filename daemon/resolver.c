@@ -193,18 +193,11 @@ static void entry_answer(Entry *e, int error)
  * uid is asked again for whoever still waits. */
 static void entry_retry(Resolver *r, Entry *e)
 {
-	if (!e->waits) {
-		e->state = ENTRY_DONE;
-		e->expires_usec = 0;
-		if (!e->user && e->error == 0)
-			entry_clear(e);
+	if (e->waits && entry_start(r, e) >= 0)
 		return;
-	}
-	if (entry_start(r, e) < 0) {
-		e->state = ENTRY_DONE;
-		e->expires_usec = 0;
-		entry_answer(e, -EAGAIN);
-	}
+	e->state = ENTRY_DONE;
+	e->expires_usec = 0;
+	entry_answer(e, -EAGAIN);
 }
 
 static Entry *entry_find(Resolver *r, uid_t uid)
@@ -260,8 +253,6 @@ static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *u
 	e->error = 0;
 	e->expires_usec = 0; /* a wait that begins meanwhile starts a lookup */
 	entry_answer(e, error);
-	if (e->state == ENTRY_DONE)
-		entry_clear(e);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata);
