@@ -47,7 +47,7 @@ typedef struct Helper {
 	int fd;
 	Job *out;	 /* answers the socket did not take yet */
 	unsigned n_jobs; /* asked and not answered yet */
-	uint8_t buf[NSS_WIRE_MESSAGE_MAX];
+	uint8_t *buf;	 /* one message */
 } Helper;
 
 static void *worker_main(void *userdata)
@@ -207,7 +207,7 @@ static void helper_read(Helper *h)
  * message or the socket's buffer, or another -errno of send(). */
 static int answer_send(Helper *h, const Job *j, int error)
 {
-	ssize_t len = nss_wire_encode(j->uid, error, j->user, h->buf, sizeof(h->buf));
+	ssize_t len = nss_wire_encode(j->uid, error, j->user, h->buf, NSS_WIRE_MESSAGE_MAX);
 
 	if (len < 0)
 		return -EMSGSIZE;
@@ -243,54 +243,40 @@ static void helper_send(Helper *h)
 	}
 }
 
-static int helper_new(int fd, resolver_lookup_t lookup, unsigned threads_max, Helper **ret)
-{
-	Helper *h = calloc(1, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	*h = (Helper){ .lock = PTHREAD_MUTEX_INITIALIZER,
-		       .cond = PTHREAD_COND_INITIALIZER,
-		       .lookup = lookup,
-		       .threads_max = threads_max,
-		       .queue_tail = &h->queue,
-		       .efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
-		       .fd = fd };
-	if (h->efd < 0) {
-		int k = -errno;
-
-		free(h);
-		return k;
-	}
-	*ret = h;
-	return 0;
-}
-
 _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned threads_max)
 {
-	uint8_t ready[sizeof(NssWireHeader) + 1 + NSS_WIRE_NAME_MAX];
+	/* the workers' too: this frame lives as long as the helper */
+	Helper h = { .lock = PTHREAD_MUTEX_INITIALIZER,
+		     .cond = PTHREAD_COND_INITIALIZER,
+		     .lookup = lookup,
+		     .threads_max = threads_max,
+		     .queue_tail = &h.queue,
+		     .efd = -EBADF,
+		     .buf = malloc(NSS_WIRE_MESSAGE_MAX) };
 	const char *step = NULL;
-	Helper *h = NULL;
 	size_t len;
 	int k, sndbuf = NSS_WIRE_MESSAGE_MAX;
 
 	k = helper_setup(&fd, &step);
+	if (!h.buf)
+		_exit(EXIT_FAILURE);
+	h.fd = fd;
 	/* room for the largest answer (the kernel doubles it) */
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	if (k >= 0) {
-		step = "the worker pool";
-		k = helper_new(fd, lookup, threads_max, &h);
+		step = "eventfd";
+		h.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		k = h.efd < 0 ? -errno : 0;
 	}
-	len = nss_wire_encode_ready(getuid(), k < 0 ? k : 0, k < 0 ? step : NULL, ready,
-				    sizeof(ready));
+	len = nss_wire_encode_ready(getuid(), k, k < 0 ? step : NULL, h.buf, NSS_WIRE_MESSAGE_MAX);
 	/* realtimed reads the first message when the helper is ready */
-	if (send(fd, ready, len, MSG_NOSIGNAL) < 0 || k < 0)
+	if (send(fd, h.buf, len, MSG_NOSIGNAL) < 0 || k < 0)
 		_exit(EXIT_FAILURE);
 
 	for (;;) {
 		struct pollfd p[] = {
-			{ .fd = fd, .events = POLLIN | (h->out ? POLLOUT : 0) },
-			{ .fd = h->efd, .events = POLLIN },
+			{ .fd = fd, .events = POLLIN | (h.out ? POLLOUT : 0) },
+			{ .fd = h.efd, .events = POLLIN },
 		};
 		eventfd_t v;
 
@@ -300,11 +286,11 @@ _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned t
 			_exit(EXIT_FAILURE);
 		}
 		if (p[0].revents & POLLIN)
-			helper_read(h);
+			helper_read(&h);
 		else if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			_exit(EXIT_SUCCESS);
 		if (p[1].revents & POLLIN)
-			(void)eventfd_read(h->efd, &v);
-		helper_send(h);
+			(void)eventfd_read(h.efd, &v);
+		helper_send(&h);
 	}
 }
