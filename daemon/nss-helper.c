@@ -56,9 +56,8 @@ struct NssHelper {
 
 /* What the keeper thread and the loop share until the fork is done. */
 typedef struct Keeper {
+	const NssHelper *h;
 	int sock, stop;
-	resolver_lookup_t lookup;
-	unsigned threads_max;
 	sem_t forked;
 	pid_t pid; /* or -errno */
 } Keeper;
@@ -74,7 +73,7 @@ static void *keeper_main(void *userdata)
 	char c;
 
 	if (pid == 0)
-		nss_helper_child_run(k->sock, k->lookup, k->threads_max);
+		nss_helper_child_run(k->sock, k->h->lookup, k->h->threads_max);
 	k->pid = pid < 0 ? -errno : pid;
 	sem_post(&k->forked);
 	/* k is the loop's again; stop is ours */
@@ -89,7 +88,7 @@ static void *keeper_main(void *userdata)
  * end sock; its pid, and the end of stop that ends it. */
 static int keeper_start(NssHelper *h, int sock, pid_t *ret_pid, int *ret_stop)
 {
-	Keeper k = { .sock = sock, .lookup = h->lookup, .threads_max = h->threads_max };
+	Keeper k = { .h = h, .sock = sock };
 	int stop[2], r;
 	sigset_t all, old;
 	pthread_t t;
@@ -126,9 +125,8 @@ static void helper_send(NssHelper *h);
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
-/* Ends the helper (its keeper ends, the kernel kills it) and reaps it
- * when it is gone within a second, as it should be; else init reaps it
- * after realtimed. */
+/* Ends the helper (its keeper ends, the kernel kills it) and reaps it if
+ * it is gone within a second, as it should be (else init does, later). */
 static void helper_stop(NssHelper *h)
 {
 	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };

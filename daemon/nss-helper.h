@@ -2,16 +2,13 @@
 /*
  * The NSS helper: the child process that runs realtimed's NSS lookups
  * without its privileges (realtimed(8), PROCESSES AND PRIVILEGES; its own
- * side is nss-helper-child.c). realtimed forks it from a keeper thread,
- * whose end kills it (PR_SET_PDEATHSIG: realtimed may not signal it), asks
- * it one message per lookup (nss-wire.h) and reads every answer as
- * hostile: a message that is malformed, or answers a uid it was not asked
- * (or not any more), loses the helper, as its death does. Then, logged
- * once, the lookups it was asked fail with -ECONNRESET, those not sent yet
- * wait, and a new helper starts after a pause that doubles with each
- * helper that dies young (realtimed(8), USERS AND GROUPS).
- *
- * Everything here runs on the loop; no call waits but nss_helper_start().
+ * side is nss-helper-child.c). realtimed asks it one message per lookup
+ * (nss-wire.h) and reads every answer as hostile: a message that is
+ * malformed, or answers a uid not asked (or not any more), loses the
+ * helper, as its death does; then the lookups it was asked fail with
+ * -ECONNRESET and a new helper starts after a pause (realtimed(8), USERS
+ * AND GROUPS). Everything here runs on the loop; no call waits but
+ * nss_helper_start().
  */
 #pragma once
 

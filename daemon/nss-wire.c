@@ -156,11 +156,11 @@ int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char
 	p += sizeof(h);
 	if (h.error > 0 || h.error < -ERRNO_MAX)
 		return bad(ret_why, "an error that is no -errno");
+	m.kind = h.kind;
 	m.uid = h.uid;
 	m.error = h.error;
 	switch (h.kind) {
 	case NSS_WIRE_READY:
-		m.kind = NSS_WIRE_READY;
 		if (h.n_gids != 0)
 			return bad(ret_why, "gids in a ready message");
 		k = get_string(&p, end, &step, ret_why);
@@ -172,7 +172,6 @@ int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char
 			return bad(ret_why, "bytes after its last name");
 		break;
 	case NSS_WIRE_ANSWER:
-		m.kind = NSS_WIRE_ANSWER;
 		if (h.error != 0) {
 			if (h.n_gids != 0 || p != end)
 				return bad(ret_why, "a failed lookup that carries a user");

@@ -17,10 +17,8 @@ typedef enum EntryState {
 	ENTRY_DONE,    /* no lookup; the last answer is used until expires_usec */
 } EntryState;
 
-/* The last answer (user, or error -ESRCH) outlives its lifetime and a
- * flush: the user is the fallback while the directory fails or hangs
- * (stale), for stale_max_usec after read_usec. A new lookup starts on it
- * whenever it is asked for after expires_usec. */
+/* A uid's last answer outlives its lifetime and a flush: its user stands
+ * in while NSS fails or hangs, for stale_max_usec after read_usec. */
 typedef struct Entry {
 	EntryState state;
 	uid_t uid;
@@ -85,8 +83,7 @@ static void entry_clear(Entry *e)
 	*e = (Entry){ .state = ENTRY_FREE };
 }
 
-/* Whether e's last good answer may stand in for a lookup that fails or
- * hangs: for stale_max_usec after it was read, not beyond. */
+/* Whether e's last good answer may still stand in for a lookup. */
 static bool entry_stale_ok(const Resolver *r, const Entry *e, uint64_t now)
 {
 	return e->user && now < e->read_usec + r->settings.stale_max_usec;
@@ -170,7 +167,6 @@ static void waits_answer(Entry *e, Wait *list, int error)
 	e->busy--;
 }
 
-/* Answers w alone. */
 static void wait_answer(Wait *w, int error)
 {
 	Wait **p = &w->e->waits;
@@ -263,19 +259,14 @@ static int wait_arm(Resolver *r, Wait *w, uint64_t now)
 {
 	Entry *e = w->e;
 	uint64_t at = w->deadline_usec;
-	int k;
 
 	if (entry_at_hand(r, e, now))
 		at = now;
 	else if (entry_stale_ok(r, e, now) && w->stale_usec < at)
 		at = w->stale_usec;
-	if (!w->timer)
-		return sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout,
-					 w);
-	k = sd_event_source_set_time(w->timer, at);
-	if (k < 0)
-		return k;
-	return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+	/* a new timer: the old one may be the one dispatching (freed after) */
+	w->timer = sd_event_source_disable_unref(w->timer);
+	return sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout, w);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)

@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Users and their groups through NSS, off the event loop and out of
- * realtimed: each lookup (policy_user_resolve_uid()) runs in the NSS
- * helper (nss-helper.h) and its result comes back to the loop, which
- * caches it. The rules are realtimed(8)'s, USERS AND GROUPS: one lookup
- * per uid in flight, which later waits join; a result is used for the
- * lifetime, then the next wait starts a new lookup, always; a flush (a
- * reload) ends every lifetime, and a lookup in flight at it is asked
- * again rather than cached; while NSS fails (or the helper is lost:
- * -ECONNRESET) or gives no answer within the stale wait, the user's last
- * good answer stands in, for at most the stale bound after it was read,
- * logged once per user and outage, until "no such user" or a fresh answer
- * replaces it.
- *
+ * realtimed: each lookup runs in the NSS helper (nss-helper.h), and the
+ * loop caches its result by the rules of realtimed(8), USERS AND GROUPS:
+ * one lookup per uid in flight; a result used for the lifetime; a flush
+ * (a reload) that ends every lifetime and has a lookup in flight asked
+ * again; and the last good answer standing in while NSS fails (or the
+ * helper is lost: -ECONNRESET) or hangs past the stale wait, for at most
+ * the stale bound, until a fresh answer or "no such user" replaces it.
  * Everything here runs on the loop; no call blocks but resolver_start().
  */
 #pragma once
