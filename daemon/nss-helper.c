@@ -23,7 +23,6 @@
 #include "nss-helper.h"
 #include "nss-wire.h"
 #include "pidfd.h"
-#include "procfs-stat.h"
 
 /* Messages read at one turn of the loop: others are served in between. */
 #define RECEIVE_BATCH 64
@@ -453,20 +452,4 @@ int nss_helper_ask(NssHelper *h, uid_t uid)
 	else
 		helper_send(h);
 	return 0;
-}
-
-unsigned nss_helper_n_threads(NssHelper *h)
-{
-	char status[4096];
-	const char *line;
-	unsigned n;
-
-	if (h->fd < 0 ||
-	    procfs_read_task_file("/proc", h->pid, 0, "status", status, sizeof(status)) < 0)
-		return 0;
-	line = strstr(status, "\nThreads:");
-	if (!line || sscanf(line, "\nThreads: %u", &n) != 1 || n == 0)
-		return 0;
-	/* its main thread only reads and sends */
-	return n - 1;
 }

@@ -51,6 +51,3 @@ int nss_helper_start(NssHelper *h);
 /* Asks the helper for uid, of which no lookup is under way; answer is
  * called once, from the loop. 0, or -EBUSY beyond NSS_HELPER_LOOKUPS_MAX. */
 int nss_helper_ask(NssHelper *h, uid_t uid);
-
-/* For tests and status: the helper's worker threads, 0 when none runs. */
-unsigned nss_helper_n_threads(NssHelper *h);

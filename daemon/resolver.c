@@ -462,8 +462,3 @@ unsigned resolver_n_lookups(Resolver *r)
 {
 	return r->n_lookups;
 }
-
-unsigned resolver_n_threads(Resolver *r)
-{
-	return nss_helper_n_threads(r->helper);
-}

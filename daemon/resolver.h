@@ -82,7 +82,5 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
  * end, and their results are not cached. */
 void resolver_flush(Resolver *r);
 
-/* For tests and status: lookups started so far, and the NSS helper's
- * worker threads. */
+/* For tests: the lookups started so far. */
 unsigned resolver_n_lookups(Resolver *r);
-unsigned resolver_n_threads(Resolver *r);
