@@ -120,10 +120,6 @@ static int keeper_start(NssHelper *h, int sock, pid_t *ret_pid, int *ret_stop)
 	return 0;
 }
 
-static void helper_send(NssHelper *h);
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-
 /* Ends the helper (its keeper ends, the kernel kills it) and reaps it if
  * it is gone within a second, as it should be (else init does, later). */
 static void helper_stop(NssHelper *h)
@@ -139,33 +135,6 @@ static void helper_stop(NssHelper *h)
 		(void)waitid(P_PID, h->pid, &si, WEXITED);
 	h->pidfd = safe_close(h->pidfd);
 	h->pid = 0;
-}
-
-/* A new helper, running: not ready yet, but it may be asked already. */
-static int helper_spawn(NssHelper *h)
-{
-	_cleanup_close_ int theirs = -EBADF;
-	int sv[2], k;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
-		return -errno;
-	h->fd = sv[0];
-	theirs = sv[1];
-	k = keeper_start(h, theirs, &h->pid, &h->keeper_fd);
-	if (k >= 0) {
-		h->pidfd = pidfd_open_cloexec(h->pid);
-		k = h->pidfd;
-	}
-	if (k >= 0)
-		k = sd_event_add_io(h->event, &h->exited, h->pidfd, EPOLLIN, on_exited, h);
-	if (k >= 0)
-		k = sd_event_add_io(h->event, &h->io, h->fd, EPOLLIN, on_io, h);
-	if (k < 0) {
-		helper_stop(h); /* only without memory */
-		return k;
-	}
-	h->started_usec = now_usec(CLOCK_MONOTONIC);
-	return 0;
 }
 
 /* The pause before the next helper, after one that lived since started:
@@ -216,74 +185,6 @@ static _printf_(2, 3) void helper_lose(NssHelper *h, const char *why, ...)
 	}
 	for (size_t i = 0; i < n; i++)
 		h->answer(failed[i], -ECONNRESET, NULL, h->userdata);
-}
-
-static void helper_start_later(NssHelper *h);
-
-/* Starts a helper now, or after a pause when it cannot. */
-static void helper_start_now(NssHelper *h)
-{
-	int k = helper_spawn(h);
-
-	if (k < 0) {
-		h->started_usec = now_usec(CLOCK_MONOTONIC);
-		helper_next_pause(h);
-		log_warning_errno(k, "Failed to start the NSS helper: %m; trying again in %llu ms",
-				  (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
-		helper_start_later(h);
-		return;
-	}
-	helper_send(h);
-}
-
-static int on_restart(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	NssHelper *h = userdata;
-
-	h->restart = sd_event_source_disable_unref(h->restart);
-	helper_start_now(h);
-	return 0;
-}
-
-static void helper_start_later(NssHelper *h)
-{
-	int k = sd_event_add_time(h->event, &h->restart, CLOCK_MONOTONIC,
-				  now_usec(CLOCK_MONOTONIC) + h->pause_usec, 0, on_restart, h);
-
-	/* without a timer, the next lookup starts one */
-	if (k < 0)
-		log_warning_errno(k, "Failed to time the next NSS helper: %m");
-}
-
-static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	NssHelper *h = userdata;
-	siginfo_t si = {};
-	char how[64];
-
-	/* ECHILD: reaped by someone else, its status unknown */
-	if (waitid(P_PIDFD, h->pidfd, &si, WEXITED | WNOHANG) < 0) {
-		if (errno != ECHILD)
-			return 0;
-	} else if (si.si_pid == 0)
-		return 0; /* not yet */
-	helper_lose(h, NULL);
-	if (si.si_code == CLD_EXITED)
-		snprintf(how, sizeof(how), "exited with status %d", si.si_status);
-	else
-		snprintf(how, sizeof(how), "was killed by signal %d (%s)", si.si_status,
-			 strsignal(si.si_status));
-	if (!h->logged)
-		log_warning("NSS helper (pid %d) %s; %u lookups it was asked failed, a new helper "
-			    "starts in %llu ms",
-			    (int)h->pid, how, h->n_failed,
-			    (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
-	h->exited = sd_event_source_disable_unref(h->exited);
-	h->pidfd = safe_close(h->pidfd);
-	h->pid = 0;
-	h->ready = h->logged = false;
-	helper_start_later(h);
-	return 0;
 }
 
 /* One message of the helper, of len bytes in h->buf. */
@@ -391,6 +292,101 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		helper_receive(h);
 	if (revents & EPOLLOUT)
 		helper_send(h);
+	return 0;
+}
+
+static int on_restart(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void helper_start_later(NssHelper *h)
+{
+	int k = sd_event_add_time(h->event, &h->restart, CLOCK_MONOTONIC,
+				  now_usec(CLOCK_MONOTONIC) + h->pause_usec, 0, on_restart, h);
+
+	/* without a timer, the next lookup starts one */
+	if (k < 0)
+		log_warning_errno(k, "Failed to time the next NSS helper: %m");
+}
+
+static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	NssHelper *h = userdata;
+	siginfo_t si = {};
+	char how[64];
+
+	/* ECHILD: reaped by someone else, its status unknown */
+	if (waitid(P_PIDFD, h->pidfd, &si, WEXITED | WNOHANG) < 0) {
+		if (errno != ECHILD)
+			return 0;
+	} else if (si.si_pid == 0)
+		return 0; /* not yet */
+	helper_lose(h, NULL);
+	if (si.si_code == CLD_EXITED)
+		snprintf(how, sizeof(how), "exited with status %d", si.si_status);
+	else
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)", si.si_status,
+			 strsignal(si.si_status));
+	if (!h->logged)
+		log_warning("NSS helper (pid %d) %s; %u lookups it was asked failed, a new helper "
+			    "starts in %llu ms",
+			    (int)h->pid, how, h->n_failed,
+			    (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
+	h->exited = sd_event_source_disable_unref(h->exited);
+	h->pidfd = safe_close(h->pidfd);
+	h->pid = 0;
+	h->ready = h->logged = false;
+	helper_start_later(h);
+	return 0;
+}
+
+/* A new helper, running: not ready yet, but it may be asked already. */
+static int helper_spawn(NssHelper *h)
+{
+	_cleanup_close_ int theirs = -EBADF;
+	int sv[2], k;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+		return -errno;
+	h->fd = sv[0];
+	theirs = sv[1];
+	k = keeper_start(h, theirs, &h->pid, &h->keeper_fd);
+	if (k >= 0) {
+		h->pidfd = pidfd_open_cloexec(h->pid);
+		k = h->pidfd;
+	}
+	if (k >= 0)
+		k = sd_event_add_io(h->event, &h->exited, h->pidfd, EPOLLIN, on_exited, h);
+	if (k >= 0)
+		k = sd_event_add_io(h->event, &h->io, h->fd, EPOLLIN, on_io, h);
+	if (k < 0) {
+		helper_stop(h); /* only without memory */
+		return k;
+	}
+	h->started_usec = now_usec(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* Starts a helper now, or after a pause when it cannot. */
+static void helper_start_now(NssHelper *h)
+{
+	int k = helper_spawn(h);
+
+	if (k < 0) {
+		h->started_usec = now_usec(CLOCK_MONOTONIC);
+		helper_next_pause(h);
+		log_warning_errno(k, "Failed to start the NSS helper: %m; trying again in %llu ms",
+				  (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
+		helper_start_later(h);
+		return;
+	}
+	helper_send(h);
+}
+
+static int on_restart(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	NssHelper *h = userdata;
+
+	h->restart = sd_event_source_disable_unref(h->restart);
+	helper_start_now(h);
 	return 0;
 }
 
