@@ -11,9 +11,6 @@
 
 static_assert(sizeof(gid_t) == sizeof(uint32_t), "gids travel as uint32_t");
 
-/* The largest errno the kernel gives (MAX_ERRNO): below -4095 is no errno. */
-#define ERRNO_MAX 4095
-
 /* Appends s (NULL: none) at *p, below end: a byte 0, or a byte 1 and s with
  * its NUL. A name too long for NSS_WIRE_NAME_MAX is sent as none. false
  * when it does not fit. */
@@ -154,7 +151,8 @@ int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char
 		return bad(ret_why, "a message shorter than a header");
 	memcpy(&h, p, sizeof(h));
 	p += sizeof(h);
-	if (h.error > 0 || h.error < -ERRNO_MAX)
+	/* -4095 is the kernel's lowest errno (MAX_ERRNO) */
+	if (h.error > 0 || h.error < -4095)
 		return bad(ret_why, "an error that is no -errno");
 	m.kind = h.kind;
 	m.uid = h.uid;

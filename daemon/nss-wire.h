@@ -49,10 +49,10 @@ ssize_t nss_wire_encode(uid_t uid, int error, const PolicyUser *u, void *buf, si
  * (step, sent as none when longer than a name) and -errno. Its length. */
 size_t nss_wire_encode_ready(uid_t uid, int error, const char *step, void *buf, size_t size);
 
-/* The message buf[0..len): *ret_kind, and for ANSWER the uid, the error
- * and (error 0) the user, the caller's to free; for READY the uid, the
- * error and the step (a copy in ret_step, NUL-terminated). 0, or -EBADMSG
- * with *ret_why saying what was wrong (a static string), or -ENOMEM. */
+/* The message buf[0..len) into *ret: its kind, uid and error, and for an
+ * ANSWER with error 0 the user (the caller's to free), for READY the step.
+ * 0, or -EBADMSG with *ret_why saying what was wrong (a static string), or
+ * -ENOMEM. */
 typedef struct NssWireMessage {
 	NssWireKind kind;
 	uid_t uid;

@@ -51,8 +51,7 @@ struct Resolver {
 	NssHelper *helper;
 	ResolverSettings settings;
 	uint64_t gen;
-	unsigned n_lookups;
-	unsigned n_waits;
+	unsigned n_lookups, n_waits;
 	Entry entries[RESOLVER_CACHE_SIZE];
 };
 
@@ -149,7 +148,8 @@ static void wait_free(Wait *w, bool answered)
 	free(w);
 }
 
-/* Answers the waits of list, taken off e, with error (and e->user). */
+/* Answers the waits of list, taken off e, with error (and e->user); waits
+ * that begin meanwhile are left on e, for the caller to start or answer. */
 static void waits_answer(Entry *e, Wait *list, int error)
 {
 	int saved = e->giving;
@@ -178,13 +178,6 @@ static void wait_answer(Wait *w, int error)
 	waits_answer(w->e, w, error);
 }
 
-/* Answers the waits on e. Waits that begin while it answers are left on
- * e, for the caller to start or answer. */
-static void entry_answer(Entry *e, int error)
-{
-	waits_answer(e, TAKE_PTR(e->waits), error);
-}
-
 /* A lookup read before a flush came back: its result is not used; the
  * uid is asked again for whoever still waits. */
 static void entry_retry(Resolver *r, Entry *e)
@@ -193,7 +186,7 @@ static void entry_retry(Resolver *r, Entry *e)
 		return;
 	e->state = ENTRY_DONE;
 	e->expires_usec = 0;
-	entry_answer(e, -EAGAIN);
+	waits_answer(e, TAKE_PTR(e->waits), -EAGAIN);
 }
 
 static Entry *entry_find(Resolver *r, uid_t uid)
@@ -232,7 +225,7 @@ static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *u
 		e->error = error;
 		e->read_usec = now;
 		e->expires_usec = now + r->settings.lifetime_usec;
-		entry_answer(e, error);
+		waits_answer(e, TAKE_PTR(e->waits), error);
 		return;
 	}
 	if (entry_stale_ok(r, e, now)) {
@@ -241,14 +234,14 @@ static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *u
 		e->expires_usec = now + r->settings.lifetime_usec;
 		if (e->expires_usec > e->read_usec + r->settings.stale_max_usec)
 			e->expires_usec = e->read_usec + r->settings.stale_max_usec;
-		entry_answer(e, 0);
+		waits_answer(e, TAKE_PTR(e->waits), 0);
 		return;
 	}
 	entry_outage_end(r, e, false);
 	e->user = policy_user_free(e->user);
 	e->error = 0;
 	e->expires_usec = 0; /* a wait that begins meanwhile starts a lookup */
-	entry_answer(e, error);
+	waits_answer(e, TAKE_PTR(e->waits), error);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata);
@@ -294,7 +287,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 		/* at hand for everyone until the lookup, which goes on, ends */
 		entry_outage(r, e, -ETIMEDOUT, now);
 		e->stale = true;
-		entry_answer(e, 0);
+		waits_answer(e, TAKE_PTR(e->waits), 0);
 		return 0;
 	}
 	if (!entry_stale_ok(r, e, now))
@@ -312,10 +305,9 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 {
-	_cleanup_(resolver_freep) Resolver *r = NULL;
+	_cleanup_(resolver_freep) Resolver *r = calloc(1, sizeof(*r));
 	int k;
 
-	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->settings = settings ? *settings
