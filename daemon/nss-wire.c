@@ -23,7 +23,8 @@ static bool put_string(uint8_t **p, const uint8_t *end, const char *s)
 	if ((size_t)(end - *p) < 1 + n)
 		return false;
 	*(*p)++ = n > 0;
-	memcpy(*p, s, n);
+	if (n > 0)
+		memcpy(*p, s, n);
 	*p += n;
 	return true;
 }
