@@ -117,7 +117,7 @@ int caps_drop_all(uid_t uid, gid_t gid, const char **ret_step)
 {
 	static const cap_value_t for_drop[] = { CAP_SETUID, CAP_SETGID, CAP_SETPCAP };
 	_cleanup_(cap_freep) cap_t cur = cap_get_proc(), none = cap_init();
-	bool privileged, setpcap;
+	bool privileged;
 
 	if (!cur || !none)
 		return fail(ret_step, "cap_get_proc", ENOMEM);
@@ -128,9 +128,7 @@ int caps_drop_all(uid_t uid, gid_t gid, const char **ret_step)
 	if (cap_set_proc(cur) < 0)
 		return fail(ret_step, "capset (raise CAP_SETUID, CAP_SETGID, CAP_SETPCAP)", errno);
 	privileged = geteuid() == 0 || cap_has(cur, CAP_SETUID, CAP_PERMITTED);
-	setpcap = cap_has(cur, CAP_SETPCAP, CAP_PERMITTED);
-
-	if (setpcap)
+	if (cap_has(cur, CAP_SETPCAP, CAP_PERMITTED))
 		for (cap_value_t c = 0; c < cap_max_bits(); c++)
 			if (prctl(PR_CAPBSET_DROP, c) < 0)
 				return fail(ret_step, "PR_CAPBSET_DROP", errno);

@@ -1,19 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Capabilities. realtimed keeps only these, in its sets and its bounding
- * set (the unit's CapabilityBoundingSet= holds the same list), effective:
- *   CAP_SYS_NICE         set other users' threads' scheduling (the job)
- *   CAP_SYS_RESOURCE     prlimit() other users' processes (GrantLimits, RTTime)
- *   CAP_DAC_READ_SEARCH  read /proc/PID/... of every user, the policy files
- *   CAP_SYS_PTRACE       read /proc/PID/limits and stat of processes with
- *                        hidepid= or a dumpable=0 flag (PipeWire sets it),
- *                        and other users' /proc/PID/ns/pid (request-pidns.h)
- * and permitted only, never effective in realtimed:
- *   CAP_SETUID, CAP_SETGID, CAP_SETPCAP  raised only in the forked NSS
- *                        helper, to drop to nobody and empty its bounding
- *                        set (nss-helper.h), at start and at each restart.
- * Holding those adds nothing a uid-0 process with CAP_SYS_PTRACE lacks: it
- * may already take over any process (realtimed(8), CAPABILITIES).
+ * Capabilities (realtimed(8), CAPABILITIES, says why each): realtimed keeps
+ * CAP_SYS_NICE, CAP_SYS_RESOURCE, CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE
+ * effective, and CAP_SETUID, CAP_SETGID and CAP_SETPCAP permitted only,
+ * raised only in the forked NSS helper to drop everything; its bounding
+ * set holds the same list, as the unit's CapabilityBoundingSet= does.
  */
 #pragma once
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The NSS helper's side, in the forked child; see nss-helper-child.h and,
- * for what it drops and why, nss-helper.h. Its main thread only reads the
- * lookups asked, hands them to the workers and sends their answers; it
- * never blocks on realtimed, which may be slow to read.
+ * The NSS helper's side, in the forked child; see nss-helper-child.h, and
+ * for what it drops and why realtimed(8), PROCESSES AND PRIVILEGES. Its
+ * main thread reads the lookups asked and queues them for its worker
+ * threads, which it starts on demand up to threads_max (a lookup hung in
+ * NSS holds one worker, not all); it sends their answers, never blocking
+ * on realtimed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,7 +23,89 @@
 #include "nss-helper-child.h"
 #include "nss-helper.h"
 #include "nss-wire.h"
-#include "resolver-pool.h"
+
+/* One lookup: queued by the main thread, run by a worker, handed back. */
+typedef struct Job {
+	uid_t uid;
+	int error;
+	PolicyUser *user;
+	struct Job *next;
+} Job;
+
+typedef struct Helper {
+	/* shared with the workers, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	resolver_lookup_t lookup;
+	unsigned threads_max, n_threads, n_idle;
+	Job *queue, **queue_tail;
+	size_t n_queued;
+	Job *done;
+	int efd; /* written when a job is done: wakes the main thread */
+
+	/* the main thread's */
+	int fd;
+	Job *out;	 /* answers the socket did not take yet */
+	unsigned n_jobs; /* asked and not answered yet */
+	uint8_t *buf;	 /* one message */
+} Helper;
+
+static void *worker_main(void *userdata)
+{
+	Helper *h = userdata;
+
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		Job *j;
+
+		while (!h->queue) {
+			h->n_idle++;
+			pthread_cond_wait(&h->cond, &h->lock);
+			h->n_idle--;
+		}
+		j = h->queue;
+		h->queue = j->next;
+		if (!h->queue)
+			h->queue_tail = &h->queue;
+		h->n_queued--;
+		pthread_mutex_unlock(&h->lock);
+
+		j->error = h->lookup(j->uid, &j->user);
+
+		pthread_mutex_lock(&h->lock);
+		j->next = h->done;
+		h->done = j;
+		/* a full counter (never, in practice) still wakes the main thread */
+		(void)eventfd_write(h->efd, 1);
+	}
+	return NULL;
+}
+
+/* Queues j, and starts a worker when there are more jobs than idle
+ * workers and fewer than threads_max run. */
+static void helper_queue(Helper *h, Job *j)
+{
+	pthread_mutex_lock(&h->lock);
+	*h->queue_tail = j;
+	h->queue_tail = &j->next;
+	h->n_queued++;
+	if (h->n_queued > h->n_idle && h->n_threads < h->threads_max) {
+		sigset_t all, old;
+		pthread_t t;
+
+		/* signals stay the main thread's: the worker blocks them all */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		/* on failure, the job waits for a running worker */
+		if (pthread_create(&t, NULL, worker_main, h) == 0) {
+			(void)pthread_detach(t);
+			h->n_threads++;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
 
 /* Every signal at its default, none blocked: nothing of realtimed's
  * signal handling is the helper's. */
@@ -61,7 +147,7 @@ static int fds_reset(int *fd, const char **ret_step)
 	return 0;
 }
 
-/* Everything the helper drops before it loads NSS (nss-helper.h). */
+/* Everything the helper drops before it loads NSS. */
 static int helper_setup(int *fd, const char **ret_step)
 {
 	int k;
@@ -96,88 +182,103 @@ static int helper_setup(int *fd, const char **ret_step)
 }
 
 /* The requests waiting in the socket, each queued for a worker. */
-static void helper_read(int fd, ResolverPool *pool, unsigned threads_max, unsigned *n_jobs)
+static void helper_read(Helper *h)
 {
 	for (;;) {
-		NssWireHeader h;
-		ResolverJob *j;
-		ssize_t n = recv(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_TRUNC);
+		NssWireHeader m;
+		Job *j;
+		ssize_t n = recv(h->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		/* realtimed closed its end (or asked something else: a bug) */
-		if (n != sizeof(h) || h.kind != NSS_WIRE_ASK || *n_jobs >= NSS_HELPER_LOOKUPS_MAX)
+		if (n != sizeof(m) || m.kind != NSS_WIRE_ASK || h->n_jobs >= NSS_HELPER_LOOKUPS_MAX)
 			_exit(n == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 		j = calloc(1, sizeof(*j));
 		if (!j)
 			_exit(EXIT_FAILURE);
-		j->uid = h.uid;
-		(*n_jobs)++;
-		resolver_pool_queue(pool, j, threads_max);
+		j->uid = m.uid;
+		h->n_jobs++;
+		helper_queue(h, j);
 	}
 }
 
-/* Sends the answers of *out while the socket takes them; what it does not
- * take yet stays in *out. */
-static void helper_send(int fd, ResolverJob **out, uint8_t *buf, unsigned *n_jobs)
+/* Sends j's answer with error: 0, -EMSGSIZE when it does not fit a
+ * message or the socket's buffer, or another -errno of send(). */
+static int answer_send(Helper *h, const Job *j, int error)
 {
-	while (*out) {
-		ResolverJob *j = *out;
-		ssize_t len = nss_wire_encode(j->uid, j->error, j->user, buf, NSS_WIRE_MESSAGE_MAX);
+	ssize_t len = nss_wire_encode(j->uid, error, j->user, h->buf, NSS_WIRE_MESSAGE_MAX);
+
+	if (len < 0)
+		return -EMSGSIZE;
+	return send(h->fd, h->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+/* Sends the answers done, while the socket takes them; the rest wait in
+ * h->out. Answers go in any order: realtimed matches them by uid. */
+static void helper_send(Helper *h)
+{
+	pthread_mutex_lock(&h->lock);
+	for (Job *j = TAKE_PTR(h->done), *next; j; j = next) {
+		next = j->next;
+		j->next = h->out;
+		h->out = j;
+	}
+	pthread_mutex_unlock(&h->lock);
+	while (h->out) {
+		Job *j = h->out;
+		int k = answer_send(h, j, j->error);
 
 		/* a user that does not fit is a failed lookup */
-		if (len < 0)
-			len = nss_wire_encode(j->uid, -E2BIG, NULL, buf, NSS_WIRE_MESSAGE_MAX);
-		if (send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return;
-			/* larger than the socket's buffer on this machine */
-			if (errno != EMSGSIZE)
-				_exit(EXIT_SUCCESS);
-			len = nss_wire_encode(j->uid, -E2BIG, NULL, buf, NSS_WIRE_MESSAGE_MAX);
-			if (send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-				if (errno == EAGAIN || errno == EINTR)
-					return;
-				_exit(EXIT_SUCCESS);
-			}
-		}
-		*out = j->next;
-		resolver_job_free(j);
-		(*n_jobs)--;
+		if (k == -EMSGSIZE)
+			k = answer_send(h, j, -E2BIG);
+		if (k == -EAGAIN || k == -EINTR)
+			return;
+		if (k < 0)
+			_exit(EXIT_SUCCESS);
+		h->out = j->next;
+		policy_user_free(j->user);
+		free(j);
+		h->n_jobs--;
 	}
 }
 
 _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned threads_max)
 {
+	/* the workers' too: this frame lives as long as the helper */
+	Helper h = { .lock = PTHREAD_MUTEX_INITIALIZER,
+		     .cond = PTHREAD_COND_INITIALIZER,
+		     .lookup = lookup,
+		     .threads_max = threads_max,
+		     .queue_tail = &h.queue,
+		     .efd = -EBADF,
+		     .buf = malloc(NSS_WIRE_MESSAGE_MAX) };
 	const char *step = NULL;
-	ResolverJob *out = NULL, **out_tail = &out;
-	ResolverPool *pool = NULL;
-	unsigned n_jobs = 0;
-	uint8_t *buf;
 	size_t len;
 	int k, sndbuf = NSS_WIRE_MESSAGE_MAX;
 
 	k = helper_setup(&fd, &step);
-	buf = malloc(NSS_WIRE_MESSAGE_MAX);
-	if (!buf)
+	if (!h.buf)
 		_exit(EXIT_FAILURE);
+	h.fd = fd;
 	/* room for the largest answer (the kernel doubles it) */
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	if (k >= 0) {
-		step = "the worker pool";
-		k = resolver_pool_new(lookup, &pool);
+		step = "eventfd";
+		h.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		k = h.efd < 0 ? -errno : 0;
 	}
-	len = nss_wire_encode_ready(getuid(), k < 0 ? k : 0, k < 0 ? step : NULL, buf,
-				    NSS_WIRE_MESSAGE_MAX);
+	len = nss_wire_encode_ready(getuid(), k, k < 0 ? step : NULL, h.buf, NSS_WIRE_MESSAGE_MAX);
 	/* realtimed reads the first message when the helper is ready */
-	if (send(fd, buf, len, MSG_NOSIGNAL) < 0 || k < 0)
+	if (send(fd, h.buf, len, MSG_NOSIGNAL) < 0 || k < 0)
 		_exit(EXIT_FAILURE);
 
 	for (;;) {
 		struct pollfd p[] = {
-			{ .fd = fd, .events = POLLIN | (out ? POLLOUT : 0) },
-			{ .fd = resolver_pool_fd(pool), .events = POLLIN },
+			{ .fd = fd, .events = POLLIN | (h.out ? POLLOUT : 0) },
+			{ .fd = h.efd, .events = POLLIN },
 		};
+		eventfd_t v;
 
 		if (poll(p, ELEMENTSOF(p), -1) < 0) {
 			if (errno == EINTR)
@@ -185,16 +286,11 @@ _Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned t
 			_exit(EXIT_FAILURE);
 		}
 		if (p[0].revents & POLLIN)
-			helper_read(fd, pool, threads_max, &n_jobs);
+			helper_read(&h);
 		else if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			_exit(EXIT_SUCCESS);
-		if (p[1].revents & POLLIN) {
-			*out_tail = resolver_pool_take_done(pool);
-			while (*out_tail)
-				out_tail = &(*out_tail)->next;
-		}
-		helper_send(fd, &out, buf, &n_jobs);
-		if (!out)
-			out_tail = &out;
+		if (p[1].revents & POLLIN)
+			(void)eventfd_read(h.efd, &v);
+		helper_send(&h);
 	}
 }

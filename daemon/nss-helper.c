@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * realtimed's side of the NSS helper; see nss-helper.h. The helper's own
- * side is nss-helper-child.c, the messages nss-wire.c.
- *
- * A helper is running (asked), lost (asked no more: dead, or killed for
- * what it sent, and not reaped yet), or none (a pause before the next one,
- * or never started). Each lookup is in lookups[] until it is answered:
- * sent to the running helper, or waiting for one.
+ * realtimed's side of the NSS helper; see nss-helper.h. A helper is
+ * running (fd open), lost (asked no more, not reaped yet) or none (pid 0).
+ * Each lookup is in lookups[] until it is answered.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +27,6 @@
 /* Messages read at one turn of the loop: others are served in between. */
 #define RECEIVE_BATCH 64
 
-typedef struct Lookup {
-	uid_t uid;
-	bool sent; /* to the running helper */
-} Lookup;
-
 struct NssHelper {
 	sd_event *event;
 	resolver_lookup_t lookup;
@@ -41,36 +34,31 @@ struct NssHelper {
 	nss_helper_answer_t answer;
 	void *userdata;
 
-	pid_t pid;     /* running or lost; 0: none */
+	pid_t pid;     /* running or lost */
 	int fd;	       /* our end of its socket, while it runs */
 	int pidfd;     /* until it is reaped */
 	int keeper_fd; /* closed: its keeper thread ends, the kernel kills it */
 	sd_event_source *io, *exited;
 	bool ready;	   /* it said it dropped its privileges */
-	bool lost;	   /* asked no more, not reaped yet */
 	bool logged;	   /* its loss is told already */
-	int setup_error;   /* what it said in place of ready */
 	unsigned n_failed; /* lookups it took with it */
 	uint64_t started_usec;
 
 	sd_event_source *restart; /* the pause before the next helper */
 	uint64_t pause_usec;
 
-	Lookup lookups[NSS_HELPER_LOOKUPS_MAX];
-	size_t n_lookups;
-	uint8_t *buf; /* one message */
+	/* in the order asked; the first n_sent were sent to the running helper */
+	uid_t lookups[NSS_HELPER_LOOKUPS_MAX];
+	size_t n_lookups, n_sent;
+	uint8_t buf[NSS_WIRE_MESSAGE_MAX]; /* one message */
 };
 
 /* What the keeper thread and the loop share until the fork is done. */
 typedef struct Keeper {
+	const NssHelper *h;
 	int sock, stop;
-	resolver_lookup_t lookup;
-	unsigned threads_max;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool forked;
-	pid_t pid;
-	int error;
+	sem_t forked;
+	pid_t pid; /* or -errno */
 } Keeper;
 
 /* Forks the helper and lives as long as it should: until the loop closes
@@ -84,16 +72,11 @@ static void *keeper_main(void *userdata)
 	char c;
 
 	if (pid == 0)
-		nss_helper_child_run(k->sock, k->lookup, k->threads_max);
-	/* for ps -L; the helper names itself */
-	(void)prctl(PR_SET_NAME, "rtd-nss-keeper", 0, 0, 0);
-	pthread_mutex_lock(&k->lock);
-	k->pid = pid;
-	k->error = pid < 0 ? -errno : 0;
-	k->forked = true;
-	pthread_cond_signal(&k->cond);
-	pthread_mutex_unlock(&k->lock);
+		nss_helper_child_run(k->sock, k->h->lookup, k->h->threads_max);
+	k->pid = pid < 0 ? -errno : pid;
+	sem_post(&k->forked);
 	/* k is the loop's again; stop is ours */
+	(void)prctl(PR_SET_NAME, "rtd-nss-keeper", 0, 0, 0);
 	while (pid > 0 && read(stop, &c, 1) < 0 && errno == EINTR)
 		;
 	safe_close(stop);
@@ -104,89 +87,54 @@ static void *keeper_main(void *userdata)
  * end sock; its pid, and the end of stop that ends it. */
 static int keeper_start(NssHelper *h, int sock, pid_t *ret_pid, int *ret_stop)
 {
-	Keeper k = { .sock = sock,
-		     .lookup = h->lookup,
-		     .threads_max = h->threads_max,
-		     .lock = PTHREAD_MUTEX_INITIALIZER,
-		     .cond = PTHREAD_COND_INITIALIZER };
+	Keeper k = { .h = h, .sock = sock };
 	int stop[2], r;
-	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 
 	if (pipe2(stop, O_CLOEXEC) < 0)
 		return -errno;
 	k.stop = stop[0];
+	(void)sem_init(&k.forked, 0, 0);
 	/* signals stay the loop's (signalfd): the keeper, and the helper
 	 * until it resets them, block them all */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = -pthread_attr_init(&attr);
-	if (r == 0) {
-		(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		r = -pthread_create(&t, &attr, keeper_main, &k);
-		pthread_attr_destroy(&attr);
-	}
+	r = -pthread_create(&t, NULL, keeper_main, &k);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0) {
 		safe_close(stop[0]);
 		safe_close(stop[1]);
 		return r;
 	}
-	pthread_mutex_lock(&k.lock);
-	while (!k.forked)
-		pthread_cond_wait(&k.cond, &k.lock);
-	pthread_mutex_unlock(&k.lock);
-	if (k.error < 0) {
+	(void)pthread_detach(t);
+	while (sem_wait(&k.forked) < 0 && errno == EINTR)
+		;
+	sem_destroy(&k.forked);
+	if (k.pid < 0) {
 		safe_close(stop[1]); /* the keeper closed its end */
-		return k.error;
+		return k.pid;
 	}
 	*ret_pid = k.pid;
 	*ret_stop = stop[1];
 	return 0;
 }
 
-static void helper_send(NssHelper *h);
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdata);
-
-/* A new helper, running: not ready yet, but it may be asked already. */
-static int helper_spawn(NssHelper *h)
+/* Ends the helper (its keeper ends, the kernel kills it) and reaps it if
+ * it is gone within a second, as it should be (else init does, later). */
+static void helper_stop(NssHelper *h)
 {
-	_cleanup_close_ int ours = -EBADF, theirs = -EBADF;
-	int sv[2], k;
+	struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
+	siginfo_t si;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
-		return -errno;
-	ours = sv[0];
-	theirs = sv[1];
-	k = keeper_start(h, theirs, &h->pid, &h->keeper_fd);
-	if (k < 0)
-		return k;
-	h->started_usec = now_usec(CLOCK_MONOTONIC);
-	h->setup_error = 0;
-	h->fd = TAKE_FD(ours);
-	h->pidfd = pidfd_open_cloexec(h->pid);
-	k = h->pidfd;
-	if (k >= 0)
-		k = sd_event_add_io(h->event, &h->exited, h->pidfd, EPOLLIN, on_exited, h);
-	if (k >= 0)
-		k = sd_event_add_io(h->event, &h->io, h->fd, EPOLLIN, on_io, h);
-	if (k < 0) {
-		siginfo_t si;
-
-		/* only without memory: let it go, and wait for it (it ends as
-		 * soon as it sees its socket closed) */
-		h->io = sd_event_source_disable_unref(h->io);
-		h->exited = sd_event_source_disable_unref(h->exited);
-		h->fd = safe_close(h->fd);
-		h->keeper_fd = safe_close(h->keeper_fd);
+	h->io = sd_event_source_disable_unref(h->io);
+	h->exited = sd_event_source_disable_unref(h->exited);
+	h->fd = safe_close(h->fd);
+	h->keeper_fd = safe_close(h->keeper_fd);
+	if (h->pid > 0 && (h->pidfd < 0 || poll(&p, 1, 1000) > 0))
 		(void)waitid(P_PID, h->pid, &si, WEXITED);
-		h->pidfd = safe_close(h->pidfd);
-		h->pid = 0;
-		return k;
-	}
-	return 0;
+	h->pidfd = safe_close(h->pidfd);
+	h->pid = 0;
 }
 
 /* The pause before the next helper, after one that lived since started:
@@ -205,32 +153,33 @@ static void helper_next_pause(NssHelper *h)
 
 /* Asks the helper nothing more: its keeper ends (the kernel kills it), and
  * the lookups it was asked fail; those not sent yet wait for the next.
- * why, the end of a sentence, is logged now; without it, the reaping says
- * how the helper ended. */
-static void helper_lose(NssHelper *h, const char *why)
+ * why (NULL: the reaping says how the helper ended) is logged now. */
+static _printf_(2, 3) void helper_lose(NssHelper *h, const char *why, ...)
 {
 	uid_t failed[NSS_HELPER_LOOKUPS_MAX];
-	size_t n = 0, kept = 0;
+	size_t n = h->n_sent;
 
-	if (h->lost || h->pid == 0)
+	if (h->fd < 0)
 		return;
-	h->lost = true;
 	h->io = sd_event_source_disable_unref(h->io);
 	h->fd = safe_close(h->fd);
 	h->keeper_fd = safe_close(h->keeper_fd);
 	helper_next_pause(h);
-	for (size_t i = 0; i < h->n_lookups; i++) {
-		if (h->lookups[i].sent)
-			failed[n++] = h->lookups[i].uid;
-		else
-			h->lookups[kept++] = h->lookups[i];
-	}
-	h->n_lookups = kept;
+	memcpy(failed, h->lookups, n * sizeof(uid_t));
+	h->n_lookups -= n;
+	memmove(h->lookups, h->lookups + n, h->n_lookups * sizeof(uid_t));
+	h->n_sent = 0;
 	h->n_failed = n;
 	if (why && !h->logged) {
+		char what[160];
+		va_list ap;
+
+		va_start(ap, why);
+		vsnprintf(what, sizeof(what), why, ap);
+		va_end(ap);
 		log_warning("NSS helper (pid %d) %s: killed it; %zu lookups it was asked fail, a "
 			    "new helper starts in %llu ms",
-			    (int)h->pid, why, n,
+			    (int)h->pid, what, n,
 			    (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
 		h->logged = true;
 	}
@@ -238,32 +187,115 @@ static void helper_lose(NssHelper *h, const char *why)
 		h->answer(failed[i], -ECONNRESET, NULL, h->userdata);
 }
 
-static void helper_start_later(NssHelper *h);
-
-/* Starts a helper now, or after a pause when it cannot. */
-static void helper_start_now(NssHelper *h)
+/* One message of the helper, of len bytes in h->buf. */
+static void helper_message(NssHelper *h, size_t len)
 {
-	int k = helper_spawn(h);
+	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
+	const char *why = NULL;
+	NssWireMessage m;
+	size_t i;
+	int k;
 
-	if (k < 0) {
-		h->started_usec = now_usec(CLOCK_MONOTONIC);
-		helper_next_pause(h);
-		log_warning_errno(k, "Failed to start the NSS helper: %m; trying again in %llu ms",
-				  (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
-		helper_start_later(h);
+	k = nss_wire_decode(h->buf, len, &m, &why);
+	if (k == -ENOMEM) {
+		helper_lose(h, "answered when realtimed had no memory to read it");
 		return;
 	}
-	helper_send(h);
+	if (k < 0) {
+		helper_lose(h, "sent %s", why);
+		return;
+	}
+	u = m.user;
+	if (m.kind == NSS_WIRE_READY) {
+		if (h->ready) {
+			helper_lose(h, "sent a second ready message");
+			return;
+		}
+		if (m.error < 0) {
+			log_error("NSS helper (pid %d) could not drop its privileges (%s: %s): "
+				  "no user can be resolved",
+				  (int)h->pid, m.step, strerror(-m.error));
+			h->logged = true;
+			helper_lose(h, NULL);
+			return;
+		}
+		h->ready = true;
+		log_debug("NSS helper (pid %d) ready, as uid %u", (int)h->pid, (unsigned)m.uid);
+		return;
+	}
+	if (!h->ready) {
+		helper_lose(h, "sent an answer before it was ready");
+		return;
+	}
+	for (i = 0; i < h->n_sent; i++)
+		if (h->lookups[i] == m.uid)
+			break;
+	if (i == h->n_sent) {
+		helper_lose(h, "sent an answer for uid %u, which it was not asked",
+			    (unsigned)m.uid);
+		return;
+	}
+	/* the sent ones stay first, in the order asked */
+	memmove(&h->lookups[i], &h->lookups[i + 1], (--h->n_lookups - i) * sizeof(uid_t));
+	h->n_sent--;
+	h->answer(m.uid, m.error, TAKE_PTR(u), h->userdata);
 }
 
-static int on_restart(sd_event_source *s, uint64_t usec, void *userdata)
+/* Reads what the helper sent, a batch at a time. */
+static void helper_receive(NssHelper *h)
+{
+	for (int i = 0; i < RECEIVE_BATCH && h->fd >= 0; i++) {
+		struct iovec iov = { .iov_base = h->buf, .iov_len = sizeof(h->buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		/* no room for control data: fds it would pass are dropped */
+		ssize_t n = recvmsg(h->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			/* it closed its end (it ended), or sent an empty message */
+			helper_lose(h, NULL);
+			return;
+		}
+		if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			helper_lose(h, "sent a message too large, or with control data");
+			return;
+		}
+		helper_message(h, n);
+	}
+}
+
+/* Sends the lookups not sent yet, while the socket takes them. */
+static void helper_send(NssHelper *h)
+{
+	if (h->fd < 0)
+		return;
+	for (; h->n_sent < h->n_lookups; h->n_sent++) {
+		NssWireHeader m = { .kind = NSS_WIRE_ASK, .uid = h->lookups[h->n_sent] };
+
+		if (send(h->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			if (errno == EAGAIN || errno == ENOBUFS)
+				break;
+			helper_lose(h, NULL); /* gone: reaped soon */
+			return;
+		}
+	}
+	(void)sd_event_source_set_io_events(h->io,
+					    EPOLLIN | (h->n_sent < h->n_lookups ? EPOLLOUT : 0));
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	NssHelper *h = userdata;
 
-	h->restart = sd_event_source_disable_unref(h->restart);
-	helper_start_now(h);
+	if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		helper_receive(h);
+	if (revents & EPOLLOUT)
+		helper_send(h);
 	return 0;
 }
+
+static int on_restart(sd_event_source *s, uint64_t usec, void *userdata);
 
 static void helper_start_later(NssHelper *h)
 {
@@ -301,138 +333,60 @@ static int on_exited(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	h->exited = sd_event_source_disable_unref(h->exited);
 	h->pidfd = safe_close(h->pidfd);
 	h->pid = 0;
-	h->lost = h->ready = h->logged = false;
+	h->ready = h->logged = false;
 	helper_start_later(h);
 	return 0;
 }
 
-/* The helper sent what it may not: lost, and said why. */
-static void helper_garbage(NssHelper *h, const char *why)
+/* A new helper, running: not ready yet, but it may be asked already. */
+static int helper_spawn(NssHelper *h)
 {
-	char what[160];
+	_cleanup_close_ int theirs = -EBADF;
+	int sv[2], k;
 
-	snprintf(what, sizeof(what), "sent %s", why);
-	helper_lose(h, what);
-}
-
-static int lookup_sent(const NssHelper *h, uid_t uid)
-{
-	for (size_t i = 0; i < h->n_lookups; i++)
-		if (h->lookups[i].sent && h->lookups[i].uid == uid)
-			return (int)i;
-	return -ENOENT;
-}
-
-/* One message of the helper, of len bytes in h->buf. */
-static void helper_message(NssHelper *h, size_t len)
-{
-	_cleanup_(policy_user_freep) PolicyUser *u = NULL;
-	const char *why = NULL;
-	NssWireMessage m;
-	char what[128];
-	int k, i;
-
-	k = nss_wire_decode(h->buf, len, &m, &why);
-	if (k == -ENOMEM) {
-		helper_lose(h, "answered when realtimed had no memory to read it");
-		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+		return -errno;
+	h->fd = sv[0];
+	theirs = sv[1];
+	k = keeper_start(h, theirs, &h->pid, &h->keeper_fd);
+	if (k >= 0) {
+		h->pidfd = pidfd_open_cloexec(h->pid);
+		k = h->pidfd;
 	}
+	if (k >= 0)
+		k = sd_event_add_io(h->event, &h->exited, h->pidfd, EPOLLIN, on_exited, h);
+	if (k >= 0)
+		k = sd_event_add_io(h->event, &h->io, h->fd, EPOLLIN, on_io, h);
 	if (k < 0) {
-		helper_garbage(h, why);
-		return;
+		helper_stop(h); /* only without memory */
+		return k;
 	}
-	u = m.user;
-	if (m.kind == NSS_WIRE_READY) {
-		if (h->ready) {
-			helper_garbage(h, "a second ready message");
-			return;
-		}
-		if (m.error < 0) {
-			log_error("NSS helper (pid %d) could not drop its privileges (%s: %s): "
-				  "no user can be resolved",
-				  (int)h->pid, m.step, strerror(-m.error));
-			h->logged = true;
-			h->setup_error = m.error;
-			helper_lose(h, NULL);
-			return;
-		}
-		h->ready = true;
-		log_debug("NSS helper (pid %d) ready, as uid %u", (int)h->pid, (unsigned)m.uid);
-		return;
-	}
-	if (!h->ready) {
-		helper_garbage(h, "an answer before it was ready");
-		return;
-	}
-	i = lookup_sent(h, m.uid);
-	if (i < 0) {
-		snprintf(what, sizeof(what), "an answer for uid %u, which it was not asked",
-			 (unsigned)m.uid);
-		helper_garbage(h, what);
-		return;
-	}
-	/* in the order asked: those not sent yet go in turn */
-	memmove(&h->lookups[i], &h->lookups[i + 1], (--h->n_lookups - i) * sizeof(Lookup));
-	h->answer(m.uid, m.error, TAKE_PTR(u), h->userdata);
+	h->started_usec = now_usec(CLOCK_MONOTONIC);
+	return 0;
 }
 
-/* Reads what the helper sent, a batch at a time. */
-static void helper_receive(NssHelper *h)
+/* Starts a helper now, or after a pause when it cannot. */
+static void helper_start_now(NssHelper *h)
 {
-	for (int i = 0; i < RECEIVE_BATCH && h->fd >= 0; i++) {
-		struct iovec iov = { .iov_base = h->buf, .iov_len = NSS_WIRE_MESSAGE_MAX };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		/* no room for control data: fds it would pass are dropped */
-		ssize_t n = recvmsg(h->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	int k = helper_spawn(h);
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (n <= 0) {
-			/* it closed its end (it ended), or sent an empty message */
-			helper_lose(h, NULL);
-			return;
-		}
-		if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-			helper_garbage(h, "a message too large, or with control data");
-			return;
-		}
-		helper_message(h, n);
-	}
-}
-
-/* Sends the lookups not sent yet, while the socket takes them. */
-static void helper_send(NssHelper *h)
-{
-	bool full = false;
-
-	if (h->fd < 0)
+	if (k < 0) {
+		h->started_usec = now_usec(CLOCK_MONOTONIC);
+		helper_next_pause(h);
+		log_warning_errno(k, "Failed to start the NSS helper: %m; trying again in %llu ms",
+				  (unsigned long long)(h->pause_usec / USEC_PER_MSEC));
+		helper_start_later(h);
 		return;
-	for (size_t i = 0; i < h->n_lookups && !full; i++) {
-		NssWireHeader m = { .kind = NSS_WIRE_ASK, .uid = h->lookups[i].uid };
-
-		if (h->lookups[i].sent)
-			continue;
-		if (send(h->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-			if (errno != EAGAIN && errno != ENOBUFS) {
-				helper_lose(h, NULL); /* gone: reaped soon */
-				return;
-			}
-			full = true;
-			break;
-		}
-		h->lookups[i].sent = true;
 	}
-	(void)sd_event_source_set_io_events(h->io, EPOLLIN | (full ? EPOLLOUT : 0));
+	helper_send(h);
 }
 
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+static int on_restart(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	NssHelper *h = userdata;
 
-	if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
-		helper_receive(h);
-	if (revents & EPOLLOUT)
-		helper_send(h);
+	h->restart = sd_event_source_disable_unref(h->restart);
+	helper_start_now(h);
 	return 0;
 }
 
@@ -443,11 +397,6 @@ int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
 
 	if (!h)
 		return -ENOMEM;
-	h->buf = malloc(NSS_WIRE_MESSAGE_MAX);
-	if (!h->buf) {
-		free(h);
-		return -ENOMEM;
-	}
 	h->event = sd_event_ref(e);
 	h->lookup = lookup;
 	h->threads_max = threads_max;
@@ -463,22 +412,8 @@ NssHelper *nss_helper_free(NssHelper *h)
 	if (!h)
 		return NULL;
 	h->restart = sd_event_source_disable_unref(h->restart);
-	h->io = sd_event_source_disable_unref(h->io);
-	h->exited = sd_event_source_disable_unref(h->exited);
-	h->fd = safe_close(h->fd);
-	h->keeper_fd = safe_close(h->keeper_fd);
-	if (h->pidfd >= 0) {
-		struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
-		siginfo_t si;
-
-		/* reaped here when it is gone within a second, as it should
-		 * be; else by init after realtimed */
-		if (poll(&p, 1, 1000) > 0)
-			(void)waitid(P_PIDFD, h->pidfd, &si, WEXITED | WNOHANG);
-		safe_close(h->pidfd);
-	}
+	helper_stop(h);
 	sd_event_unref(h->event);
-	free(h->buf);
 	return mfree(h);
 }
 
@@ -500,37 +435,17 @@ int nss_helper_start(NssHelper *h)
 		helper_lose(h, "was not ready within 5 s");
 	else if (!h->logged)
 		log_error("NSS helper (pid %d) ended before it was ready", (int)h->pid);
-	return h->setup_error < 0 ? h->setup_error : -ECHILD;
+	return -ECHILD;
 }
 
 int nss_helper_ask(NssHelper *h, uid_t uid)
 {
 	if (h->n_lookups >= NSS_HELPER_LOOKUPS_MAX)
 		return -EBUSY;
-	h->lookups[h->n_lookups++] = (Lookup){ .uid = uid };
+	h->lookups[h->n_lookups++] = uid;
 	if (h->pid == 0 && !h->restart)
 		helper_start_now(h);
 	else
 		helper_send(h);
 	return 0;
-}
-
-unsigned nss_helper_n_threads(NssHelper *h)
-{
-	char path[64], line[128];
-	unsigned n = 0;
-	FILE *f;
-
-	if (h->pid == 0 || h->lost)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %u", &n) == 1)
-			break;
-	fclose(f);
-	/* its main thread only reads and sends */
-	return n > 0 ? n - 1 : 0;
 }

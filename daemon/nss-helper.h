@@ -1,32 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The NSS helper: the process that runs realtimed's NSS lookups, so that
- * NSS modules (libnss-ldapd, sss, systemd's), which talk to directories
- * over the network, never run inside realtimed, a uid-0 process with
- * CAP_SYS_NICE, CAP_SYS_RESOURCE, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH.
- *
- * A child of realtimed, forked at start (nss_helper_start()) or at the
- * first lookup, which drops everything before it loads NSS
- * (nss-helper-child.c): uid and gid NSS_HELPER_UID, no groups, every
- * capability set empty (caps_drop_all()), no_new_privs, not dumpable, no
- * fd but its socket (0, 1 and 2 are /dev/null), every signal at its
- * default, unblocked. It runs the lookups on its pool of worker threads
- * (resolver-pool.c: a lookup hung in NSS holds one worker, not all) and
- * answers over a SOCK_SEQPACKET socketpair, one message per lookup and per
- * answer (nss-wire.h). realtimed reads every answer as hostile: a message
- * that is malformed, or answers a uid it was not asked (or not any more),
- * loses the helper, as its death does.
- *
- * Losing the helper is logged once; the lookups it was asked fail with
- * -ECONNRESET (the resolver then serves the last good answer where it has
- * one), the lookups not yet sent wait, and a new helper starts after a
- * pause that doubles with each helper that dies young, so that a crashing
- * NSS module cannot make realtimed fork in a loop. realtimed may not
- * signal the helper (it lacks CAP_KILL, and their uids differ): a thread
- * of realtimed forks it and lives as long as it should, and the helper
- * asked the kernel to kill it when that thread ends (PR_SET_PDEATHSIG).
- *
- * Everything here runs on the loop; no call waits but nss_helper_start().
+ * The NSS helper: the child process that runs realtimed's NSS lookups
+ * without its privileges (realtimed(8), PROCESSES AND PRIVILEGES; its own
+ * side is nss-helper-child.c). realtimed asks it one message per lookup
+ * (nss-wire.h) and reads every answer as hostile: a message that is
+ * malformed, or answers a uid not asked (or not any more), loses the
+ * helper, as its death does; then the lookups it was asked fail with
+ * -ECONNRESET and a new helper starts after a pause (realtimed(8), USERS
+ * AND GROUPS). Everything here runs on the loop; no call waits but
+ * nss_helper_start().
  */
 #pragma once
 
@@ -35,8 +17,7 @@
 
 #include "resolver.h"
 
-/* nobody: its uid and gid are known without asking NSS (which realtimed
- * never calls itself), the kernel's overflow ids, and own no file. */
+/* nobody (realtimed(8) says why) */
 #define NSS_HELPER_UID 65534
 #define NSS_HELPER_GID 65534
 /* The helper's end of the socket, in the helper. */
@@ -65,12 +46,8 @@ int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
 NssHelper *nss_helper_free(NssHelper *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NssHelper *, nss_helper_free);
 /* Starts the helper now, and waits until it has dropped its privileges:
- * 0, or -errno (logged) when it cannot, as when realtimed lacks
- * CAP_SETUID. Without it, the first nss_helper_ask() starts it. */
+ * 0, or -errno (logged). Without it, the first nss_helper_ask() does. */
 int nss_helper_start(NssHelper *h);
 /* Asks the helper for uid, of which no lookup is under way; answer is
  * called once, from the loop. 0, or -EBUSY beyond NSS_HELPER_LOOKUPS_MAX. */
 int nss_helper_ask(NssHelper *h, uid_t uid);
-
-/* For tests and status: the helper's worker threads, 0 when none runs. */
-unsigned nss_helper_n_threads(NssHelper *h);

@@ -11,9 +11,6 @@
 
 static_assert(sizeof(gid_t) == sizeof(uint32_t), "gids travel as uint32_t");
 
-/* The largest errno the kernel gives (MAX_ERRNO): below -4095 is no errno. */
-#define ERRNO_MAX 4095
-
 /* Appends s (NULL: none) at *p, below end: a byte 0, or a byte 1 and s with
  * its NUL. A name too long for NSS_WIRE_NAME_MAX is sent as none. false
  * when it does not fit. */
@@ -26,7 +23,8 @@ static bool put_string(uint8_t **p, const uint8_t *end, const char *s)
 	if ((size_t)(end - *p) < 1 + n)
 		return false;
 	*(*p)++ = n > 0;
-	memcpy(*p, s, n);
+	if (n > 0)
+		memcpy(*p, s, n);
 	*p += n;
 	return true;
 }
@@ -63,14 +61,12 @@ ssize_t nss_wire_encode(uid_t uid, int error, const PolicyUser *u, void *buf, si
 size_t nss_wire_encode_ready(uid_t uid, int error, const char *step, void *buf, size_t size)
 {
 	NssWireHeader h = { .kind = NSS_WIRE_READY, .uid = uid, .error = error };
-	char cut[NSS_WIRE_NAME_MAX];
 	uint8_t *p = buf;
 
-	snprintf(cut, sizeof(cut), "%s", step ? step : "");
 	memcpy(p, &h, sizeof(h));
 	p += sizeof(h);
 	/* a header and a name always fit the helper's buffer */
-	(void)put_string(&p, p + (size - sizeof(h)), cut);
+	(void)put_string(&p, p + (size - sizeof(h)), step);
 	return p - (uint8_t *)buf;
 }
 
@@ -156,13 +152,14 @@ int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char
 		return bad(ret_why, "a message shorter than a header");
 	memcpy(&h, p, sizeof(h));
 	p += sizeof(h);
-	if (h.error > 0 || h.error < -ERRNO_MAX)
+	/* -4095 is the kernel's lowest errno (MAX_ERRNO) */
+	if (h.error > 0 || h.error < -4095)
 		return bad(ret_why, "an error that is no -errno");
+	m.kind = h.kind;
 	m.uid = h.uid;
 	m.error = h.error;
 	switch (h.kind) {
 	case NSS_WIRE_READY:
-		m.kind = NSS_WIRE_READY;
 		if (h.n_gids != 0)
 			return bad(ret_why, "gids in a ready message");
 		k = get_string(&p, end, &step, ret_why);
@@ -174,7 +171,6 @@ int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char
 			return bad(ret_why, "bytes after its last name");
 		break;
 	case NSS_WIRE_ANSWER:
-		m.kind = NSS_WIRE_ANSWER;
 		if (h.error != 0) {
 			if (h.n_gids != 0 || p != end)
 				return bad(ret_why, "a failed lookup that carries a user");

@@ -7,9 +7,8 @@
  * name and each group's name, each string a byte 0 (none) or 1 followed by
  * its bytes and a NUL. Host byte order: both ends are one program.
  *
- * The helper runs NSS modules that talk to the network, so realtimed reads
- * every answer as hostile: nss_wire_decode() accepts only a message that is
- * exactly what nss_wire_encode() could have written within the bounds
+ * Every answer is hostile: nss_wire_decode() accepts only a message that
+ * is exactly what nss_wire_encode() could have written within the bounds
  * below, and says why it refused one. Pure: no I/O, no logging.
  */
 #pragma once
@@ -22,9 +21,8 @@
 
 /* The most groups an answer carries: a user in more gets -E2BIG. */
 #define NSS_WIRE_GROUPS_MAX 4096
-/* The longest name with its NUL. A longer group or user name is sent as
- * none: no section name of realtime.conf(5) is that long, so it matches
- * nothing either way. */
+/* The longest name with its NUL; a longer one is sent as none (it could
+ * match no section of realtime.conf(5) either way). */
 #define NSS_WIRE_NAME_MAX 256
 /* The largest message: the helper answers -E2BIG for a user that does not
  * fit (gids and names of NSS_WIRE_GROUPS_MAX groups of 26 bytes do). */
@@ -48,13 +46,13 @@ typedef struct NssWireHeader {
  * NSS_WIRE_GROUPS_MAX groups, or more than size bytes). */
 ssize_t nss_wire_encode(uid_t uid, int error, const PolicyUser *u, void *buf, size_t size);
 /* READY: uid the helper's, error 0 when it is ready, else what failed
- * (step, cut to NSS_WIRE_NAME_MAX) and -errno. Its length. */
+ * (step, sent as none when longer than a name) and -errno. Its length. */
 size_t nss_wire_encode_ready(uid_t uid, int error, const char *step, void *buf, size_t size);
 
-/* The message buf[0..len): *ret_kind, and for ANSWER the uid, the error
- * and (error 0) the user, the caller's to free; for READY the uid, the
- * error and the step (a copy in ret_step, NUL-terminated). 0, or -EBADMSG
- * with *ret_why saying what was wrong (a static string), or -ENOMEM. */
+/* The message buf[0..len) into *ret: its kind, uid and error, and for an
+ * ANSWER with error 0 the user (the caller's to free), for READY the step.
+ * 0, or -EBADMSG with *ret_why saying what was wrong (a static string), or
+ * -ENOMEM. */
 typedef struct NssWireMessage {
 	NssWireKind kind;
 	uid_t uid;

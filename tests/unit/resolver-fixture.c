@@ -164,6 +164,24 @@ pid_t helper_pid(void)
 	return pid;
 }
 
+unsigned helper_n_threads(void)
+{
+	char path[64], line[128];
+	pid_t pid = helper_pid();
+	unsigned n = 0;
+	FILE *f;
+
+	ck_assert_int_gt(pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) && sscanf(line, "Threads: %u", &n) != 1)
+		;
+	fclose(f);
+	ck_assert_uint_gt(n, 0);
+	return n - 1;
+}
+
 void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata)
 {
 	Answer *a = userdata;

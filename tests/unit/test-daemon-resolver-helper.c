@@ -7,8 +7,9 @@
  * what realtimed did not ask for (malformed, a uid not asked, too many
  * groups, an unterminated name, ...), is logged once and replaced, the
  * lookups it was asked fail, the next one works; a helper that crashes at
- * each lookup is restarted after pauses that double, not in a loop; and
- * one that does not read its socket is killed all the same.
+ * each lookup is restarted after pauses that double, not in a loop; one
+ * that does not read its socket is killed all the same; and one lost
+ * while a wait is being answered leaves the cache whole.
  */
 #include <check.h>
 #include <dirent.h>
@@ -235,6 +236,74 @@ START_TEST(test_helper_restarts_paced)
 }
 END_TEST
 
+/* Whether pid is dead to the last thread (a zombie with no other task
+ * left): its fds, the socket among them, are closed. */
+static bool helper_dead(pid_t pid)
+{
+	char path[64], state = '?';
+	unsigned n_tasks = 0;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n_tasks++;
+	if (d)
+		closedir(d);
+	return state == 'Z' && n_tasks == 1;
+}
+
+/* A wait that times out, whose callback asks for another uid after the
+ * helper died (not reaped yet: the ask meets the closed socket, and the
+ * timed-out uid's own lookup fails from inside that call). */
+typedef struct AskOther {
+	Resolver *r;
+	Answer timed_out, other;
+} AskOther;
+
+static void on_timeout_ask_other(uid_t uid, int error, const PolicyUser *u, void *userdata)
+{
+	AskOther *c = userdata;
+	pid_t pid = helper_pid();
+
+	on_done(uid, error, u, &c->timed_out);
+	ck_assert_int_eq(error, -ETIMEDOUT);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	for (int i = 0; i < 5000 && !helper_dead(pid); i++)
+		usleep(1000);
+	ck_assert(helper_dead(pid));
+	ck_assert_int_eq(resolver_wait(c->r, 1001, on_done, &c->other, NULL), 0);
+}
+
+/* The helper lost while a wait's answer is given leaves the cache whole:
+ * a uid asked after it is not known before its lookup ends, and is
+ * resolved when it does. */
+START_TEST(test_helper_lost_while_answering)
+{
+	AskOther c = { .r = resolver(200 * USEC_PER_MSEC, 5 * USEC_PER_SEC, 8) };
+	Answer later = {};
+
+	fake_hang(1000);
+	ck_assert_int_eq(resolver_wait(c.r, 1000, on_timeout_ask_other, &c, NULL), 0);
+	run_until(&c.timed_out.n, 1);
+	ck_assert_int_eq(resolver_wait(c.r, 1002, on_done, &later, NULL), 0);
+	(void)expect_get(c.r, 1002, -ENOENT);
+	expect_answered(&later, 1, 0, 29);
+	expect_answered(&c.other, 1, 0, 29);
+	(void)expect_get(c.r, 1002, 0);
+}
+END_TEST
+
 /* An answer for the uid asked, then a second one for it, no longer asked:
  * the first counts, the second loses the helper. */
 START_TEST(test_helper_answers_twice)
@@ -437,7 +506,8 @@ int main(void)
 	TCase *tc =
 		check_add_case(s, "helper",
 			       CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
-					   test_helper_restarts_paced, test_helper_answers_twice));
+					   test_helper_restarts_paced, test_helper_answers_twice,
+					   test_helper_lost_while_answering));
 
 	tcase_add_loop_test(tc, test_helper_dies_mid_lookup, 0, 2);
 	tcase_add_loop_test(tc, test_helper_malformed, 0, ELEMENTSOF(malformed));

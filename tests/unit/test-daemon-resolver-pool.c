@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for daemon/resolver.c's lookups on the NSS helper's worker
- * threads (resolver-pool.c), over the fake directory of
+ * threads (nss-helper-child.c), over the fake directory of
  * resolver-fixture.c, which can hang: one lookup per uid in flight (later
  * waits join it), a hung lookup holds one thread and others go on, a wait
  * ends with -ETIMEDOUT after the timeout (the late result is cached), the
@@ -47,7 +47,7 @@ START_TEST(test_hung_lookup_blocks_no_one_else)
 	ck_assert_int_eq(resolver_wait(r, 1001, on_done, &other, NULL), 0);
 	expect_answered(&other, 1, 0, 29);
 	ck_assert_uint_eq(hung.n, 0);
-	ck_assert_uint_eq(resolver_n_threads(r), 2);
+	ck_assert_uint_eq(helper_n_threads(), 2);
 }
 END_TEST
 
@@ -94,11 +94,11 @@ START_TEST(test_bounded)
 	for (int i = 0; i < 2000 && fake_n_calls() < 3; i++)
 		usleep(1000);
 	usleep(50000);
-	ck_assert_uint_eq(resolver_n_threads(r), 3);
+	ck_assert_uint_eq(helper_n_threads(), 3);
 	ck_assert_uint_eq(fake_n_calls(), 3);
 	fake_release();
 	run_until(&a.n, RESOLVER_CACHE_SIZE);
-	ck_assert_uint_eq(resolver_n_threads(r), 3);
+	ck_assert_uint_eq(helper_n_threads(), 3);
 	/* the oldest answer makes room */
 	ck_assert_int_eq(resolver_wait(r, 5000, on_done, &a, NULL), 0);
 	expect_answered(&a, RESOLVER_CACHE_SIZE + 1, 0, 29);
