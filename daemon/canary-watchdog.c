@@ -8,19 +8,15 @@
  * main thread). Nothing here allocates or waits on the main thread.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "canary-internal.h"
 #include "macro.h"
-#include "proc.h"
 #include "procfs-stat.h"
 #include "sched-util.h"
 
@@ -202,18 +198,6 @@ void *canary_thread_main(void *data)
 	return NULL;
 }
 
-/* The CPU a thread is on, if it runs SCHED_FIFO/RR now (fields 3, state,
- * 39, processor, and 41, policy, of its stat file); -1 otherwise. */
-static int realtime_thread_cpu(Canary *c, pid_t pid, pid_t tid)
-{
-	ProcfsStat s;
-
-	if (procfs_stat_read(c->proc, pid, tid, &s) < 0 || s.n_fields < 41)
-		return -1;
-	return s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) ? s.processor
-										  : -1;
-}
-
 /* The fair scheduler places a waking thread blind to realtime load: the
  * canary may wait on a CPU that a granted runaway holds while another CPU
  * could run it, and a busy CPU does not pull it over (only an idle one
@@ -230,10 +214,14 @@ static void canary_rescue(Canary *c)
 	CPU_ZERO(&busy);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		int cpu = realtime_thread_cpu(c, c->watch.targets[i].pid, c->watch.targets[i].tid);
+		const CanaryTarget *t = &c->watch.targets[i].target;
+		ProcfsStat s;
 
-		if (cpu >= 0 && cpu < CPU_SETSIZE)
-			CPU_SET(cpu, &busy);
+		/* running SCHED_FIFO/RR now (fields 3, 39 and 41 of its stat) */
+		if (procfs_stat_read(c->proc, t->pid, t->tid, &s) >= 0 && s.n_fields >= 41 &&
+		    s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) &&
+		    s.processor >= 0 && s.processor < CPU_SETSIZE)
+			CPU_SET(s.processor, &busy);
 	}
 	pthread_mutex_unlock(&c->lock);
 	CPU_XOR(&cpus, &c->canary_cpus, &busy);
@@ -244,16 +232,13 @@ static void canary_rescue(Canary *c)
 	(void)eventfd_write(c->kick_fd, 1);
 }
 
-/* CPU time (ns) a thread has used (the first field of its schedstat); 0
- * when it cannot be read. */
-uint64_t canary_thread_runtime(Canary *c, pid_t pid, pid_t tid)
+uint64_t canary_thread_runtime(const char *proc, pid_t pid, pid_t tid)
 {
-	char path[96], line[128];
+	char line[128];
 
-	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", c->proc, (int)pid, (int)tid);
-	if (procfs_read_file(path, line, sizeof(line)) < 0)
+	if (procfs_read_task_file(proc, pid, tid, "schedstat", line, sizeof(line)) < 0)
 		return 0;
-	return strtoull(line, NULL, 10);
+	return strtoull(line, NULL, 10); /* its first field */
 }
 
 /* Does the thread run SCHED_FIFO, SCHED_RR or SCHED_DEADLINE now (field
@@ -277,13 +262,13 @@ static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (w->targets[mid].pid < pid)
+		if (w->targets[mid].target.pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < w->n_targets && w->targets[lo].pid == pid; lo++)
-		if (w->targets[lo].tid == tid)
+	for (; lo < w->n_targets && w->targets[lo].target.pid == pid; lo++)
+		if (w->targets[lo].target.tid == tid)
 			return true;
 	return false;
 }
@@ -303,7 +288,7 @@ static uint64_t unknown_used(Canary *c)
 		if (watch_has_target(&c->watch, t->pid, t->tid) ||
 		    procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
 			continue;
-		r = canary_thread_runtime(c, t->pid, t->tid);
+		r = canary_thread_runtime(c->proc, t->pid, t->tid);
 		if (thread_realtime(c, t->pid, t->tid) && r > t->looked)
 			used += r - t->looked;
 		t->looked = r;
@@ -332,18 +317,17 @@ static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_m
 	*ret_measured = c->watch.looked;
 	c->watch.looked = true;
 	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		Watch *w = &c->watch;
-		const CanaryTarget *t = &w->targets[i];
-		bool rt = thread_realtime(c, t->pid, t->tid);
-		uint64_t r = canary_thread_runtime(c, t->pid, t->tid), d = 0;
+		Watched *w = &c->watch.targets[i];
+		bool rt = thread_realtime(c, w->target.pid, w->target.tid);
+		uint64_t r = canary_thread_runtime(c->proc, w->target.pid, w->target.tid), d = 0;
 
 		/* none the first time, nor from a thread that reuses the tid */
-		if (rt && w->realtime[i] && w->runtime[i] != 0 && r > w->runtime[i])
-			d = r - w->runtime[i];
-		w->slot_nsec[i * SLOTS + slot] = d;
+		if (rt && w->realtime && w->runtime != 0 && r > w->runtime)
+			d = r - w->runtime;
+		w->slot_nsec[slot] = d;
 		used += d;
-		w->runtime[i] = r;
-		w->realtime[i] = rt;
+		w->runtime = r;
+		w->realtime = rt;
 	}
 	used += unknown_used(c);
 	pthread_mutex_unlock(&c->lock);
@@ -355,38 +339,26 @@ static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
 	*win = (Window){ .last = now, .boot_offset = boot_offset };
 }
 
-/* Nothing to judge: no targets, or the last report not yet collected. */
-static bool watch_idle(Canary *c)
+/* Nothing to judge: no targets, or the last report not yet collected;
+ * and CanaryDemoteUnknown=, as the main thread set it last. */
+static bool watch_idle(Canary *c, bool *ret_demote_unknown)
 {
 	bool idle;
 
 	pthread_mutex_lock(&c->lock);
 	idle = c->report_pending || c->watch.n_targets == 0;
+	*ret_demote_unknown = c->demote_unknown;
 	pthread_mutex_unlock(&c->lock);
 	return idle;
 }
 
-/* CanaryDemoteUnknown=, as the main thread set it last. */
-static bool watch_demotes_unknown(Canary *c)
-{
-	bool on;
-
-	pthread_mutex_lock(&c->lock);
-	on = c->demote_unknown;
-	pthread_mutex_unlock(&c->lock);
-	return on;
-}
-
-/* The canary's CPU time (ns): of the real thread, whatever c->proc is. */
+/* The canary's CPU time (ns): of the real thread, whatever c->proc is
+ * (/proc/self/task/TID/schedstat). */
 static uint64_t canary_cpu(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
-	char path[64], line[128];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
-	if (tid == 0 || procfs_read_file(path, line, sizeof(line)) < 0)
-		return 0;
-	return strtoull(line, NULL, 10);
+	return tid == 0 ? 0 : canary_thread_runtime("/proc/self/task", tid, 0);
 }
 
 /* How much of the CPU time a probe asked for the canary got since it had
@@ -426,10 +398,9 @@ void *canary_watchdog_main(void *data)
 	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
 	next = now + c->slot_usec;
 	while (wait_slot(c, &next)) {
-		uint64_t boot_offset, missing, slot, held;
+		uint64_t boot_offset, missing, slot;
 		eventfd_t cheeps = 0;
-		unsigned percent;
-		bool deprived;
+		bool deprived, demote_unknown;
 
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
@@ -441,7 +412,8 @@ void *canary_watchdog_main(void *data)
 		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
 		 * a paused VM; nothing that realtimed grants delays it); or the
 		 * machine was suspended. */
-		if (watch_idle(c) || now - win.last > c->slot_usec + c->slot_usec / 2 ||
+		if (watch_idle(c, &demote_unknown) ||
+		    now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
 			window_reset(&win, now, boot_offset);
 			probe_ask(c, probe = 0);
@@ -467,7 +439,7 @@ void *canary_watchdog_main(void *data)
 			probe_ask(c, probe = 0);
 		win.next = (win.next + 1) % SLOTS;
 		win.last = now;
-		missing = canary_window_missing(&win, c->cheep_usec, &percent, &held);
+		missing = canary_window_missing(&win, c->cheep_usec);
 		if (missing >= c->watchdog_usec / 2) {
 			probe_ask(c, probe = 0);
 			/* escalation follows only a firing that demoted someone:
@@ -485,7 +457,7 @@ void *canary_watchdog_main(void *data)
 			 * realtimed did not grant, so that the firing blames
 			 * whoever held the CPUs since, granted or not. Once a
 			 * window, or a look when the last note found none. */
-			if (missing >= c->watchdog_usec / 4 && watch_demotes_unknown(c) &&
+			if (missing >= c->watchdog_usec / 4 && demote_unknown &&
 			    now - c->unknown_usec >=
 				    (c->n_unknown_seen > 0 ? c->watchdog_usec : c->slot_usec))
 				canary_note_unknown(c, now);

@@ -49,9 +49,6 @@ static void watch_done(Watch *w)
 	free(w->targets);
 	free(w->demoted);
 	free(w->clamped);
-	free(w->runtime);
-	free(w->realtime);
-	free(w->slot_nsec);
 	free(w->blamed);
 	free(w->users);
 	*w = (Watch){};
@@ -61,7 +58,7 @@ static void watch_done(Watch *w)
  * them up), and so are a process's (it is clamped once). */
 static int target_compare(const void *a, const void *b)
 {
-	const CanaryTarget *x = a, *y = b;
+	const CanaryTarget *x = &((const Watched *)a)->target, *y = &((const Watched *)b)->target;
 
 	if (x->uid != y->uid)
 		return x->uid < y->uid ? -1 : 1;
@@ -72,26 +69,25 @@ static int target_compare(const void *a, const void *b)
 
 static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 {
+	size_t room = n + CANARY_UNKNOWN_CLAMP_MAX;
+
 	*w = (Watch){
-		.targets = calloc(n, sizeof(CanaryTarget)),
-		.demoted = calloc(n, sizeof(CanaryTarget)),
-		.clamped = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryClamp)),
-		.runtime = calloc(n, sizeof(uint64_t)),
-		.realtime = calloc(n, sizeof(bool)),
-		.slot_nsec = calloc(n * SLOTS, sizeof(uint64_t)),
-		/* the granted threads' users, and those of unknown threads */
-		.blamed = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame)),
-		.users = calloc(n, sizeof(CanaryBlame)),
+		.targets = calloc(n, sizeof(Watched)),
+		.demoted = calloc(room, sizeof(CanaryTarget)),
+		.clamped = calloc(room, sizeof(CanaryClamp)),
+		.blamed = calloc(room, sizeof(CanaryBlame)),
+		.users = calloc(room, sizeof(CanaryBlame)),
 		.n_targets = n,
-		.max_clamped = n + CANARY_UNKNOWN_CLAMP_MAX,
 	};
-	if (!w->targets || !w->demoted || !w->clamped || !w->runtime || !w->realtime ||
-	    !w->slot_nsec || !w->blamed || !w->users) {
+	if (!w->targets || !w->demoted || !w->clamped || !w->blamed || !w->users) {
 		watch_done(w);
 		return -ENOMEM;
 	}
-	memcpy(w->targets, targets, n * sizeof(CanaryTarget));
-	qsort(w->targets, n, sizeof(CanaryTarget), target_compare);
+	for (size_t i = 0; i < n; i++)
+		w->targets[i].target = targets[i];
+	qsort(w->targets, n, sizeof(Watched), target_compare);
+	w->report.demoted = w->demoted;
+	w->report.blamed = w->blamed;
 	return 0;
 }
 
@@ -193,34 +189,18 @@ static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 static int on_fired(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Canary *c = userdata;
-	CanaryReport report;
 	eventfd_t v;
 	Watch w;
 
 	(void)eventfd_read(c->fired_fd, &v);
 	pthread_mutex_lock(&c->lock);
-	w = c->report;
-	c->report = (Watch){};
+	w = c->firing;
+	c->firing = (Watch){};
 	c->report_pending = false;
 	pthread_mutex_unlock(&c->lock);
 
-	canary_add_restore(c, w.clamped, w.n_clamped);
-	report = (CanaryReport){
-		.demoted = w.demoted,
-		.n_demoted = w.n_demoted,
-		.blamed = w.blamed,
-		.n_blamed = w.n_blamed,
-		.escalated = w.escalated,
-		.probe_percent = w.probe_percent,
-		.n_unknown = w.n_unknown,
-		.unknown_demoted = c->unknown_demoted,
-		.n_unknown_listed = c->n_unknown_demoted,
-		.n_clamped = w.n_clamped,
-		.cheeps_percent = w.cheeps_percent,
-		.held_usec = w.held_usec,
-		.window_usec = c->watchdog_usec,
-	};
-	c->fired(&report, c->userdata);
+	canary_add_restore(c, w.clamped, w.report.n_clamped);
+	c->fired(&w.report, c->userdata);
 	watch_done(&w);
 	return 0;
 }
@@ -230,7 +210,6 @@ static void canary_set_class(Canary *c, CanaryClass k, int error)
 	if (k == c->klass)
 		return;
 	c->klass = k;
-	c->class_error = error;
 	if (k == CANARY_CLASS_DEADLINE)
 		log_debug("The canary watchdog runs SCHED_DEADLINE (%llu ms every %llu ms)",
 			  WATCHDOG_RUNTIME_NSEC / 1000000ULL, WATCHDOG_PERIOD_NSEC / 1000000ULL);
@@ -284,15 +263,12 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c->userdata = userdata;
 	c->proc = strdup(proc);
 	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
-	c->unknown_users = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame));
-	c->unknown_demoted = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryTarget));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || !c->unknown || !c->unknown_users || !c->unknown_demoted ||
-	    c->fired_fd < 0) {
+	if (!c->proc || !c->unknown || c->fired_fd < 0) {
 		r = c->fired_fd < 0 ? -errno : -ENOMEM;
 		canary_free(c);
 		return r;
@@ -449,18 +425,13 @@ Canary *canary_free(Canary *c)
 		return NULL;
 	canary_stop(c);
 	/* The limits were taken for CanaryRefuseSec, not for longer than realtimed runs. */
-	if (c->n_restore > 0)
-		canary_restore_limits(c);
+	canary_restore_limits(c);
 	sd_event_source_disable_unref(c->fired_source);
-	sd_event_source_disable_unref(c->restore_source);
 	safe_close(c->fired_fd);
 	pthread_mutex_destroy(&c->lock);
 	watch_done(&c->watch);
-	watch_done(&c->report);
-	free(c->restore);
+	watch_done(&c->firing);
 	free(c->unknown);
-	free(c->unknown_users);
-	free(c->unknown_demoted);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);
