@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The canary's two threads (canary.h has the design): the canary, which
- * cheeps (and probes what CPU time a fair thread gets, when asked), and
- * the watchdog, which looks at each slot of a window, moves a canary stuck
- * behind a runaway to another CPU, and fires when the canary starved
- * (canary-fire.c: the blame, the demotions and clamps, the report to the
- * main thread). Nothing here allocates or waits on the main thread.
+ * cheeps and probes, and the watchdog, which looks at each slot of a
+ * window, moves a canary stuck behind a runaway to another CPU, and fires
+ * (canary-fire.c) when the canary starved. Nothing here allocates or waits
+ * on the main thread.
  */
 #include <errno.h>
 #include <poll.h>
@@ -62,24 +61,15 @@ int canary_timer_start(Canary *c)
 	return RET_NERRNO(timerfd_settime(c->canary_timer, 0, &its, NULL));
 }
 
-static uint64_t thread_cpu_nsec(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC * NSEC_PER_USEC + (uint64_t)ts.tv_nsec;
-}
-
-/* The probe (canary.h) number gen: spins, pinned to the CPU it is on (so
- * that it measures what one CPU leaves the fair class, not the sum of
- * what all of them do), until it got probe_nsec of CPU time, cheeping
- * on each expiry of its timer; stops early when the watchdog asks for
- * another probe or none. False once quit_fd is readable. */
+/* The probe number gen: spins, pinned to the CPU it is on (so that it
+ * measures what one CPU leaves the fair class, not the sum of what all of
+ * them do), until it got probe_nsec of CPU time, cheeping on each expiry
+ * of its timer; stops early when the watchdog asks for another probe or
+ * none. False once quit_fd is readable. */
 static bool canary_probe(Canary *c, unsigned gen)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
-	uint64_t start = thread_cpu_nsec(), expirations;
+	uint64_t start = now_usec(CLOCK_THREAD_CPUTIME_ID), expirations;
 	cpu_set_t saved, one;
 	bool pinned;
 	int cpu;
@@ -96,7 +86,7 @@ static bool canary_probe(Canary *c, unsigned gen)
 		if (read(c->canary_timer, &expirations, sizeof(expirations)) > 0 &&
 		    eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
 			return false;
-		if (thread_cpu_nsec() - start >= c->probe_nsec) {
+		if ((now_usec(CLOCK_THREAD_CPUTIME_ID) - start) * NSEC_PER_USEC >= c->probe_nsec) {
 			__atomic_store_n(&c->probe_done, gen, __ATOMIC_RELEASE);
 			break;
 		}
@@ -110,12 +100,11 @@ static bool canary_probe(Canary *c, unsigned gen)
 
 /* Waits for the next expiry of the canary's timerfd and takes it, however
  * many intervals passed. A kick (canary_rescue() moved the canary, or the
- * watchdog asks for a probe) arms the timer again first where the canary
- * moved to another CPU since it was armed: on PREEMPT_RT a
- * timerfd expires in the ktimers thread of the CPU where it was last
- * armed, and if that is the CPU a runaway holds, the canary would sleep on
- * there however often it is moved; then runs the probe asked for, if any.
- * False once quit_fd is readable, or on an error: then the thread ends. */
+ * watchdog asks for a probe) first arms the timer again if the canary is
+ * on another CPU now: on PREEMPT_RT a timerfd expires in the ktimers thread
+ * of the CPU where it was armed, which a runaway there starves; then runs
+ * the probe asked for, if any. False once quit_fd is readable, or on an
+ * error: then the thread ends. */
 static bool wait_tick(Canary *c, int *armed_cpu)
 {
 	struct pollfd pfd[3] = {
@@ -155,11 +144,8 @@ static bool wait_tick(Canary *c, int *armed_cpu)
 
 /* Waits until *next_usec (CLOCK_MONOTONIC), the watchdog's next look on a
  * grid of slot_usec, then moves *next_usec past now, however many slots
- * went by. The timeout of ppoll(), not a timerfd: on PREEMPT_RT a timerfd
- * expires in the ktimers threads (SCHED_FIFO 1), which the very runaways
- * the watchdog must catch starve, while the sleep of a deadline or
- * realtime task expires in hard interrupt context. False once quit_fd is
- * readable, or on an error: then the thread ends. */
+ * went by. A ppoll() timeout, not a timerfd (realtimed(8), SAFETY). False
+ * once quit_fd is readable, or on an error: then the thread ends. */
 static bool wait_slot(Canary *c, uint64_t *next_usec)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
@@ -198,12 +184,9 @@ void *canary_thread_main(void *data)
 	return NULL;
 }
 
-/* The fair scheduler places a waking thread blind to realtime load: the
- * canary may wait on a CPU that a granted runaway holds while another CPU
- * could run it, and a busy CPU does not pull it over (only an idle one
- * does). That is not starvation: when the canary falls behind, the
- * watchdog moves it off the CPUs where granted threads run realtime now,
- * unless they hold every CPU it may use. */
+/* Moves a canary that fell behind off the CPUs where granted threads run
+ * realtime now, unless they hold every CPU it may use: the fair scheduler
+ * may leave it waiting behind a runaway while another CPU could run it. */
 static void canary_rescue(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
@@ -273,10 +256,9 @@ static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
 	return false;
 }
 
-/* The CPU time (ns) the noted realtime threads that realtimed did not
- * grant (canary_note_unknown()) used since the last look, while they ran
- * realtime, the granted ones among them left to watch_held(); under the
- * lock. */
+/* The CPU time (ns) the noted unknown threads used since the last look
+ * while they ran realtime, the granted ones among them left to
+ * watch_held(); under the lock. */
 static uint64_t unknown_used(Canary *c)
 {
 	uint64_t used = 0;
@@ -296,14 +278,12 @@ static uint64_t unknown_used(Canary *c)
 	return used;
 }
 
-/* Did realtime threads run for HELD_PERCENT of every CPU the canary may
- * use since the last look: the granted ones, and those that realtimed did
- * not grant once noted? A thread's CPU time counts when it ran realtime
- * at this look and at the last: one that set itself back to SCHED_OTHER
- * competes with the canary as any fair thread and holds nothing. Each
- * target's share is kept for slot, to blame its user; *ret_measured: the
- * shares are measured (not the first look at these targets, which only
- * takes their CPU time so far). */
+/* Did realtime threads, the granted ones and the noted unknown ones, run
+ * for HELD_PERCENT of every CPU the canary may use since the last look? A
+ * thread's CPU time counts when it ran realtime at this look and at the
+ * last. Each target's share is kept for slot, to blame its user;
+ * *ret_measured: not the first look at these targets, which only takes
+ * their CPU time so far. */
 static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_measured)
 {
 	uint64_t used = 0;
@@ -407,11 +387,9 @@ void *canary_watchdog_main(void *data)
 		if (eventfd_read(c->cheep_fd, &cheeps) < 0)
 			cheeps = 0;
 
-		/* Restart the count instead of judging: nothing to demote, or
-		 * the main thread has not collected the last report yet; the
+		/* Restart the count instead of judging: nothing to judge; the
 		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
-		 * a paused VM; nothing that realtimed grants delays it); or the
-		 * machine was suspended. */
+		 * a paused VM); or the machine was suspended. */
 		if (watch_idle(c, &demote_unknown) ||
 		    now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
@@ -442,9 +420,7 @@ void *canary_watchdog_main(void *data)
 		missing = canary_window_missing(&win, c->cheep_usec);
 		if (missing >= c->watchdog_usec / 2) {
 			probe_ask(c, probe = 0);
-			/* escalation follows only a firing that demoted someone:
-			 * one that found nobody to blame gives no user's starvation
-			 * to anyone else */
+			/* escalation follows only a firing that demoted someone */
 			if (canary_watchdog_fire(c, &win, now < escalate_until, probe_percent))
 				escalate_until = now_usec(CLOCK_MONOTONIC) +
 						 ESCALATE_WINDOWS * c->watchdog_usec;
@@ -453,10 +429,9 @@ void *canary_watchdog_main(void *data)
 			now = now_usec(CLOCK_MONOTONIC);
 			window_reset(&win, now, boot_offset);
 		} else {
-			/* Half way to a firing: note the realtime threads that
-			 * realtimed did not grant, so that the firing blames
-			 * whoever held the CPUs since, granted or not. Once a
-			 * window, or a look when the last note found none. */
+			/* Half way to a firing: note the unknown realtime
+			 * threads, once a window, or a look when the last note
+			 * found none. */
 			if (missing >= c->watchdog_usec / 4 && demote_unknown &&
 			    now - c->unknown_usec >=
 				    (c->n_unknown_seen > 0 ? c->watchdog_usec : c->slot_usec))
