@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +42,6 @@ static void clamp_process(Canary *c, Watch *w, pid_t pid)
 		(CanaryClamp){ .pid = pid, .start_time = st, .old = old };
 }
 
-static bool is_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* Calls f(c, w, pid, tid) for each thread of process pid, or for each
  * process when pid == 0; stops at the first f() that returns true. Reads the
  * directory with getdents64() into a stack buffer: opendir() allocates. */
@@ -71,12 +62,13 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
 	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			char *end;
+			long id = strtol(de->d_name, &end, 10);
 
 			off += de->d_reclen;
-			if (!is_digits(de->d_name))
-				continue;
-			if (pid == 0 ? f(c, w, (pid_t)atoi(de->d_name), 0)
-				     : f(c, w, pid, (pid_t)atoi(de->d_name)))
+			if (*end || id <= 0 || id > INT_MAX)
+				continue; /* not a process or thread */
+			if (pid == 0 ? f(c, w, (pid_t)id, 0) : f(c, w, pid, (pid_t)id))
 				return true;
 		}
 	return false;

@@ -79,7 +79,7 @@ struct Canary {
 	bool demote_unknown;  /* under lock */
 
 	/* the watchdog's only: the unknown realtime threads noted last, and when */
-	UnknownThread *unknown; /* CANARY_UNKNOWN_CLAMP_MAX */
+	UnknownThread unknown[CANARY_UNKNOWN_CLAMP_MAX];
 	size_t n_unknown_seen;
 	uint64_t unknown_usec;
 

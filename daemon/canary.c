@@ -145,23 +145,14 @@ static int on_restore(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static int clamp_compare(const void *a, const void *b)
-{
-	const CanaryClamp *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->start_time < y->start_time ? -1 : x->start_time > y->start_time;
-}
-
-/* Adds a report's clamps to the list given back after CanaryRefuseSec (kept
- * sorted), and restarts its timer. A process is listed once, with the limit
- * it had before it was first clamped: clamping it again finds 0 and records
- * nothing. */
+/* Adds a report's clamps to the list given back after CanaryRefuseSec, and
+ * restarts its timer. Clamping a process again finds 0 and records nothing,
+ * unless someone raised its limit since: then its first entry gives back
+ * the limit it had before the first clamp, and the later ones find it no
+ * longer 0. */
 static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 {
 	CanaryClamp *list;
-	size_t m = c->n_restore;
 	int r;
 
 	if (n == 0)
@@ -172,12 +163,9 @@ static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 			  n);
 		return;
 	}
+	memcpy(list + c->n_restore, clamped, n * sizeof(CanaryClamp));
 	c->restore = list;
-	for (size_t i = 0; i < n; i++)
-		if (!bsearch(&clamped[i], list, c->n_restore, sizeof(CanaryClamp), clamp_compare))
-			list[m++] = clamped[i];
-	c->n_restore = m;
-	qsort(list, m, sizeof(CanaryClamp), clamp_compare);
+	c->n_restore += n;
 
 	c->restore_source = sd_event_source_disable_unref(c->restore_source);
 	r = sd_event_add_time_relative(c->event, &c->restore_source, CLOCK_MONOTONIC,
@@ -262,18 +250,17 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c->fired = fired;
 	c->userdata = userdata;
 	c->proc = strdup(proc);
-	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || !c->unknown || c->fired_fd < 0) {
-		r = c->fired_fd < 0 ? -errno : -ENOMEM;
-		canary_free(c);
-		return r;
-	}
-	r = sd_event_add_io(e, &c->fired_source, c->fired_fd, EPOLLIN, on_fired, c);
+	if (c->fired_fd < 0)
+		r = -errno;
+	else if (!c->proc)
+		r = -ENOMEM;
+	else
+		r = sd_event_add_io(e, &c->fired_source, c->fired_fd, EPOLLIN, on_fired, c);
 	if (r < 0) {
 		canary_free(c);
 		return r;
@@ -431,7 +418,6 @@ Canary *canary_free(Canary *c)
 	pthread_mutex_destroy(&c->lock);
 	watch_done(&c->watch);
 	watch_done(&c->firing);
-	free(c->unknown);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);
