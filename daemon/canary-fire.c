@@ -335,7 +335,6 @@ bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned 
 		(void)proc_foreach(c, &w, 0, demote_unknown_process);
 	if (demote_unknown && !r->escalated)
 		canary_note_unknown(c, now_usec(CLOCK_MONOTONIC));
-	r->unknown_demoted = w.demoted + r->n_demoted;
 
 	pthread_mutex_lock(&c->lock);
 	c->firing = w;

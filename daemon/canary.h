@@ -51,15 +51,14 @@ typedef struct CanaryClamp {
 } CanaryClamp;
 
 typedef struct CanaryReport {
-	const CanaryTarget *demoted; /* supervised threads demoted */
-	size_t n_demoted;
+	/* the supervised threads demoted, then the first
+	 * CANARY_UNKNOWN_CLAMP_MAX others, for the signal */
+	const CanaryTarget *demoted;
+	size_t n_demoted, n_unknown_listed;
 	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
 	size_t n_blamed;
-	bool escalated;	  /* starvation persisted: every user's threads demoted */
-	size_t n_unknown; /* threads realtimed never granted, demoted */
-	/* the first CANARY_UNKNOWN_CLAMP_MAX of those, for the signal */
-	const CanaryTarget *unknown_demoted;
-	size_t n_unknown_listed;
+	bool escalated;		 /* starvation persisted: every user's threads demoted */
+	size_t n_unknown;	 /* threads realtimed never granted, demoted */
 	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
 	unsigned cheeps_percent; /* of the cheeps expected in the window */
 	uint64_t held_usec;	 /* how long granted threads held every CPU in it */
