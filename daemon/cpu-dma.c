@@ -69,14 +69,6 @@ static int cpu_dma_hold(CpuDma *c, uint64_t usec)
 	return n < 0 ? -errno : -EIO;
 }
 
-static void cpu_dma_release(CpuDma *c)
-{
-	if (c->fd < 0)
-		return;
-	c->fd = safe_close(c->fd);
-	log_debug("Released %s (no realtime grant left, or CpuDmaLatency= unset)", c->path);
-}
-
 void cpu_dma_update(CpuDma *c, uint64_t usec, bool want)
 {
 	bool held = c->fd >= 0 && c->usec == usec;
@@ -85,7 +77,10 @@ void cpu_dma_update(CpuDma *c, uint64_t usec, bool want)
 	c->usec = usec;
 	c->want = want;
 	if (usec == POLICY_INFINITY || !want) {
-		cpu_dma_release(c);
+		if (c->fd >= 0)
+			log_debug("Released %s (no realtime grant left, or CpuDmaLatency= unset)",
+				  c->path);
+		c->fd = safe_close(c->fd);
 		return;
 	}
 	if (held)
