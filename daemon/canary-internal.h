@@ -95,15 +95,15 @@ struct Canary {
 
 	/* set before the threads start, read-only while they run */
 	uint64_t cheep_usec, slot_usec;
-	int cheep_fd;			  /* canary -> watchdog: the count of cheeps */
 	int started_fd;			  /* watchdog -> main: class reported */
 	int canary_timer;		  /* timerfd, every cheep_usec */
 	int kick_fd;			  /* watchdog -> canary: moved, or a probe asked */
 	int started_class, started_error; /* atomic: what the watchdog became */
 	pthread_t canary_thread, watchdog_thread;
-	/* the watchdog asks for probe number probe_gen (0: none), the canary
-	 * sets probe_done to it once it got probe_nsec of CPU time; atomic */
-	unsigned probe_gen, probe_done;
+	/* atomic: the canary's cheeps since the watchdog's last look; the
+	 * watchdog asks for probe number probe_gen (0: none), the canary sets
+	 * probe_done to it once it got probe_nsec of CPU time */
+	unsigned cheeps, probe_gen, probe_done;
 	uint64_t probe_nsec;
 	/* written by the canary before it publishes its tid (atomic) */
 	cpu_set_t canary_cpus;

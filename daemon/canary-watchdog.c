@@ -83,9 +83,8 @@ static bool canary_probe(Canary *c, unsigned gen)
 	for (;;) {
 		if (poll(&pfd, 1, 0) != 0)
 			return false; /* quit_fd, or poll() failed: the thread ends */
-		if (read(c->canary_timer, &expirations, sizeof(expirations)) > 0 &&
-		    eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
-			return false;
+		if (read(c->canary_timer, &expirations, sizeof(expirations)) > 0)
+			__atomic_add_fetch(&c->cheeps, 1, __ATOMIC_RELAXED);
 		if ((now_usec(CLOCK_THREAD_CPUTIME_ID) - start) * NSEC_PER_USEC >= c->probe_nsec) {
 			__atomic_store_n(&c->probe_done, gen, __ATOMIC_RELEASE);
 			break;
@@ -179,8 +178,7 @@ void *canary_thread_main(void *data)
 	/* One cheep however many intervals passed: a canary that was kept
 	 * from running must not make up for it in a burst. */
 	while (wait_tick(c, &armed_cpu))
-		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
-			break;
+		__atomic_add_fetch(&c->cheeps, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -379,13 +377,12 @@ void *canary_watchdog_main(void *data)
 	next = now + c->slot_usec;
 	while (wait_slot(c, &next)) {
 		uint64_t boot_offset, missing, slot;
-		eventfd_t cheeps = 0;
+		unsigned cheeps;
 		bool deprived, demote_unknown;
 
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
-		if (eventfd_read(c->cheep_fd, &cheeps) < 0)
-			cheeps = 0;
+		cheeps = __atomic_exchange_n(&c->cheeps, 0, __ATOMIC_RELAXED);
 
 		/* Restart the count instead of judging: nothing to judge; the
 		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
@@ -407,7 +404,7 @@ void *canary_watchdog_main(void *data)
 		win.held[win.next] =
 			watch_held(c, slot, win.next, &win.measured[win.next]) ? slot : 0;
 		win.deprived[win.next] = deprived;
-		win.cheeps[win.next] = (unsigned)u64_min(cheeps, UINT32_MAX);
+		win.cheeps[win.next] = cheeps;
 		/* held: ask the canary whether a fair thread still gets CPU time */
 		if (win.held[win.next] > 0) {
 			gen = gen + 1 ? gen + 1 : 1;

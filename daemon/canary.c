@@ -243,7 +243,7 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->cheep_fd = c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
+	c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
 	c->canary_timer = -EBADF;
 	c->klass = _CANARY_CLASS_INVALID;
 	c->event = sd_event_ref(e);
@@ -272,7 +272,6 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 
 static void canary_close_fds(Canary *c)
 {
-	c->cheep_fd = safe_close(c->cheep_fd);
 	c->quit_fd = safe_close(c->quit_fd);
 	c->started_fd = safe_close(c->started_fd);
 	c->canary_timer = safe_close(c->canary_timer);
@@ -304,14 +303,12 @@ static int canary_start(Canary *c)
 	c->cheep_usec = u64_max(u64_min(c->cheep_usec, c->watchdog_usec / 2), 1);
 	c->slot_usec = u64_max(c->watchdog_usec / SLOTS, 1);
 	c->probe_nsec = c->slot_usec * NSEC_PER_USEC / PROBE_SHARE;
-	c->probe_gen = c->probe_done = 0;
-	c->cheep_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->cheeps = c->probe_gen = c->probe_done = 0;
 	c->quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->started_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->canary_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	c->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 ||
-	    c->kick_fd < 0) {
+	if (c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 || c->kick_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -351,38 +348,34 @@ fail:
 
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s)
 {
-	uint64_t watchdog_usec = s ? s->watchdog_usec : 0;
 	Watch w = {}, old;
-	size_t watched;
 	int r;
 
-	if (n > 0 && watchdog_usec > 0) {
+	if (n > 0 && s->watchdog_usec > 0) {
 		r = watch_alloc(&w, targets, n);
 		if (r < 0)
 			return r;
 	}
-	if (c->running && c->watchdog_usec != watchdog_usec)
+	if (c->running && c->watchdog_usec != s->watchdog_usec)
 		canary_stop(c);
-	if (s)
-		c->refuse_usec = s->refuse_usec;
+	c->refuse_usec = s->refuse_usec;
 
 	/* The old Watch goes; a report the main thread has not collected yet
 	 * is kept apart, so nothing here grows with the number of updates. */
 	pthread_mutex_lock(&c->lock);
 	old = c->watch;
 	c->watch = w;
-	c->demote_unknown = s && s->demote_unknown;
-	watched = c->watch.n_targets;
+	c->demote_unknown = s->demote_unknown;
 	pthread_mutex_unlock(&c->lock);
 	watch_done(&old);
 
-	if (watched == 0) {
+	if (w.n_targets == 0) {
 		canary_stop(c);
 		return 0;
 	}
 	if (c->running)
 		return 0;
-	c->watchdog_usec = watchdog_usec;
+	c->watchdog_usec = s->watchdog_usec;
 	return canary_start(c);
 }
 
