@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The watchdog's firing (canary.h has the design): whom to blame from the
- * window's realtime CPU time per user, and, in the watchdog thread, the
- * demotion of the blamed users' granted threads, the clamping of their
- * processes' RLIMIT_RTPRIO (everyone's at an escalation, and the realtime
- * threads realtimed never granted), and the report to the main thread.
- * What it watches and when it fires: canary-watchdog.c.
+ * The watchdog's firing, in its thread (canary.h has the design): whom to
+ * blame, the demotions, the clamps of RLIMIT_RTPRIO and the report to the
+ * main thread; and the note of the realtime threads realtimed did not
+ * grant. What it watches and when it fires: canary-watchdog.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -278,12 +276,9 @@ uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec)
 	return missing;
 }
 
-/* Runs in the watchdog thread, on a Watch that only it holds now: demotes
- * the blamed users' granted threads (every user's, escalated) and clamps
- * their processes. An escalation stands only while realtime threads, the
- * granted ones in the starved slots and the unknown ones noted at the
- * last firing, kept at least half of the CPUs busy: a canary starved by
- * fair load alone is no reason to take realtime from anyone. A firing
+/* On a Watch that only the watchdog holds now. An escalation stands only
+ * while realtime threads, the granted ones in the starved slots and the
+ * unknown ones noted before, kept at least half of the CPUs busy. A firing
  * that does not escalate notes the realtime threads left. */
 bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
 {
