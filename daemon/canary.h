@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The canary watchdog: demotes realtime threads when realtime work starves
- * the rest of the machine. Two threads run while there are targets (none
- * while idle): the canary, SCHED_OTHER at nice -20, cheeps every
- * CanaryWatchdogSec / 20; the watchdog, SCHED_DEADLINE (SCHED_FIFO 99 where
- * the kernel refuses that), looks four times per window at the cheeps, at
- * the targets' realtime CPU time (and, once noted, that of the realtime
- * threads realtimed did not grant), and starts a probe of the fair class's
- * share when realtime held every CPU. When it fires, the watchdog itself
- * blames, clamps RLIMIT_RTPRIO, demotes and hands the main thread a report;
- * it never allocates, never logs and never waits on the main thread. A
- * SIGSTOP of realtimed or a suspend restarts the window. realtimed(8),
- * SAFETY, has the rules, the figures and the reasons.
+ * the rest of the machine. While there are targets, a canary thread
+ * (SCHED_OTHER, nice -20) cheeps and a watchdog thread (SCHED_DEADLINE, or
+ * SCHED_FIFO 99) looks at the cheeps and the targets' realtime CPU time;
+ * when it fires, the watchdog itself blames, clamps RLIMIT_RTPRIO, demotes
+ * and hands the main thread a report, without allocating, logging or
+ * waiting on the main thread. realtimed(8), SAFETY, has the rules, the
+ * figures and the reasons.
  */
 #pragma once
 
@@ -51,15 +47,14 @@ typedef struct CanaryClamp {
 } CanaryClamp;
 
 typedef struct CanaryReport {
-	const CanaryTarget *demoted; /* supervised threads demoted */
-	size_t n_demoted;
+	/* the supervised threads demoted, then the first
+	 * CANARY_UNKNOWN_CLAMP_MAX others, for the signal */
+	const CanaryTarget *demoted;
+	size_t n_demoted, n_unknown_listed;
 	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
 	size_t n_blamed;
-	bool escalated;	  /* starvation persisted: every user's threads demoted */
-	size_t n_unknown; /* threads realtimed never granted, demoted */
-	/* the first CANARY_UNKNOWN_CLAMP_MAX of those, for the signal */
-	const CanaryTarget *unknown_demoted;
-	size_t n_unknown_listed;
+	bool escalated;		 /* starvation persisted: every user's threads demoted */
+	size_t n_unknown;	 /* threads realtimed never granted, demoted */
 	size_t n_clamped;	 /* processes whose RLIMIT_RTPRIO is now 0 */
 	unsigned cheeps_percent; /* of the cheeps expected in the window */
 	uint64_t held_usec;	 /* how long granted threads held every CPU in it */
@@ -84,7 +79,7 @@ typedef struct CanarySettings {
 /* Called in the main thread after the watchdog fired. */
 typedef void (*canary_fired_t)(const CanaryReport *report, void *userdata);
 
-/* Also finds out which class the watchdog will get (see above). */
+/* Also finds out which class the watchdog will get. */
 int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userdata, Canary **ret);
 /* Gives clamped processes their RLIMIT_RTPRIO back at once. */
 Canary *canary_free(Canary *c);

@@ -244,8 +244,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		size_t m = 0;
 
 		for (; i < all && m < l.size; i++) {
-			const CanaryTarget *t =
-				i < n ? &report->demoted[i] : &report->unknown_demoted[i - n];
+			const CanaryTarget *t = &report->demoted[i];
 
 			l.threads[m++] = (DemoteThread){ .pid = t->pid,
 							 .tid = t->tid,

@@ -17,16 +17,14 @@ int supervise_canary_sync(Daemon *d, const CanaryTarget *pending)
 	};
 	_cleanup_free_ CanaryTarget *targets = NULL;
 	size_t n = 0;
-	int r;
+	int r = -ENOMEM;
 
 	if (!d->canary)
 		return 0;
 	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
 		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets) {
-			d->canary_synced = false;
-			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
-		}
+		if (!targets)
+			goto done;
 		GRANT_TABLE_FOREACH(p, g, d->grants) {
 			/* Nice grants cannot starve anyone; only realtime ones are watched. */
 			if (g->kind == POLICY_GRANT_NICE)
@@ -40,6 +38,7 @@ int supervise_canary_sync(Daemon *d, const CanaryTarget *pending)
 			targets[n++] = *pending;
 	}
 	r = canary_update(d->canary, targets, n, &settings);
+done:
 	d->canary_synced = r >= 0;
 	if (r < 0)
 		return log_error_errno(r, "Failed to update the canary watchdog: %m");
