@@ -18,6 +18,10 @@
  *       and rtkit), ListAllGrants, Explain of OTHER_UID, Reload, Explain
  *       of itself, ListGrants, Properties Get/GetAll; for SECS seconds or
  *       until SIGTERM
+ *   fairness-bench closeflood THREADS CALLS SECS OTHER_UID
+ *       THREADS threads, each opening a connection that sends CALLS of
+ *       those calls wanting no reply and closes at once, again and again
+ *       (issue 31), for SECS seconds or until SIGTERM
  *
  * Output: one line "key=value ..." per run. A victim's grant is timed from
  * send to answer; its errors are counted by D-Bus name. Every grant goes
@@ -47,6 +51,7 @@
 #include "macro.h"
 #include "percentile.h"
 #include "time-util.h"
+#include "../tests/close-flood.h"
 #include "../tests/system-bus.h"
 #include "../tests/sleeper.h"
 
@@ -241,7 +246,9 @@ static uint32_t other_uid;
 typedef struct Flooder {
 	pthread_t thread;
 	unsigned index, depth;
+	bool close; /* closeflood: depth calls wanting no reply, then hang up */
 	long sent, answered, ok;
+	long connections, refused; /* closeflood: made, and refused by dbus-daemon */
 	Errors errors;
 } Flooder;
 
@@ -316,12 +323,44 @@ static DBusMessage *flood_msg(unsigned k, unsigned i)
 	}
 }
 
+static DBusMessage *close_call(unsigned i, void *userdata)
+{
+	Flooder *f = userdata;
+	unsigned next = f->index * 7 + (unsigned)f->connections * f->depth + i;
+
+	return flood_msg(next % _K_MAX, next);
+}
+
+/* closeflood: a connection that sends its calls and hangs up, again and
+ * again. */
+static void closer_main(Flooder *f)
+{
+	while (!stop) {
+		long n = close_flood_round(f->depth, close_call, f);
+
+		if (n < 0) {
+			/* dbus-daemon refused the connection: its own limits */
+			f->refused++;
+			usleep(1000);
+			continue;
+		}
+		f->connections++;
+		f->sent += n;
+	}
+}
+
 /* One connection: DEPTH calls sent, then their answers taken in order,
- * again and again. */
+ * again and again (closeflood: closer_main()). */
 static void *flooder_main(void *userdata)
 {
 	Flooder *f = userdata;
-	DBusConnection *bus = bus_open();
+	DBusConnection *bus;
+
+	if (f->close) {
+		closer_main(f);
+		return NULL;
+	}
+	bus = bus_open();
 	DBusPendingCall **p = calloc(f->depth, sizeof(*p));
 	unsigned next = f->index * 7;
 
@@ -366,45 +405,64 @@ static void on_term(int sig)
 	stop = true;
 }
 
-static int cmd_flood(unsigned n, unsigned depth, unsigned secs)
+/* The flood's shared start: its sleeping targets, SIGTERM and SIGINT. */
+static int flood_setup(void)
 {
-	static Flooder f[CONNECTIONS_MAX];
-	Errors all = {};
-	long sent = 0, answered = 0, ok = 0;
-	uint64_t t0, end;
 	struct sigaction sa = { .sa_handler = on_term };
 
-	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > 100)
-		return 2;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	for (unsigned i = 0; i < FLOOD_THREADS; i++)
 		if (sleeper_start(&flood_sleepers[i]) < 0)
-			return 2;
-	t0 = now_usec(CLOCK_MONOTONIC);
-	end = t0 + (uint64_t)secs * 1000000u;
-	for (unsigned i = 0; i < n; i++) {
-		f[i].index = i;
-		f[i].depth = depth;
-		if (pthread_create(&f[i].thread, NULL, flooder_main, &f[i]) != 0)
-			return 2;
-	}
-	printf("flood started connections=%u depth=%u\n", n, depth);
-	fflush(stdout);
+			return -1;
+	return 0;
+}
+
+/* Waits until SIGTERM or end (CLOCK_MONOTONIC usec), then stops the
+ * flood's threads. */
+static void flood_wait(uint64_t end)
+{
 	while (!stop && now_usec(CLOCK_MONOTONIC) < end)
 		usleep(50 * 1000);
 	stop = true;
+}
+
+static int cmd_flood(bool close, unsigned n, unsigned depth, unsigned secs)
+{
+	static Flooder f[CONNECTIONS_MAX];
+	Errors all = {};
+	long sent = 0, answered = 0, ok = 0, connections = 0, refused = 0;
+	uint64_t t0;
+
+	if (n < 1 || n > CONNECTIONS_MAX || depth < 1 || depth > (close ? 256 : 100) ||
+	    flood_setup() < 0)
+		return 2;
+	t0 = now_usec(CLOCK_MONOTONIC);
+	for (unsigned i = 0; i < n; i++) {
+		f[i].index = i;
+		f[i].depth = depth;
+		f[i].close = close;
+		if (pthread_create(&f[i].thread, NULL, flooder_main, &f[i]) != 0)
+			return 2;
+	}
+	printf("flood started %s=%u depth=%u\n", close ? "threads" : "connections", n, depth);
+	fflush(stdout);
+	flood_wait(t0 + (uint64_t)secs * 1000000u);
 	for (unsigned i = 0; i < n; i++) {
 		pthread_join(f[i].thread, NULL);
 		sent += f[i].sent;
 		answered += f[i].answered;
 		ok += f[i].ok;
+		connections += f[i].connections;
+		refused += f[i].refused;
 		for (size_t k = 0; k < f[i].errors.count; k++)
 			errors_add_n(&all, f[i].errors.name[k], f[i].errors.n[k]);
 		all.other += f[i].errors.other;
 	}
 	printf("flood sent=%ld answered=%ld ok=%ld secs=%.1f", sent, answered, ok,
 	       (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1e6);
+	if (close)
+		printf(" connections=%ld refused_connections=%ld", connections, refused);
 	errors_print(&all, "errors");
 	printf("\n");
 	return 0;
@@ -415,10 +473,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 5 && streq(argv[1], "victim"))
 		return cmd_victim(streq(argv[2], "fresh"), atol(argv[3]), (unsigned)atoi(argv[4]));
-	if (argc == 6 && streq(argv[1], "flood")) {
+	if (argc == 6 && (streq(argv[1], "flood") || streq(argv[1], "closeflood"))) {
 		other_uid = (uint32_t)strtoul(argv[5], NULL, 10);
-		return cmd_flood((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]),
-				 (unsigned)atoi(argv[4]));
+		return cmd_flood(streq(argv[1], "closeflood"), (unsigned)atoi(argv[2]),
+				 (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 	}
 	fprintf(stderr, "usage: see the comment atop bench/fairness-bench.c\n");
 	return 2;

@@ -8,7 +8,11 @@
 # calls in flight (grants past its limits, native and rtkit, realtime and
 # nice; ListAllGrants, Explain of another uid, Reload; Explain of itself,
 # ListGrants, Properties Get/GetAll), another user's grant round trip is
-# measured, and the same without the flood:
+# measured, and the same without the flood, and under the close-at-once
+# flood (issue 31): rtflood's FAIR_CLOSE_THREADS (2) threads each open a
+# connection, send FAIR_CLOSE_CALLS (100) of those calls wanting no reply
+# and close it at once, again and again, so that every connection is a
+# new sender realtimed has not seen. The victims:
 #   - rtaudio, a member of audio ([Group audio] covers it, polkit is not
 #     asked): MakeThreadRealtime rr 5 on its own sleeping thread, then
 #     ResetThread;
@@ -16,7 +20,8 @@
 #     child process each round, so that polkit is asked every time (its
 #     "yes" is cached per process).
 # Figures: p50 and p99 of the grant, their ratio flood / quiet (the target
-# is within 2x), and the grants that failed, by error name. In the
+# is within 2x), the grants that failed, by error name, and realtimed's CPU
+# time in each phase. In the
 # integration harness's private namespace (tests/integration/lib.sh: private
 # system bus, real polkitd, test users); a fresh realtimed for every phase.
 # Nothing runs away: every granted thread sleeps. As root:
@@ -30,7 +35,8 @@
 # compared in one sitting under the same load. FAIR_ROUNDS (300) is the
 # rounds per victim and phase, FAIR_DEPTH (64) the calls in flight per
 # flooding connection, FAIR_CONNECTIONS (16), FAIR_NO_RESULTS=1 leaves
-# bench/RESULTS.md alone. The policy is the shipped one with
+# bench/RESULTS.md alone, FAIR_SECTION names the section of it that the
+# run replaces (default: the issue 20 one). The policy is the shipped one with
 # ActionsPerBurst=400 (default 100), so that a victim's rounds fit its own
 # rate limit; the flooder's grants then meet the rate limit and its per-user
 # limits, its manage calls polkit.
@@ -45,6 +51,9 @@ FAIR_DAEMONS=${REALTIMED:-$TOP_BUILDDIR/daemon/realtimed}
 ROUNDS=${FAIR_ROUNDS:-300}
 DEPTH=${FAIR_DEPTH:-64}
 CONNS=${FAIR_CONNECTIONS:-16}
+CLOSE_THREADS=${FAIR_CLOSE_THREADS:-2}
+CLOSE_CALLS=${FAIR_CLOSE_CALLS:-100}
+SECTION=${FAIR_SECTION:-"Fairness: another user's grants under a flood (issue 20)"}
 PRIO=5
 UID_FLOOD=4120
 
@@ -106,17 +115,28 @@ record()
 	printf '%s\n' "$2" | sed "s/^/$1 /" | tee -a "$R"
 }
 
-# phase TAG VICTIM_USER MODE FLOOD(0/1) DAEMON
+# realtimed's CPU time so far, in ms (utime + stime)
+cpu_ms()
+{
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "/proc/$DAEMON_PID/stat"
+}
+
+# phase TAG VICTIM_USER MODE FLOOD(0: none, 1: in flight, 2: close at once) DAEMON
 phase()
 {
 	REALTIMED=$5
 	INTEG_DAEMON_DEBUG='' integ_start_daemon
 	sleep 1
 	record "$1" "load=$(cut -d' ' -f1 /proc/loadavg)"
+	c0=$(cpu_ms) w0=$(date +%s%N)
 	fp=
-	if [ "$4" = 1 ]; then
+	if [ "$4" != 0 ]; then
 		rm -f "$WORK/flood.out"
-		as_bg rtflood "$CLIENT" flood "$CONNS" "$DEPTH" 900 "$UID_AUDIO" >"$WORK/flood.out" 2>&1
+		if [ "$4" = 1 ]; then
+			as_bg rtflood "$CLIENT" flood "$CONNS" "$DEPTH" 900 "$UID_AUDIO" >"$WORK/flood.out" 2>&1
+		else
+			as_bg rtflood "$CLIENT" closeflood "$CLOSE_THREADS" "$CLOSE_CALLS" 900 "$UID_AUDIO" >"$WORK/flood.out" 2>&1
+		fi
 		fp=$!
 		integ_track $fp
 		wait_for 30 grep -q '^flood started' "$WORK/flood.out" || note "the flooder did not start: $(cat "$WORK/flood.out")"
@@ -130,7 +150,12 @@ phase()
 		integ_untrack "$fp"
 		record "$1" "$(grep '^flood sent' "$WORK/flood.out")"
 	fi
-	if kill -0 "$DAEMON_PID" 2>/dev/null; then record "$1" "alive=yes"; else record "$1" "alive=no"; fi
+	if kill -0 "$DAEMON_PID" 2>/dev/null; then
+		record "$1" "daemon cpu_ms=$(($(cpu_ms) - c0)) wall_ms=$((($(date +%s%N) - w0) / 1000000))"
+		record "$1" "alive=yes"
+	else
+		record "$1" "alive=no"
+	fi
 	integ_stop_daemon
 }
 
@@ -142,7 +167,7 @@ done
 for p in "covered own rtaudio" "polkit fresh rtplain"; do
 	# shellcheck disable=SC2086
 	set -- $p
-	for f in 0 1; do
+	for f in 0 1 2; do
 		i=0
 		for d in $FAIR_DAEMONS; do
 			i=$((i + 1))
@@ -163,6 +188,11 @@ ratio()
 {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
+# TAG: realtimed's CPU time per second of the phase (ms)
+cpu_rate()
+{
+	awk -v c="$(val "$1" cpu_ms daemon)" -v w="$(val "$1" wall_ms daemon)" 'BEGIN { if (w > 0) printf "%.0f", c * 1000 / w; else print "?" }'
+}
 ms()
 {
 	# no grant succeeded: no time to show
@@ -178,10 +208,12 @@ for d in $FAIR_DAEMONS; do n=$((n + 1)); done
 	echo "dbus-daemon $(dpkg-query -W -f='${Version}' dbus-daemon 2>/dev/null), polkitd $(dpkg-query -W -f='${Version}' polkitd 2>/dev/null), source tree at $(git -C "$TOP_SRCDIR" describe --always --dirty 2>/dev/null);"
 	echo "load average when it started: $LOAD0 (the 1-minute figure at each phase is in the"
 	echo "raw lines); the whole run took $T_RUN s. $ROUNDS rounds per victim and phase; the flood:"
-	echo "$CONNS connections of rtflood with $DEPTH calls in flight each."
+	echo "$CONNS connections of rtflood with $DEPTH calls in flight each; the close-at-once flood:"
+	echo "$CLOSE_THREADS threads of rtflood, each a new connection again and again that sends $CLOSE_CALLS calls"
+	echo "wanting no reply and closes."
 	echo
 	echo '```'
-	echo "sudo${REALTIMED:+ REALTIMED=\"$FAIR_DAEMONS\"} bench/fairness-bench.sh $bdir"
+	echo "sudo${REALTIMED:+ REALTIMED=\"$FAIR_DAEMONS\"}${FAIR_SECTION:+ FAIR_SECTION=\"$SECTION\"} bench/fairness-bench.sh $bdir"
 	echo '```'
 	echo
 	i=0
@@ -202,22 +234,30 @@ for d in $FAIR_DAEMONS; do n=$((n + 1)); done
 		covered) what="rtaudio (audio member, own thread)" ;;
 		polkit) what="rtplain (polkit, new process each round)" ;;
 		esac
-		for row in quiet flood ratio failed; do
+		for row in quiet flood ratio failed close cratio cfailed cpu; do
 			case $row in
 			quiet) printf '| %s grant p50 / p99, quiet (ms) |' "$what" ;;
 			flood) printf '| ... under the flood (ms) |' ;;
 			ratio) printf '| ... flood / quiet, p50 / p99 (target <= 2) |' ;;
 			failed) printf '| ... grants failed under the flood / quiet, errors |' ;;
+			close) printf '| ... under the close-at-once flood (ms) |' ;;
+			cratio) printf '| ... close-at-once flood / quiet, p50 / p99 (target <= 2) |' ;;
+			cfailed) printf '| ... grants failed under the close-at-once flood, errors |' ;;
+			cpu) printf '| ... realtimed CPU ms per s: quiet / flood / close-at-once |' ;;
 			esac
 			i=0
 			while [ $i -lt $n ]; do
 				i=$((i + 1))
-				q=d$i-$v-0 f=d$i-$v-1
+				q=d$i-$v-0 f=d$i-$v-1 c=d$i-$v-2
 				case $row in
 				quiet) printf ' %s / %s |' "$(ms "$(val "$q" p50_us)")" "$(ms "$(val "$q" p99_us)")" ;;
 				flood) printf ' %s / %s |' "$(ms "$(val "$f" p50_us)")" "$(ms "$(val "$f" p99_us)")" ;;
 				ratio) printf ' **%s** / **%s** |' "$(ratio "$(val "$f" p50_us)" "$(val "$q" p50_us)")" "$(ratio "$(val "$f" p99_us)" "$(val "$q" p99_us)")" ;;
 				failed) printf ' %s of %s / %s of %s; %s |' "$(val "$f" failed)" "$(val "$f" n)" "$(val "$q" failed)" "$(val "$q" n)" "$(val "$f" errors)" ;;
+				close) printf ' %s / %s |' "$(ms "$(val "$c" p50_us)")" "$(ms "$(val "$c" p99_us)")" ;;
+				cratio) printf ' **%s** / **%s** |' "$(ratio "$(val "$c" p50_us)" "$(val "$q" p50_us)")" "$(ratio "$(val "$c" p99_us)" "$(val "$q" p99_us)")" ;;
+				cfailed) printf ' %s of %s; %s |' "$(val "$c" failed)" "$(val "$c" n)" "$(val "$c" errors)" ;;
+				cpu) printf ' %s / %s / %s |' "$(cpu_rate "$q")" "$(cpu_rate "$f")" "$(cpu_rate "$c")" ;;
 				esac
 			done
 			printf '\n'
@@ -226,6 +266,10 @@ for d in $FAIR_DAEMONS; do n=$((n + 1)); done
 	printf '| flood: calls answered / sent (during the %s victim) |' "polkit"
 	i=0
 	while [ $i -lt $n ]; do i=$((i + 1)); printf ' %s / %s in %s s |' "$(val d$i-polkit-1 answered flood)" "$(val d$i-polkit-1 sent flood)" "$(val d$i-polkit-1 secs flood)"; done
+	printf '\n'
+	printf '| close-at-once flood: connections / calls sent (during the %s victim) |' "polkit"
+	i=0
+	while [ $i -lt $n ]; do i=$((i + 1)); printf ' %s / %s in %s s |' "$(val d$i-polkit-2 connections flood)" "$(val d$i-polkit-2 sent flood)" "$(val d$i-polkit-2 secs flood)"; done
 	printf '\n'
 	echo
 	echo "The victims' errors with their first message, and the flood's answers by D-Bus"
@@ -237,7 +281,7 @@ echo
 cat "$WORK/section.md"
 if [ -z "$FAIR_NO_RESULTS" ]; then
 	python3 "$TOP_SRCDIR/bench/results-section.py" "$TOP_SRCDIR/bench/RESULTS.md" \
-		"Fairness: another user's grants under a flood (issue 20)" "$WORK/section.md" ||
+		"$SECTION" "$WORK/section.md" ||
 		note "could not update bench/RESULTS.md"
 fi
 exit 0

@@ -117,7 +117,7 @@ struct Policy {
 	size_t pool_used, pool_size;  /* of blocks[n_blocks - 1] */
 	const PolicyUser *only;	      /* while loading for one user */
 	bool check;		      /* policy_load_check(): all errors, and warnings */
-	bool rejected;		      /* policy_check_rejected()'s scratch: a file not in force */
+	bool rejected;		      /* policy_warn_rejected()'s scratch: a file not in force */
 	PolicySource *daemon_sources; /* where each [Daemon] key was set; NULL: none was */
 };
 
@@ -202,21 +202,21 @@ _printf_(4, 5) int policy_add_warning(Policy *p, const char *path, unsigned line
 /* Applies a file that parsed without error. */
 int policy_apply(Policy *p, const char *file, const FileParse *fp);
 
-/* policy-check.c: the warnings of policy_load_check(); each does nothing
+/* policy-warn.c: the warnings of policy_load_check(); each does nothing
  * unless p->check. */
 /* a sets key, which prev (file NULL: nothing) set before. */
-int policy_check_override(Policy *p, const char *file, const Assignment *a, const char *key,
-			  const PolicySource *prev);
+int policy_warn_override(Policy *p, const char *file, const Assignment *a, const char *key,
+			 const PolicySource *prev);
 /* a sets a [Daemon] key: records where (policy_daemon_source()), and in a
- * check policy_check_override() with its last source. */
-int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a);
+ * check policy_warn_override() with its last source. */
+int policy_warn_daemon_key(Policy *p, const char *file, const Assignment *a);
 /* a is the first key of its header in file, and s its section: is the user
  * or group name known to NSS? Looked up once per section. */
-int policy_check_name(Policy *p, const char *file, const Assignment *a, Section *s);
+int policy_warn_name(Policy *p, const char *file, const Assignment *a, Section *s);
 /* The warnings of a file rejected for its errors (fp, parsed with every
  * error): those it would have on its own (unknown names, keys set twice in
  * it), so an error does not hide them. Nothing of it is applied to p. */
-int policy_check_rejected(Policy *p, const char *path, const FileParse *fp);
+int policy_warn_rejected(Policy *p, const char *path, const FileParse *fp);
 
 /* Small predicates of the parser's inner loop, inline: they run for every
  * line of every file at each login (bench/RESULTS.md). */

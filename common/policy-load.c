@@ -210,7 +210,7 @@ static int policy_load_one(Policy *p, const char *path, bool missing_ok)
 					     "more than %u errors; the rest are not shown",
 					     POLICY_FILE_ERRORS_MAX);
 		if (r >= 0)
-			r = policy_check_rejected(p, path, &fp);
+			r = policy_warn_rejected(p, path, &fp);
 	} else {
 		r = policy_add_path(p, path, &file);
 		if (r >= 0)

@@ -85,8 +85,8 @@ static int policy_set_irq(Policy *p, const Assignment *a, PolicySource src)
 
 	for (size_t i = 0; i < p->n_irq; i++)
 		if (streq(p->irq[i].pattern, a->target)) {
-			int r = policy_check_override(p, src.file, a, a->target,
-						      &p->irq[i].rule.source);
+			int r = policy_warn_override(p, src.file, a, a->target,
+						     &p->irq[i].rule.source);
 
 			if (r < 0)
 				return r;
@@ -130,7 +130,7 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp)
 
 		switch (a->kind) {
 		case SECTION_DAEMON:
-			r = policy_check_daemon_key(p, file, a);
+			r = policy_warn_daemon_key(p, file, a);
 			if (r < 0)
 				return r;
 			policy_value_store(a->item, &p->daemon, &a->v);
@@ -148,15 +148,15 @@ int policy_apply(Policy *p, const char *file, const FileParse *fp)
 			if (a->section != last_header) {
 				r = policy_get_section(p, a, &s);
 				if (r >= 0)
-					r = policy_check_name(p, file, a, s);
+					r = policy_warn_name(p, file, a, s);
 				if (r < 0)
 					return r;
 				last_header = a->section;
 			}
 			k = (PolicyKey)(a->item - policy_keys);
 			if (s->values.set[k]) {
-				r = policy_check_override(p, file, a, a->item->name,
-							  &s->values.source[k]);
+				r = policy_warn_override(p, file, a, a->item->name,
+							 &s->values.source[k]);
 				if (r < 0)
 					return r;
 			}

@@ -3,13 +3,17 @@
  * The one dispatcher of the bus objects, and the pieces their handlers
  * share; see bus-dispatch.h.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus-dispatch.h"
-#include "bus-manage.h"
+#include "request.h"
+#include "bus-admin.h"
 #include "bus-props.h"
+#include "bus-creds.h"
+#include "bus-message.h"
 #include "bus.h"
 
 const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *name)
@@ -46,7 +50,7 @@ static void method_call(Daemon *d, const BusObject *o, const BusMethod *method, 
 			method->run(d, m, o);
 		else
 			bus_reply_error(d->bus, m,
-					request_error_name(REQUEST_E_PERMISSION_DENIED, o->flavour),
+					bus_error_name(REQUEST_E_PERMISSION_DENIED, o->flavour),
 					"Only root may call %s", method->name);
 		return;
 	case BUS_CALLER_SELF_OR_MANAGE:
@@ -107,13 +111,66 @@ DBusHandlerResult bus_dispatch(Daemon *d, const BusObject *o, DBusMessage *m)
 	return DBUS_HANDLER_RESULT_HANDLED;
 }
 
+/* Both flavours' names of each code, from common/bus-names.h's list; no
+ * native name for NoMemory, which is the bus's own. */
+#define NATIVE_ERROR_NAME(code, word, ...) [REQUEST_E_##code] = NATIVE_ERROR word,
+#define RTKIT_ERROR_NAME(code, word, rtkit, ...) [REQUEST_E_##code] = rtkit,
+#define ONE(...) +1
+static_assert(0 NATIVE_ERRORS(ONE) == _REQUEST_E_MAX - 2,
+	      "each RequestError but NoMemory is one of NATIVE_ERRORS");
+
+/* clang-format off */
+static const char *const native_errors[_REQUEST_E_MAX] = {
+	NATIVE_ERRORS(NATIVE_ERROR_NAME)
+	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
+};
+
+static const char *const rtkit_errors[_REQUEST_E_MAX] = {
+	NATIVE_ERRORS(RTKIT_ERROR_NAME)
+	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
+};
+/* clang-format on */
+
+const char *bus_error_name(int code, BusFlavour f)
+{
+	if (code <= _REQUEST_E_SUCCESS || code >= _REQUEST_E_MAX)
+		code = REQUEST_E_FAILED;
+	return f == FLAVOUR_RTKIT ? rtkit_errors[code] : native_errors[code];
+}
+
+void bus_answer(Daemon *d, DBusMessage *m, BusFlavour flavour, int code, const char *why,
+		DBusMessage *reply)
+{
+	if (code != 0)
+		bus_reply_error(d->bus, m, bus_error_name(code, flavour), "%s", why);
+	else if (reply)
+		bus_send(d->bus, reply);
+	else
+		bus_reply_empty(d->bus, m);
+}
+
+void bus_request_start(Daemon *d, DBusMessage *m, const BusObject *o, RequestArgs *args)
+{
+	int r;
+
+	r = bus_get_creds(d, m, &args->uid, &args->caller_pid);
+	if (r < 0) {
+		bus_reply_error(d->bus, m, bus_error_name(r, o->flavour),
+				"could not get the caller's credentials from the bus: %s",
+				strerror(-r));
+		return;
+	}
+	args->flavour = o->flavour;
+	request_start(d, m, args);
+}
+
 int bus_get_caller_uid(Daemon *d, DBusMessage *m, uid_t *ret_uid)
 {
 	pid_t pid;
 	int r = bus_get_creds(d, m, ret_uid, &pid);
 
 	if (r < 0)
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not get the caller's credentials: %s", strerror(-r));
 	return r;
 }
@@ -136,6 +193,17 @@ static void object_unregistered(DBusConnection *c, void *userdata)
 	free(userdata);
 }
 
+bool bus_object_counts(const BusObject *o, DBusMessage *m)
+{
+	const char *member = dbus_message_get_member(m), *iface = dbus_message_get_interface(m);
+	const BusMethod *method;
+
+	if (!member || !dbus_message_has_path(m, o->path) || (iface && !streq(iface, o->iface)))
+		return false;
+	method = bus_method_find(o->methods, o->n_methods, member);
+	return method && method->counted;
+}
+
 int bus_object_register(Daemon *d, const BusObject *o)
 {
 	static const DBusObjectPathVTable vtable = { .unregister_function = object_unregistered,
@@ -147,7 +215,7 @@ int bus_object_register(Daemon *d, const BusObject *o)
 		return -ENOMEM;
 	*b = (BusBinding){ .d = d, .o = o };
 	/* calls wait their caller's turn (bus-queue.h) */
-	r = bus_register_object(d->bus, o->path, &vtable, b);
+	r = bus_add_path(d->bus, o->path, &vtable, b);
 	if (r < 0)
 		free(b);
 	return r;

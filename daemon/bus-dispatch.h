@@ -23,13 +23,12 @@
 #include <sys/types.h>
 
 #include "daemon.h"
-#include "request.h"
 
 /* Who may call a method, checked after its signature. */
 typedef enum BusCaller {
 	BUS_CALLER_ANYONE, /* whom the bus policy lets call it */
 	BUS_CALLER_ROOT,   /* uid 0 only: PermissionDenied in the object's flavour */
-	/* root, or polkit's org.realtimed.manage (bus-manage.h) */
+	/* root, or polkit's org.realtimed.manage (bus-admin.h) */
 	BUS_CALLER_MANAGE,
 	/* the user the first argument (a uid, signature "u...") names, or as
 	 * BUS_CALLER_MANAGE */
@@ -52,6 +51,9 @@ typedef struct BusMethod {
 	 * ("Reloading the policy"); a static string */
 	const char *what;
 	bus_method_fn run;
+	/* a grant request: counted against its user's ActionsPerBurst= when
+	 * taken up, and not paced while that window has room (bus-queue.h) */
+	bool counted;
 } BusMethod;
 
 struct BusObject {
@@ -72,12 +74,26 @@ struct BusObject {
 
 /* The method of table[0..n) named name, or NULL. */
 const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *name);
+/* Whether m calls a method of o that is counted (BusMethod.counted). */
+bool bus_object_counts(const BusObject *o, DBusMessage *m);
 
 /* Answers m, a message on o's path. */
 DBusHandlerResult bus_dispatch(Daemon *d, const BusObject *o, DBusMessage *m);
 /* Serves o at its path on d->bus through bus_dispatch(), until
  * dbus_connection_unregister_object_path(). */
 int bus_object_register(Daemon *d, const BusObject *o);
+
+typedef struct RequestArgs RequestArgs;
+
+/* The D-Bus error name of code (a RequestError, request.h, or a negative
+ * errno: Failed) in flavour f's interface: the one table of answers. */
+const char *bus_error_name(int code, BusFlavour f);
+/* The answer hook (DaemonHooks.answer) of every request. */
+void bus_answer(Daemon *d, DBusMessage *m, BusFlavour flavour, int code, const char *why,
+		DBusMessage *reply);
+/* request_start() of args for m, a call on o, with the caller's
+ * credentials from the bus (answered Failed without them). */
+void bus_request_start(Daemon *d, DBusMessage *m, const BusObject *o, RequestArgs *args);
 
 /* The uid of m's sender (bus_get_creds()); without it, answers m
  * (native) Failed and returns < 0. */
@@ -89,7 +105,7 @@ typedef struct BusParkedCall {
 	Daemon *d;
 	DBusMessage *m;
 	const BusObject *o;
-	const BusMethod *method; /* bus-manage.c: what runs once authorized */
+	const BusMethod *method; /* bus-admin.c: what runs once authorized */
 	uid_t uid;		 /* the caller's, or whose grants (ListGrants) */
 } BusParkedCall;
 

@@ -12,7 +12,9 @@
 
 #include "bus-native-demoted.h"
 #include "bus-native.h"
-#include "bus.h"
+#include "bus-message.h"
+#include "bus-dispatch.h"
+#include "request.h"
 
 #define NAME_OWNER_MATCH                                                     \
 	"type='signal',sender='" DBUS_SERVICE_DBUS "',path='" DBUS_PATH_DBUS \
@@ -103,7 +105,7 @@ void bus_native_subscribe_demoted(Daemon *d, DBusMessage *m, const BusObject *o)
 	char *w;
 
 	if (isempty(name) || strlen(name) >= GRANT_OWNER_MAX) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"The bus gave the caller no unique name that realtimed can keep");
 		return;
 	}
@@ -114,7 +116,7 @@ void bus_native_subscribe_demoted(Daemon *d, DBusMessage *m, const BusObject *o)
 	w = watcher_find(d, "");
 	if (!w) {
 		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_LIMITS_EXCEEDED, FLAVOUR_NATIVE),
+				bus_error_name(REQUEST_E_LIMITS_EXCEEDED, FLAVOUR_NATIVE),
 				"%d connections watch every demotion already; each gets it until "
 				"it leaves the bus",
 				DEMOTED_WATCHERS_MAX);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bus-native-refusals.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "refusals.h"
 
 /* Replies with the refusals of uid, or of every user for (uid_t)-1. */
@@ -23,7 +23,7 @@ static void reply_refusals(Daemon *d, DBusMessage *m, uid_t uid)
 	bool built = true;
 	size_t n = 0;
 
-	if (d->refused && refusal_log_list(d->refused, uid, 0, &list, &n) < 0) {
+	if (refusals_list(d->users, uid, 0, &list, &n) < 0) {
 		bus_reply_error(d->bus, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
 		return;
 	}

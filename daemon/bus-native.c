@@ -9,7 +9,7 @@
  *
  * What a caller may see: their own grants, refusals and policy; every
  * user's (which would show other users' pids and commands, defeating
- * hidepid) takes root or org.realtimed.manage (bus-manage.c). So does the
+ * hidepid) takes root or org.realtimed.manage (bus-admin.c). So does the
  * Demoted signal: each connection that asked for a grant hears of its own
  * threads, and only a SubscribeDemoted caller of every thread.
  */
@@ -24,7 +24,7 @@
 #include "bus-native-demoted.h"
 #include "bus-native-refusals.h"
 #include "bus-native.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "procfs-irq.h"
 #include "log.h"
 #include "manager.h"
@@ -43,24 +43,23 @@ static void method_make_realtime(Daemon *d, DBusMessage *m, const BusObject *o)
 	uint64_t pid, tid;
 	const char *policy;
 	uint32_t prio;
-	GrantKind k;
+	PolicyGrantKind k;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_STRING, &policy, DBUS_TYPE_UINT32, &prio,
 			      DBUS_TYPE_INVALID);
-	k = grant_kind_from_string(policy);
-	if (k != GRANT_FIFO && k != GRANT_RR) {
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
+	k = policy_grant_kind_from_string(policy);
+	if (k != POLICY_GRANT_FIFO && k != POLICY_GRANT_RR) {
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_INVALID_ARGS, FLAVOUR_NATIVE),
 				"Unknown policy '%s', expected fifo or rr", policy);
 		return;
 	}
-	request_start(d, m,
-		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .kind = k,
-				      .value = prio > INT_MAX ? INT_MAX : (int)prio,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(d, m, o,
+			  &(RequestArgs){ .type = REQUEST_SCHED,
+					  .kind = k,
+					  .value = prio > INT_MAX ? INT_MAX : (int)prio,
+					  .pid = pid,
+					  .tid = tid });
 }
 
 static void method_make_high_priority(Daemon *d, DBusMessage *m, const BusObject *o)
@@ -70,12 +69,12 @@ static void method_make_high_priority(Daemon *d, DBusMessage *m, const BusObject
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_UINT64, &tid,
 			      DBUS_TYPE_INT32, &nice, DBUS_TYPE_INVALID);
-	request_start(d, m,
-		      &(RequestArgs){ .type = REQUEST_SCHED,
-				      .kind = GRANT_NICE,
-				      .value = nice,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(d, m, o,
+			  &(RequestArgs){ .type = REQUEST_SCHED,
+					  .kind = POLICY_GRANT_NICE,
+					  .value = nice,
+					  .pid = pid,
+					  .tid = tid });
 }
 
 /* ResetThread (t pid, t tid) and ResetProcess (t pid) */
@@ -89,10 +88,11 @@ static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 	dbus_message_iter_get_basic(&it, &pid);
 	if (thread && dbus_message_iter_next(&it))
 		dbus_message_iter_get_basic(&it, &tid);
-	request_start(d, m,
-		      &(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
-				      .pid = pid,
-				      .tid = tid });
+	bus_request_start(
+		d, m, o,
+		&(RequestArgs){ .type = thread ? REQUEST_RESET_THREAD : REQUEST_RESET_PROCESS,
+				.pid = pid,
+				.tid = tid });
 }
 
 static void method_grant_limits(Daemon *d, DBusMessage *m, const BusObject *o)
@@ -100,7 +100,7 @@ static void method_grant_limits(Daemon *d, DBusMessage *m, const BusObject *o)
 	uint64_t pid;
 
 	dbus_message_get_args(m, NULL, DBUS_TYPE_UINT64, &pid, DBUS_TYPE_INVALID);
-	request_start(d, m, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
+	bus_request_start(d, m, o, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
 /* Explain and ListGrants wait for the users they name (user-wait.h): the
@@ -157,7 +157,7 @@ static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 	}
 	if (r == -ETIMEDOUT || r == -EBUSY) {
 		bus_reply_error(
-			c, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+			c, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 			"Could not evaluate the policy for uid %u: %s", uid,
 			daemon_resolve_error(error ? error_uid : uid, r, text, sizeof(text)));
 		return;
@@ -165,8 +165,8 @@ static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 	if (r < 0) {
 		bus_reply_error(
 			c, m,
-			request_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
-					   FLAVOUR_NATIVE),
+			bus_error_name(r == -ESRCH ? REQUEST_E_INVALID_ARGS : REQUEST_E_FAILED,
+				       FLAVOUR_NATIVE),
 			"Could not evaluate the policy for uid %u: %s", uid,
 			r == -ESRCH ? "no such user" : strerror(-r));
 		return;
@@ -247,7 +247,7 @@ static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 		uint32_t uid = p->uid;
 		int32_t value = g->value;
 		char comm[64] = "";
-		const char *kind = grant_kind_to_string(g->kind);
+		const char *kind = policy_grant_kind_to_string(g->kind);
 		PolicyEval e;
 		DBusMessageIter st;
 
@@ -297,7 +297,7 @@ static void method_list_irq_threads(Daemon *d, DBusMessage *m, const BusObject *
 
 	r = procfs_irq_threads(d->args.proc, &threads, &n);
 	if (r < 0) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_FAILED, FLAVOUR_NATIVE),
 				"Could not list IRQ threads: %s", strerror(-r));
 		return;
 	}
@@ -342,11 +342,12 @@ static void method_reload(Daemon *d, DBusMessage *m, const BusObject *o)
 
 /* Who may call what: realtimed(8), VISIBILITY. */
 static const BusMethod native_methods[] = {
-	{ "MakeThreadRealtime", "ttsu", BUS_CALLER_ANYONE, NULL, method_make_realtime },
-	{ "MakeThreadHighPriority", "tti", BUS_CALLER_ANYONE, NULL, method_make_high_priority },
+	{ "MakeThreadRealtime", "ttsu", BUS_CALLER_ANYONE, NULL, method_make_realtime, true },
+	{ "MakeThreadHighPriority", "tti", BUS_CALLER_ANYONE, NULL, method_make_high_priority,
+	  true },
 	{ "ResetThread", "tt", BUS_CALLER_ANYONE, NULL, method_reset },
 	{ "ResetProcess", "t", BUS_CALLER_ANYONE, NULL, method_reset },
-	{ "GrantLimits", "t", BUS_CALLER_ANYONE, NULL, method_grant_limits },
+	{ "GrantLimits", "t", BUS_CALLER_ANYONE, NULL, method_grant_limits, true },
 	{ "Explain", "u", BUS_CALLER_SELF_OR_MANAGE, "Explaining another user's policy",
 	  method_explain },
 	{ "ListGrants", "", BUS_CALLER_ANYONE, NULL, method_list_grants },

@@ -17,11 +17,12 @@
 #include <string.h>
 
 #include "bus-props.h"
-#include "bus.h"
+#include "bus-creds.h"
+#include "bus-message.h"
 #include "config.h"
 #include "cpu-dma.h"
 #include "log.h"
-#include "manager.h"
+#include "supervise.h"
 #include "daemon-policy.h"
 #include "user-wait.h"
 
@@ -58,8 +59,8 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 					   : (int64_t)g->rttime_usec,
 	};
 	/* what a grant can get: the canary watchdog may cap it (realtimed(8)) */
-	if (ret->max_realtime_priority > manager_canary_max_priority(d))
-		ret->max_realtime_priority = manager_canary_max_priority(d);
+	if (ret->max_realtime_priority > supervise_max_priority(d))
+		ret->max_realtime_priority = supervise_max_priority(d);
 	return 0;
 }
 

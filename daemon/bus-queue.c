@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Callers served in turn; see bus-queue.h. Each sender with calls waiting
- * has a Caller: its calls in arrival order, its uid once known, and the turn
- * it was last served at. A user's callers share one UidTurn, so a user with
- * sixteen connections gets one turn, as a user with one. The next call
- * served is the one whose user (or, before its uid is known, whose sender)
- * was served longest ago; a new sender counts as served at the moment it
- * arrived, so opening connections buys no turns ahead of those waiting.
- * Picking scans the callers: a few in practice, at most one per queued call.
+ * has a Caller: its calls in arrival order, what is known of its uid, and
+ * the turn it was last served at. A user's callers share its entry in the
+ * users' table (users.h: its turn and its pace), so a user with sixteen
+ * connections gets one turn, as a user with one; the callers whose uid
+ * cannot be learned share the overflow entry. The next call served is the
+ * one whose user was served longest ago; a new sender counts as served at
+ * the moment it arrived, so opening connections buys no turns ahead of
+ * those waiting. Picking scans the callers: a few in practice, at most one
+ * per queued call.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,7 +17,9 @@
 #include <string.h>
 
 #include "bus-queue.h"
-#include "bus.h"
+#include "bus-message.h"
+#include "ratelimit.h"
+#include "users.h"
 #include "log.h"
 #include "macro.h"
 
@@ -31,24 +35,23 @@ typedef struct Call {
 	struct Call *next;
 	DBusMessage *m;
 	int object;
+	bool counted; /* a grant request (BusCountedFunc) */
 } Call;
 
-typedef struct UidTurn {
-	uid_t uid;
-	uint64_t served;
-	unsigned refs;
-	/* the pace (GCRA): when this user's next call is due (nsec), at one
-	 * call per interval, burst calls ahead */
-	uint64_t due_nsec;
-} UidTurn;
+typedef enum CallerState {
+	CALLER_KNOWN,	/* in its user's turn */
+	CALLER_ASKING,	/* its uid is asked for: waits for the answer */
+	CALLER_UNASKED, /* waits for a lookup to end, to ask for its uid */
+	CALLER_UNKNOWN, /* its uid cannot be learned: in the overflow's turn */
+} CallerState;
 
 typedef struct Caller {
 	char *sender;
 	Call *head, *tail;
 	unsigned queued;
 	uint64_t served;
-	/* index into BusQueue.turns, -1 while the uid is not known */
-	int turn;
+	CallerState state;
+	User *user; /* CALLER_KNOWN and CALLER_UNKNOWN: whose turn */
 } Caller;
 
 typedef struct Object {
@@ -60,25 +63,25 @@ typedef struct Object {
 struct BusQueue {
 	Caller **callers;
 	size_t n_callers, allocated_callers;
-	UidTurn *turns;
-	size_t n_turns;
+	Users *users;
+	/* lookups asked for and not answered; callers waiting to be asked */
+	unsigned lookups, unasked;
 	size_t queued;
 	uint64_t clock;
 	Object objects[BUS_QUEUE_OBJECTS_MAX];
 	BusUidFunc uid_of;
 	void *uid_data;
+	BusCountedFunc counted;
 	uint64_t refused;
-	uint64_t pace_nsec;
-	unsigned pace_burst;
 };
 
-int bus_queue_new(BusQueue **ret)
+int bus_queue_new(Users *users, BusQueue **ret)
 {
 	BusQueue *q = calloc(1, sizeof(*q));
 
 	if (!q)
 		return -ENOMEM;
-	bus_queue_pace(q, BUS_QUEUE_PACE_NSEC, BUS_QUEUE_PACE_BURST);
+	q->users = users;
 	*ret = q;
 	return 0;
 }
@@ -103,7 +106,6 @@ void bus_queue_free(BusQueue *q)
 	for (size_t i = 0; i < q->n_callers; i++)
 		caller_free(q->callers[i]);
 	free(q->callers);
-	free(q->turns);
 	for (size_t i = 0; i < BUS_QUEUE_OBJECTS_MAX; i++)
 		free(q->objects[i].path);
 	free(q);
@@ -113,6 +115,11 @@ void bus_queue_set_uid_func(BusQueue *q, BusUidFunc fn, void *userdata)
 {
 	q->uid_of = fn;
 	q->uid_data = userdata;
+}
+
+void bus_queue_set_counted_func(BusQueue *q, BusCountedFunc fn)
+{
+	q->counted = fn;
 }
 
 static int object_index(const BusQueue *q, const char *path)
@@ -155,13 +162,19 @@ size_t bus_queue_length(const BusQueue *q)
 	return q->queued;
 }
 
-static Caller *caller_get(BusQueue *q, const char *sender)
+static Caller *caller_find(BusQueue *q, const char *sender)
 {
-	Caller *c;
-
 	for (size_t i = 0; i < q->n_callers; i++)
 		if (streq(q->callers[i]->sender, sender))
 			return q->callers[i];
+	return NULL;
+}
+
+/* A caller for a new sender, in no turn until caller_ask() says which. */
+static Caller *caller_new(BusQueue *q, const char *sender)
+{
+	Caller *c;
+
 	if (q->n_callers == q->allocated_callers) {
 		size_t n = q->allocated_callers ? q->allocated_callers * 2 : 16;
 		Caller **a = reallocarray(q->callers, n, sizeof(*a));
@@ -179,15 +192,15 @@ static Caller *caller_get(BusQueue *q, const char *sender)
 		free(c);
 		return NULL;
 	}
-	c->turn = -1;
+	c->state = CALLER_ASKING;
 	/* counts as served now: behind everyone already waiting */
 	c->served = q->clock;
 	q->callers[q->n_callers++] = c;
 	return c;
 }
 
-/* Drops c, which has no call waiting, from the callers (its user's turn
- * stays while its pace counts). */
+/* Drops c, and the calls it has waiting, from the callers (its user's
+ * turn and pace stay in the users' table). */
 static void caller_forget(BusQueue *q, Caller *c)
 {
 	for (size_t i = 0; i < q->n_callers; i++)
@@ -195,8 +208,11 @@ static void caller_forget(BusQueue *q, Caller *c)
 			q->callers[i] = q->callers[--q->n_callers];
 			break;
 		}
-	if (c->turn >= 0)
-		q->turns[c->turn].refs--;
+	if (c->user)
+		c->user->callers--;
+	if (c->state == CALLER_UNASKED)
+		q->unasked--;
+	q->queued -= c->queued;
 	caller_free(c);
 }
 
@@ -212,44 +228,100 @@ static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char
 			"Too many calls of this connection are waiting; wait for their answers");
 }
 
-/* Joins c to its user's turn, once its uid is known. A user's turn outlives
- * its callers while its pace still counts (due_nsec ahead of now), so that
- * calls sent one after another, each alone in the queue, are paced as a
- * pipelined burst is; at most BUS_QUEUE_TURNS_MAX are kept, the one due
- * soonest given up first. */
-static void caller_learn_uid(BusQueue *q, Caller *c, DBusMessage *m, bool may_block,
-			     uint64_t now_ns)
+/* Puts c, in no turn yet, in u's turn (a user's, or the overflow's). */
+static void caller_join(Caller *c, User *u, CallerState state)
 {
-	size_t slot = SIZE_MAX;
-	UidTurn *t;
-	uid_t uid;
+	c->state = state;
+	c->user = u;
+	if (u->callers++ == 0)
+		/* back after a pause: behind those waiting */
+		u->served = c->served;
+}
 
-	if (c->turn >= 0 || !q->uid_of || q->uid_of(m, may_block, &uid, q->uid_data) < 0)
-		return;
-	for (size_t i = 0; i < q->n_turns; i++) {
-		t = &q->turns[i];
-		if ((t->refs > 0 || t->due_nsec > now_ns) && t->uid == uid) {
-			if (t->refs++ == 0)
-				/* back after a pause: behind those waiting */
-				t->served = c->served;
-			c->turn = (int)i;
+/* What became of the uid of c, in no turn: r as BusUidFunc's. False when c
+ * was dropped, its sender being gone. */
+static bool caller_learn(BusQueue *q, Caller *c, int r, uid_t uid, uint64_t now)
+{
+	User *u = r >= 0 ? users_get(q->users, uid, now) : NULL;
+
+	if (r == -ESRCH) {
+		caller_forget(q, c);
+		return false;
+	}
+	/* a uid not learned, or no memory for its entry: the overflow's turn */
+	caller_join(c, u ?: users_overflow(q->users), u ? CALLER_KNOWN : CALLER_UNKNOWN);
+	return true;
+}
+
+/* Asks for the uid of c, in no turn; false as caller_learn(). */
+static bool caller_ask(BusQueue *q, Caller *c, uint64_t now)
+{
+	uid_t uid = 0;
+	int r;
+
+	if (q->uid_of && q->lookups >= BUS_QUEUE_LOOKUPS_MAX) {
+		c->state = CALLER_UNASKED;
+		q->unasked++;
+		return true;
+	}
+	r = q->uid_of ? q->uid_of(c->sender, &uid, q->uid_data) : -EOPNOTSUPP;
+	if (r == -EINPROGRESS) {
+		c->state = CALLER_ASKING;
+		q->lookups++;
+		return true;
+	}
+	return caller_learn(q, c, r, uid, now);
+}
+
+/* A lookup ended: asks for the uid of the callers that wait for one, the
+ * oldest first, while lookups may start. */
+static void callers_ask_waiting(BusQueue *q, uint64_t now)
+{
+	while (q->unasked > 0 && q->lookups < BUS_QUEUE_LOOKUPS_MAX) {
+		Caller *oldest = NULL;
+
+		for (size_t i = 0; i < q->n_callers; i++) {
+			Caller *c = q->callers[i];
+
+			if (c->state == CALLER_UNASKED && (!oldest || c->served < oldest->served))
+				oldest = c;
+		}
+		if (!oldest) {
+			/* cannot be (the count is kept with the states): no spin */
+			q->unasked = 0;
 			return;
 		}
-		if (t->refs == 0 && (slot == SIZE_MAX || t->due_nsec < q->turns[slot].due_nsec))
-			slot = i;
+		q->unasked--;
+		(void)caller_ask(q, oldest, now);
 	}
-	if ((slot == SIZE_MAX || q->turns[slot].due_nsec > now_ns) &&
-	    q->n_turns < BUS_QUEUE_TURNS_MAX) {
-		t = reallocarray(q->turns, q->n_turns + 1, sizeof(*t));
-		if (!t)
-			return;
-		q->turns = t;
-		slot = q->n_turns++;
-	}
-	if (slot == SIZE_MAX)
-		return; /* every turn in use: c stays a turn of its own */
-	q->turns[slot] = (UidTurn){ .uid = uid, .served = c->served, .refs = 1 };
-	c->turn = (int)slot;
+}
+
+void bus_queue_lookup_done(BusQueue *q, const char *sender, int r, uid_t uid, uint64_t now)
+{
+	Caller *c = caller_find(q, sender);
+
+	if (q->lookups > 0)
+		q->lookups--;
+	if (c && r == -ESRCH)
+		caller_forget(q, c);
+	else if (c && c->state == CALLER_ASKING)
+		(void)caller_learn(q, c, r, uid, now);
+	callers_ask_waiting(q, now);
+}
+
+/* The unique name the bus daemon says is gone (NameOwnerChanged with no new
+ * owner), or NULL when m says nothing of the kind. */
+static const char *name_gone(DBusMessage *m)
+{
+	const char *name, *old_owner, *new_owner;
+
+	if (!dbus_message_is_signal(m, DBUS_INTERFACE_DBUS, "NameOwnerChanged") ||
+	    !dbus_message_has_sender(m, DBUS_SERVICE_DBUS) ||
+	    !dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &name, DBUS_TYPE_STRING, &old_owner,
+				   DBUS_TYPE_STRING, &new_owner, DBUS_TYPE_INVALID) ||
+	    name[0] != ':' || !isempty(new_owner))
+		return NULL;
+	return name;
 }
 
 bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t now)
@@ -259,17 +331,29 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 	Caller *c;
 	Call *k;
 
+	if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL) {
+		const char *gone = name_gone(m);
+
+		c = gone ? caller_find(q, gone) : NULL;
+		if (c)
+			caller_forget(q, c);
+		return false;
+	}
 	if (dbus_message_get_type(m) != DBUS_MESSAGE_TYPE_METHOD_CALL || !sender ||
 	    q->queued >= BUS_QUEUE_HARD_MAX)
 		return false;
 	object = object_index(q, dbus_message_get_path(m));
 	if (object < 0)
 		return false;
-	c = caller_get(q, sender);
-	if (!c)
-		return false; /* out of memory: handled now, as before */
-	/* a sender seen before joins its user's turn (and pace) at once */
-	caller_learn_uid(q, c, m, false, now * 1000);
+	c = caller_find(q, sender);
+	if (!c) {
+		c = caller_new(q, sender);
+		if (!c)
+			return false; /* out of memory: handled now, as before */
+		/* a sender seen before joins its user's turn (and pace) at once */
+		if (!caller_ask(q, c, now))
+			return true; /* gone: dropped */
+	}
 	if (c->queued >= BUS_QUEUE_PER_SENDER ||
 	    (q->queued >= BUS_QUEUE_SOFT_MAX && c->queued >= BUS_QUEUE_CROWD)) {
 		refuse(q, conn, m, sender, c->queued);
@@ -282,7 +366,9 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 			caller_forget(q, c);
 		return false;
 	}
-	*k = (Call){ .m = dbus_message_ref(m), .object = object };
+	*k = (Call){ .m = dbus_message_ref(m),
+		     .object = object,
+		     .counted = q->counted && q->counted(m) };
 	if (c->tail)
 		c->tail->next = k;
 	else
@@ -293,65 +379,63 @@ bool bus_queue_push(BusQueue *q, DBusConnection *conn, DBusMessage *m, uint64_t 
 	return true;
 }
 
-void bus_queue_pace(BusQueue *q, uint64_t interval_nsec, unsigned burst)
+/* Whether c's next call is paced: not root's, and not a grant request
+ * that its user's window of ActionsPerBurst= still has room for (that
+ * window counts it when it is taken up: users.h), so that the limit of
+ * grant requests is the setting's alone. */
+static bool caller_paced(const Caller *c, uint64_t now)
 {
-	q->pace_nsec = interval_nsec;
-	q->pace_burst = burst > 0 ? burst : 1;
+	if (c->state == CALLER_KNOWN && c->user->uid == 0)
+		return false;
+	return !c->head->counted || !ratelimit_has_room(&c->user->actions, now);
 }
 
-/* How long (nsec) c must wait for its user's pace, 0 when it may be served
- * at now (nsec). root and senders whose uid is not known yet are not paced. */
-static uint64_t caller_wait(const BusQueue *q, const Caller *c, uint64_t now)
+/* How long (nsec) c must wait for its user's pace, 0 when its next call
+ * may be served at now (usec). */
+static uint64_t caller_wait(const Caller *c, uint64_t now)
 {
-	uint64_t ahead = (uint64_t)(q->pace_burst - 1) * q->pace_nsec;
-	const UidTurn *t;
+	const uint64_t ahead = (BUS_QUEUE_PACE_BURST - 1) * BUS_QUEUE_PACE_NSEC;
+	uint64_t due = c->user->due_nsec, now_ns = now * 1000;
 
-	if (c->turn < 0 || q->pace_nsec == 0)
+	if (!caller_paced(c, now) || due <= now_ns + ahead)
 		return 0;
-	t = &q->turns[c->turn];
-	if (t->uid == 0 || t->due_nsec <= now + ahead)
-		return 0;
-	return t->due_nsec - now - ahead;
-}
-
-static void turn_pace(const BusQueue *q, UidTurn *t, uint64_t now)
-{
-	t->due_nsec = (t->due_nsec > now ? t->due_nsec : now) + q->pace_nsec;
-}
-
-static uint64_t caller_key(const BusQueue *q, const Caller *c)
-{
-	return c->turn >= 0 ? q->turns[c->turn].served : c->served;
+	return due - now_ns - ahead;
 }
 
 DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 			   uint64_t *ret_wait_usec)
 {
-	uint64_t wait = UINT64_MAX, now_ns = now * 1000;
-	size_t best = SIZE_MAX;
+	uint64_t wait = UINT64_MAX, now_ns = now * 1000, best_key = 0;
+	Caller *c = NULL;
 	DBusMessage *m;
-	Caller *c;
+	bool paced;
+	User *u;
 	Call *k;
 
 	for (size_t i = 0; i < q->n_callers; i++) {
-		const Caller *b = best == SIZE_MAX ? NULL : q->callers[best];
-		const Caller *x = q->callers[i];
-		uint64_t w = caller_wait(q, x, now_ns);
+		Caller *x = q->callers[i];
+		uint64_t w;
 
+		if (!x->user)
+			continue; /* its uid is being asked for: the answer wakes us */
+		w = caller_wait(x, now);
 		if (w > 0) {
 			if (w < wait)
 				wait = w;
 			continue;
 		}
-		if (!b || caller_key(q, x) < caller_key(q, b) ||
-		    (caller_key(q, x) == caller_key(q, b) && x->served < b->served))
-			best = i;
+		if (!c || x->user->served < best_key ||
+		    (x->user->served == best_key && x->served < c->served)) {
+			c = x;
+			best_key = x->user->served;
+		}
 	}
 	/* rounded up: woken before the call is due, the loop would spin */
-	*ret_wait_usec = best == SIZE_MAX && wait != UINT64_MAX ? (wait + 999) / 1000 : 0;
-	if (best == SIZE_MAX)
+	*ret_wait_usec = !c && wait != UINT64_MAX ? (wait + 999) / 1000 : 0;
+	if (!c)
 		return NULL;
-	c = q->callers[best];
+	u = c->user;
+	paced = caller_paced(c, now);
 	k = c->head;
 	c->head = k->next;
 	if (!c->head)
@@ -362,16 +446,15 @@ DBusMessage *bus_queue_pop(BusQueue *q, uint64_t now, int *ret_object_index,
 	*ret_object_index = q->objects[k->object].path ? k->object : -1;
 	free(k);
 
-	caller_learn_uid(q, c, m, true, now_ns);
-	c->served = ++q->clock;
-	if (c->turn >= 0) {
-		q->turns[c->turn].served = c->served;
-		turn_pace(q, &q->turns[c->turn], now_ns);
-	}
-	if (!c->head) {
+	c->served = u->served = ++q->clock;
+	u->active_usec = now;
+	/* the pace (GCRA): the user's next paced call is due one interval
+	 * later, BUS_QUEUE_PACE_BURST of them ahead */
+	if (paced)
+		u->due_nsec = (u->due_nsec > now_ns ? u->due_nsec : now_ns) + BUS_QUEUE_PACE_NSEC;
+	if (!c->head)
 		/* a caller with nothing waiting is forgotten */
 		caller_forget(q, c);
-	}
 	return m;
 }
 

@@ -14,10 +14,11 @@
 #include <string.h>
 
 #include "bus-dispatch.h"
+#include "request.h"
 #include "bus-rtkit.h"
-#include "bus.h"
+#include "bus-message.h"
 #include "log.h"
-#include "manager.h"
+#include "demote.h"
 #include "rtkit-name.h"
 
 static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE
@@ -91,11 +92,11 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 	dbus_message_iter_get_basic(&it, &tid);
 	dbus_message_iter_next(&it);
 	dbus_message_iter_get_basic(&it, realtime ? (void *)&prio : (void *)&nice);
-	request_start(
-		d, m,
+	bus_request_start(
+		d, m, o,
 		&(RequestArgs){ .type = REQUEST_SCHED,
 				.flavour = FLAVOUR_RTKIT,
-				.kind = realtime ? GRANT_RR : GRANT_NICE,
+				.kind = realtime ? POLICY_GRANT_RR : POLICY_GRANT_NICE,
 				.compat_rt = realtime,
 				.value = realtime ? (prio > INT_MAX ? INT_MAX : (int)prio) : nice,
 				.pid = pid,
@@ -106,7 +107,7 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
  * supervises nothing else. */
 static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 {
-	manager_reset_grants(d, 0, 0);
+	demote_reset(d, 0, 0);
 	bus_reply_empty(d->bus, m);
 }
 
@@ -120,10 +121,10 @@ static void method_exit(Daemon *d, DBusMessage *m, const BusObject *o)
 /* rtkit 0.13's methods; Exit, ResetKnown and ResetAll are root's, as
  * rtkit's bus policy says. */
 static const BusMethod rtkit_methods[] = {
-	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadHighPriority", "ti", BUS_CALLER_ANYONE, NULL, method_make },
-	{ "MakeThreadHighPriorityWithPID", "tti", BUS_CALLER_ANYONE, NULL, method_make },
+	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadHighPriority", "ti", BUS_CALLER_ANYONE, NULL, method_make, true },
+	{ "MakeThreadHighPriorityWithPID", "tti", BUS_CALLER_ANYONE, NULL, method_make, true },
 	{ "ResetKnown", "", BUS_CALLER_ROOT, NULL, method_reset },
 	{ "ResetAll", "", BUS_CALLER_ROOT, NULL, method_reset },
 	{ "Exit", "", BUS_CALLER_ROOT, NULL, method_exit },

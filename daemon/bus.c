@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libdbus driven by sd-event, and small bus helpers; see bus.h. libdbus asks
+ * libdbus driven by sd-event; see bus.h. libdbus asks
  * for fds to watch and timeouts to run through callbacks; each becomes an
  * sd-event source whose handler gives control back to libdbus. Incoming
  * messages are dispatched from a defer source that is on only while libdbus
  * says data remains or calls wait, so an idle daemon sleeps in epoll. Method
  * calls for realtimed's objects wait in one queue per caller and are served
- * in turn (bus-queue.h): objects are registered with bus_register_object().
- *
- * Every string the daemon sends goes through bus_append_string() or
- * bus_reply_error() here, which make it valid UTF-8 (utf8.h): libdbus aborts
- * the process on a string that is not, and a thread's name, a file name or
- * a caller's argument cut to fit a buffer may be anything.
+ * in turn (bus-queue.h): their paths are added with bus_add_path(). A
+ * sender that leaves the bus has its queued calls dropped (the match
+ * below).
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "bus-queue.h"
 #include "bus.h"
-#include "creds.h"
 #include "log.h"
-#include "utf8.h"
+#include "time-util.h"
 
 /*
  * libdbus's socket transport has two watches on the one socket, one for
@@ -234,6 +228,13 @@ static DBusHandlerResult on_queue_filter(DBusConnection *c, DBusMessage *m, void
 		       : DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
+/* Every unique name that leaves the bus, for the queue to drop its calls
+ * (bus_queue_push()): as bus-native-demoted.c's matches, with no new owner
+ * (arg2) in place of one name. */
+#define SENDERS_GONE_MATCH                                                   \
+	"type='signal',sender='" DBUS_SERVICE_DBUS "',path='" DBUS_PATH_DBUS \
+	"',interface='" DBUS_INTERFACE_DBUS "',member='NameOwnerChanged',arg2=''"
+
 /* How many messages one turn of the loop takes in, and how many queued calls
  * it serves, so that signals, pidfds and timers get a turn. Taking in is
  * cheap (a call joins its sender's queue); it runs ahead of serving, so that
@@ -303,12 +304,13 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	if (bus_queue_length(q) > 0) {
 		if (n == DISPATCH_SERVE_MAX && !dbus_connection_has_messages_to_send(c))
 			more = true;
-		else
+		else if (wait > 0 || dbus_connection_has_messages_to_send(c))
 			/* paced, or replies unwritten: on_io() wakes us when the
 			 * socket takes them, but another path may write them
 			 * first (a signal sent from a timer), so look again in
 			 * a millisecond at the latest */
 			pace_timer_arm(ws, now, wait > 0 ? wait : 1000);
+		/* else every caller waits for its uid: the answer wakes us */
 	}
 	if (dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS)
 		more = true;
@@ -338,7 +340,7 @@ static void watches_free(void *data)
 	free(ws);
 }
 
-int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispatch)
+int bus_attach_event(DBusConnection *c, sd_event *e, Users *users, sd_event_source **ret_dispatch)
 {
 	BusQueue *q = NULL;
 	sd_event_source *s;
@@ -347,7 +349,7 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 
 	if (!dbus_connection_allocate_data_slot(&queue_slot))
 		return -ENOMEM;
-	r = bus_queue_new(&q);
+	r = bus_queue_new(users, &q);
 	if (r < 0)
 		return r;
 	if (!dbus_connection_set_data(c, queue_slot, q, queue_free)) {
@@ -357,6 +359,7 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 	/* first, so that calls are queued before any other filter sees them */
 	if (!dbus_connection_add_filter(c, on_queue_filter, q, NULL))
 		return -ENOMEM;
+	dbus_bus_add_match(c, SENDERS_GONE_MATCH, NULL); /* NULL: not waited for */
 	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return -ENOMEM;
@@ -384,8 +387,8 @@ int bus_attach_event(DBusConnection *c, sd_event *e, sd_event_source **ret_dispa
 	return 0;
 }
 
-int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPathVTable *vtable,
-			void *data)
+int bus_add_path(DBusConnection *c, const char *path, const DBusObjectPathVTable *vtable,
+		 void *data)
 {
 	BusQueue *q = bus_queue_of(c);
 	int r;
@@ -406,189 +409,11 @@ int bus_register_object(DBusConnection *c, const char *path, const DBusObjectPat
 	return 0;
 }
 
-void bus_unregister_object(DBusConnection *c, const char *path)
+void bus_remove_path(DBusConnection *c, const char *path)
 {
 	BusQueue *q = bus_queue_of(c);
 
 	if (q)
 		bus_queue_remove_object(q, path);
 	dbus_connection_unregister_object_path(c, path);
-}
-
-static int parse_creds(DBusMessage *reply, uid_t *ret_uid, pid_t *ret_pid)
-{
-	DBusMessageIter it, arr;
-	bool have_uid = false, have_pid = false;
-	uint32_t uid = 0, pid = 0;
-
-	if (!dbus_message_iter_init(reply, &it) ||
-	    dbus_message_iter_get_arg_type(&it) != DBUS_TYPE_ARRAY)
-		return -EBADMSG;
-	dbus_message_iter_recurse(&it, &arr);
-	while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_DICT_ENTRY) {
-		DBusMessageIter e, v;
-		const char *key;
-
-		dbus_message_iter_recurse(&arr, &e);
-		if (dbus_message_iter_get_arg_type(&e) != DBUS_TYPE_STRING)
-			return -EBADMSG;
-		dbus_message_iter_get_basic(&e, &key);
-		dbus_message_iter_next(&e);
-		if (dbus_message_iter_get_arg_type(&e) != DBUS_TYPE_VARIANT)
-			return -EBADMSG;
-		dbus_message_iter_recurse(&e, &v);
-		if (streq(key, "UnixUserID") &&
-		    dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
-			dbus_message_iter_get_basic(&v, &uid);
-			have_uid = true;
-		} else if (streq(key, "ProcessID") &&
-			   dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_UINT32) {
-			dbus_message_iter_get_basic(&v, &pid);
-			have_pid = true;
-		}
-		dbus_message_iter_next(&arr);
-	}
-	if (!have_uid || !have_pid)
-		return -ENODATA;
-	*ret_uid = uid;
-	*ret_pid = (pid_t)pid;
-	return 0;
-}
-
-int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid)
-{
-	_cleanup_msg_ DBusMessage *call = NULL;
-	_cleanup_msg_ DBusMessage *reply = NULL;
-	const char *sender = dbus_message_get_sender(m);
-	DBusMessageIter it;
-	DBusError error;
-	uid_t uid;
-	pid_t pid;
-	int r;
-
-	if (!sender)
-		return -EBADMSG;
-	if (creds_cache_get(d->creds, sender, ret_uid, ret_pid) == 0)
-		return 0;
-
-	call = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
-					    "GetConnectionCredentials");
-	if (!call)
-		return -ENOMEM;
-	dbus_message_iter_init_append(call, &it);
-	if (!bus_append_string(&it, sender))
-		return -ENOMEM;
-	dbus_error_init(&error);
-	/* The bus daemon answers at once; it is trusted like the kernel. */
-	reply = dbus_connection_send_with_reply_and_block(d->bus, call, 5000, &error);
-	if (!reply) {
-		log_warning("Failed to get the credentials of %s from the bus: %s", sender,
-			    error.message);
-		dbus_error_free(&error);
-		return -EIO;
-	}
-	r = parse_creds(reply, &uid, &pid);
-	if (r < 0)
-		return r;
-	(void)creds_cache_put(d->creds, sender, uid, pid);
-	*ret_uid = uid;
-	*ret_pid = pid;
-	return 0;
-}
-
-void bus_send(DBusConnection *c, DBusMessage *reply)
-{
-	if (reply)
-		dbus_connection_send(c, reply, NULL);
-}
-
-static bool append_escaped(DBusMessageIter *it, const char *s, Utf8EscapeFlags flags)
-{
-	_cleanup_free_ char *escaped = NULL;
-	size_t n = utf8_escape(s, flags, NULL, 0);
-
-	/* the common case: nothing to escape, nothing to copy */
-	if (n == strlen(s))
-		return dbus_message_iter_append_basic(it, DBUS_TYPE_STRING, &s);
-	escaped = malloc(n + 1);
-	if (!escaped)
-		return false;
-	utf8_escape(s, flags, escaped, n + 1);
-	return dbus_message_iter_append_basic(it, DBUS_TYPE_STRING, &escaped);
-}
-
-bool bus_append_string(DBusMessageIter *it, const char *s)
-{
-	return append_escaped(it, s, 0);
-}
-
-bool bus_append_text(DBusMessageIter *it, const char *s)
-{
-	return append_escaped(it, s, UTF8_ESCAPE_KEEP_NEWLINE);
-}
-
-void bus_reply_error(DBusConnection *c, DBusMessage *m, const char *name, const char *format, ...)
-{
-	_cleanup_msg_ DBusMessage *reply = NULL;
-	/* Escaping makes at most four bytes of one: the escaped text always fits. */
-	char text[512], escaped[sizeof(text) * 4];
-	va_list ap;
-
-	if (dbus_message_get_no_reply(m))
-		return;
-	va_start(ap, format);
-	utf8_vsnprintf(text, sizeof(text), format, ap);
-	va_end(ap);
-	utf8_escape(text, 0, escaped, sizeof(escaped));
-	reply = dbus_message_new_error(m, name, escaped);
-	if (reply)
-		dbus_connection_send(c, reply, NULL);
-}
-
-bool bus_check_signature(DBusConnection *c, DBusMessage *m, const char *sig)
-{
-	if (dbus_message_has_signature(m, sig))
-		return true;
-	bus_reply_error(c, m, DBUS_ERROR_INVALID_ARGS,
-			"Expected arguments of signature '%s', got '%s'", sig,
-			dbus_message_get_signature(m));
-	return false;
-}
-
-void bus_reply_empty(DBusConnection *c, DBusMessage *m)
-{
-	_cleanup_msg_ DBusMessage *reply = NULL;
-
-	if (dbus_message_get_no_reply(m))
-		return;
-	reply = dbus_message_new_method_return(m);
-	if (reply)
-		dbus_connection_send(c, reply, NULL);
-}
-
-bool bus_append_variant(DBusMessageIter *it, int type, const void *value)
-{
-	DBusMessageIter v;
-	char sig[2] = { (char)type, 0 };
-
-	if (!dbus_message_iter_open_container(it, DBUS_TYPE_VARIANT, sig, &v))
-		return false;
-	if (!dbus_message_iter_append_basic(&v, type, value)) {
-		dbus_message_iter_abandon_container(it, &v);
-		return false;
-	}
-	return dbus_message_iter_close_container(it, &v);
-}
-
-bool bus_append_dict_variant(DBusMessageIter *dict, const char *key, int type, const void *value)
-{
-	DBusMessageIter e;
-
-	if (!dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &e))
-		return false;
-	if (!bus_append_string(&e, key) || !bus_append_variant(&e, type, value)) {
-		dbus_message_iter_abandon_container(dict, &e);
-		return false;
-	}
-	return dbus_message_iter_close_container(dict, &e);
 }

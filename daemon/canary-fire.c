@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The watchdog's firing (canary.h has the design): whom to blame from the
- * window's realtime CPU time per user, and, in the watchdog thread, the
- * demotion of the blamed users' granted threads, the clamping of their
- * processes' RLIMIT_RTPRIO (everyone's at an escalation, and the realtime
- * threads realtimed never granted), and the report to the main thread.
- * What it watches and when it fires: canary-watchdog.c.
+ * The watchdog's firing, in its thread (canary.h has the design): whom to
+ * blame, the demotions, the clamps of RLIMIT_RTPRIO and the report to the
+ * main thread; and the note of the realtime threads realtimed did not
+ * grant. What it watches and when it fires: canary-watchdog.c.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,23 +29,15 @@ static void clamp_process(Canary *c, Watch *w, pid_t pid)
 	struct rlimit old;
 	uint64_t st;
 
-	if (w->n_clamped >= w->max_clamped || procfs_start_time(c->proc, pid, 0, &st) < 0)
+	if (w->report.n_clamped >= w->n_targets + CANARY_UNKNOWN_CLAMP_MAX ||
+	    procfs_start_time(c->proc, pid, 0, &st) < 0)
 		return;
 	if (prlimit(pid, RLIMIT_RTPRIO, &zero, &old) < 0)
 		return; /* gone, or no CAP_SYS_RESOURCE: demoted all the same */
 	if (old.rlim_cur == 0 && old.rlim_max == 0)
 		return; /* nothing to give back later */
-	w->clamped[w->n_clamped++] = (CanaryClamp){ .pid = pid, .start_time = st, .old = old };
-}
-
-static bool is_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
+	w->clamped[w->report.n_clamped++] =
+		(CanaryClamp){ .pid = pid, .start_time = st, .old = old };
 }
 
 /* Calls f(c, w, pid, tid) for each thread of process pid, or for each
@@ -69,12 +60,13 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
 	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t off = 0; off < n;) {
 			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			char *end;
+			long id = strtol(de->d_name, &end, 10);
 
 			off += de->d_reclen;
-			if (!is_digits(de->d_name))
-				continue;
-			if (pid == 0 ? f(c, w, (pid_t)atoi(de->d_name), 0)
-				     : f(c, w, pid, (pid_t)atoi(de->d_name)))
+			if (*end || id <= 0 || id > INT_MAX)
+				continue; /* not a process or thread */
+			if (pid == 0 ? f(c, w, (pid_t)id, 0) : f(c, w, pid, (pid_t)id))
 				return true;
 		}
 	return false;
@@ -82,32 +74,51 @@ static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
 
 static bool blamed(const Watch *w, uid_t uid)
 {
-	for (size_t i = 0; i < w->n_blamed; i++)
+	for (size_t i = 0; i < w->report.n_blamed; i++)
 		if (w->blamed[i].uid == uid)
 			return true;
 	return false;
 }
 
-/* A SCHED_FIFO/RR thread whose real and effective uid are not root, of a
- * blamed user unless the firing escalated? Run after the granted threads
- * were demoted: those that are realtime still are others that reuse a
- * granted tid, or took realtime with CAP_SYS_NICE. */
-static bool thread_is_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
+/* A SCHED_FIFO/RR thread whose real and effective uid are not root (its
+ * real uid in *ret_uid), and with w, of a user blamed unless the firing
+ * escalated? At a firing, run after the granted threads were demoted:
+ * those that are realtime still are others that reuse a granted tid, or
+ * took realtime with CAP_SYS_NICE. */
+static bool unknown_realtime(Canary *c, const Watch *w, pid_t pid, pid_t tid, uid_t *ret_uid)
 {
 	SchedState s;
 	ProcUids u;
 
 	if (sched_get_state(tid, &s) < 0 || (s.policy != SCHED_FIFO && s.policy != SCHED_RR))
 		return false;
-	if (proc_get_uids(c->proc, pid, tid, &u) < 0)
+	if (proc_get_uids(c->proc, pid, tid, &u) < 0 || u.ruid == 0 || u.euid == 0)
 		return false;
-	return u.ruid != 0 && u.euid != 0 && (w->escalated || blamed(w, u.ruid));
+	*ret_uid = u.ruid;
+	return !w || w->report.escalated || blamed(w, u.ruid);
 }
 
+static bool has_unknown_realtime(Canary *c, Watch *w, pid_t pid, pid_t tid)
+{
+	uid_t uid;
+
+	return unknown_realtime(c, w, pid, tid, &uid);
+}
+
+/* Demotes it, and lists it for the report while there is room. */
 static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
-	if (thread_is_unknown_realtime(c, w, pid, tid) && sched_reset(tid) >= 0)
-		w->n_unknown++;
+	CanaryReport *r = &w->report;
+	uint64_t st;
+	uid_t uid;
+
+	if (!unknown_realtime(c, w, pid, tid, &uid) ||
+	    procfs_start_time(c->proc, pid, tid, &st) < 0 || sched_reset(tid) < 0)
+		return false;
+	r->n_unknown++;
+	if (r->n_unknown_listed < CANARY_UNKNOWN_CLAMP_MAX)
+		w->demoted[r->n_demoted + r->n_unknown_listed++] =
+			(CanaryTarget){ .pid = pid, .tid = tid, .start_time = st, .uid = uid };
 	return false;
 }
 
@@ -115,7 +126,7 @@ static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
  * looks is caught by the second, and none can take it again afterwards. */
 static bool demote_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unused)
 {
-	if (pid == getpid() || !proc_foreach(c, w, pid, thread_is_unknown_realtime))
+	if (pid == getpid() || !proc_foreach(c, w, pid, has_unknown_realtime))
 		return false;
 	clamp_process(c, w, pid);
 	(void)proc_foreach(c, w, pid, demote_unknown_thread);
@@ -137,47 +148,44 @@ static uint64_t slot_missing(const Window *win, unsigned i, uint64_t cheep_usec)
 	return u64_max(win->elapsed[i] - c, deprived ? win->held[i] : 0);
 }
 
-/* Whom to blame (canary.h): from the realtime CPU time of each user's
- * granted threads in the starved slots of the window (the canary missed
- * half of the slot or more) where it was measured, every user with
- * HELD_PERCENT of one CPU over those slots, then, largest first, as many
- * more as it takes for the others' realtime time to fall below half of
- * ncpus CPUs' time. Only the starved slots: a runaway that started in the
- * middle of the window is judged by the time it ran. Sorts nothing
+/* Whom to blame (realtimed(8), SAFETY): from the realtime CPU time of each
+ * user's granted threads in the starved slots of the window (the canary
+ * missed half of the slot or more) where it was measured. Sorts nothing
  * (qsort() may allocate); the second part is quadratic in the users
- * blamed, at a firing only. */
-static void watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int ncpus)
+ * blamed, at a firing only. Returns how many CPUs the granted threads kept
+ * busy in those slots, on average. */
+static double watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int ncpus)
 {
 	bool starved[SLOTS];
-	uint64_t window = 0, rest = 0;
+	uint64_t window = 0, all = 0, rest = 0;
 	size_t n = 0;
 
-	w->n_blamed = 0;
-	w->realtime_usec = w->starved_usec = 0;
 	for (unsigned k = 0; k < SLOTS; k++) {
 		starved[k] = win->measured[k] && win->elapsed[k] > 0 &&
 			     slot_missing(win, k, cheep_usec) * 2 >= win->elapsed[k];
 		if (starved[k])
 			window += win->elapsed[k];
 	}
-	w->starved_usec = window;
 	if (window == 0)
-		return;
+		return 0;
 	for (size_t i = 0; i < w->n_targets; i++) {
 		uint64_t t = 0;
 
 		for (unsigned k = 0; k < SLOTS; k++)
 			if (starved[k])
-				t += w->slot_nsec[i * SLOTS + k] / NSEC_PER_USEC;
+				t += w->targets[i].slot_nsec[k] / NSEC_PER_USEC;
 		/* targets are sorted by user: a new user starts a new sum */
-		if (n == 0 || w->users[n - 1].uid != w->targets[i].uid)
-			w->users[n++] = (CanaryBlame){ .uid = w->targets[i].uid };
+		if (n == 0 || w->users[n - 1].uid != w->targets[i].target.uid)
+			w->users[n++] = (CanaryBlame){ .uid = w->targets[i].target.uid };
 		w->users[n - 1].realtime_usec += t;
-		w->realtime_usec += t;
+		all += t;
 	}
+	/* every user with HELD_PERCENT of one CPU, then, largest first, as
+	 * many more as it takes for the others' realtime time to fall below
+	 * half of ncpus CPUs' time */
 	for (size_t i = 0; i < n; i++) {
 		if (w->users[i].realtime_usec * 100 >= HELD_PERCENT * window) {
-			w->blamed[w->n_blamed++] = w->users[i];
+			w->blamed[w->report.n_blamed++] = w->users[i];
 			w->users[i].realtime_usec = 0; /* taken */
 		} else
 			rest += w->users[i].realtime_usec;
@@ -188,33 +196,28 @@ static void watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int nc
 		for (size_t i = 1; i < n; i++)
 			if (w->users[i].realtime_usec > w->users[max].realtime_usec)
 				max = i;
-		w->blamed[w->n_blamed++] = w->users[max];
+		w->blamed[w->report.n_blamed++] = w->users[max];
 		rest -= w->users[max].realtime_usec;
 		w->users[max].realtime_usec = 0;
 	}
+	return (double)all / (double)window;
 }
 
 /* Notes each realtime thread of a user other than root, for the blame at
- * an escalation; stops the scan once the list is full. */
+ * the next firing; stops the scan once the list is full. */
 static bool note_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
-	SchedState s;
-	ProcUids u;
-	uint64_t st;
+	uint64_t st, r;
+	uid_t uid;
 
 	if (c->n_unknown_seen >= CANARY_UNKNOWN_CLAMP_MAX)
 		return true;
-	if (sched_get_state(tid, &s) < 0 || (s.policy != SCHED_FIFO && s.policy != SCHED_RR))
-		return false;
-	if (proc_get_uids(c->proc, pid, tid, &u) < 0 || u.ruid == 0 || u.euid == 0 ||
+	if (!unknown_realtime(c, NULL, pid, tid, &uid) ||
 	    procfs_start_time(c->proc, pid, tid, &st) < 0)
 		return false;
+	r = canary_thread_runtime(c->proc, pid, tid);
 	c->unknown[c->n_unknown_seen++] = (UnknownThread){
-		.pid = pid,
-		.tid = tid,
-		.uid = u.ruid,
-		.start_time = st,
-		.runtime = canary_thread_runtime(c, pid, tid),
+		.pid = pid, .tid = tid, .uid = uid, .start_time = st, .runtime = r, .looked = r
 	};
 	return false;
 }
@@ -224,12 +227,17 @@ static bool note_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unuse
 	return pid != getpid() && proc_foreach(c, w, pid, note_unknown_thread);
 }
 
+void canary_note_unknown(Canary *c, uint64_t now)
+{
+	c->n_unknown_seen = 0;
+	c->unknown_usec = now;
+	(void)proc_foreach(c, NULL, 0, note_unknown_process);
+}
+
 /* At a firing after one that noted realtime threads realtimed did not
- * grant (note_unknown_thread()): blames, besides, each user whose noted
- * threads used HELD_PERCENT of one CPU since, so that a user whose runaway
- * took realtime through its own RLIMIT_RTPRIO (GrantLimits) is demoted and
- * refused too and cannot take the limit back at once. Returns how many
- * CPUs those threads kept busy since, on average. */
+ * grant: blames, besides, each user whose noted threads used HELD_PERCENT
+ * of one CPU since (w->users, done with by watch_blame(), adds them up).
+ * Returns how many CPUs those threads kept busy since, on average. */
 static double blame_unknown(Canary *c, Watch *w, uint64_t now)
 {
 	uint64_t total = 0;
@@ -242,93 +250,45 @@ static double blame_unknown(Canary *c, Watch *w, uint64_t now)
 		size_t k;
 
 		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time ||
-		    (r = canary_thread_runtime(c, t->pid, t->tid)) <= t->runtime)
+		    (r = canary_thread_runtime(c->proc, t->pid, t->tid)) <= t->runtime)
 			continue;
-		for (k = 0; k < n && c->unknown_users[k].uid != t->uid; k++)
+		for (k = 0; k < n && w->users[k].uid != t->uid; k++)
 			;
 		if (k == n)
-			c->unknown_users[n++] = (CanaryBlame){ .uid = t->uid };
-		c->unknown_users[k].realtime_usec += (r - t->runtime) / NSEC_PER_USEC;
+			w->users[n++] = (CanaryBlame){ .uid = t->uid };
+		w->users[k].realtime_usec += (r - t->runtime) / NSEC_PER_USEC;
 		total += (r - t->runtime) / NSEC_PER_USEC;
 	}
 	for (size_t k = 0; k < n; k++)
-		if (span > 0 && c->unknown_users[k].realtime_usec * 100 >= HELD_PERCENT * span &&
-		    !blamed(w, c->unknown_users[k].uid))
-			w->blamed[w->n_blamed++] = c->unknown_users[k];
+		if (span > 0 && w->users[k].realtime_usec * 100 >= HELD_PERCENT * span &&
+		    !blamed(w, w->users[k].uid))
+			w->blamed[w->report.n_blamed++] = w->users[k];
 	c->n_unknown_seen = 0;
 	return span > 0 ? (double)total / (double)span : 0;
 }
 
-/* Runs in the watchdog thread, on a Watch that only it holds now: demotes
- * the blamed users' granted threads (every user's, escalated) and clamps
- * their processes. An escalation stands only while realtime threads, the
- * granted ones in the starved slots and the unknown ones noted at the
- * last firing, kept at least half of the CPUs busy: a canary starved by
- * fair load alone (a crowd of processes, a loaded machine) is no reason
- * to take realtime from anyone, and demoting would not feed it. A firing
- * that does not escalate notes the realtime threads left
- * (blame_unknown()). */
-static void watch_fire(Canary *c, Watch *w, bool demote_unknown)
+uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec)
 {
-	int ncpus = CPU_COUNT(&c->canary_cpus);
-	double busy = w->starved_usec ? (double)w->realtime_usec / (double)w->starved_usec : 0;
-	pid_t clamped = 0;
+	uint64_t missing = 0;
 
-	if (demote_unknown && c->n_unknown_seen > 0)
-		busy += blame_unknown(c, w, now_usec(CLOCK_MONOTONIC));
-	if (w->escalated && busy * 2 < (double)(ncpus > 0 ? ncpus : 1))
-		w->escalated = false;
-
-	for (size_t i = 0; i < w->n_targets; i++) {
-		CanaryTarget *t = &w->targets[i];
-		uint64_t st;
-
-		if (!w->escalated && !blamed(w, t->uid))
-			continue;
-		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
-			continue;
-		if (t->pid != clamped) {
-			clamp_process(c, w, t->pid);
-			clamped = t->pid;
-		}
-		(void)sched_reset(t->tid);
-		w->demoted[w->n_demoted++] = *t;
-	}
-	if (!demote_unknown)
-		return;
-	if (w->escalated || w->n_blamed > 0)
-		(void)proc_foreach(c, w, 0, demote_unknown_process);
-	if (!w->escalated) {
-		c->n_unknown_seen = 0;
-		c->unknown_usec = now_usec(CLOCK_MONOTONIC);
-		(void)proc_foreach(c, w, 0, note_unknown_process);
-	}
-}
-
-/* How long in the window the canary was kept from running (slot_missing()
- * of each slot), in microseconds. */
-uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec, unsigned *ret_percent,
-			       uint64_t *ret_held)
-{
-	uint64_t elapsed = 0, covered = 0, missing = 0, held = 0;
-
-	for (unsigned i = 0; i < SLOTS; i++) {
-		elapsed += win->elapsed[i];
-		covered += u64_min(win->cheeps[i] * cheep_usec, win->elapsed[i]);
-		held += win->held[i];
+	for (unsigned i = 0; i < SLOTS; i++)
 		missing += slot_missing(win, i, cheep_usec);
-	}
-	*ret_percent = elapsed ? (unsigned)(covered * 100 / elapsed) : 100;
-	*ret_held = held;
 	return missing;
 }
 
-void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
+/* On a Watch that only the watchdog holds now. An escalation stands only
+ * while realtime threads, the granted ones in the starved slots and the
+ * unknown ones noted before, kept at least half of the CPUs busy. A firing
+ * that does not escalate notes the realtime threads left. */
+bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
 {
-	unsigned percent;
-	uint64_t held;
-	Watch w;
+	int ncpus = CPU_COUNT(&c->canary_cpus);
+	uint64_t elapsed = 0, covered = 0;
 	bool demote_unknown;
+	CanaryReport *r;
+	pid_t clamped = 0;
+	double busy;
+	Watch w;
 
 	pthread_mutex_lock(&c->lock);
 	w = c->watch;
@@ -337,17 +297,44 @@ void canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned 
 	pthread_mutex_unlock(&c->lock);
 
 	/* without the lock: the main thread may install new targets meanwhile */
-	(void)canary_window_missing(win, c->cheep_usec, &percent, &held);
-	w.cheeps_percent = percent;
-	w.held_usec = held;
-	w.probe_percent = probe_percent;
-	w.escalated = escalate;
-	watch_blame(&w, win, c->cheep_usec, CPU_COUNT(&c->canary_cpus));
-	watch_fire(c, &w, demote_unknown);
+	r = &w.report;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		elapsed += win->elapsed[i];
+		covered += u64_min(win->cheeps[i] * c->cheep_usec, win->elapsed[i]);
+		r->held_usec += win->held[i];
+	}
+	r->cheeps_percent = elapsed ? (unsigned)(covered * 100 / elapsed) : 100;
+	r->probe_percent = probe_percent;
+	r->window_usec = c->watchdog_usec;
+	busy = watch_blame(&w, win, c->cheep_usec, ncpus);
+	if (demote_unknown && c->n_unknown_seen > 0)
+		busy += blame_unknown(c, &w, now_usec(CLOCK_MONOTONIC));
+	r->escalated = escalate && busy * 2 >= (double)(ncpus > 0 ? ncpus : 1);
+
+	for (size_t i = 0; i < w.n_targets; i++) {
+		const CanaryTarget *t = &w.targets[i].target;
+		uint64_t st;
+
+		if (!r->escalated && !blamed(&w, t->uid))
+			continue;
+		if (procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
+			continue;
+		if (t->pid != clamped) {
+			clamp_process(c, &w, t->pid);
+			clamped = t->pid;
+		}
+		(void)sched_reset(t->tid);
+		w.demoted[r->n_demoted++] = *t;
+	}
+	if (demote_unknown && (r->escalated || r->n_blamed > 0))
+		(void)proc_foreach(c, &w, 0, demote_unknown_process);
+	if (demote_unknown && !r->escalated)
+		canary_note_unknown(c, now_usec(CLOCK_MONOTONIC));
 
 	pthread_mutex_lock(&c->lock);
-	c->report = w;
+	c->firing = w;
 	c->report_pending = true;
 	pthread_mutex_unlock(&c->lock);
 	(void)eventfd_write(c->fired_fd, 1);
+	return r->n_demoted > 0 || r->n_unknown > 0;
 }

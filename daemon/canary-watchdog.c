@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The canary's two threads (canary.h has the design): the canary, which
- * cheeps (and probes what CPU time a fair thread gets, when asked), and
- * the watchdog, which looks at each slot of a window, moves a canary stuck
- * behind a runaway to another CPU, and fires when the canary starved
- * (canary-fire.c: the blame, the demotions and clamps, the report to the
- * main thread). Nothing here allocates or waits on the main thread.
+ * cheeps and probes, and the watchdog, which looks at each slot of a
+ * window, moves a canary stuck behind a runaway to another CPU, and fires
+ * (canary-fire.c) when the canary starved. Nothing here allocates or waits
+ * on the main thread.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -49,7 +45,7 @@ CanaryClass canary_become_watchdog(int *ret_error)
 	*ret_error = -r;
 	if (r >= 0)
 		return CANARY_CLASS_DEADLINE;
-	if (sched_apply(0, GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
+	if (sched_apply(0, POLICY_GRANT_FIFO, WATCHDOG_FIFO_PRIORITY) >= 0)
 		return CANARY_CLASS_FIFO;
 	return CANARY_CLASS_OTHER;
 }
@@ -65,24 +61,15 @@ int canary_timer_start(Canary *c)
 	return RET_NERRNO(timerfd_settime(c->canary_timer, 0, &its, NULL));
 }
 
-static uint64_t thread_cpu_nsec(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC * NSEC_PER_USEC + (uint64_t)ts.tv_nsec;
-}
-
-/* The probe (canary.h) number gen: spins, pinned to the CPU it is on (so
- * that it measures what one CPU leaves the fair class, not the sum of
- * what all of them do), until it got probe_nsec of CPU time, cheeping
- * on each expiry of its timer; stops early when the watchdog asks for
- * another probe or none. False once quit_fd is readable. */
+/* The probe number gen: spins, pinned to the CPU it is on (so that it
+ * measures what one CPU leaves the fair class, not the sum of what all of
+ * them do), until it got probe_nsec of CPU time, cheeping on each expiry
+ * of its timer; stops early when the watchdog asks for another probe or
+ * none. False once quit_fd is readable. */
 static bool canary_probe(Canary *c, unsigned gen)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
-	uint64_t start = thread_cpu_nsec(), expirations;
+	uint64_t start = now_usec(CLOCK_THREAD_CPUTIME_ID), expirations;
 	cpu_set_t saved, one;
 	bool pinned;
 	int cpu;
@@ -96,10 +83,9 @@ static bool canary_probe(Canary *c, unsigned gen)
 	for (;;) {
 		if (poll(&pfd, 1, 0) != 0)
 			return false; /* quit_fd, or poll() failed: the thread ends */
-		if (read(c->canary_timer, &expirations, sizeof(expirations)) > 0 &&
-		    eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
-			return false;
-		if (thread_cpu_nsec() - start >= c->probe_nsec) {
+		if (read(c->canary_timer, &expirations, sizeof(expirations)) > 0)
+			__atomic_add_fetch(&c->cheeps, 1, __ATOMIC_RELAXED);
+		if ((now_usec(CLOCK_THREAD_CPUTIME_ID) - start) * NSEC_PER_USEC >= c->probe_nsec) {
 			__atomic_store_n(&c->probe_done, gen, __ATOMIC_RELEASE);
 			break;
 		}
@@ -113,12 +99,11 @@ static bool canary_probe(Canary *c, unsigned gen)
 
 /* Waits for the next expiry of the canary's timerfd and takes it, however
  * many intervals passed. A kick (canary_rescue() moved the canary, or the
- * watchdog asks for a probe) arms the timer again first where the canary
- * moved to another CPU since it was armed: on PREEMPT_RT a
- * timerfd expires in the ktimers thread of the CPU where it was last
- * armed, and if that is the CPU a runaway holds, the canary would sleep on
- * there however often it is moved; then runs the probe asked for, if any.
- * False once quit_fd is readable, or on an error: then the thread ends. */
+ * watchdog asks for a probe) first arms the timer again if the canary is
+ * on another CPU now: on PREEMPT_RT a timerfd expires in the ktimers thread
+ * of the CPU where it was armed, which a runaway there starves; then runs
+ * the probe asked for, if any. False once quit_fd is readable, or on an
+ * error: then the thread ends. */
 static bool wait_tick(Canary *c, int *armed_cpu)
 {
 	struct pollfd pfd[3] = {
@@ -158,11 +143,8 @@ static bool wait_tick(Canary *c, int *armed_cpu)
 
 /* Waits until *next_usec (CLOCK_MONOTONIC), the watchdog's next look on a
  * grid of slot_usec, then moves *next_usec past now, however many slots
- * went by. The timeout of ppoll(), not a timerfd: on PREEMPT_RT a timerfd
- * expires in the ktimers threads (SCHED_FIFO 1), which the very runaways
- * the watchdog must catch starve, while the sleep of a deadline or
- * realtime task expires in hard interrupt context. False once quit_fd is
- * readable, or on an error: then the thread ends. */
+ * went by. A ppoll() timeout, not a timerfd (realtimed(8), SAFETY). False
+ * once quit_fd is readable, or on an error: then the thread ends. */
 static bool wait_slot(Canary *c, uint64_t *next_usec)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
@@ -190,35 +172,19 @@ void *canary_thread_main(void *data)
 	int armed_cpu = -1; /* where canary_start() armed the timer: not known */
 
 	block_signals();
-	(void)sched_apply(0, GRANT_NICE, CANARY_NICE);
+	(void)sched_apply(0, POLICY_GRANT_NICE, CANARY_NICE);
 	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
 		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
 	/* One cheep however many intervals passed: a canary that was kept
 	 * from running must not make up for it in a burst. */
 	while (wait_tick(c, &armed_cpu))
-		if (eventfd_write(c->cheep_fd, 1) < 0 && errno != EAGAIN)
-			break;
+		__atomic_add_fetch(&c->cheeps, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
-/* The CPU a thread is on, if it runs SCHED_FIFO/RR now (fields 3, state,
- * 39, processor, and 41, policy, of its stat file); -1 otherwise. */
-static int realtime_thread_cpu(Canary *c, pid_t pid, pid_t tid)
-{
-	ProcfsStat s;
-
-	if (procfs_stat_read(c->proc, pid, tid, &s) < 0 || s.n_fields < 41)
-		return -1;
-	return s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) ? s.processor
-										  : -1;
-}
-
-/* The fair scheduler places a waking thread blind to realtime load: the
- * canary may wait on a CPU that a granted runaway holds while another CPU
- * could run it, and a busy CPU does not pull it over (only an idle one
- * does). That is not starvation: when the canary falls behind, the
- * watchdog moves it off the CPUs where granted threads run realtime now,
- * unless they hold every CPU it may use. */
+/* Moves a canary that fell behind off the CPUs where granted threads run
+ * realtime now, unless they hold every CPU it may use: the fair scheduler
+ * may leave it waiting behind a runaway while another CPU could run it. */
 static void canary_rescue(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
@@ -229,10 +195,14 @@ static void canary_rescue(Canary *c)
 	CPU_ZERO(&busy);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		int cpu = realtime_thread_cpu(c, c->watch.targets[i].pid, c->watch.targets[i].tid);
+		const CanaryTarget *t = &c->watch.targets[i].target;
+		ProcfsStat s;
 
-		if (cpu >= 0 && cpu < CPU_SETSIZE)
-			CPU_SET(cpu, &busy);
+		/* running SCHED_FIFO/RR now (fields 3, 39 and 41 of its stat) */
+		if (procfs_stat_read(c->proc, t->pid, t->tid, &s) >= 0 && s.n_fields >= 41 &&
+		    s.state == 'R' && (s.policy == SCHED_FIFO || s.policy == SCHED_RR) &&
+		    s.processor >= 0 && s.processor < CPU_SETSIZE)
+			CPU_SET(s.processor, &busy);
 	}
 	pthread_mutex_unlock(&c->lock);
 	CPU_XOR(&cpus, &c->canary_cpus, &busy);
@@ -243,16 +213,13 @@ static void canary_rescue(Canary *c)
 	(void)eventfd_write(c->kick_fd, 1);
 }
 
-/* CPU time (ns) a thread has used (the first field of its schedstat); 0
- * when it cannot be read. */
-uint64_t canary_thread_runtime(Canary *c, pid_t pid, pid_t tid)
+uint64_t canary_thread_runtime(const char *proc, pid_t pid, pid_t tid)
 {
-	char path[96], line[128];
+	char line[128];
 
-	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", c->proc, (int)pid, (int)tid);
-	if (procfs_read_file(path, line, sizeof(line)) < 0)
+	if (procfs_read_task_file(proc, pid, tid, "schedstat", line, sizeof(line)) < 0)
 		return 0;
-	return strtoull(line, NULL, 10);
+	return strtoull(line, NULL, 10); /* its first field */
 }
 
 /* Does the thread run SCHED_FIFO, SCHED_RR or SCHED_DEADLINE now (field
@@ -267,13 +234,54 @@ static bool thread_realtime(Canary *c, pid_t pid, pid_t tid)
 	return s.policy == SCHED_FIFO || s.policy == SCHED_RR || s.policy == SCHED_DEADLINE;
 }
 
-/* Did the granted threads run realtime for HELD_PERCENT of every CPU the
- * canary may use since the last look? A thread's CPU time counts when it
- * ran realtime at this look and at the last: one that set itself back to
- * SCHED_OTHER competes with the canary as any fair thread and holds
- * nothing. Each target's share is kept for slot, to blame its user;
- * *ret_measured: the shares are measured (not the first look at these
- * targets, which only takes their CPU time so far). */
+/* Whether (pid, tid) is one of the watch's targets (sorted by pid); under
+ * the lock. */
+static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
+{
+	size_t lo = 0, hi = w->n_targets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->targets[mid].target.pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->n_targets && w->targets[lo].target.pid == pid; lo++)
+		if (w->targets[lo].target.tid == tid)
+			return true;
+	return false;
+}
+
+/* The CPU time (ns) the noted unknown threads used since the last look
+ * while they ran realtime, the granted ones among them left to
+ * watch_held(); under the lock. */
+static uint64_t unknown_used(Canary *c)
+{
+	uint64_t used = 0;
+
+	for (size_t i = 0; i < c->n_unknown_seen; i++) {
+		UnknownThread *t = &c->unknown[i];
+		uint64_t st, r;
+
+		if (watch_has_target(&c->watch, t->pid, t->tid) ||
+		    procfs_start_time(c->proc, t->pid, t->tid, &st) < 0 || st != t->start_time)
+			continue;
+		r = canary_thread_runtime(c->proc, t->pid, t->tid);
+		if (thread_realtime(c, t->pid, t->tid) && r > t->looked)
+			used += r - t->looked;
+		t->looked = r;
+	}
+	return used;
+}
+
+/* Did realtime threads, the granted ones and the noted unknown ones, run
+ * for HELD_PERCENT of every CPU the canary may use since the last look? A
+ * thread's CPU time counts when it ran realtime at this look and at the
+ * last. Each target's share is kept for slot, to blame its user;
+ * *ret_measured: not the first look at these targets, which only takes
+ * their CPU time so far. */
 static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_measured)
 {
 	uint64_t used = 0;
@@ -287,19 +295,19 @@ static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_m
 	*ret_measured = c->watch.looked;
 	c->watch.looked = true;
 	for (size_t i = 0; i < c->watch.n_targets; i++) {
-		Watch *w = &c->watch;
-		const CanaryTarget *t = &w->targets[i];
-		bool rt = thread_realtime(c, t->pid, t->tid);
-		uint64_t r = canary_thread_runtime(c, t->pid, t->tid), d = 0;
+		Watched *w = &c->watch.targets[i];
+		bool rt = thread_realtime(c, w->target.pid, w->target.tid);
+		uint64_t r = canary_thread_runtime(c->proc, w->target.pid, w->target.tid), d = 0;
 
 		/* none the first time, nor from a thread that reuses the tid */
-		if (rt && w->realtime[i] && w->runtime[i] != 0 && r > w->runtime[i])
-			d = r - w->runtime[i];
-		w->slot_nsec[i * SLOTS + slot] = d;
+		if (rt && w->realtime && w->runtime != 0 && r > w->runtime)
+			d = r - w->runtime;
+		w->slot_nsec[slot] = d;
 		used += d;
-		w->runtime[i] = r;
-		w->realtime[i] = rt;
+		w->runtime = r;
+		w->realtime = rt;
 	}
+	used += unknown_used(c);
 	pthread_mutex_unlock(&c->lock);
 	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
 }
@@ -309,27 +317,26 @@ static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
 	*win = (Window){ .last = now, .boot_offset = boot_offset };
 }
 
-/* Nothing to judge: no targets, or the last report not yet collected. */
-static bool watch_idle(Canary *c)
+/* Nothing to judge: no targets, or the last report not yet collected;
+ * and CanaryDemoteUnknown=, as the main thread set it last. */
+static bool watch_idle(Canary *c, bool *ret_demote_unknown)
 {
 	bool idle;
 
 	pthread_mutex_lock(&c->lock);
 	idle = c->report_pending || c->watch.n_targets == 0;
+	*ret_demote_unknown = c->demote_unknown;
 	pthread_mutex_unlock(&c->lock);
 	return idle;
 }
 
-/* The canary's CPU time (ns): of the real thread, whatever c->proc is. */
+/* The canary's CPU time (ns): of the real thread, whatever c->proc is
+ * (/proc/self/task/TID/schedstat). */
 static uint64_t canary_cpu(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
-	char path[64], line[128];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
-	if (tid == 0 || procfs_read_file(path, line, sizeof(line)) < 0)
-		return 0;
-	return strtoull(line, NULL, 10);
+	return tid == 0 ? 0 : canary_thread_runtime("/proc/self/task", tid, 0);
 }
 
 /* How much of the CPU time a probe asked for the canary got since it had
@@ -369,22 +376,19 @@ void *canary_watchdog_main(void *data)
 	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
 	next = now + c->slot_usec;
 	while (wait_slot(c, &next)) {
-		uint64_t boot_offset, missing, slot, held;
-		eventfd_t cheeps = 0;
-		unsigned percent;
-		bool deprived;
+		uint64_t boot_offset, missing, slot;
+		unsigned cheeps;
+		bool deprived, demote_unknown;
 
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
-		if (eventfd_read(c->cheep_fd, &cheeps) < 0)
-			cheeps = 0;
+		cheeps = __atomic_exchange_n(&c->cheeps, 0, __ATOMIC_RELAXED);
 
-		/* Restart the count instead of judging: nothing to demote, or
-		 * the main thread has not collected the last report yet; the
+		/* Restart the count instead of judging: nothing to judge; the
 		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
-		 * a paused VM; nothing that realtimed grants delays it); or the
-		 * machine was suspended. */
-		if (watch_idle(c) || now - win.last > c->slot_usec + c->slot_usec / 2 ||
+		 * a paused VM); or the machine was suspended. */
+		if (watch_idle(c, &demote_unknown) ||
+		    now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
 			window_reset(&win, now, boot_offset);
 			probe_ask(c, probe = 0);
@@ -400,7 +404,7 @@ void *canary_watchdog_main(void *data)
 		win.held[win.next] =
 			watch_held(c, slot, win.next, &win.measured[win.next]) ? slot : 0;
 		win.deprived[win.next] = deprived;
-		win.cheeps[win.next] = (unsigned)u64_min(cheeps, UINT32_MAX);
+		win.cheeps[win.next] = cheeps;
 		/* held: ask the canary whether a fair thread still gets CPU time */
 		if (win.held[win.next] > 0) {
 			gen = gen + 1 ? gen + 1 : 1;
@@ -410,15 +414,28 @@ void *canary_watchdog_main(void *data)
 			probe_ask(c, probe = 0);
 		win.next = (win.next + 1) % SLOTS;
 		win.last = now;
-		missing = canary_window_missing(&win, c->cheep_usec, &percent, &held);
+		missing = canary_window_missing(&win, c->cheep_usec);
 		if (missing >= c->watchdog_usec / 2) {
 			probe_ask(c, probe = 0);
-			canary_watchdog_fire(c, &win, now < escalate_until, probe_percent);
+			/* escalation follows only a firing that demoted someone */
+			if (canary_watchdog_fire(c, &win, now < escalate_until, probe_percent))
+				escalate_until = now_usec(CLOCK_MONOTONIC) +
+						 ESCALATE_WINDOWS * c->watchdog_usec;
+			else
+				escalate_until = 0;
 			now = now_usec(CLOCK_MONOTONIC);
-			escalate_until = now + ESCALATE_WINDOWS * c->watchdog_usec;
 			window_reset(&win, now, boot_offset);
-		} else if (probe == 0 && (cheeps + 2) * c->cheep_usec <= slot)
-			canary_rescue(c); /* two cheeps short since the last look */
+		} else {
+			/* Half way to a firing: note the unknown realtime
+			 * threads, once a window, or a look when the last note
+			 * found none. */
+			if (missing >= c->watchdog_usec / 4 && demote_unknown &&
+			    now - c->unknown_usec >=
+				    (c->n_unknown_seen > 0 ? c->watchdog_usec : c->slot_usec))
+				canary_note_unknown(c, now);
+			if (probe == 0 && (cheeps + 2) * c->cheep_usec <= slot)
+				canary_rescue(c); /* two cheeps short since the last look */
+		}
 	}
 	probe_ask(c, 0);
 	return NULL;

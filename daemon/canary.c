@@ -49,9 +49,6 @@ static void watch_done(Watch *w)
 	free(w->targets);
 	free(w->demoted);
 	free(w->clamped);
-	free(w->runtime);
-	free(w->realtime);
-	free(w->slot_nsec);
 	free(w->blamed);
 	free(w->users);
 	*w = (Watch){};
@@ -61,7 +58,7 @@ static void watch_done(Watch *w)
  * them up), and so are a process's (it is clamped once). */
 static int target_compare(const void *a, const void *b)
 {
-	const CanaryTarget *x = a, *y = b;
+	const CanaryTarget *x = &((const Watched *)a)->target, *y = &((const Watched *)b)->target;
 
 	if (x->uid != y->uid)
 		return x->uid < y->uid ? -1 : 1;
@@ -72,26 +69,25 @@ static int target_compare(const void *a, const void *b)
 
 static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 {
+	size_t room = n + CANARY_UNKNOWN_CLAMP_MAX;
+
 	*w = (Watch){
-		.targets = calloc(n, sizeof(CanaryTarget)),
-		.demoted = calloc(n, sizeof(CanaryTarget)),
-		.clamped = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryClamp)),
-		.runtime = calloc(n, sizeof(uint64_t)),
-		.realtime = calloc(n, sizeof(bool)),
-		.slot_nsec = calloc(n * SLOTS, sizeof(uint64_t)),
-		/* the granted threads' users, and those of unknown threads */
-		.blamed = calloc(n + CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame)),
-		.users = calloc(n, sizeof(CanaryBlame)),
+		.targets = calloc(n, sizeof(Watched)),
+		.demoted = calloc(room, sizeof(CanaryTarget)),
+		.clamped = calloc(room, sizeof(CanaryClamp)),
+		.blamed = calloc(room, sizeof(CanaryBlame)),
+		.users = calloc(room, sizeof(CanaryBlame)),
 		.n_targets = n,
-		.max_clamped = n + CANARY_UNKNOWN_CLAMP_MAX,
 	};
-	if (!w->targets || !w->demoted || !w->clamped || !w->runtime || !w->realtime ||
-	    !w->slot_nsec || !w->blamed || !w->users) {
+	if (!w->targets || !w->demoted || !w->clamped || !w->blamed || !w->users) {
 		watch_done(w);
 		return -ENOMEM;
 	}
-	memcpy(w->targets, targets, n * sizeof(CanaryTarget));
-	qsort(w->targets, n, sizeof(CanaryTarget), target_compare);
+	for (size_t i = 0; i < n; i++)
+		w->targets[i].target = targets[i];
+	qsort(w->targets, n, sizeof(Watched), target_compare);
+	w->report.demoted = w->demoted;
+	w->report.blamed = w->blamed;
 	return 0;
 }
 
@@ -149,23 +145,14 @@ static int on_restore(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static int clamp_compare(const void *a, const void *b)
-{
-	const CanaryClamp *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->start_time < y->start_time ? -1 : x->start_time > y->start_time;
-}
-
-/* Adds a report's clamps to the list given back after CanaryRefuseSec (kept
- * sorted), and restarts its timer. A process is listed once, with the limit
- * it had before it was first clamped: clamping it again finds 0 and records
- * nothing. */
+/* Adds a report's clamps to the list given back after CanaryRefuseSec, and
+ * restarts its timer. Clamping a process again finds 0 and records nothing,
+ * unless someone raised its limit since: then its first entry gives back
+ * the limit it had before the first clamp, and the later ones find it no
+ * longer 0. */
 static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 {
 	CanaryClamp *list;
-	size_t m = c->n_restore;
 	int r;
 
 	if (n == 0)
@@ -176,12 +163,9 @@ static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 			  n);
 		return;
 	}
+	memcpy(list + c->n_restore, clamped, n * sizeof(CanaryClamp));
 	c->restore = list;
-	for (size_t i = 0; i < n; i++)
-		if (!bsearch(&clamped[i], list, c->n_restore, sizeof(CanaryClamp), clamp_compare))
-			list[m++] = clamped[i];
-	c->n_restore = m;
-	qsort(list, m, sizeof(CanaryClamp), clamp_compare);
+	c->n_restore += n;
 
 	c->restore_source = sd_event_source_disable_unref(c->restore_source);
 	r = sd_event_add_time_relative(c->event, &c->restore_source, CLOCK_MONOTONIC,
@@ -193,32 +177,18 @@ static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 static int on_fired(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Canary *c = userdata;
-	CanaryReport report;
 	eventfd_t v;
 	Watch w;
 
 	(void)eventfd_read(c->fired_fd, &v);
 	pthread_mutex_lock(&c->lock);
-	w = c->report;
-	c->report = (Watch){};
+	w = c->firing;
+	c->firing = (Watch){};
 	c->report_pending = false;
 	pthread_mutex_unlock(&c->lock);
 
-	canary_add_restore(c, w.clamped, w.n_clamped);
-	report = (CanaryReport){
-		.demoted = w.demoted,
-		.n_demoted = w.n_demoted,
-		.blamed = w.blamed,
-		.n_blamed = w.n_blamed,
-		.escalated = w.escalated,
-		.probe_percent = w.probe_percent,
-		.n_unknown = w.n_unknown,
-		.n_clamped = w.n_clamped,
-		.cheeps_percent = w.cheeps_percent,
-		.held_usec = w.held_usec,
-		.window_usec = c->watchdog_usec,
-	};
-	c->fired(&report, c->userdata);
+	canary_add_restore(c, w.clamped, w.report.n_clamped);
+	c->fired(&w.report, c->userdata);
 	watch_done(&w);
 	return 0;
 }
@@ -228,7 +198,6 @@ static void canary_set_class(Canary *c, CanaryClass k, int error)
 	if (k == c->klass)
 		return;
 	c->klass = k;
-	c->class_error = error;
 	if (k == CANARY_CLASS_DEADLINE)
 		log_debug("The canary watchdog runs SCHED_DEADLINE (%llu ms every %llu ms)",
 			  WATCHDOG_RUNTIME_NSEC / 1000000ULL, WATCHDOG_PERIOD_NSEC / 1000000ULL);
@@ -274,26 +243,24 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->cheep_fd = c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
+	c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
 	c->canary_timer = -EBADF;
 	c->klass = _CANARY_CLASS_INVALID;
 	c->event = sd_event_ref(e);
 	c->fired = fired;
 	c->userdata = userdata;
 	c->proc = strdup(proc);
-	c->unknown = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(UnknownThread));
-	c->unknown_users = calloc(CANARY_UNKNOWN_CLAMP_MAX, sizeof(CanaryBlame));
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
 	pthread_mutex_init(&c->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	c->fired_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!c->proc || !c->unknown || !c->unknown_users || c->fired_fd < 0) {
-		r = c->fired_fd < 0 ? -errno : -ENOMEM;
-		canary_free(c);
-		return r;
-	}
-	r = sd_event_add_io(e, &c->fired_source, c->fired_fd, EPOLLIN, on_fired, c);
+	if (c->fired_fd < 0)
+		r = -errno;
+	else if (!c->proc)
+		r = -ENOMEM;
+	else
+		r = sd_event_add_io(e, &c->fired_source, c->fired_fd, EPOLLIN, on_fired, c);
 	if (r < 0) {
 		canary_free(c);
 		return r;
@@ -305,7 +272,6 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 
 static void canary_close_fds(Canary *c)
 {
-	c->cheep_fd = safe_close(c->cheep_fd);
 	c->quit_fd = safe_close(c->quit_fd);
 	c->started_fd = safe_close(c->started_fd);
 	c->canary_timer = safe_close(c->canary_timer);
@@ -337,14 +303,12 @@ static int canary_start(Canary *c)
 	c->cheep_usec = u64_max(u64_min(c->cheep_usec, c->watchdog_usec / 2), 1);
 	c->slot_usec = u64_max(c->watchdog_usec / SLOTS, 1);
 	c->probe_nsec = c->slot_usec * NSEC_PER_USEC / PROBE_SHARE;
-	c->probe_gen = c->probe_done = 0;
-	c->cheep_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->cheeps = c->probe_gen = c->probe_done = 0;
 	c->quit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->started_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->canary_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	c->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->cheep_fd < 0 || c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 ||
-	    c->kick_fd < 0) {
+	if (c->quit_fd < 0 || c->started_fd < 0 || c->canary_timer < 0 || c->kick_fd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -384,38 +348,34 @@ fail:
 
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s)
 {
-	uint64_t watchdog_usec = s ? s->watchdog_usec : 0;
 	Watch w = {}, old;
-	size_t watched;
 	int r;
 
-	if (n > 0 && watchdog_usec > 0) {
+	if (n > 0 && s->watchdog_usec > 0) {
 		r = watch_alloc(&w, targets, n);
 		if (r < 0)
 			return r;
 	}
-	if (c->running && c->watchdog_usec != watchdog_usec)
+	if (c->running && c->watchdog_usec != s->watchdog_usec)
 		canary_stop(c);
-	if (s)
-		c->refuse_usec = s->refuse_usec;
+	c->refuse_usec = s->refuse_usec;
 
 	/* The old Watch goes; a report the main thread has not collected yet
 	 * is kept apart, so nothing here grows with the number of updates. */
 	pthread_mutex_lock(&c->lock);
 	old = c->watch;
 	c->watch = w;
-	c->demote_unknown = s && s->demote_unknown;
-	watched = c->watch.n_targets;
+	c->demote_unknown = s->demote_unknown;
 	pthread_mutex_unlock(&c->lock);
 	watch_done(&old);
 
-	if (watched == 0) {
+	if (w.n_targets == 0) {
 		canary_stop(c);
 		return 0;
 	}
 	if (c->running)
 		return 0;
-	c->watchdog_usec = watchdog_usec;
+	c->watchdog_usec = s->watchdog_usec;
 	return canary_start(c);
 }
 
@@ -445,17 +405,12 @@ Canary *canary_free(Canary *c)
 		return NULL;
 	canary_stop(c);
 	/* The limits were taken for CanaryRefuseSec, not for longer than realtimed runs. */
-	if (c->n_restore > 0)
-		canary_restore_limits(c);
+	canary_restore_limits(c);
 	sd_event_source_disable_unref(c->fired_source);
-	sd_event_source_disable_unref(c->restore_source);
 	safe_close(c->fired_fd);
 	pthread_mutex_destroy(&c->lock);
 	watch_done(&c->watch);
-	watch_done(&c->report);
-	free(c->restore);
-	free(c->unknown);
-	free(c->unknown_users);
+	watch_done(&c->firing);
 	free(c->proc);
 	sd_event_unref(c->event);
 	free(c);

@@ -1,123 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The canary watchdog: demotes the realtime threads realtimed granted when
- * realtime work starves the rest of the machine.
- *
- * Two threads, running only while realtime grants exist (an idle daemon has
- * no timers):
- *   - the canary, SCHED_OTHER at nice -20 (so ordinary fair load does not
- *     delay it), wakes every cheep interval C = CanaryWatchdogSec / 20
- *     (50 ms at least, 250 ms at most) and cheeps (an eventfd count);
- *   - the watchdog, SCHED_DEADLINE (5 ms of CPU every 50 ms, above every
- *     SCHED_FIFO/RR priority), wakes four times per CanaryWatchdogSec and
- *     judges the last CanaryWatchdogSec by the cheeps that came and the CPU
- *     time the granted threads used.
- * A canary that cannot run never cheeps; but the kernel never lets realtime
- * threads take a CPU whole: RT throttling (sched_rt_runtime_us, 950 ms per
- * 1 s on 6.1) and, from 6.12 on, the deferred fair deadline server (50 ms
- * per 1 s) still give SCHED_OTHER threads about 50 ms each second. So the
- * canary does not have to be silent to count as starving: the watchdog
- * fires when the canary was missing for half of the window, that is when
- * the time not covered by its cheeps (window - cheeps * C) reaches
- * CanaryWatchdogSec / 2. Under throttling the canary cheeps about once a
- * second instead of 1 s / C times (10 of every 100 ms slots at the
- * default): it fires about 1.1 s after a runaway starts, plus up to a
- * quarter window until the watchdog's next look.
- *
- * The fair server of 6.12 serves a short wakeup at once even on a CPU that
- * realtime threads hold (it owes SCHED_OTHER 50 ms each second, and a cheep
- * costs microseconds): a canary that only cheeps is late there only while
- * the rest of the fair load uses up those 50 ms, which an otherwise idle
- * machine does not. (Measured in the VM tier, 6.12.118 under TCG, two
- * vCPUs: 26-44% of the cheeps came behind a SCHED_FIFO runaway on each,
- * so the cheeps alone fired there; the held rule keeps the bound where
- * the server serves every wakeup.) So the watchdog
- * also adds up, at each look, the CPU time the granted threads used while
- * they ran realtime (their schedstat, counted only when the thread's
- * policy, field 41 of its stat, was SCHED_FIFO, SCHED_RR or
- * SCHED_DEADLINE at this look and the last): a granted thread set back to
- * SCHED_OTHER (which needs no privilege) competes with the canary as any
- * fair thread does and holds nothing.
- *
- * Realtime threads that used 90% of every CPU are not yet starvation: the
- * watchdog never fires on that alone while the canary's wakeups come.
- * Such a look starts a probe: the canary, pinned to the CPU it is on,
- * spins until it got a quarter of a look's interval of CPU time (125 ms
- * at the default 2 s), cheeping as it goes, and stops there. A fair
- * thread at nice -20 that cannot get a quarter of one CPU within the next
- * look's interval is deprived (realtime leaves the fair class 5% of each
- * CPU behind a runaway, 10% at the most under that 90%); only then do the
- * held look and the probed one count as wholly missed, so that a runaway
- * on every CPU fires within the same two looks as the cheeps alone would.
- * The probe costs a quarter of one CPU per look, only while granted
- * threads run realtime on 90% of every CPU. Realtime threads that
- * realtimed did not grant are not counted (they would need a scan of
- * every thread); they make the canary fire only by starving it.
- *
- * A busy machine with only fair load, or realtime load that sleeps between
- * bursts (JACK's DSP at 70% of a CPU), delays the canary by milliseconds,
- * not by a whole cheep interval. A runaway on some CPUs but not all is not
- * starvation either, but the fair scheduler places a waking thread blind to
- * realtime load and a busy CPU does not pull it over: the canary may wait
- * behind a runaway while another CPU runs fair work. So when a look finds the canary two
- * cheeps short, the watchdog restricts the canary's CPU affinity to the
- * CPUs where no granted thread runs realtime at that moment (all of them,
- * if granted threads hold every CPU).
- *
- * When it fires, the watchdog itself, with no help from the main thread
- * (which may be starving too), first finds whom to blame: from the CPU
- * time each user's granted threads ran realtime in the starved looks of
- * the window (those in which the canary missed half the time or more),
- * every user who used 90% of one CPU over them or more, then, largest
- * first, as many more as it takes for the realtime time of the users not
- * blamed to fall below half the CPUs' time (a periodic audio thread of
- * another user, at 30% of a CPU, is not blamed beside a runaway). A
- * starving canary with no granted thread that ran realtime blames nobody.
- * Then, for the blamed users only:
- *   1. sets RLIMIT_RTPRIO 0 (soft and hard) on each process that held a
- *      realtime grant, first, so that none of its threads can take
- *      SCHED_FIFO/RR again through its own limit, and keeps the old limit;
- *   2. demotes every supervised thread that is still the thread granted;
- *   3. with CanaryDemoteUnknown=yes, does the same (1. then 2.) to every
- *      SCHED_FIFO/RR thread whose real and effective uid are not root and
- *      that realtimed did not grant (as rtkit's --canary-demote-unknown),
- *      for at most CANARY_UNKNOWN_CLAMP_MAX processes per firing;
- * then hands a report to the main thread, which drops the grants, refuses
- * the blamed users' requests (grants and GrantLimits, whoever asks) for
- * CanaryRefuseSec, logs once and emits Demoted("canary"). If the watchdog
- * fires again within two windows of a firing (starvation persisted: the
- * cause was not, or not only, the blamed users' grants) while realtime
- * threads kept at least half of the CPUs busy (the granted ones in the
- * starved slots, and the unknown ones noted at the firing before), it
- * escalates: 1. to 3. for every user (as rtkit does, and realtimed did
- * before). A canary starved by fair load alone is not realtime's doing:
- * demoting would not feed it, and would let anyone who can load the
- * machine take realtime from everyone. At every firing after one that
- * noted realtime threads that realtimed did not grant
- * (CANARY_UNKNOWN_CLAMP_MAX at most), each user whose noted threads used
- * 90% of one CPU since is blamed too: a runaway that took realtime through
- * its own RLIMIT_RTPRIO is demoted and refused, and cannot take the limit
- * back through GrantLimits at once.
- * After CanaryRefuseSec the main thread gives each clamped process its
- * old RLIMIT_RTPRIO back, if it still has the 0 set here. The watchdog
- * judges nothing while a report waits for the main thread; it never
- * allocates memory (the main thread sizes its buffers with each update,
- * canary_new() the room for the unknown threads) and never logs.
- *
- * The watchdog outranks everything realtimed may grant only as
- * SCHED_DEADLINE. Where the kernel refuses that (no CAP_SYS_NICE, a CPU
- * affinity that does not span its root domain, DEADLINE admission control
- * full), it runs at SCHED_FIFO 99, which does not preempt a FIFO 99
- * runaway: canary_max_grant_priority() is then 98 and grants above it are
- * refused. The class is known before the first grant: canary_new() tries it
- * in a short-lived thread, and every start waits for the watchdog to report
- * the class it got.
- *
- * Not starvation, and not counted: a watchdog that itself woke half a slot
- * late (the daemon was stopped with SIGSTOP, the VM paused: the canary was
- * not starved by anyone) and a jump of CLOCK_BOOTTIME against
- * CLOCK_MONOTONIC (a suspend and resume) restart the window. Time is
- * CLOCK_MONOTONIC, which stops during suspend.
+ * The canary watchdog: demotes realtime threads when realtime work starves
+ * the rest of the machine. While there are targets, a canary thread
+ * (SCHED_OTHER, nice -20) cheeps and a watchdog thread (SCHED_DEADLINE, or
+ * SCHED_FIFO 99) looks at the cheeps and the targets' realtime CPU time;
+ * when it fires, the watchdog itself blames, clamps RLIMIT_RTPRIO, demotes
+ * and hands the main thread a report, without allocating, logging or
+ * waiting on the main thread. realtimed(8), SAFETY, has the rules, the
+ * figures and the reasons.
  */
 #pragma once
 
@@ -157,8 +47,10 @@ typedef struct CanaryClamp {
 } CanaryClamp;
 
 typedef struct CanaryReport {
-	const CanaryTarget *demoted; /* supervised threads demoted */
-	size_t n_demoted;
+	/* the supervised threads demoted, then the first
+	 * CANARY_UNKNOWN_CLAMP_MAX others, for the signal */
+	const CanaryTarget *demoted;
+	size_t n_demoted, n_unknown_listed;
 	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
 	size_t n_blamed;
 	bool escalated;		 /* starvation persisted: every user's threads demoted */
@@ -187,7 +79,7 @@ typedef struct CanarySettings {
 /* Called in the main thread after the watchdog fired. */
 typedef void (*canary_fired_t)(const CanaryReport *report, void *userdata);
 
-/* Also finds out which class the watchdog will get (see above). */
+/* Also finds out which class the watchdog will get. */
 int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userdata, Canary **ret);
 /* Gives clamped processes their RLIMIT_RTPRIO back at once. */
 Canary *canary_free(Canary *c);

@@ -14,8 +14,7 @@
 struct CpuDma {
 	char *path;
 	int fd;		  /* the open request, or -EBADF: none held */
-	uint64_t usec;	  /* what is (or is to be) held; POLICY_INFINITY: unset */
-	uint64_t held;	  /* what was written to fd */
+	uint64_t usec;	  /* what is held (written to fd) or to be; POLICY_INFINITY: unset */
 	bool want;	  /* a grant wants it */
 	int logged_error; /* the failure logged last, 0 since a success */
 };
@@ -63,34 +62,28 @@ static int cpu_dma_hold(CpuDma *c, uint64_t usec)
 		}
 	}
 	n = write(c->fd, &v, sizeof(v));
-	if (n == (ssize_t)sizeof(v)) {
-		c->held = usec;
+	if (n == (ssize_t)sizeof(v))
 		return 0;
-	}
 	/* a request of unknown value is no request to keep */
 	c->fd = safe_close(c->fd);
 	return n < 0 ? -errno : -EIO;
 }
 
-static void cpu_dma_release(CpuDma *c)
-{
-	if (c->fd < 0)
-		return;
-	c->fd = safe_close(c->fd);
-	log_debug("Released %s (no realtime grant left, or CpuDmaLatency= unset)", c->path);
-}
-
 void cpu_dma_update(CpuDma *c, uint64_t usec, bool want)
 {
+	bool held = c->fd >= 0 && c->usec == usec;
 	int r;
 
 	c->usec = usec;
 	c->want = want;
 	if (usec == POLICY_INFINITY || !want) {
-		cpu_dma_release(c);
+		if (c->fd >= 0)
+			log_debug("Released %s (no realtime grant left, or CpuDmaLatency= unset)",
+				  c->path);
+		c->fd = safe_close(c->fd);
 		return;
 	}
-	if (c->fd >= 0 && c->held == usec)
+	if (held)
 		return;
 	r = cpu_dma_hold(c, usec);
 	if (r < 0) {
@@ -142,24 +135,18 @@ const char *cpu_dma_state_to_string(CpuDmaState s)
 }
 
 /* Nice-level grants starve no one and wake no audio: only realtime ones
- * hold the CPUs awake. Stops at the first when only asked whether. */
-static unsigned count_realtime(Daemon *d, bool any)
+ * hold the CPUs awake. */
+unsigned cpu_dma_n_grants(Daemon *d)
 {
 	unsigned n = 0;
 
+	if (!d->grants)
+		return 0;
 	GRANT_TABLE_FOREACH(p, g, d->grants) {
-		if (g->kind == GRANT_NICE)
-			continue;
-		n++;
-		if (any)
-			break;
+		if (g->kind != POLICY_GRANT_NICE)
+			n++;
 	}
 	return n;
-}
-
-unsigned cpu_dma_n_grants(Daemon *d)
-{
-	return d->grants ? count_realtime(d, false) : 0;
 }
 
 void cpu_dma_sync(Daemon *d)
@@ -170,6 +157,5 @@ void cpu_dma_sync(Daemon *d)
 		return;
 	usec = policy_daemon(d->policy)->cpu_dma_latency_usec;
 	/* unset: not even the table is looked at */
-	cpu_dma_update(d->cpu_dma, usec,
-		       usec != POLICY_INFINITY && d->grants && count_realtime(d, true) > 0);
+	cpu_dma_update(d->cpu_dma, usec, usec != POLICY_INFINITY && cpu_dma_n_grants(d) > 0);
 }

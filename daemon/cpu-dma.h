@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * [Daemon] CpuDmaLatency=: realtimed's request to the kernel's CPU latency
- * QoS (Documentation/power/pm_qos_interface.rst). Leaving a deep C-state
- * costs a CPU tens to hundreds of microseconds, a spike in an audio
- * thread's wakeup; while /dev/cpu_dma_latency is open with a value written
- * to it, no CPU enters a C-state slower to leave than that. realtimed holds
- * it while at least one realtime grant is supervised and closes it (which
- * drops the request) when the last one ends, or when a reload unsets the
- * key. It is driven by the grant table's changes and by reloads: nothing
- * polls, and nothing is held while no grant is.
+ * [Daemon] CpuDmaLatency= (realtime.conf(5)): realtimed's request to the
+ * kernel's CPU latency QoS, /dev/cpu_dma_latency held open while at least
+ * one realtime grant is supervised, closed when the last one ends or a
+ * reload unsets the key. Driven by the grant table's changes and reloads:
+ * nothing polls.
  */
 #pragma once
 

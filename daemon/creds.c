@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The callers' credentials, cached; see creds.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ typedef struct CredsEntry {
 	pid_t pid;
 	uint64_t pidns; /* 0: not known yet */
 	uint64_t used;
+	bool gone; /* the bus said sender is gone: no uid, no pid */
 } CredsEntry;
 
 struct CredsCache {
@@ -54,6 +56,8 @@ int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *re
 	if (!e)
 		return -ENOENT;
 	e->used = ++c->clock;
+	if (e->gone)
+		return -ESRCH;
 	*ret_uid = e->uid;
 	*ret_pid = e->pid;
 	return 0;
@@ -79,23 +83,46 @@ int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns)
 	return 0;
 }
 
-int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid)
+/* The entry to keep sender in: its own, else a free one, the gone one
+ * used least recently, the one used least recently (emptied). */
+static CredsEntry *creds_cache_slot(CredsCache *c, const char *sender)
 {
-	CredsEntry *victim = &c->entries[0];
+	CredsEntry *victim = creds_cache_find(c, sender);
 
-	for (size_t i = 0; i < CREDS_CACHE_SIZE; i++) {
+	if (victim)
+		return victim;
+	victim = &c->entries[0];
+	for (size_t i = 1; i < CREDS_CACHE_SIZE && victim->sender; i++) {
 		CredsEntry *e = &c->entries[i];
 
-		if (!e->sender || e->used < victim->used)
+		if (!e->sender || (e->gone && !victim->gone) ||
+		    (e->gone == victim->gone && e->used < victim->used))
 			victim = e;
 	}
 	free(victim->sender);
-	victim->sender = strdup(sender);
-	if (!victim->sender)
+	*victim = (CredsEntry){ .sender = strdup(sender) };
+	return victim;
+}
+
+static int creds_cache_keep(CredsCache *c, const char *sender, bool gone, uid_t uid, pid_t pid)
+{
+	CredsEntry *e = creds_cache_slot(c, sender);
+
+	if (!e->sender)
 		return -ENOMEM;
-	victim->uid = uid;
-	victim->pid = pid;
-	victim->pidns = 0;
-	victim->used = ++c->clock;
+	e->uid = uid;
+	e->pid = pid;
+	e->gone = gone;
+	e->used = ++c->clock;
 	return 0;
+}
+
+int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid)
+{
+	return creds_cache_keep(c, sender, false, uid, pid);
+}
+
+int creds_cache_put_gone(CredsCache *c, const char *sender)
+{
+	return creds_cache_keep(c, sender, true, 0, 0);
 }

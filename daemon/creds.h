@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The callers' credentials as the bus daemon gave them (bus_get_creds()),
- * kept per unique name, least recently used first out. A unique name is
- * never reused while the bus runs, so an entry never goes stale.
+ * The callers' credentials as the bus daemon gave them (bus_get_creds(),
+ * bus_creds_ask()), kept per unique name, and the names the bus said are
+ * gone, so that no second round trip is spent on them. A unique name is
+ * never reused while the bus runs, so an entry never goes stale. When the
+ * cache is full, a free entry is taken first, then the gone name used
+ * least recently, then the entry used least recently: a stream of senders
+ * that leave at once costs the others one entry at most.
  */
 #pragma once
 
@@ -18,11 +22,12 @@ int creds_cache_new(CredsCache **ret);
 CredsCache *creds_cache_free(CredsCache *c);
 
 /* The uid and pid kept for sender, a unique name, which counts as used
- * now; -ENOENT when none is kept. */
+ * now; -ENOENT when none is kept, -ESRCH when sender is gone. */
 int creds_cache_get(CredsCache *c, const char *sender, uid_t *ret_uid, pid_t *ret_pid);
-/* Keeps sender's uid and pid, in place of the entry used least recently
- * when the cache is full. -ENOMEM: not kept. */
+/* Keeps sender's uid and pid. -ENOMEM: not kept. */
 int creds_cache_put(CredsCache *c, const char *sender, uid_t uid, pid_t pid);
+/* Keeps that sender is gone from the bus. -ENOMEM: not kept. */
+int creds_cache_put_gone(CredsCache *c, const char *sender);
 
 /* The pid namespace of sender's process, kept beside its credentials
  * (request-pidns.c: a process never changes its own), 0 until set;

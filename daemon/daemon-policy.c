@@ -6,8 +6,7 @@
  * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
  * group is seen within seconds; a reload asks again at once; while NSS
  * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
- * at most), and the per-user rate limits under its [Daemon] settings (the
- * table of rates: user-rates.c).
+ * at most).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,11 +14,8 @@
 #include <string.h>
 
 #include "log.h"
-#include "bus-queue.h"
-#include "bus.h"
 #include "daemon-policy.h"
 #include "resolver.h"
-#include "user-rates.h"
 #include "utf8.h"
 
 static PolicyPaths daemon_paths(const Daemon *d)
@@ -64,25 +60,7 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 	d->policy = p;
 	if (d->resolver)
 		resolver_flush(d->resolver);
-	daemon_policy_pace_bus(d);
 	return 0;
-}
-
-void daemon_policy_pace_bus(Daemon *d)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-	BusQueue *q = d->bus ? bus_queue_of(d->bus) : NULL;
-	uint64_t nsec;
-
-	if (!q)
-		return;
-	/* four times the rate the limiter lets through, never slower than
-	 * the default: the pace only keeps a flood off the CPUs, and a
-	 * policy that lifts the limits lifts it too */
-	nsec = pd->burst_usec * 1000 / (4 * (uint64_t)pd->actions_per_burst);
-	bus_queue_pace(q, nsec < BUS_QUEUE_PACE_NSEC ? nsec : BUS_QUEUE_PACE_NSEC,
-		       pd->actions_per_burst > BUS_QUEUE_PACE_BURST ? pd->actions_per_burst
-								    : BUS_QUEUE_PACE_BURST);
 }
 
 int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret)
@@ -144,26 +122,4 @@ const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size)
 		snprintf(buf, size, "could not resolve uid %u through NSS: %s", (unsigned)uid,
 			 strerror(-error));
 	return buf;
-}
-
-/* Counts one event of uid's kind under [Daemon] BurstSec= and
- * ActionsPerBurst=; the table is made at the first event. */
-static bool user_ratelimit(Daemon *d, uid_t uid, UserRateKind kind)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-
-	if (!d->rates && user_rates_new(&d->rates) < 0)
-		return false;
-	return user_rates_count(d->rates, uid, kind, pd->burst_usec, pd->actions_per_burst,
-				now_usec(CLOCK_MONOTONIC));
-}
-
-bool daemon_user_ratelimit(Daemon *d, uid_t uid)
-{
-	return user_ratelimit(d, uid, USER_RATE_GRANT);
-}
-
-bool daemon_manage_ratelimit(Daemon *d, uid_t uid)
-{
-	return user_ratelimit(d, uid, USER_RATE_MANAGE);
 }

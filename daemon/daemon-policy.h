@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The policy in force, as the daemon uses it: loading it (keeping the last
- * good policy when a file is broken), evaluating it per uid for the user
- * and groups the resolver knows (resolver.h), and the per-user rate limit
- * of requests ([Daemon] BurstSec=, ActionsPerBurst=).
+ * good policy when a file is broken), and evaluating it per uid for the
+ * user and groups the resolver knows (resolver.h).
  */
 #pragma once
 
@@ -17,9 +16,6 @@
  * file is not taken: the last good one stays, *ret_error says why. At start
  * the good files are used and the broken ones logged. */
 int daemon_policy_load(Daemon *d, bool initial, char **ret_error);
-/* Paces each user's calls on the bus (bus-queue.h) after [Daemon]
- * BurstSec= and ActionsPerBurst=; a no-op before the bus is attached. */
-void daemon_policy_pace_bus(Daemon *d);
 /* One evaluation, in the caller's storage: each caller has its own, so
  * one evaluation never overwrites another's answer. */
 typedef struct PolicyEval {
@@ -41,9 +37,3 @@ int daemon_policy_wait(Daemon *d, uid_t uid, resolver_done_t done, void *userdat
 		       void (*free_userdata)(void *userdata));
 /* The text of a failed lookup (a resolver_done_t error) into buf. */
 const char *daemon_resolve_error(uid_t uid, int error, char *buf, size_t size);
-/* Counts one request of uid; false if over [Daemon] ActionsPerBurst. */
-bool daemon_user_ratelimit(Daemon *d, uid_t uid);
-/* The same for uid's manage calls (bus-manage.c), counted apart
- * (user-rates.h): a crowd of uids that makes them cannot crowd out the
- * users who ask for grants. */
-bool daemon_manage_ratelimit(Daemon *d, uid_t uid);

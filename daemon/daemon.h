@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <dbus/dbus.h>
@@ -20,24 +21,41 @@
 #include "time-util.h"
 
 #define DEMOTED_WATCHERS_MAX 16
-/* Users the canary's cool-down refuses at a time (manager.h). */
-#define CANARY_REFUSALS_MAX 256
 
 typedef struct Canary Canary;
 typedef struct CpuDma CpuDma;
 typedef struct CredsCache CredsCache;
-typedef struct ManagerHooks ManagerHooks;
 typedef struct Polkit Polkit;
-typedef struct RefusalLog RefusalLog;
 typedef struct Resolver Resolver;
 typedef struct RtkitName RtkitName;
-typedef struct UserRates UserRates;
+typedef struct Users Users;
 
-/* A user the canary blamed, refused until until_usec (CLOCK_MONOTONIC). */
-typedef struct CanaryRefusal {
-	uid_t uid;
-	uint64_t until_usec;
-} CanaryRefusal;
+typedef struct Daemon Daemon;
+typedef struct DemoteThread DemoteThread;
+
+/* Which interface a call came on: its answers are named after it. */
+typedef enum BusFlavour {
+	FLAVOUR_NATIVE,
+	FLAVOUR_RTKIT,
+	_FLAVOUR_MAX,
+	_FLAVOUR_INVALID = -EINVAL,
+} BusFlavour;
+
+/* The ways up to the bus, which main.c fills with the bus files' functions
+ * and unit tests with their own: the layers below call these, never a bus
+ * file. */
+typedef struct DaemonHooks {
+	/* Emits Demoted(threads, reason). */
+	void (*demoted)(Daemon *d, const DemoteThread *threads, size_t n, const char *reason);
+	/* Serves the rtkit interface (RtkitCompat=yes), or stops. */
+	void (*serve_rtkit)(Daemon *d, bool serve);
+	/* Answers m, a call on flavour's interface: reply (NULL: an empty
+	 * return) when code is 0, else the error of code (a RequestError,
+	 * request.h, or a negative errno: a failure of realtimed) with
+	 * why. */
+	void (*answer)(Daemon *d, DBusMessage *m, BusFlavour flavour, int code, const char *why,
+		       DBusMessage *reply);
+} DaemonHooks;
 
 typedef struct Daemon {
 	DaemonArgs args;
@@ -48,7 +66,7 @@ typedef struct Daemon {
 	Canary *canary;
 	bool canary_synced; /* the canary took the table at its last change (manager.c) */
 	Polkit *polkit;
-	const ManagerHooks *hooks; /* the manager's way to the bus (manager.h) */
+	const DaemonHooks *hooks;
 	/* bus-rtkit.c: whether the rtkit object is served (rtkit-name.h);
 	 * NULL until it first was */
 	RtkitName *rtkit;
@@ -56,17 +74,12 @@ typedef struct Daemon {
 	 * (SubscribeDemoted); "" is a free slot */
 	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];
 
-	CredsCache *creds; /* the callers' credentials (bus.c, creds.h) */
+	CredsCache *creds; /* the callers' credentials (bus-creds.c, creds.h) */
 	uint64_t pidns;	   /* realtimed's own pid namespace, 0 until read (request-pidns.c) */
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
-	 * unit tests: NSS inline), each user's request rate */
+	 * unit tests: NSS inline) */
 	Resolver *resolver;
-	UserRates *rates;    /* made at the first request (user-rates.h) */
-	RefusalLog *refused; /* each user's last refusals (refusals.h), made at the first */
-
-	/* manager.c: the canary's cool-down, per blamed user */
-	CanaryRefusal refusals[CANARY_REFUSALS_MAX];
-	size_t n_refusals;
+	Users *users;		      /* every user's state: rate, cool-down, refusals (users.h) */
 	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
 	sd_event_source *uevent_source; /* irq-monitor.c */

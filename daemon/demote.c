@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Demotion of a list of threads; see demote.h. */
+/* Demotion of threads and of the grants a filter takes; see demote.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "demote.h"
+#include "log.h"
 #include "proc.h"
 #include "sched-util.h"
 #include "string-table.h"
@@ -42,6 +44,17 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 		if (g)
 			memcpy(th.owner, g->owner, sizeof(th.owner));
 		same = demote_same_thread(t, g, &th);
+		if (g && !same) {
+			/* a thread that called execve() lives on as the main one */
+			Grant *f = grant_table_follow_exec(t, g);
+
+			if (f) {
+				g = f;
+				th.tid = f->tid;
+				th.start_time = f->start_time;
+				same = true;
+			}
+		}
 		if (same) {
 			/* The canary's watchdog demoted the thread already; again
 			 * from here, as the thread of a grant under way when it
@@ -59,4 +72,78 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 			grant_table_remove(t, g);
 	}
 	return demoted;
+}
+
+void demote_list_init(DemoteList *l, size_t n, DemoteReason reason)
+{
+	l->threads = l->stack;
+	l->size = DEMOTE_BATCH;
+	if (n <= DEMOTE_BATCH)
+		return;
+	l->threads = calloc(n, sizeof(DemoteThread));
+	if (l->threads) {
+		l->size = n;
+		return;
+	}
+	l->threads = l->stack;
+	log_error("Out of memory listing %zu threads to demote (%s): demoting them %d at a time", n,
+		  demote_reason_to_string(reason), DEMOTE_BATCH);
+}
+
+void demote_list_done(DemoteList *l)
+{
+	if (l->threads != l->stack)
+		free(l->threads);
+	l->threads = NULL;
+}
+
+size_t demote_tell(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason)
+{
+	size_t demoted = demote_threads(d->grants, threads, n, reason);
+
+	if (demoted > 0 && d->hooks && d->hooks->demoted)
+		d->hooks->demoted(d, threads, demoted, demote_reason_to_string(reason));
+	return demoted;
+}
+
+/* A list that does not fit is taken in turns: each turn demotes what it
+ * listed, which leaves the table, and the next starts over. */
+size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
+{
+	DemoteList l;
+	size_t n, demoted = 0;
+
+	demote_list_init(&l, d->grants->n_grants, reason);
+	do {
+		n = 0;
+		GRANT_TABLE_FOREACH(p, g, d->grants) {
+			if (n == l.size)
+				break;
+			if (filter(d, p, g, userdata))
+				l.threads[n++] = (DemoteThread){ .pid = p->pid,
+								 .tid = g->tid,
+								 .start_time = g->start_time };
+		}
+		demoted += demote_tell(d, l.threads, n, reason);
+	} while (n == l.size);
+	demote_list_done(&l);
+	return demoted;
+}
+
+typedef struct ResetFilter {
+	pid_t pid, tid; /* 0: any */
+} ResetFilter;
+
+static bool grant_of(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
+{
+	const ResetFilter *f = userdata;
+
+	return (!f->pid || p->pid == f->pid) && (!f->tid || g->tid == f->tid);
+}
+
+unsigned demote_reset(Daemon *d, pid_t pid, pid_t tid)
+{
+	ResetFilter f = { .pid = pid, .tid = tid };
+
+	return (unsigned)demote_grants(d, grant_of, &f, DEMOTE_RESET);
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Demotion: taking back what realtimed granted to a list of threads, for
- * one reason. A thread is changed only while its tid is still the thread
- * that was granted (its start time, and the pidfds of its grant); its grant
- * leaves the table either way. Which threads, and who is told, is the
- * manager's business (manager.h).
+ * Demotion: taking back what realtimed granted, from a list of threads or
+ * from the grants a filter takes, for one reason, and telling through the
+ * daemon's hooks (Demoted). A thread is changed only while its tid is
+ * still the thread that was granted (its start time, and the pidfds of its
+ * grant); its grant leaves the table either way.
  */
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "daemon.h"
 #include "grants.h"
 
 typedef enum DemoteReason {
@@ -50,3 +51,30 @@ typedef struct DemoteThread {
  * many: for DEMOTE_CANARY all of them, which the watchdog demoted before,
  * also those gone since. */
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason);
+
+/* Room for a demotion's list of n threads: on the stack when they fit,
+ * else on the heap, else (no memory) the stack all the same, and the
+ * demotion goes DEMOTE_BATCH threads at a time: it must not wait for
+ * memory, nor leave a thread realtime for want of it. */
+typedef struct DemoteList {
+	DemoteThread *threads;
+	size_t size;
+	DemoteThread stack[DEMOTE_BATCH];
+} DemoteList;
+
+void demote_list_init(DemoteList *l, size_t n, DemoteReason reason);
+void demote_list_done(DemoteList *l);
+
+/* demote_threads() on d's table, and Demoted(reason) through d->hooks for
+ * the threads demoted. Returns how many. */
+size_t demote_tell(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason);
+
+/* Whether demote_grants() takes grant g of process p. */
+typedef bool (*grant_filter_t)(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata);
+/* Demotes the grants of d's table that filter takes, for reason, and
+ * tells (demote_tell()). Returns how many threads were demoted. */
+size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason);
+/* Resets each grant of pid (tid 0: all threads of the process; pid 0: every
+ * grant) to what the thread had before it, removes them, emits
+ * Demoted(reason "reset"). Returns how many threads were demoted. */
+unsigned demote_reset(Daemon *d, pid_t pid, pid_t tid);

@@ -12,9 +12,14 @@
 #include <unistd.h>
 
 #include "grants.h"
+#include "log.h"
 #include "macro.h"
 #include "pidfd.h"
 #include "proc.h"
+#include "time-util.h"
+
+/* How often grants without a pidfd of their own are revalidated. */
+#define REVALIDATE_USEC (1 * USEC_PER_SEC)
 
 int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
 		    void *userdata, GrantTable **ret)
@@ -66,14 +71,18 @@ GrantTable *grant_table_free(GrantTable *t)
 		n = p->next;
 		process_free(p);
 	}
+	sd_event_source_disable_unref(t->revalidate_source);
 	sd_event_unref(t->event);
 	free(t->proc);
 	free(t);
 	return NULL;
 }
 
+static void revalidate_arm(GrantTable *t);
+
 static void table_changed(GrantTable *t)
 {
+	revalidate_arm(t);
 	if (t->changed)
 		t->changed(t, t->userdata);
 }
@@ -142,9 +151,14 @@ void grant_set_owner(Grant *g, const char *name)
 static int on_thread_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Grant *g = userdata;
+	GrantTable *t = g->process->table;
 
-	/* Readable PIDFD_THREAD pidfd: the thread exited. */
-	grant_table_remove(g->process->table, g);
+	/* Readable PIDFD_THREAD pidfd: the thread exited, or called execve()
+	 * and lives on as the main thread. */
+	if (grant_table_follow_exec(t, g))
+		table_changed(t);
+	else
+		grant_table_remove(t, g);
 	return 0;
 }
 
@@ -183,7 +197,7 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *userdata
 }
 
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t tid_start, PolicyGrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret)
 {
 	return grant_table_add_pinned(t, pid, pid_start, uid, pidfd, tid, -EBADF, tid_start, kind,
@@ -191,8 +205,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
 }
 
 int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
-			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
-			   const SchedState *before, uint64_t since_usec, Grant **ret)
+			   pid_t tid, int tidfd, uint64_t tid_start, PolicyGrantKind kind,
+			   int value, const SchedState *before, uint64_t since_usec, Grant **ret)
 {
 	_cleanup_close_ int fd = pidfd, thread_fd = tidfd;
 	GrantProcess *p;
@@ -321,21 +335,110 @@ int grant_table_check(GrantTable *t, const Grant *g)
 	return 0;
 }
 
+Grant *grant_table_follow_exec(GrantTable *t, Grant *g)
+{
+	GrantProcess *p = g->process;
+	PolicyGrantKind kind;
+	SchedState now;
+	uint64_t st;
+	Grant *m;
+	int value;
+
+	if (g->tid == p->pid || pidfd_alive(p->pidfd) < 0 ||
+	    procfs_start_time(t->proc, p->pid, p->pid, &st) < 0 || st != p->start_time ||
+	    sched_get_state(p->pid, &now) < 0 || !sched_state_may_hold(&now, g->kind, g->value) ||
+	    sched_state_as_grant(&now, &kind, &value) < 0 ||
+	    /* what was read was of this process's main thread */
+	    pidfd_alive(p->pidfd) < 0)
+		return NULL;
+	for (m = p->grants; m; m = m->next)
+		if (m->tid == p->pid)
+			break;
+	if (m && sched_state_may_hold(&now, m->kind, m->value))
+		return NULL; /* the main thread's own grant covers what it runs */
+
+	log_id(LOG_INFO, LOG_ID_GRANT,
+	       "Thread %d of process %d called execve() and runs %s %d as its main thread: "
+	       "its grant stays, supervised",
+	       (int)g->tid, (int)p->pid, policy_grant_kind_to_string(kind), value);
+	if (m) {
+		/* The main thread's grant was of the thread de_thread() ended:
+		 * it takes over g's. */
+		m->before = g->before;
+		m->since_usec = g->since_usec;
+		memcpy(m->owner, g->owner, sizeof(m->owner));
+		unlink_grant(t, g);
+		g = m;
+	} else {
+		g->tid = p->pid;
+		grant_watch_thread(t, g, -EBADF); /* the process's pidfd pins it */
+	}
+	g->start_time = st;
+	g->kind = kind;
+	g->value = value;
+	return g;
+}
+
 unsigned grant_table_prune(GrantTable *t, uid_t uid)
 {
 	unsigned n = 0;
+	bool followed = false;
 
 	GRANT_TABLE_FOREACH(p, g, t) {
 		if (uid != (uid_t)-1 && p->uid != uid)
 			continue;
 		if (grant_table_check(t, g) >= 0)
 			continue;
+		if (grant_table_follow_exec(t, g)) {
+			followed = true;
+			continue;
+		}
 		unlink_grant(t, g);
 		n++;
 	}
-	if (n > 0)
+	if (n > 0 || followed)
 		table_changed(t);
 	return n;
+}
+
+static int on_revalidate(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	GrantTable *t = userdata;
+
+	if (grant_table_prune(t, (uid_t)-1) == 0)
+		revalidate_arm(t); /* else the change did */
+	return 0;
+}
+
+/* A grant of a thread other than the main one, without a PIDFD_THREAD
+ * pidfd (Linux before 6.9), is not told when its thread exits or execs:
+ * while one is held, the table looks again every REVALIDATE_USEC. */
+static void revalidate_arm(GrantTable *t)
+{
+	bool unpinned = false;
+
+	if (!t->event)
+		return;
+	GRANT_TABLE_FOREACH(p, g, t)
+		if (g->tid != p->pid && g->pidfd < 0) {
+			unpinned = true;
+			break;
+		}
+	if (!unpinned) {
+		if (t->revalidate_source)
+			(void)sd_event_source_set_enabled(t->revalidate_source, SD_EVENT_OFF);
+		return;
+	}
+	if (!t->revalidate_source) {
+		if (sd_event_add_time_relative(t->event, &t->revalidate_source, CLOCK_MONOTONIC,
+					       REVALIDATE_USEC, 0, on_revalidate, t) < 0)
+			t->revalidate_source = NULL;
+		return;
+	}
+	if (sd_event_source_get_enabled(t->revalidate_source, NULL) > 0)
+		return; /* already due */
+	(void)sd_event_source_set_time_relative(t->revalidate_source, REVALIDATE_USEC);
+	(void)sd_event_source_set_enabled(t->revalidate_source, SD_EVENT_ONESHOT);
 }
 
 void grant_table_count_user(GrantTable *t, uid_t uid, unsigned *ret_processes,

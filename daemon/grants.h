@@ -7,8 +7,14 @@
  * pidfd its request pinned it with (Linux 6.9+), watched the same way.
  * Linux 6.1 has no pidfd for a non-leader thread, so there a thread that
  * exits while its process lives is found by revalidation (start time)
- * before every count, listing or save: a dead thread never counts against
- * a limit nor shows up, and nothing polls.
+ * before every count and listing, and once a second while such a grant is
+ * held: a dead thread never counts against a limit nor shows up.
+ *
+ * A grant ends when its thread ends. A thread that calls execve() has not
+ * ended: the kernel makes it the new program's main thread (with the
+ * process's id and start time, and its own scheduling), so a grant whose
+ * thread is gone while its process lives and the main thread holds what
+ * the grant gave follows it there (grant_table_follow_exec()).
  */
 #pragma once
 
@@ -30,7 +36,7 @@ struct Grant {
 	GrantProcess *process;
 	pid_t tid;
 	uint64_t start_time;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	int value;	     /* priority, or nice level */
 	SchedState before;   /* what the thread ran with before its first grant */
 	uint64_t since_usec; /* CLOCK_REALTIME */
@@ -65,6 +71,7 @@ struct GrantTable {
 	unsigned n_grants;
 	grant_table_changed_t changed;
 	void *userdata;
+	sd_event_source *revalidate_source; /* while a grant has no pidfd of its own */
 };
 
 int grant_table_new(sd_event *event, const char *proc, grant_table_changed_t changed,
@@ -80,7 +87,7 @@ Grant *grant_table_find(GrantTable *t, pid_t pid, pid_t tid);
  * the same id but another start time is replaced. before (NULL: not known) is what the thread ran
  * with before the grant; an update keeps the one recorded at the first grant. */
 int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd, pid_t tid,
-		    uint64_t tid_start, GrantKind kind, int value, const SchedState *before,
+		    uint64_t tid_start, PolicyGrantKind kind, int value, const SchedState *before,
 		    uint64_t since_usec, Grant **ret);
 /* grant_table_add(), and tidfd (taken over, closed when not kept) is the
  * PIDFD_THREAD pidfd that pinned tid, a thread other than the main one,
@@ -89,8 +96,8 @@ int grant_table_add(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int
  * another thread by then. -EBADF: no thread pidfd (a kernel before 6.9),
  * start times tell. */
 int grant_table_add_pinned(GrantTable *t, pid_t pid, uint64_t pid_start, uid_t uid, int pidfd,
-			   pid_t tid, int tidfd, uint64_t tid_start, GrantKind kind, int value,
-			   const SchedState *before, uint64_t since_usec, Grant **ret);
+			   pid_t tid, int tidfd, uint64_t tid_start, PolicyGrantKind kind,
+			   int value, const SchedState *before, uint64_t since_usec, Grant **ret);
 
 void grant_table_remove(GrantTable *t, Grant *g);
 
@@ -106,7 +113,18 @@ void grant_set_owner(Grant *g, const char *name);
  * changes a thread by tid asks this first. */
 int grant_table_check(GrantTable *t, const Grant *g);
 
-/* Drops grants whose thread is gone or was reused (grant_table_check()).
+/* g, whose thread other than the main one is gone (grant_table_check()),
+ * as the grant of its process's main thread, when that thread called
+ * execve(): the process lives with its start time and its main thread
+ * holds what g gave (sched_state_may_hold()), which no grant of the main
+ * thread's own covers. Returns the grant that now covers the main thread
+ * (g, moved; or the main thread's, which took g over, g being freed), with
+ * what the thread runs now recorded; NULL when g's thread did not exec
+ * (g untouched). Not a change of the table: the caller reports it. */
+Grant *grant_table_follow_exec(GrantTable *t, Grant *g);
+
+/* Drops grants whose thread is gone or was reused (grant_table_check()),
+ * and moves those whose thread exec'ed (grant_table_follow_exec()).
  * uid == (uid_t)-1: all users. Returns how many were dropped. */
 unsigned grant_table_prune(GrantTable *t, uid_t uid);
 

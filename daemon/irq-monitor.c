@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * [IRQ] rules for IRQ threads that appear after start: a USB audio interface
- * plugged in later, a driver reloaded.
- *
- * realtime.ko, when it holds the rules (irq.c), catches new IRQ threads
- * itself. Without it the daemon listens to the kernel's uevents: a device
- * added or a driver bound arms a one-second timer, after which the rules are
- * applied again. The delay lets a new IRQ thread first run and set itself to
- * FIFO 50. No uevent, no wakeup.
+ * [IRQ] rules for IRQ threads that appear after start (irq-monitor.h).
+ * realtime.ko, when it holds the rules (irq.c), catches them itself;
+ * without it a device added or a driver bound arms a one-second timer,
+ * after which the rules are applied again. The delay lets a new IRQ thread
+ * first run and set itself to FIFO 50. No uevent, no wakeup.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -23,7 +20,10 @@
 
 static int on_irq_settled(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	irq_apply(userdata);
+	Daemon *d = userdata;
+
+	d->irq_timer = sd_event_source_disable_unref(d->irq_timer);
+	irq_apply(d);
 	return 0;
 }
 
@@ -44,18 +44,11 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (startswith(buf, "add@") || startswith(buf, "bind@"))
 			relevant = true;
 	}
-	if (!relevant || d->irq_kmod || policy_n_irq_rules(d->policy) == 0)
+	/* a timer armed already: its one re-apply covers a burst */
+	if (!relevant || d->irq_kmod || policy_n_irq_rules(d->policy) == 0 || d->irq_timer)
 		return 0;
-	if (d->irq_timer) {
-		r = sd_event_source_get_enabled(d->irq_timer, NULL);
-		if (r > 0)
-			return 0; /* already armed: one re-apply covers a burst */
-		r = sd_event_source_set_time_relative(d->irq_timer, IRQ_SETTLE_USEC);
-		if (r >= 0)
-			r = sd_event_source_set_enabled(d->irq_timer, SD_EVENT_ONESHOT);
-	} else
-		r = sd_event_add_time_relative(d->event, &d->irq_timer, CLOCK_MONOTONIC,
-					       IRQ_SETTLE_USEC, 0, on_irq_settled, d);
+	r = sd_event_add_time_relative(d->event, &d->irq_timer, CLOCK_MONOTONIC, IRQ_SETTLE_USEC, 0,
+				       on_irq_settled, d);
 	if (r < 0)
 		log_warning_errno(r, "Failed to arm the IRQ re-apply timer: %m");
 	return 0;

@@ -2,6 +2,7 @@
 /* [IRQ] rules, handed to realtime.ko or applied by realtimed; see irq.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "macro.h"
 #include "sched-util.h"
 
-#define KMOD_IRQ_RULES "/proc/realtime/irq_rules"
+/* under the proc root (args.h), so that a test's fake /proc is written */
+#define KMOD_IRQ_RULES "/realtime/irq_rules"
 #define KMOD_WRITE_MAX 4095
 
 /* Sets every IRQ thread under proc ("/proc") that a rule of p matches to
@@ -37,7 +39,7 @@ static int irq_apply_rules(const char *proc, const Policy *p)
 			continue;
 		if (list[i].policy == SCHED_FIFO && list[i].priority == rule->priority)
 			continue;
-		r = sched_apply(list[i].pid, GRANT_FIFO, rule->priority);
+		r = sched_apply(list[i].pid, POLICY_GRANT_FIFO, rule->priority);
 		if (r < 0) {
 			log_warning_errno(
 				r, "Failed to set IRQ %u thread %d (%s) to SCHED_FIFO %d: %m",
@@ -53,14 +55,32 @@ static int irq_apply_rules(const char *proc, const Policy *p)
 	return changed;
 }
 
-/* Replaces realtime.ko's rule set with the policy's, in one write ("-"
- * first clears the old set). -ENOENT when the module is not loaded. */
-static int irq_rules_to_kmod(const Policy *p)
+/* Writes buf (used bytes) to realtime.ko's rules file under proc, in
+ * one write. -ENOENT when the module is not loaded. */
+static int kmod_write(const char *proc, const char *buf, size_t used)
 {
 	_cleanup_close_ int fd = -EBADF;
+	char path[PATH_MAX];
+	ssize_t n;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s" KMOD_IRQ_RULES, proc) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, used);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == used ? 0 : -EIO;
+}
+
+/* Replaces realtime.ko's rule set with the policy's, in one write ("-"
+ * first clears the old set). -ENOENT when the module is not loaded,
+ * -EINVAL or -E2BIG when the module cannot take these rules. */
+static int irq_rules_to_kmod(const char *proc, const Policy *p)
+{
 	char buf[KMOD_WRITE_MAX + 1];
 	size_t used;
-	ssize_t n;
 
 	used = (size_t)snprintf(buf, sizeof(buf), "-\n");
 	for (size_t i = 0; i < policy_n_irq_rules(p); i++) {
@@ -75,20 +95,14 @@ static int irq_rules_to_kmod(const Policy *p)
 			return -E2BIG;
 		used += (size_t)l;
 	}
-	fd = open(KMOD_IRQ_RULES, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, buf, used);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == used ? 0 : -EIO;
+	return kmod_write(proc, buf, used);
 }
 
 void irq_apply(Daemon *d)
 {
 	int r;
 
-	r = irq_rules_to_kmod(d->policy);
+	r = irq_rules_to_kmod(d->args.proc, d->policy);
 	if (r >= 0) {
 		if (!d->irq_kmod)
 			log_id(LOG_INFO, LOG_ID_IRQ,
@@ -98,11 +112,17 @@ void irq_apply(Daemon *d)
 		d->irq_kmod = true;
 		return;
 	}
-	if (r != -ENOENT)
+	if (r != -ENOENT) {
 		log_warning_errno(r,
 				  "Failed to hand [IRQ] rules to realtime.ko (%s): %m; "
 				  "applying them from the daemon instead",
-				  KMOD_IRQ_RULES);
+				  "/proc" KMOD_IRQ_RULES);
+		/* the module's set would go on applying rules the policy no
+		 * longer has to IRQ threads that come later */
+		r = kmod_write(d->args.proc, "-\n", 2);
+		if (r < 0 && r != -ENOENT)
+			log_warning_errno(r, "Failed to clear realtime.ko's [IRQ] rules: %m");
+	}
 	d->irq_kmod = false;
 	(void)irq_apply_rules(d->args.proc, d->policy);
 }

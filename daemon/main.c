@@ -3,12 +3,15 @@
  * realtimed: start-up, signals, the event loop and shut-down. See
  * realtimed(8).
  *
- * Start: parse the command line, load the policy, drop capabilities, connect
- * to the system bus, serve the objects, own the names, adopt the grants left
- * by an earlier instance, apply [IRQ] rules, tell systemd READY=1. Then
- * everything happens in the sd-event loop on this one thread; only the
- * canary watchdog has threads of its own. SIGHUP reloads, through the
- * manager (manager.h), which owns what happens to the daemon as a whole.
+ * Start: parse the command line, load the policy, drop capabilities, start
+ * the NSS helper, connect to the system bus, serve the objects, own the
+ * names, adopt the grants left by an earlier instance, apply [IRQ] rules,
+ * tell systemd READY=1. Then everything happens in the sd-event loop on
+ * this one thread; only the canary watchdog has threads of its own, and
+ * the NSS helper's keeper (nss-helper.h), which only waits. NSS itself
+ * runs in the helper, a child process without privileges, never here.
+ * SIGHUP reloads, through the manager (manager.h), which owns what happens
+ * to the daemon as a whole.
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,9 +22,11 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 
+#include "bus-dispatch.h"
 #include "bus-native.h"
 #include "bus-rtkit.h"
 #include "bus-queue.h"
+#include "bus-creds.h"
 #include "bus.h"
 #include "canary.h"
 #include "caps.h"
@@ -37,7 +42,7 @@
 #include "polkit.h"
 #include "state.h"
 #include "refusals.h"
-#include "user-rates.h"
+#include "users.h"
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -71,17 +76,10 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
-/* The uid that groups a sender's connections into one turn (bus-queue.h);
- * the credentials cache keeps it for the call's own lookup. */
-static int sender_uid(DBusMessage *m, bool may_block, uid_t *ret_uid, void *userdata)
+/* A grant request on either object (BusMethod.counted). */
+static bool call_counted(DBusMessage *m)
 {
-	Daemon *d = userdata;
-	const char *sender = dbus_message_get_sender(m);
-	pid_t pid;
-
-	if (!may_block)
-		return sender ? creds_cache_get(d->creds, sender, ret_uid, &pid) : -EBADMSG;
-	return bus_get_creds(d, m, ret_uid, &pid);
+	return bus_object_counts(&bus_native_object, m) || bus_object_counts(&bus_rtkit_object, m);
 }
 
 static int daemon_connect(Daemon *d)
@@ -97,14 +95,16 @@ static int daemon_connect(Daemon *d)
 		return -ECONNREFUSED;
 	}
 	dbus_connection_set_exit_on_disconnect(d->bus, FALSE);
-	r = bus_attach_event(d->bus, d->event, &d->bus_dispatch_source);
+	r = bus_attach_event(d->bus, d->event, d->users, &d->bus_dispatch_source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-	bus_queue_set_uid_func(bus_queue_of(d->bus), sender_uid, d);
-	daemon_policy_pace_bus(d);
+	/* the uid that groups a sender's connections into one turn, and the
+	 * grant requests, which ActionsPerBurst= counts rather than the pace */
+	bus_queue_set_uid_func(bus_queue_of(d->bus), bus_creds_ask, d);
+	bus_queue_set_counted_func(bus_queue_of(d->bus), call_counted);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
 		return log_error_errno(ENOMEM, "Failed to add a bus filter: %m");
-	r = polkit_new(d->bus, &d->polkit);
+	r = polkit_new(d->bus, d->users, &d->polkit);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up polkit: %m");
 	r = bus_native_register(d);
@@ -146,6 +146,9 @@ static int daemon_setup(Daemon *d)
 	r = creds_cache_new(&d->creds);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the credentials cache: %m");
+	r = users_new(&d->users);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the users' table: %m");
 	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
 	r = resolver_new(d->event, NULL, &d->resolver);
 	if (r < 0)
@@ -155,11 +158,18 @@ static int daemon_setup(Daemon *d)
 	if (r < 0)
 		return r;
 
-	if (d->args.drop_caps && !getenv("INVOCATION_ID")) {
+	/* under systemd too: the unit cannot keep CAP_SETUID, CAP_SETGID and
+	 * CAP_SETPCAP permitted but not effective (caps.h) */
+	if (d->args.drop_caps) {
 		r = caps_drop_to_needed();
 		if (r < 0)
 			return r;
 	}
+	/* and NSS out of this process: the helper, forked now, while
+	 * realtimed is one thread, drops everything before it loads NSS */
+	r = resolver_start(d->resolver);
+	if (r < 0)
+		return r;
 
 	if (mkdir(d->args.state_dir, 0755) < 0 && errno != EEXIST)
 		log_warning_errno(errno, "Failed to create %s: %m; a restart will not adopt grants",
@@ -206,16 +216,16 @@ static void daemon_done(Daemon *d)
 	d->rtkit = rtkit_name_free(d->rtkit);
 	d->polkit = polkit_free(d->polkit);
 	d->creds = creds_cache_free(d->creds);
-	d->rates = user_rates_free(d->rates);
-	d->refused = refusal_log_free(d->refused);
+	d->users = users_free(d->users);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
 }
 
 /* The manager's way to the bus. */
-static const ManagerHooks bus_hooks = {
+static const DaemonHooks bus_hooks = {
 	.demoted = bus_native_emit_demoted,
 	.serve_rtkit = bus_rtkit_serve,
+	.answer = bus_answer,
 };
 
 int main(int argc, char *argv[])

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Reload, settings, the grant table's changes and the canary; see manager.h. */
+/* Reload, adoption, and the events of the grant table and the canary; see
+ * manager.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,96 +13,9 @@
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "state.h"
+#include "supervise.h"
 #include "user-wait.h"
-
-/* Room for a demotion's list of n threads: on the stack when they fit,
- * else on the heap, else (no memory) the stack all the same, and the
- * demotion goes DEMOTE_BATCH threads at a time: it must not wait for
- * memory, nor leave a thread realtime for want of it. */
-typedef struct DemoteList {
-	DemoteThread *threads;
-	size_t size;
-	DemoteThread stack[DEMOTE_BATCH];
-} DemoteList;
-
-static void demote_list_init(DemoteList *l, size_t n, DemoteReason reason)
-{
-	l->threads = l->stack;
-	l->size = DEMOTE_BATCH;
-	if (n <= DEMOTE_BATCH)
-		return;
-	l->threads = calloc(n, sizeof(DemoteThread));
-	if (l->threads) {
-		l->size = n;
-		return;
-	}
-	l->threads = l->stack;
-	log_error("Out of memory listing %zu threads to demote (%s): demoting them %d at a time", n,
-		  demote_reason_to_string(reason), DEMOTE_BATCH);
-}
-
-static void demote_list_done(DemoteList *l)
-{
-	if (l->threads != l->stack)
-		free(l->threads);
-	l->threads = NULL;
-}
-
-/* Demotes threads (demote.h) and says so on the bus. */
-static size_t manager_demote(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason)
-{
-	size_t demoted = demote_threads(d->grants, threads, n, reason);
-
-	if (demoted > 0 && d->hooks && d->hooks->demoted)
-		d->hooks->demoted(d, threads, demoted, demote_reason_to_string(reason));
-	return demoted;
-}
-
-/* Whether demote_grants() takes grant g of process p. */
-typedef bool (*grant_filter_t)(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata);
-
-/* Demotes the grants that filter takes, for reason. A list that does not
- * fit is taken in turns: each turn demotes what it listed, which leaves the
- * table, and the next starts over. Returns how many threads were demoted. */
-static size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
-{
-	DemoteList l;
-	size_t n, demoted = 0;
-
-	demote_list_init(&l, d->grants->n_grants, reason);
-	do {
-		n = 0;
-		GRANT_TABLE_FOREACH(p, g, d->grants) {
-			if (n == l.size)
-				break;
-			if (filter(d, p, g, userdata))
-				l.threads[n++] = (DemoteThread){ .pid = p->pid,
-								 .tid = g->tid,
-								 .start_time = g->start_time };
-		}
-		demoted += manager_demote(d, l.threads, n, reason);
-	} while (n == l.size);
-	demote_list_done(&l);
-	return demoted;
-}
-
-typedef struct ResetFilter {
-	pid_t pid, tid; /* 0: any */
-} ResetFilter;
-
-static bool grant_of(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
-{
-	const ResetFilter *f = userdata;
-
-	return (!f->pid || p->pid == f->pid) && (!f->tid || g->tid == f->tid);
-}
-
-unsigned manager_reset_grants(Daemon *d, pid_t pid, pid_t tid)
-{
-	ResetFilter f = { .pid = pid, .tid = tid };
-
-	return (unsigned)demote_grants(d, grant_of, &f, DEMOTE_RESET);
-}
+#include "users.h"
 
 /* Which grants a reload or an adoption judges, and how. */
 typedef struct Judge {
@@ -131,7 +45,7 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 		r = daemon_policy_eval_user(d, &(PolicyUser){ .uid = p->uid }, &e);
 	}
 	if (r >= 0) {
-		if (policy_grant_allows(&e.grant, (PolicyGrantKind)g->kind, g->value, &why) >= 0)
+		if (policy_grant_allows(&e.grant, g->kind, g->value, &why) >= 0)
 			return false;
 		(void)policy_refusal_format(&why, e.user, text, sizeof(text));
 	} else
@@ -139,8 +53,9 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 	if (grant_table_check(d->grants, g) >= 0)
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): %s no longer allows it: %s%s%s",
-		       (int)g->tid, (int)p->pid, grant_kind_to_string(g->kind), g->value, j->which,
-		       failed[0] ? failed : "", failed[0] ? "; without its groups: " : "", text);
+		       (int)g->tid, (int)p->pid, policy_grant_kind_to_string(g->kind), g->value,
+		       j->which, failed[0] ? failed : "", failed[0] ? "; without its groups: " : "",
+		       text);
 	return true;
 }
 
@@ -253,95 +168,10 @@ void manager_grants_changed(GrantTable *t, void *userdata)
 	Daemon *d = userdata;
 
 	daemon_state_schedule_save(d);
-	manager_canary_sync(d, NULL);
+	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
 	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
 		   t->n_processes);
-}
-
-int manager_canary_sync(Daemon *d, const CanaryTarget *pending)
-{
-	const PolicyDaemon *pd = policy_daemon(d->policy);
-	CanarySettings settings = {
-		.watchdog_usec = pd->canary ? pd->canary_watchdog_usec : 0,
-		.refuse_usec = pd->canary_refuse_usec,
-		.demote_unknown = pd->canary_demote_unknown,
-	};
-	_cleanup_free_ CanaryTarget *targets = NULL;
-	size_t n = 0;
-	int r;
-
-	if (!d->canary)
-		return 0;
-	if (pd->canary && (d->grants->n_grants > 0 || pending)) {
-		targets = calloc(d->grants->n_grants + 1, sizeof(*targets));
-		if (!targets) {
-			d->canary_synced = false;
-			return log_error_errno(-ENOMEM, "Failed to update the canary watchdog: %m");
-		}
-		GRANT_TABLE_FOREACH(p, g, d->grants) {
-			/* Nice grants cannot starve anyone; only realtime ones are watched. */
-			if (g->kind == GRANT_NICE)
-				continue;
-			targets[n++] = (CanaryTarget){ .pid = p->pid,
-						       .tid = g->tid,
-						       .start_time = g->start_time,
-						       .uid = p->uid };
-		}
-		if (pending)
-			targets[n++] = *pending;
-	}
-	r = canary_update(d->canary, targets, n, &settings);
-	d->canary_synced = r >= 0;
-	if (r < 0)
-		return log_error_errno(r, "Failed to update the canary watchdog: %m");
-	return 0;
-}
-
-int manager_canary_max_priority(Daemon *d)
-{
-	if (!d->canary || !policy_daemon(d->policy)->canary)
-		return 99;
-	return canary_max_grant_priority(d->canary);
-}
-
-void manager_canary_refuse(Daemon *d, uid_t uid, uint64_t until_usec)
-{
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	size_t first = 0;
-
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].uid == uid) {
-			if (until_usec > d->refusals[i].until_usec)
-				d->refusals[i].until_usec = until_usec;
-			return;
-		}
-	/* an entry that ended, else a new one, else the one that ends first */
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].until_usec <= now) {
-			d->refusals[i] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-			return;
-		}
-	if (d->n_refusals < CANARY_REFUSALS_MAX) {
-		d->refusals[d->n_refusals++] =
-			(CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-		return;
-	}
-	for (size_t i = 1; i < d->n_refusals; i++)
-		if (d->refusals[i].until_usec < d->refusals[first].until_usec)
-			first = i;
-	log_warning("The canary refuses %d users already: uid %u is served again before "
-		    "CanaryRefuseSec ends",
-		    CANARY_REFUSALS_MAX, (unsigned)d->refusals[first].uid);
-	d->refusals[first] = (CanaryRefusal){ .uid = uid, .until_usec = until_usec };
-}
-
-uint64_t manager_canary_refused_until(const Daemon *d, uid_t uid, uint64_t now)
-{
-	for (size_t i = 0; i < d->n_refusals; i++)
-		if (d->refusals[i].uid == uid && d->refusals[i].until_usec > now)
-			return d->refusals[i].until_usec;
-	return 0;
 }
 
 /* "uid 1000 (1930 ms of realtime), uid 1001 (...)", the first few. */
@@ -364,12 +194,18 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	Daemon *d = userdata;
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	uint64_t until = now_usec(CLOCK_MONOTONIC) + pd->canary_refuse_usec;
-	size_t n = report->n_demoted;
+	size_t n = report->n_demoted, all = n + report->n_unknown_listed;
 	char why[256], whom[512];
 	DemoteList l;
 
 	for (size_t i = 0; i < report->n_blamed; i++)
-		manager_canary_refuse(d, report->blamed[i].uid, until);
+		if (!users_refuse(d->users, report->blamed[i].uid, until,
+				  now_usec(CLOCK_MONOTONIC)))
+			log_warning(
+				"The users' table is full of users with something in flight: uid "
+				"%u is refused in the overflow entry, with every user who shares "
+				"it",
+				(unsigned)report->blamed[i].uid);
 	format_blamed(report, whom, sizeof(whom));
 	snprintf(why, sizeof(why),
 		 "The canary thread got %u%% of its wakeups (and %u%% of the CPU time a probe "
@@ -397,25 +233,29 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	else
 		log_id(LOG_WARNING, LOG_ID_DEMOTION,
 		       "%s, but no user's realtime threads held the CPUs: nothing demoted; "
-		       "every user's are if the starvation persists while realtime threads "
-		       "keep half of the CPUs busy",
+		       "if the starvation persists, the users whose realtime threads, granted "
+		       "or not, hold the CPUs meanwhile are demoted at the next firing",
 		       why);
 
-	demote_list_init(&l, n, DEMOTE_CANARY);
-	for (size_t i = 0; i < n;) {
+	/* the granted threads and those it did not grant, in one signal as
+	 * far as memory goes */
+	demote_list_init(&l, all, DEMOTE_CANARY);
+	for (size_t i = 0; i < all;) {
 		size_t m = 0;
 
-		for (; i < n && m < l.size; i++)
-			l.threads[m++] =
-				(DemoteThread){ .pid = report->demoted[i].pid,
-						.tid = report->demoted[i].tid,
-						.start_time = report->demoted[i].start_time };
-		(void)manager_demote(d, l.threads, m, DEMOTE_CANARY);
+		for (; i < all && m < l.size; i++) {
+			const CanaryTarget *t = &report->demoted[i];
+
+			l.threads[m++] = (DemoteThread){ .pid = t->pid,
+							 .tid = t->tid,
+							 .start_time = t->start_time };
+		}
+		(void)demote_tell(d, l.threads, m, DEMOTE_CANARY);
 	}
 	demote_list_done(&l);
 	/* the watchdog handed its list over with the report: the grants left
 	 * are watched again (a demotion did that already) */
-	(void)manager_canary_sync(d, NULL);
+	(void)supervise_canary_sync(d, NULL);
 }
 
 void manager_apply_settings(Daemon *d)
@@ -425,7 +265,7 @@ void manager_apply_settings(Daemon *d)
 	if (d->hooks && d->hooks->serve_rtkit)
 		d->hooks->serve_rtkit(d, pd->rtkit_compat);
 	irq_apply(d);
-	manager_canary_sync(d, NULL);
+	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
 }
 

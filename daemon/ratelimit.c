@@ -25,3 +25,9 @@ bool ratelimit_idle(const RateLimit *rl, uint64_t now_usec)
 	return !rl->started || now_usec < rl->begin_usec ||
 	       now_usec - rl->begin_usec >= rl->interval_usec;
 }
+
+bool ratelimit_has_room(const RateLimit *rl, uint64_t now_usec)
+{
+	return rl->interval_usec == 0 || rl->burst == 0 || ratelimit_idle(rl, now_usec) ||
+	       rl->n < rl->burst;
+}

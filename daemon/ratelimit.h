@@ -23,3 +23,5 @@ bool ratelimit_below(RateLimit *rl, uint64_t now_usec);
 
 /* True when the window has passed: the limiter holds no state worth keeping. */
 bool ratelimit_idle(const RateLimit *rl, uint64_t now_usec);
+/* Whether an event at now_usec would be within the limit; counts nothing. */
+bool ratelimit_has_room(const RateLimit *rl, uint64_t now_usec);

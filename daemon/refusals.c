@@ -1,65 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Each user's last refusals, in a ring per user, and the users in a table
- * of bounded size; see refusals.h. A user's ring grows (doubling) up to
- * REFUSALS_PER_USER entries, so a user refused once costs one entry. The
- * users are looked up by a scan: refusals are rare next to grants, and the
- * table is small.
+ * Each user's last refusals, in a ring in the user's entry (users.h); see
+ * refusals.h. A ring grows (doubling) up to REFUSALS_PER_USER entries, so
+ * a user refused once costs one entry.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
-#include "ratelimit.h"
 #include "refusals.h"
+#include "users.h"
 #include "utf8.h"
 
-typedef struct RefusalUser {
-	uid_t uid;
-	Refusal *ring; /* n_allocated entries, n of them used */
-	unsigned n, n_allocated;
-	unsigned head;	   /* the oldest, when the ring is full */
-	uint64_t last_seq; /* of the newest refusal: who is evicted first */
-	RateLimit journal;
-	unsigned unlogged; /* refusals not logged since the last logged one */
-} RefusalUser;
-
-struct RefusalLog {
-	RefusalUser *users[REFUSALS_USERS_MAX];
-	size_t n_users;
-	uint64_t seq;
-};
-
-int refusal_log_new(RefusalLog **ret)
+void refusal_ring_done(RefusalRing *ring)
 {
-	RefusalLog *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	*ret = l;
-	return 0;
-}
-
-static RefusalUser *user_free(RefusalUser *u)
-{
-	if (u)
-		free(u->ring);
-	return mfree(u);
-}
-
-RefusalLog *refusal_log_free(RefusalLog *l)
-{
-	if (!l)
-		return NULL;
-	for (size_t i = 0; i < l->n_users; i++)
-		user_free(l->users[i]);
-	return mfree(l);
-}
-
-size_t refusal_log_n_users(const RefusalLog *l)
-{
-	return l->n_users;
+	free(ring->ring);
+	*ring = (RefusalRing){ .journal = REFUSAL_PACE_INIT };
 }
 
 void refusal_set_strings(Refusal *ret, const char *comm, const char *asked, const char *error,
@@ -72,38 +29,10 @@ void refusal_set_strings(Refusal *ret, const char *comm, const char *asked, cons
 	utf8_escape(source ?: "", 0, ret->source, sizeof(ret->source));
 }
 
-/* The i-th refusal of u, oldest first. */
-static Refusal *user_at(RefusalUser *u, unsigned i)
+/* The i-th refusal of ring, oldest first. */
+static Refusal *ring_at(const RefusalRing *ring, unsigned i)
 {
-	return &u->ring[(u->head + i) % u->n_allocated];
-}
-
-/* uid's entry, made when missing (evicting the user longest unrefused
- * when the table is full); NULL without memory. */
-static RefusalUser *user_get(RefusalLog *l, uid_t uid)
-{
-	RefusalUser *u;
-	size_t slot = l->n_users;
-
-	for (size_t i = 0; i < l->n_users; i++)
-		if (l->users[i]->uid == uid)
-			return l->users[i];
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return NULL;
-	*u = (RefusalUser){ .uid = uid,
-			    .journal = { .interval_usec = REFUSALS_JOURNAL_INTERVAL_USEC,
-					 .burst = REFUSALS_JOURNAL_BURST } };
-	if (l->n_users == ELEMENTSOF(l->users)) {
-		slot = 0;
-		for (size_t i = 1; i < l->n_users; i++)
-			if (l->users[i]->last_seq < l->users[slot]->last_seq)
-				slot = i;
-		user_free(l->users[slot]);
-	} else
-		l->n_users++;
-	l->users[slot] = u;
-	return u;
+	return &ring->ring[(ring->head + i) % ring->n_allocated];
 }
 
 /* Whether r repeats last: folded into it rather than added. */
@@ -116,60 +45,73 @@ static bool repeats(const Refusal *last, const Refusal *r)
 	       streq(last->comm, r->comm) && streq(last->source, r->source);
 }
 
-/* A new slot at the end of u's ring: the oldest one when the ring is full. */
-static Refusal *user_push(RefusalUser *u)
+/* A new slot at the end of ring: the oldest one when the ring is full. */
+static Refusal *ring_push(RefusalRing *ring)
 {
-	Refusal *ring;
+	Refusal *a;
 	unsigned want;
 
-	if (u->n == REFUSALS_PER_USER) {
-		Refusal *slot = user_at(u, 0);
+	if (ring->n == REFUSALS_PER_USER) {
+		Refusal *slot = ring_at(ring, 0);
 
-		u->head = (u->head + 1) % u->n_allocated;
+		ring->head = (ring->head + 1) % ring->n_allocated;
 		return slot;
 	}
-	if (u->n == u->n_allocated) {
+	if (ring->n == ring->n_allocated) {
 		/* not full, so head is 0: the entries are in order */
-		want = u->n_allocated ? 2 * u->n_allocated : 2;
+		want = ring->n_allocated ? 2 * ring->n_allocated : 2;
 		if (want > REFUSALS_PER_USER)
 			want = REFUSALS_PER_USER;
-		ring = reallocarray(u->ring, want, sizeof(Refusal));
-		if (!ring)
+		a = reallocarray(ring->ring, want, sizeof(Refusal));
+		if (!a)
 			return NULL;
-		u->ring = ring;
-		u->n_allocated = want;
+		ring->ring = a;
+		ring->n_allocated = want;
 	}
-	return &u->ring[u->n++];
+	return &ring->ring[ring->n++];
 }
 
-int refusal_log_add(RefusalLog *l, const Refusal *r, uint64_t now_usec, unsigned *ret_unlogged)
+/* Whether a refusal is logged now, under pace p; see refusals_add(). */
+static int journal_pace(RefusalPace *p, uint64_t now_usec, unsigned *ret_unlogged)
 {
-	RefusalUser *u = user_get(l, r->uid);
+	if (!ratelimit_below(&p->rl, now_usec)) {
+		p->unlogged++;
+		return 0;
+	}
+	if (ret_unlogged)
+		*ret_unlogged = p->unlogged;
+	p->unlogged = 0;
+	return 1;
+}
+
+int refusals_add(Users *t, const Refusal *r, bool known_user, uint64_t now_usec,
+		 unsigned *ret_unlogged)
+{
+	RefusalRing *ring;
 	Refusal *e = NULL;
 	unsigned count = 1;
+	User *u;
 
+	if (!known_user)
+		return journal_pace(users_unknown_pace(t), now_usec, ret_unlogged);
+	u = users_get(t, r->uid, now_usec);
 	if (!u)
 		return -ENOMEM;
-	if (u->n > 0 && repeats(user_at(u, u->n - 1), r)) {
-		e = user_at(u, u->n - 1);
+	if (u->uid == USER_OVERFLOW) /* no entry of its own: nothing is kept */
+		return journal_pace(users_unknown_pace(t), now_usec, ret_unlogged);
+	ring = &u->refusals;
+	if (ring->n > 0 && repeats(ring_at(ring, ring->n - 1), r)) {
+		e = ring_at(ring, ring->n - 1);
 		count = e->count + 1;
 	} else
-		e = user_push(u);
+		e = ring_push(ring);
 	if (!e)
 		return -ENOMEM;
 	*e = *r;
 	e->count = count;
-	e->seq = ++l->seq;
-	u->last_seq = e->seq;
-
-	if (!ratelimit_below(&u->journal, now_usec)) {
-		u->unlogged++;
-		return 0;
-	}
-	if (ret_unlogged)
-		*ret_unlogged = u->unlogged;
-	u->unlogged = 0;
-	return 1;
+	e->seq = users_next_seq(t);
+	ring->last_seq = e->seq;
+	return journal_pace(&ring->journal, now_usec, ret_unlogged);
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -179,28 +121,27 @@ static int cmp_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int refusal_log_list(RefusalLog *l, uid_t uid, uint64_t since_usec, const Refusal ***ret_list,
-		     size_t *ret_n)
+int refusals_list(Users *t, uid_t uid, uint64_t since_usec, const Refusal ***ret_list,
+		  size_t *ret_n)
 {
 	const Refusal **list = NULL;
-	size_t n = 0, max = 0;
+	size_t n = 0, max = 0, it;
+	User *u;
 
-	for (size_t i = 0; i < l->n_users; i++)
-		if (uid == (uid_t)-1 || l->users[i]->uid == uid)
-			max += l->users[i]->n;
+	for (it = 0; (u = users_next(t, &it));)
+		if (uid == (uid_t)-1 || u->uid == uid)
+			max += u->refusals.n;
 	if (max > 0) {
 		list = calloc(max, sizeof(*list));
 		if (!list)
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < l->n_users; i++) {
-		RefusalUser *u = l->users[i];
-
+	for (it = 0; (u = users_next(t, &it));) {
 		if (uid != (uid_t)-1 && u->uid != uid)
 			continue;
-		for (unsigned k = 0; k < u->n; k++)
-			if (user_at(u, k)->time_usec >= since_usec)
-				list[n++] = user_at(u, k);
+		for (unsigned k = 0; k < u->refusals.n; k++)
+			if (ring_at(&u->refusals, k)->time_usec >= since_usec)
+				list[n++] = ring_at(&u->refusals, k);
 	}
 	/* every user's in the order they came */
 	if (n > 1)

@@ -4,24 +4,16 @@
  * to, so that "why was I refused?" has an answer without root or the
  * journal (ListRefusals, realtimectl status --refused, realtimectl check).
  *
- * Each user (the caller's uid, from the bus) has a ring of their last
- * REFUSALS_PER_USER refusals, grown as refusals come: a user's refusals
- * push out only that user's older ones, never another's. A refusal equal
- * to the user's last one (same process, thread, request, error and
- * reason), and any rate-limited refusal right after another, is folded
- * into it (a count and the newest time), so a client that retries in a
- * loop, or a flood that the rate limit answers, takes one entry and does
- * not push out the refusals that say something. At most REFUSALS_USERS_MAX
- * users are remembered; a new one then takes the place of the user whose
- * newest refusal is the oldest. Bounds: at most REFUSALS_USERS_MAX *
- * REFUSALS_PER_USER entries of sizeof(Refusal) each.
+ * Each user (users.h) has a ring of their last REFUSALS_PER_USER
+ * refusals, grown as refusals come: a user's refusals push out only that
+ * user's older ones. A refusal equal to the user's last one, and any
+ * rate-limited refusal right after another, is folded into it (a count and
+ * the newest time). Only users NSS knows are remembered (the caller tells):
+ * a crowd of uids without a passwd entry keeps nothing. Each user's journal
+ * lines are paced (REFUSALS_JOURNAL_BURST per REFUSALS_JOURNAL_INTERVAL_USEC);
+ * the uids NSS does not know share one pace.
  *
- * Each user also has a rate limit for the journal line of a refusal
- * (REFUSALS_JOURNAL_BURST per REFUSALS_JOURNAL_INTERVAL_USEC), so that one
- * user's flood neither fills the journal nor hides another user's lines.
- *
- * Pure: no bus, no logging, no clock (the caller passes the times), so
- * test-daemon-refusals.c drives it directly.
+ * No bus, no logging, no clock (the caller passes the times).
  */
 #pragma once
 
@@ -30,8 +22,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ratelimit.h"
+
 #define REFUSALS_PER_USER 64
-#define REFUSALS_USERS_MAX 1024
 #define REFUSALS_JOURNAL_BURST 10
 #define REFUSALS_JOURNAL_INTERVAL_USEC (60ULL * 1000000ULL)
 
@@ -58,28 +51,46 @@ typedef struct Refusal {
 	char source[REFUSAL_SOURCE_MAX]; /* "file:line" that decided, "" none */
 } Refusal;
 
-typedef struct RefusalLog RefusalLog;
+/* The pace of a user's journal lines of refusals. */
+typedef struct RefusalPace {
+	RateLimit rl;
+	unsigned unlogged; /* refusals not logged since the last logged one */
+} RefusalPace;
 
-/* An empty log; -ENOMEM. */
-int refusal_log_new(RefusalLog **ret);
-RefusalLog *refusal_log_free(RefusalLog *l);
+#define REFUSAL_PACE_INIT                                                        \
+	((RefusalPace){ .rl = { .interval_usec = REFUSALS_JOURNAL_INTERVAL_USEC, \
+				.burst = REFUSALS_JOURNAL_BURST } })
+
+/* One user's refusals, oldest first from head; grown to REFUSALS_PER_USER. */
+typedef struct RefusalRing {
+	Refusal *ring;
+	unsigned n, n_allocated;
+	unsigned head;
+	uint64_t last_seq; /* of the newest refusal */
+	RefusalPace journal;
+} RefusalRing;
+
+/* Frees what ring holds, and empties it. */
+void refusal_ring_done(RefusalRing *ring);
+
+typedef struct Users Users;
 
 /* Fills the strings of *ret from raw ones (any bytes): escaped to valid
  * UTF-8 and cut to fit. Any may be NULL (""). */
 void refusal_set_strings(Refusal *ret, const char *comm, const char *asked, const char *error,
 			 const char *reason, const char *source);
 
-/* Records r (its uid, times and strings; count and seq are set here).
- * now_usec (CLOCK_MONOTONIC) paces the journal: > 0 when the caller should
- * log this refusal, with *ret_unlogged (may be NULL) the number of r->uid's
- * refusals not logged since its last logged one; 0 when not; -ENOMEM. */
-int refusal_log_add(RefusalLog *l, const Refusal *r, uint64_t now_usec, unsigned *ret_unlogged);
+/* Records r (its uid, times and strings; count and seq are set here) in
+ * r->uid's ring when known_user (NSS has a passwd entry for r->uid);
+ * keeps nothing else. now_usec (CLOCK_MONOTONIC) paces the journal: > 0
+ * when the caller should log this refusal, with *ret_unlogged (may be
+ * NULL) the number of r->uid's refusals (of any uid NSS does not know, for
+ * one of those) not logged since its last logged one; 0 when not; -ENOMEM. */
+int refusals_add(Users *t, const Refusal *r, bool known_user, uint64_t now_usec,
+		 unsigned *ret_unlogged);
 
 /* The refusals of uid, or of every user for (uid_t)-1, since since_usec
- * (CLOCK_REALTIME; 0: all), oldest first, as pointers into l valid until
+ * (CLOCK_REALTIME; 0: all), oldest first, as pointers into t valid until
  * its next change; *ret_list is malloc()ed (NULL when none). -ENOMEM. */
-int refusal_log_list(RefusalLog *l, uid_t uid, uint64_t since_usec, const Refusal ***ret_list,
-		     size_t *ret_n);
-
-/* How many users l remembers. */
-size_t refusal_log_n_users(const RefusalLog *l);
+int refusals_list(Users *t, uid_t uid, uint64_t since_usec, const Refusal ***ret_list,
+		  size_t *ret_n);

@@ -9,32 +9,20 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include "manager.h"
+#include "supervise.h"
+#include "users.h"
 #include "pidfd.h"
 #include "daemon-policy.h"
 #include "proc.h"
 #include "request-check.h"
 
-int request_check_refusing(Request *r, uint64_t now)
+/* The answer Refusing to r, for uid refused until until. */
+static int refusing(Request *r, uid_t uid, uint64_t until, uint64_t now)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-	uid_t uid = r->uid;
-	uint64_t until;
 
-	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
-		return 0;
-	/* the caller's refusal, else that of the target's owner (root asking
-	 * for a refused user's thread) */
-	until = manager_canary_refused_until(r->d, uid, now);
-	if (until == 0 && r->owner != r->uid) {
-		uid = r->owner;
-		until = manager_canary_refused_until(r->d, uid, now);
-	}
-	if (until == 0)
-		return 0;
 	request_cite_daemon(r, "CanaryRefuseSec");
 	return request_error(r, REQUEST_E_REFUSING,
 			     "refusing uid %u for %" PRIu64
@@ -42,6 +30,47 @@ int request_check_refusing(Request *r, uint64_t now)
 			     "starving the system (CanaryRefuseSec=%" PRIu64 "s)",
 			     (unsigned)uid, (until - now) / 1000000 + 1,
 			     pd->canary_refuse_usec / 1000000);
+}
+
+int request_check_admission(Request *r, uint64_t now)
+{
+	const PolicyDaemon *pd = policy_daemon(r->d->policy);
+	uint64_t until;
+	User *u;
+
+	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
+		return 0;
+	u = users_get(r->d->users, r->uid, now);
+	if (!u)
+		return request_error(r, -ENOMEM, "out of memory");
+	until = user_refused_until(u, now);
+	if (until > 0)
+		return refusing(r, r->uid, until, now);
+	if (user_count_action(u, pd->actions_per_burst, pd->burst_usec, now))
+		return 0;
+	request_cite_daemon(r, "ActionsPerBurst");
+	return request_error(r, REQUEST_E_RATE_LIMITED,
+			     "too many requests from uid %u: at most %u per %" PRIu64
+			     " s (ActionsPerBurst=, BurstSec=)",
+			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
+}
+
+int request_check_refusing(Request *r, uint64_t now)
+{
+	uid_t uid = r->uid;
+	uint64_t until;
+
+	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
+		return 0;
+	/* the caller's refusal (the canary may have fired since the
+	 * admission), else that of the target's owner (root asking for a
+	 * refused user's thread) */
+	until = user_refused_until(users_find(r->d->users, uid), now);
+	if (until == 0 && r->owner != r->uid) {
+		uid = r->owner;
+		until = user_refused_until(users_find(r->d->users, uid), now);
+	}
+	return until > 0 ? refusing(r, uid, until, now) : 0;
 }
 
 int request_check_args(Request *r)
@@ -58,18 +87,21 @@ int request_check_args(Request *r)
 /* The kernel's rule for one task acting on another (and prlimit()'s): the
  * target's real, effective and saved uid are all the caller's. Root may
  * act on anyone. */
-static int owned_by(Request *r, const ProcUids *u, const char *what)
+static bool owned_by_caller(const Request *r, const ProcUids *u)
 {
-	if (r->uid == 0 || (u->ruid == r->uid && u->euid == r->uid && u->suid == r->uid))
-		return 0;
-	if (u->ruid != r->uid)
-		return request_error(r, REQUEST_E_PERMISSION_DENIED,
-				     "%s belongs to uid %u, not to the caller (uid %u)", what,
-				     (unsigned)u->ruid, (unsigned)r->uid);
+	return r->uid == 0 || (u->ruid == r->uid && u->euid == r->uid && u->suid == r->uid);
+}
+
+/* The one answer to a caller other than root whose pid names none of its
+ * processes: another user's, one that does not exist, a thread id. Word
+ * for word the same for each, with no uid in it: /proc mounted with
+ * hidepid= hides all of them alike, and so does this. */
+static int not_callers(Request *r)
+{
 	return request_error(r, REQUEST_E_PERMISSION_DENIED,
-			     "%s runs with effective uid %u and saved uid %u, not only as the "
-			     "caller (uid %u)",
-			     what, (unsigned)u->euid, (unsigned)u->suid, (unsigned)r->uid);
+			     "pid %d names no process of the caller (one whose real, effective "
+			     "and saved uids are all the caller's)",
+			     (int)r->pid);
 }
 
 /* The uids of the process's main thread (tid 0) or of thread tid. Once
@@ -97,32 +129,54 @@ static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
 	return proc_get_uids(r->d->args.proc, r->pid, tid, ret);
 }
 
-/* Credentials are per thread: the process's (its main thread's) and the
- * thread's are both asked. The process's real uid in *ret_owner. pinned:
- * r's pidfds name the target (request_pin()). */
-static int check_owner(Request *r, bool pinned, uid_t *ret_owner)
+/* The process is the caller's; its real uid in *ret_owner. Asked before
+ * anything is said of its threads: until it is known to be the caller's,
+ * the only answer is not_callers(). pinned: r->pidfd names it. */
+static int check_process_owner(Request *r, bool pinned, uid_t *ret_owner)
 {
-	char what[64];
 	ProcUids u;
-	int k;
 
-	if (get_uids(r, pinned, 0, &u) < 0)
+	if (get_uids(r, pinned, 0, &u) < 0) {
+		if (r->uid != 0)
+			return not_callers(r);
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d does not exist",
 				     (int)r->pid);
-	snprintf(what, sizeof(what), "process %d", (int)r->pid);
-	k = owned_by(r, &u, what);
-	if (k != 0)
-		return k;
+	}
+	if (!owned_by_caller(r, &u))
+		return not_callers(r);
 	*ret_owner = u.ruid;
+	return 0;
+}
+
+/* Credentials are per thread: a thread of the caller's process is the
+ * caller's only when its own uids are. Which uids it runs with is not
+ * said (the caller may not read them in /proc). pinned: r->tidfd, where
+ * the kernel has thread pidfds, names it. */
+static int check_thread_owner(Request *r, bool pinned)
+{
+	ProcUids u;
+
 	if (r->tid == r->pid)
-		return 0; /* the main thread: its uids were those */
+		return 0; /* the main thread: the process's uids were its */
 	/* /proc/PID/task/TID exists only for a thread of PID */
 	if (get_uids(r, pinned, r->tid, &u) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d is not a thread of process %d", (int)r->tid,
 				     (int)r->pid);
-	snprintf(what, sizeof(what), "thread %d of process %d", (int)r->tid, (int)r->pid);
-	return owned_by(r, &u, what);
+	if (!owned_by_caller(r, &u))
+		return request_error(r, REQUEST_E_PERMISSION_DENIED,
+				     "thread %d of process %d runs with a real, effective or saved "
+				     "uid that is not the caller's",
+				     (int)r->tid, (int)r->pid);
+	return 0;
+}
+
+/* The process's and the thread's; the process's real uid in *ret_owner. */
+static int check_owner(Request *r, bool pinned, uid_t *ret_owner)
+{
+	int k = check_process_owner(r, pinned, ret_owner);
+
+	return k != 0 ? k : check_thread_owner(r, pinned);
 }
 
 int request_check_owner(Request *r)
@@ -177,17 +231,42 @@ int request_target_alive(Request *r)
 	return 0;
 }
 
+/* r->pid named no process that could be pinned (pidfd_open()'s k): the
+ * detail for root, and for a caller whose own thread's id it is (/proc
+ * shows that caller its threads); for anyone else not_callers(). */
+static int pin_failed(Request *r, int k)
+{
+	ProcUids u;
+	bool thread;
+
+	if (k != -EINVAL && k != -ENOENT && k != -ESRCH)
+		return request_error(r, k, "could not pin process %d: %s", (int)r->pid,
+				     strerror(-k));
+	/* 6.1: EINVAL for a thread that leads no process; later: ENOENT */
+	thread = k != -ESRCH &&
+		 (r->uid == 0 ||
+		  (proc_get_uids(r->d->args.proc, r->pid, 0, &u) == 0 && owned_by_caller(r, &u)));
+	if (thread)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
+				     "%d is not a process (a thread id?)", (int)r->pid);
+	if (r->uid != 0)
+		return not_callers(r);
+	return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d does not exist",
+			     (int)r->pid);
+}
+
 int request_pin(Request *r)
 {
 	const char *proc = r->d->args.proc;
 	GrantProcess *p;
-	bool known;
+	bool known, in_table;
 	int k;
 
 	/* A process already in the table is pinned by the table's pidfd: while
 	 * that is alive, the pid is still the process with that start time. */
 	p = grant_table_find_process(r->d->grants, r->pid);
-	if (p && pidfd_alive(p->pidfd) == 0) {
+	in_table = p && pidfd_alive(p->pidfd) == 0;
+	if (in_table) {
 		r->pidfd = fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
 		if (r->pidfd < 0) {
 			k = -errno;
@@ -197,23 +276,18 @@ int request_pin(Request *r)
 		r->pid_start = p->start_time;
 	} else {
 		r->pidfd = pidfd_open_cloexec(r->pid);
-		if (r->pidfd < 0) {
-			k = r->pidfd;
-			/* 6.1: EINVAL for a thread that leads no process; later: ENOENT */
-			if (k == -EINVAL || k == -ENOENT)
-				return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
-						     "%d is not a process (a thread id?)",
-						     (int)r->pid);
-			if (k == -ESRCH)
-				return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
-						     "process %d does not exist", (int)r->pid);
-			return request_error(r, k, "could not pin process %d: %s", (int)r->pid,
-					     strerror(-k));
-		}
-		if (procfs_start_time(proc, r->pid, 0, &r->pid_start) < 0)
-			return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
-					     (int)r->pid);
+		if (r->pidfd < 0)
+			return pin_failed(r, r->pidfd);
 	}
+
+	/* Whose the process is comes before anything else is said of it or
+	 * of its threads. */
+	k = check_process_owner(r, true, &r->owner);
+	if (k != 0)
+		return k;
+	if (!in_table && procfs_start_time(proc, r->pid, 0, &r->pid_start) < 0)
+		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
+				     (int)r->pid);
 
 	/* The thread's pidfd comes first: whatever is read below, while it
 	 * is not readable afterwards, was read of that thread. */
@@ -226,7 +300,7 @@ int request_pin(Request *r)
 		return request_error(r, k, "could not pin thread %d: %s", (int)r->tid,
 				     strerror(-k));
 
-	k = check_owner(r, true, &r->owner);
+	k = check_thread_owner(r, true);
 	if (k != 0)
 		return k;
 
@@ -291,13 +365,13 @@ int request_check_policy(Request *r, PolicyEval *ret)
 		unsigned allowed = g->set[POLICY_KEY_POLICIES] ? g->policies : 0;
 
 		if ((allowed & POLICY_SCHED_FIFO) && g->compat_policy == POLICY_SCHED_FIFO)
-			r->kind = GRANT_FIFO;
+			r->kind = POLICY_GRANT_FIFO;
 		else if (allowed & POLICY_SCHED_RR)
-			r->kind = GRANT_RR;
+			r->kind = POLICY_GRANT_RR;
 		else
-			r->kind = GRANT_FIFO;
+			r->kind = POLICY_GRANT_FIFO;
 	}
-	k = policy_grant_allows(g, (PolicyGrantKind)r->kind, r->value, &why);
+	k = policy_grant_allows(g, r->kind, r->value, &why);
 	if (k < 0) {
 		(void)policy_refusal_format(&why, user, text, sizeof(text));
 		request_cite(r, why.source);
@@ -305,11 +379,11 @@ int request_check_policy(Request *r, PolicyEval *ret)
 			r, k == -EINVAL ? REQUEST_E_INVALID_ARGS : REQUEST_E_POLICY_DENIED, "%s",
 			text);
 	}
-	if (r->value > manager_canary_max_priority(r->d))
+	if (r->value > supervise_max_priority(r->d))
 		return request_error(r, REQUEST_E_POLICY_DENIED,
 				     "priority %d is above %d, the highest the canary watchdog can "
 				     "preempt here (see SAFETY in realtimed(8))",
-				     r->value, manager_canary_max_priority(r->d));
+				     r->value, supervise_max_priority(r->d));
 	return 0;
 }
 
@@ -367,19 +441,6 @@ int request_check_limits(Request *r, const char *user)
 	return 0;
 }
 
-int request_check_rate(Request *r)
-{
-	const PolicyDaemon *pd = policy_daemon(r->d->policy);
-
-	if (daemon_user_ratelimit(r->d, r->uid))
-		return 0;
-	request_cite_daemon(r, "ActionsPerBurst");
-	return request_error(r, REQUEST_E_RATE_LIMITED,
-			     "too many requests from uid %u: at most %u per %" PRIu64
-			     " s (ActionsPerBurst=, BurstSec=)",
-			     (unsigned)r->uid, pd->actions_per_burst, pd->burst_usec / 1000000);
-}
-
 #define RTKIT_POLKIT_ACTIONS "/usr/share/polkit-1/actions/org.freedesktop.RealtimeKit1.policy"
 
 const char *request_polkit_action(const Request *r)
@@ -389,41 +450,9 @@ const char *request_polkit_action(const Request *r)
 	/* rtkit's action ids exist only where Debian's rtkit package installed
 	 * them; polkitd refuses unknown actions, so fall back to ours. */
 	if (r->flavour == FLAVOUR_RTKIT && access(RTKIT_POLKIT_ACTIONS, F_OK) == 0)
-		return r->kind == GRANT_NICE ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
-					     : "org.freedesktop.RealtimeKit1.acquire-real-time";
-	return r->kind == GRANT_NICE ? "org.realtimed.acquire-high-priority"
-				     : "org.realtimed.acquire-realtime";
-}
-
-int request_check_rttime(Request *r, const PolicyGrant *g, const char *user)
-{
-	uint64_t soft, hard, max = g->rttime_usec;
-	struct rlimit rl;
-	char src[300];
-	int k;
-
-	if (!g->set[POLICY_KEY_RTTIME] || max == POLICY_INFINITY)
-		return 0;
-	k = proc_get_limit(r->d->args.proc, r->pid, "Max realtime timeout", &soft, &hard);
-	if (k < 0)
-		return request_error(r, k, "could not read the limits of process %d: %s",
-				     (int)r->pid, strerror(-k));
-	if (hard <= max)
-		return 0;
-	rl.rlim_max = max;
-	rl.rlim_cur = soft < max ? soft : max;
-	if (prlimit(r->pid, RLIMIT_RTTIME, &rl, NULL) == 0)
-		return 0;
-	policy_source_format(&g->source[POLICY_KEY_RTTIME], POLICY_KEY_RTTIME, src, sizeof(src));
-	request_cite(r, &g->source[POLICY_KEY_RTTIME]);
-	if (hard == UINT64_MAX)
-		return request_error(r, REQUEST_E_POLICY_DENIED,
-				     "RLIMIT_RTTIME of process %d is unlimited, above the limit "
-				     "%" PRIu64 " us for user %s (%s); set RLIMIT_RTTIME first",
-				     (int)r->pid, max, user, src);
-	return request_error(r, REQUEST_E_POLICY_DENIED,
-			     "RLIMIT_RTTIME of process %d is %" PRIu64
-			     " us, above the limit %" PRIu64
-			     " us for user %s (%s); set RLIMIT_RTTIME first",
-			     (int)r->pid, hard, max, user, src);
+		return r->kind == POLICY_GRANT_NICE
+			       ? "org.freedesktop.RealtimeKit1.acquire-high-priority"
+			       : "org.freedesktop.RealtimeKit1.acquire-real-time";
+	return r->kind == POLICY_GRANT_NICE ? "org.realtimed.acquire-high-priority"
+					    : "org.realtimed.acquire-realtime";
 }

@@ -14,12 +14,16 @@
 #include "daemon-policy.h"
 #include "request.h"
 
-/* While the canary's cool-down of a user lasts (its realtime threads
- * starved the system: manager_canary_refuse()), grants of realtime or nice
- * and GrantLimits (which would give back the RLIMIT_RTPRIO the canary
- * took) are refused when the caller or the target's owner is that user.
- * Asked after request_pin() (r->owner known), and again before the grant.
- * now: CLOCK_MONOTONIC. */
+/* A grant request's admission, the first check, before any /proc work:
+ * refused (Refusing) while the caller's canary cool-down lasts (its
+ * realtime threads starved the system), else counted against the caller's
+ * ActionsPerBurst= in BurstSec= (RateLimited beyond it). Grants of
+ * realtime or nice and GrantLimits (which would give back the
+ * RLIMIT_RTPRIO the canary took) only. now: CLOCK_MONOTONIC. */
+int request_check_admission(Request *r, uint64_t now);
+/* The cool-down again, after request_pin() (r->owner known) and before
+ * the grant: the caller's, or the target's owner's (root asking for a
+ * refused user's thread). */
 int request_check_refusing(Request *r, uint64_t now);
 
 /* pid and tid as sent are in range; resolves pid 0 to the caller's
@@ -29,7 +33,10 @@ int request_check_args(Request *r);
 
 /* The caller may act on the thread: the process's and the thread's real,
  * effective and saved uids are all the caller's (or the caller is root).
- * Sets r->owner, the process's real uid, whose policy applies. */
+ * Sets r->owner, the process's real uid, whose policy applies. To a caller
+ * other than root, a pid that names none of its processes (another user's,
+ * none, a thread's id) is answered alike, with no uid: as /proc with
+ * hidepid= would tell it. */
 int request_check_owner(Request *r);
 
 /* The target exists, belongs to the caller (request_check_owner()), tid is
@@ -59,14 +66,6 @@ int request_check_policy(Request *r, PolicyEval *ret);
 /* [Daemon] UsersMax=, ProcessesPerUserMax=, ThreadsPerUserMax= for a new
  * grant (an update of a grant counts nothing new). user: for the text. */
 int request_check_limits(Request *r, const char *user);
-
-/* Counts the request against the caller's [Daemon] ActionsPerBurst= in
- * BurstSec=. */
-int request_check_rate(Request *r);
-
-/* RLIMIT_RTTIME of the target is at most policy's RTTime=: lowered here
- * when realtimed may, refused otherwise (as rtkit does). */
-int request_check_rttime(Request *r, const PolicyGrant *g, const char *user);
 
 /* The polkit action that authorizes r for a user no policy rule covers. */
 const char *request_polkit_action(const Request *r);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "creds.h"
+#include "daemon-policy.h"
 #include "macro.h"
 #include "parse.h"
 #include "proc.h"
@@ -56,16 +57,6 @@ static bool entry_id(const struct dirent *de, pid_t *ret)
 		return false;
 	*ret = (pid_t)v;
 	return true;
-}
-
-/* Counts r against the caller's rate before a search, once (r->rated:
- * step_user() does not count it again). */
-static int count_search(Request *r)
-{
-	if (r->rated)
-		return 0;
-	r->rated = true;
-	return request_check_rate(r);
 }
 
 /* What a search looks for, and what it may spend. */
@@ -201,9 +192,7 @@ static int map_ids(Request *r, const ProcNspid *caller)
 
 	r->pid = r->caller_pid;
 	if (r->pid_arg != 0 && sp.id != caller->ids[level]) {
-		k = count_search(r);
-		if (k == 0)
-			k = find_process(r, &sp, &r->pid, &target);
+		k = find_process(r, &sp, &r->pid, &target);
 		if (k != 0) {
 			snprintf(sought, sizeof(sought), "pid %d", (int)sp.id);
 			snprintf(missing, sizeof(missing), "pid %d is no process", (int)sp.id);
@@ -214,9 +203,7 @@ static int map_ids(Request *r, const ProcNspid *caller)
 	r->tid = r->pid;
 	if (r->tid_arg == 0 || st.id == target.ids[level])
 		return 0;
-	k = count_search(r);
-	if (k == 0)
-		k = find_thread(r, r->pid, &st, &r->tid);
+	k = find_thread(r, r->pid, &st, &r->tid);
 	if (k != 0) {
 		snprintf(sought, sizeof(sought), "tid %d of pid %d", (int)st.id,
 			 (int)target.ids[level]);
@@ -299,7 +286,6 @@ int request_pidns_retry(Request *r, int code)
 	char path[PATH_MAX];
 	uint64_t self, inode;
 	pid_t tid;
-	int k;
 
 	if (r->pidns_level > 0 || r->tid_arg == 0 || r->tid == r->pid)
 		return code;
@@ -309,9 +295,6 @@ int request_pidns_retry(Request *r, int code)
 		return code;
 	if (self_pidns(r, &self) < 0 || proc_get_pidns(proc, r->pid, &inode) < 0 || inode == self)
 		return code;
-	k = count_search(r);
-	if (k != 0)
-		return k;
 	if (find_thread(r, r->pid, &s, &tid) < 0)
 		return code;
 	r->tid = tid;

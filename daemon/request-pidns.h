@@ -17,8 +17,9 @@
  * The search never leaves the caller's namespace (a process is found by
  * its id there only if it lives there) and is bounded: at most
  * PIDNS_SCAN_MAX entries of /proc and PIDNS_READ_MAX status files per
- * search, two searches per call at most (its pid's, its tid's), after the
- * caller's rate (ActionsPerBurst=) counted the call.
+ * search, two searches per call at most (its pid's, its tid's); a grant
+ * request was admitted (counted against ActionsPerBurst=) before, and a
+ * reset is paced by the bus queue.
  */
 #pragma once
 
@@ -44,6 +45,5 @@ int request_pidns_verify(Request *r);
  * for a caller in realtimed's namespace whose tid is no thread of the pid,
  * when the pid's process lives in a namespace below and has a thread whose
  * innermost id is the tid named, r->tid becomes that thread, r's pidfds
- * are closed and 0 is returned: check again. Else code, or the answer of
- * the rate check. */
+ * are closed and 0 is returned: check again. Else code. */
 int request_pidns_retry(Request *r, int code);

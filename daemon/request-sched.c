@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "log.h"
-#include "manager.h"
+#include "supervise.h"
 #include "pidfd.h"
 #include "proc.h"
 #include "request-check.h"
+#include "request-limits.h"
 #include "request-sched.h"
 
 /* What the thread ran with before realtimed's first grant to it: what an
@@ -33,7 +34,7 @@ static bool request_watched(Request *r)
 {
 	Grant *g = grant_table_find(r->d->grants, r->pid, r->tid);
 
-	return r->d->canary_synced && g && g->kind != GRANT_NICE &&
+	return r->d->canary_synced && g && g->kind != POLICY_GRANT_NICE &&
 	       g->process->start_time == r->pid_start && g->start_time == r->tid_start;
 }
 
@@ -44,9 +45,9 @@ static bool request_watched(Request *r)
  * Either way it never stays realtime outside the table, where no canary,
  * per-user cap or reload would see it. Returns 0 with what to record. */
 static int request_read_back(Request *r, const PolicyGrant *g, const SchedState *before,
-			     GrantKind *ret_kind, int *ret_value)
+			     PolicyGrantKind *ret_kind, int *ret_value)
 {
-	GrantKind kind;
+	PolicyGrantKind kind;
 	SchedState now;
 	int value, k;
 
@@ -56,14 +57,14 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 				     "thread %d of process %d exited during the grant", (int)r->tid,
 				     (int)r->pid);
 	if (sched_state_as_grant(&now, &kind, &value) >= 0 &&
-	    (kind == GRANT_NICE) == (r->kind == GRANT_NICE) &&
-	    policy_grant_allows(g, (PolicyGrantKind)kind, value, NULL) >= 0) {
+	    (kind == POLICY_GRANT_NICE) == (r->kind == POLICY_GRANT_NICE) &&
+	    policy_grant_allows(g, kind, value, NULL) >= 0) {
 		if (kind != r->kind || value != r->value)
 			log_id(LOG_DEBUG, LOG_ID_GRANT,
 			       "Thread %d changed itself to %s %d right after its grant of %s %d; "
 			       "supervising that",
-			       (int)r->tid, grant_kind_to_string(kind), value,
-			       grant_kind_to_string(r->kind), r->value);
+			       (int)r->tid, policy_grant_kind_to_string(kind), value,
+			       policy_grant_kind_to_string(r->kind), r->value);
 		*ret_kind = kind;
 		*ret_value = value;
 		return 0;
@@ -71,64 +72,69 @@ static int request_read_back(Request *r, const PolicyGrant *g, const SchedState 
 	k = sched_restore(r->tid, r->kind, before);
 	if (k < 0 && k != -ESRCH)
 		log_error_errno(k, "Failed to undo the grant of %s %d to thread %d: %m",
-				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+				policy_grant_kind_to_string(r->kind), r->value, (int)r->tid);
 	return request_error(r, REQUEST_E_FAILED,
 			     "thread %d does not hold %s %d after it was set (it runs %s %d now, "
 			     "not a grant its policy allows); the grant is undone",
-			     (int)r->tid, grant_kind_to_string(r->kind), r->value,
+			     (int)r->tid, policy_grant_kind_to_string(r->kind), r->value,
 			     procfs_sched_policy_to_string(now.policy),
 			     now.policy == SCHED_FIFO || now.policy == SCHED_RR ? now.priority
 										: now.nice);
 }
 
-/* Whether what the thread on r's tid runs now may be what sched_apply()
- * left there: SCHED_RESET_ON_FORK, which every change of realtimed sets and
- * only a privileged caller clears, and no more than the change gave (a
- * thread may lower itself, and may switch between realtime policies only
- * to a priority it holds already). A thread that merely took the tid
- * afterwards hardly ever holds that. */
-static bool request_may_hold_change(const Request *r, const SchedState *now)
+/* Whether the main thread of r's process holds the change, having called
+ * execve() as the pinned thread right after it (grants.h): the process
+ * lives, and no grant of the main thread's own covers what it runs. */
+static bool request_change_execed(Request *r, SchedState *ret_now)
 {
-	if (!now->reset_on_fork)
-		return false;
-	if (r->kind == GRANT_NICE)
-		return (now->policy == SCHED_OTHER || now->policy == SCHED_BATCH) &&
-		       now->nice >= r->value;
-	return (now->policy == SCHED_FIFO || now->policy == SCHED_RR) && now->priority <= r->value;
+	Grant *m = grant_table_find(r->d->grants, r->pid, r->pid);
+
+	return r->tid != r->pid && pidfd_alive(r->pidfd) == 0 &&
+	       sched_get_state(r->pid, ret_now) >= 0 &&
+	       sched_state_may_hold(ret_now, r->kind, r->value) &&
+	       !(m && m->process->start_time == r->pid_start &&
+		 sched_state_may_hold(ret_now, m->kind, m->value)) &&
+	       pidfd_alive(r->pidfd) == 0;
 }
 
 /* The pinned thread exited between the checks before and after the change:
  * the change went to it (and left with it), to no thread, or to a thread
- * that took the tid in between, which nobody would ever supervise. That
- * thread goes back to what the pinned one ran with before, or when that
- * was realtime (which a new thread need not have had), to SCHED_OTHER at
- * its own nice level; sched_restore() never raises it. */
+ * that took the tid in between, which nobody would ever supervise; or the
+ * thread called execve() and is its process's main thread now, with the
+ * change. That thread goes back to what the pinned one ran with before, or
+ * when that was realtime (which a new thread need not have had), to
+ * SCHED_OTHER at its own nice level; sched_restore() never raises it. */
 static void request_undo_reused(Request *r, const SchedState *before)
 {
 	SchedState now, to = *before;
+	pid_t tid = r->tid;
 	int k;
 
-	if (sched_get_state(r->tid, &now) < 0 || !request_may_hold_change(r, &now))
-		return;
+	if (sched_get_state(tid, &now) < 0 || !sched_state_may_hold(&now, r->kind, r->value)) {
+		if (!request_change_execed(r, &now))
+			return;
+		tid = r->pid;
+	}
 	if (sched_state_known(&to) &&
 	    (to.policy == SCHED_FIFO || to.policy == SCHED_RR || to.policy == SCHED_DEADLINE))
 		to = SCHED_STATE_UNKNOWN;
-	k = sched_restore(r->tid, r->kind, &to);
+	k = sched_restore(tid, r->kind, &to);
 	if (k < 0 && k != -ESRCH)
 		log_error_errno(k, "Failed to undo %s %d on tid %d, which another thread took: %m",
-				grant_kind_to_string(r->kind), r->value, (int)r->tid);
+				policy_grant_kind_to_string(r->kind), r->value, (int)tid);
 	else if (k == 0)
 		log_id(LOG_NOTICE, LOG_ID_GRANT,
-		       "Thread %d of process %d exited while it was granted %s %d; the change is "
-		       "undone on the thread that took its tid",
-		       (int)r->tid, (int)r->pid, grant_kind_to_string(r->kind), r->value);
+		       "Thread %d of process %d exited or called execve() while it was granted "
+		       "%s %d; the change is undone on thread %d",
+		       (int)r->tid, (int)r->pid, policy_grant_kind_to_string(r->kind), r->value,
+		       (int)tid);
 }
 
 /* Sets the grant on the thread, verifies it, and records it. The canary
  * watches a realtime thread from before it is set (pending) until the
  * table holds it, or until it is undone. */
 static int request_apply(Request *r, const PolicyGrant *g, const SchedState *before,
-			 GrantKind *ret_kind, int *ret_value)
+			 PolicyGrantKind *ret_kind, int *ret_value)
 {
 	int k;
 
@@ -144,7 +150,7 @@ static int request_apply(Request *r, const PolicyGrant *g, const SchedState *bef
 	k = sched_apply(r->tid, r->kind, r->value);
 	if (k < 0)
 		return request_error(r, k, "could not set %s %d on thread %d: %s",
-				     grant_kind_to_string(r->kind), r->value, (int)r->tid,
+				     policy_grant_kind_to_string(r->kind), r->value, (int)r->tid,
 				     strerror(-k));
 	/* Verify again: the thread we set is still the one that was pinned,
 	 * and it holds a grant we can supervise. A thread that exited
@@ -163,34 +169,33 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 {
 	SchedState before;
 	/* set by request_apply() when it returns 0; initialized for -O2 */
-	GrantKind kind = GRANT_NICE;
+	PolicyGrantKind kind = POLICY_GRANT_NICE;
 	Grant *grant;
 	bool unchanged, handed = false;
 	int value = 0, k;
 
-	if (r->kind != GRANT_NICE) {
-		k = request_check_rttime(r, g, user);
+	if (r->kind != POLICY_GRANT_NICE) {
+		k = request_lower_rttime(r, g, user);
 		if (k != 0)
 			return k;
 	}
 
-	/* The target was checked last at request_pin(), or after polkit by
-	 * request_grant(): nothing of realtimed ran since, so that answer
-	 * stands for what the thread ran with before. request_apply() checks
-	 * the pin again right before the change (the canary's start below
-	 * takes a while) and right after it. */
+	/* The target was checked last at request_pin(), or after polkit or
+	 * the resolver by request_recheck() (request.c): nothing of realtimed ran since, so that
+	 * answer stands for what the thread ran with before. request_apply() checks the pin again
+	 * right before the change (the canary's start below takes a while) and right after it. */
 	if (request_before(r, &before) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
 
-	if (r->kind != GRANT_NICE && !request_watched(r)) {
+	if (r->kind != POLICY_GRANT_NICE && !request_watched(r)) {
 		CanaryTarget pending = {
 			.pid = r->pid, .tid = r->tid, .start_time = r->tid_start, .uid = r->owner
 		};
 
 		/* A grant nobody watches is not made. */
 		handed = true;
-		k = manager_canary_sync(r->d, &pending);
+		k = supervise_canary_sync(r->d, &pending);
 		if (k < 0)
 			return request_error(r, REQUEST_E_FAILED,
 					     "the canary watchdog could not take thread %d: %s; "
@@ -201,7 +206,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	if (k != 0) {
 		/* Only then does the canary let go of the pending target. */
 		if (handed)
-			manager_canary_sync(r->d, NULL);
+			supervise_canary_sync(r->d, NULL);
 		return k;
 	}
 
@@ -215,7 +220,7 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 				   now_usec(CLOCK_REALTIME), &grant);
 	if (k < 0) {
 		(void)sched_restore(r->tid, r->kind, &before);
-		manager_canary_sync(r->d, NULL);
+		supervise_canary_sync(r->d, NULL);
 		return request_error(r, REQUEST_E_NO_MEMORY, "could not record the grant: %s",
 				     strerror(-k));
 	}
@@ -224,8 +229,8 @@ int request_grant_sched(Request *r, const PolicyGrant *g, const char *user)
 	/* A change of the table hands the canary the table; a repeated grant
 	 * changes nothing there, so the pending target goes here. */
 	if (unchanged && handed)
-		manager_canary_sync(r->d, NULL);
+		supervise_canary_sync(r->d, NULL);
 	log_id(LOG_DEBUG, LOG_ID_GRANT, "Granted %s %d to thread %d of process %d (user %s)",
-	       grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
+	       policy_grant_kind_to_string(kind), value, (int)r->tid, (int)r->pid, user);
 	return 0;
 }

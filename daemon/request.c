@@ -2,19 +2,17 @@
 /*
  * A request's life: built from a bus call, taken through the checks
  * (request-check.c), handed to polkit where needed, granted
- * (request-sched.c, request-limits.c) or reset, and answered, once, here;
- * see request.h.
+ * (request-sched.c, request-limits.c) or reset, and answered, once, here,
+ * through the bus layer's answer hook; see request.h.
  */
-#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus.h"
 #include "log.h"
-#include "manager.h"
+#include "demote.h"
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "request-check.h"
@@ -25,33 +23,6 @@
 #include "user-wait.h"
 #include "utf8.h"
 
-/* Both flavours' names of each code, from common/bus-names.h's list; no
- * native name for NoMemory, which is the bus's own. */
-#define NATIVE_ERROR_NAME(code, word, ...) [REQUEST_E_##code] = NATIVE_ERROR word,
-#define RTKIT_ERROR_NAME(code, word, rtkit, ...) [REQUEST_E_##code] = rtkit,
-#define ONE(...) +1
-static_assert(0 NATIVE_ERRORS(ONE) == _REQUEST_E_MAX - 2,
-	      "each RequestError but NoMemory is one of NATIVE_ERRORS");
-
-/* clang-format off */
-static const char *const native_errors[_REQUEST_E_MAX] = {
-	NATIVE_ERRORS(NATIVE_ERROR_NAME)
-	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
-};
-
-static const char *const rtkit_errors[_REQUEST_E_MAX] = {
-	NATIVE_ERRORS(RTKIT_ERROR_NAME)
-	[REQUEST_E_NO_MEMORY] = DBUS_ERROR_NO_MEMORY,
-};
-/* clang-format on */
-
-const char *request_error_name(int code, BusFlavour f)
-{
-	if (code <= _REQUEST_E_SUCCESS || code >= _REQUEST_E_MAX)
-		code = REQUEST_E_FAILED;
-	return f == FLAVOUR_RTKIT ? rtkit_errors[code] : native_errors[code];
-}
-
 int request_error(Request *r, int code, const char *format, ...)
 {
 	va_list ap;
@@ -60,6 +31,17 @@ int request_error(Request *r, int code, const char *format, ...)
 	utf8_vsnprintf(r->why, sizeof(r->why), format, ap);
 	va_end(ap);
 	return code;
+}
+
+void request_cite(Request *r, const PolicySource *s)
+{
+	if (s && s->file)
+		utf8_snprintf(r->cite, sizeof(r->cite), "%s:%u", s->file, s->line);
+}
+
+void request_cite_daemon(Request *r, const char *key)
+{
+	request_cite(r, policy_daemon_source(r->d->policy, key));
 }
 
 static Request *request_free(Request *r)
@@ -84,14 +66,9 @@ static void request_free_void(void *p)
  * code with r->why. Frees r. */
 static void request_finish(Request *r, int code)
 {
-	DBusConnection *c = r->d->bus;
+	const DaemonHooks *h = r->d->hooks;
 
-	if (code == 0) {
-		if (r->reply)
-			bus_send(c, r->reply);
-		else
-			bus_reply_empty(c, r->msg);
-	} else {
+	if (code != 0) {
 		if (!r->why[0])
 			(void)request_error(r, code, "%s", code < 0 ? strerror(-code) : "refused");
 		/* a grant's refusal is kept for its user and journaled, paced
@@ -103,8 +80,9 @@ static void request_finish(Request *r, int code)
 			log_id(LOG_DEBUG, LOG_ID_REFUSAL, "%s request of uid %u (pid %d): %s",
 			       code < 0 ? "Failed" : "Refused", (unsigned)r->uid,
 			       (int)r->caller_pid, r->why);
-		bus_reply_error(c, r->msg, request_error_name(code, r->flavour), "%s", r->why);
 	}
+	if (h && h->answer)
+		h->answer(r->d, r->msg, r->flavour, code, r->why, r->reply);
 	request_free(r);
 }
 
@@ -208,7 +186,7 @@ static void on_polkit(int k, void *userdata)
 	request_finish(r, k);
 }
 
-/* The checks that need the owner's user: policy, per-user limits and rate,
+/* The checks that need the owner's user: policy and the per-user limits,
  * then polkit when no rule covers the user; then the grant (which checks
  * the limits again). */
 static int step_user(Request *r, bool *ret_pending)
@@ -224,9 +202,6 @@ static int step_user(Request *r, bool *ret_pending)
 		return request_park(r, step_user, ret_pending);
 	if (k == 0)
 		k = request_check_limits(r, e.user);
-	/* unless a search through the caller's pid namespace counted it */
-	if (k == 0 && !r->rated)
-		k = request_check_rate(r);
 	if (k != 0)
 		return k;
 
@@ -316,7 +291,7 @@ static int request_reset(Request *r)
 	k = request_target(r, request_check_owner);
 	if (k != 0)
 		return k;
-	if (manager_reset_grants(r->d, r->pid, thread ? r->tid : 0) > 0)
+	if (demote_reset(r->d, r->pid, thread ? r->tid : 0) > 0)
 		return 0;
 	if (thread)
 		return request_error(r, REQUEST_E_NO_SUCH_GRANT,
@@ -335,8 +310,9 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_NO_MEMORY, args->flavour),
-				"out of memory");
+		if (d->hooks && d->hooks->answer)
+			d->hooks->answer(d, m, args->flavour, REQUEST_E_NO_MEMORY, "out of memory",
+					 NULL);
 		return;
 	}
 	*r = (Request){ .d = d,
@@ -348,16 +324,14 @@ void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args)
 			.value = args->value,
 			.pid_arg = args->pid,
 			.tid_arg = args->tid,
+			.uid = args->uid,
+			.caller_pid = args->caller_pid,
 			.pidfd = -EBADF,
 			.tidfd = -EBADF };
 
-	k = bus_get_creds(d, m, &r->uid, &r->caller_pid);
-	if (k < 0)
-		k = request_error(r, k, "could not get the caller's credentials from the bus: %s",
-				  strerror(-k));
-	else if (r->type == REQUEST_RESET_THREAD || r->type == REQUEST_RESET_PROCESS)
+	if (r->type == REQUEST_RESET_THREAD || r->type == REQUEST_RESET_PROCESS)
 		k = request_reset(r);
-	else {
+	else if ((k = request_check_admission(r, now_usec(CLOCK_MONOTONIC))) == 0) {
 		request_run(r, step_start);
 		return;
 	}

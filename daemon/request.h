@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One request of a bus client: a grant (realtime, a nice level, or
- * rlimits) or a reset, carried through the checks of DESIGN.md in order
+ * rlimits) or a reset, carried through the checks of realtimed(8), CHECKS
+ * BEFORE A GRANT, in order
  * (request-check.h): the caller owns the target process, the tid is a
  * thread of it, the target is pinned (pidfd + start times), policy allows
  * it, per-user limits and rate, polkit where no rule covers the user
@@ -9,15 +10,15 @@
  * made (request-sched.h, request-limits.h), verified again through the
  * pidfd and start time, and supervised.
  *
- * Both bus front ends (native and rtkit) call request_start(), which
- * replies exactly once, now or after polkit or the owner's NSS lookup
- * (resolver.h: the request is parked, never the loop), and frees it. The
- * checks and the grants never reply: each returns 0 to go on, a positive
- * RequestError (the client's answer: not permitted, no such thread, ...)
- * or a negative errno (realtimed itself failed), with the text of the
- * answer written into the request by request_error(). One table per
- * flavour turns the code into the D-Bus error name
- * (realtimectl/bus-error.c maps those names to exit codes and hints).
+ * Both bus front ends (native and rtkit) call request_start(), with the
+ * caller's credentials, which answers exactly once, now or after polkit or
+ * the owner's NSS lookup (resolver.h: the request is parked, never the
+ * loop), through the answer hook the bus layer installed, and frees it.
+ * The checks and the grants never answer: each returns 0 to go on, a
+ * positive RequestError (the client's answer: not permitted, no such
+ * thread, ...) or a negative errno (realtimed itself failed), with the text
+ * of the answer written into the request by request_error(). The bus layer
+ * names the answer (bus_error_name(), bus-dispatch.h).
  */
 #pragma once
 
@@ -38,13 +39,6 @@ typedef enum RequestType {
 	_REQUEST_TYPE_INVALID = -EINVAL,
 } RequestType;
 
-typedef enum BusFlavour {
-	FLAVOUR_NATIVE,
-	FLAVOUR_RTKIT,
-	_FLAVOUR_MAX,
-	_FLAVOUR_INVALID = -EINVAL,
-} BusFlavour;
-
 /* The answers to a request other than success; each has an error name per
  * flavour. A negative errno, a failure of realtimed itself, is answered
  * as REQUEST_E_FAILED. */
@@ -64,19 +58,17 @@ typedef enum RequestError {
 	_REQUEST_E_INVALID = -EINVAL,
 } RequestError;
 
-/* The D-Bus error name of code (a RequestError, or a negative errno) in
- * flavour f's interface. */
-const char *request_error_name(int code, BusFlavour f);
-
 /* What the bus front end read from the call. */
 typedef struct RequestArgs {
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind; /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
-	bool compat_rt; /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
-	int value;	/* priority or nice */
-	uint64_t pid;	/* as sent: 0 = the caller's process */
-	uint64_t tid;	/* as sent: 0 = the main thread */
+	PolicyGrantKind kind; /* REQUEST_SCHED; for rtkit realtime, resolved from policy */
+	bool compat_rt;	      /* rtkit MakeThreadRealtime*: kind comes from CompatPolicy= */
+	int value;	      /* priority or nice */
+	uint64_t pid;	      /* as sent: 0 = the caller's process */
+	uint64_t tid;	      /* as sent: 0 = the main thread */
+	uid_t uid;	      /* the caller, from the bus */
+	pid_t caller_pid;
 } RequestArgs;
 
 typedef struct Request {
@@ -85,7 +77,7 @@ typedef struct Request {
 	DBusMessage *reply; /* the answer to a success, when it is not empty */
 	RequestType type;
 	BusFlavour flavour;
-	GrantKind kind;
+	PolicyGrantKind kind;
 	bool compat_rt;
 	int value;
 	uint64_t pid_arg, tid_arg;
@@ -96,7 +88,6 @@ typedef struct Request {
 	 * the same), once the ids it named were mapped (request-pidns.h) */
 	uint64_t caller_pidns;
 	unsigned pidns_level;
-	bool rated; /* counted against the caller's rate already (request-pidns.c) */
 	pid_t pid, tid;
 	uid_t owner; /* of the target process */
 	int pidfd;
@@ -112,8 +103,8 @@ typedef struct Request {
 	char cite[256]; /* the policy's "file:line" behind it (request_cite()), "" none */
 } Request;
 
-/* Takes a reference on m. Replies to m in every case (now or after polkit
- * or the resolver). */
+/* Takes a reference on m. Answers m in every case, now or after polkit or
+ * the resolver, through d->hooks->answer (the bus layer's). */
 void request_start(Daemon *d, DBusMessage *m, const RequestArgs *args);
 
 /* Writes the text of r's error answer and returns code, for

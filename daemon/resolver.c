@@ -1,32 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * NSS lookups on worker threads, their results cached on the loop; see
- * resolver.h.
- *
- * Two halves. The loop owns the cache (Entry, one per uid, with the waits
- * on it) and never locks it. The worker threads and what the loop shares
- * with them are the ResolverPool (resolver-pool.c).
- */
+/* The cache of NSS lookups (an Entry per uid, with the waits on it), on
+ * the loop; see resolver.h. The lookups run in the NssHelper. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
-#include "resolver-pool.h"
+#include "nss-helper.h"
 #include "resolver.h"
 
 typedef struct Wait Wait;
 
 typedef enum EntryState {
 	ENTRY_FREE,
-	ENTRY_PENDING, /* a job in flight */
-	ENTRY_DONE,    /* no job; the last answer is used until expires_usec */
+	ENTRY_PENDING, /* a lookup in flight */
+	ENTRY_DONE,    /* no lookup; the last answer is used until expires_usec */
 } EntryState;
 
-/* The last answer (user, or error -ESRCH) outlives its lifetime and a
- * flush: the user is the fallback while the directory fails or hangs
- * (stale), for stale_max_usec after read_usec. A new lookup starts on it
- * whenever it is asked for after expires_usec. */
+/* A uid's last answer outlives its lifetime and a flush: its user stands
+ * in while NSS fails or hangs, for stale_max_usec after read_usec. */
 typedef struct Entry {
 	EntryState state;
 	uid_t uid;
@@ -36,7 +28,7 @@ typedef struct Entry {
 	uint64_t expires_usec; /* ENTRY_DONE */
 	bool stale;	       /* ENTRY_PENDING: the lookup outlasted a stale wait */
 	bool outage;	       /* the last good answer was served: logged once */
-	ResolverJob *job;      /* ENTRY_PENDING: the job in flight (the worker's) */
+	uint64_t gen;	       /* ENTRY_PENDING: the resolver's generation at the ask */
 	Wait *waits;
 	unsigned busy; /* its waits are being answered: not to be reused */
 	int giving;    /* busy: what they are answered with */
@@ -51,34 +43,35 @@ struct Wait {
 	sd_event_source *timer;
 	uint64_t stale_usec;	/* from then on, a last good answer will do */
 	uint64_t deadline_usec; /* then -ETIMEDOUT */
-	Wait *prev, *next;
+	Wait *next;
 };
 
 struct Resolver {
 	sd_event *event;
-	sd_event_source *io;
-	ResolverPool *pool;
+	NssHelper *helper;
 	ResolverSettings settings;
 	uint64_t gen;
-	unsigned n_lookups;
-	unsigned n_waits;
+	unsigned n_lookups, n_waits;
 	Entry entries[RESOLVER_CACHE_SIZE];
 };
 
-/* Queues a lookup of e's uid; e is ENTRY_PENDING with it. */
+/* Asks the helper for e's uid; e is ENTRY_PENDING with it. */
 static int entry_start(Resolver *r, Entry *e)
 {
-	ResolverJob *j = calloc(1, sizeof(*j));
+	EntryState was = e->state;
+	int k;
 
-	if (!j)
-		return -ENOMEM;
-	j->uid = e->uid;
-	j->gen = r->gen;
+	/* pending first: a wait begun from inside nss_helper_ask() (a helper
+	 * lost on the way answers the lookups it had) joins this lookup */
 	e->state = ENTRY_PENDING;
-	e->job = j;
+	e->gen = r->gen;
 	e->stale = false; /* the new lookup gets its stale wait */
+	k = nss_helper_ask(r->helper, e->uid);
+	if (k < 0) {
+		e->state = was;
+		return k;
+	}
 	r->n_lookups++;
-	resolver_pool_queue(r->pool, j, r->settings.threads_max);
 	return 0;
 }
 
@@ -89,8 +82,7 @@ static void entry_clear(Entry *e)
 	*e = (Entry){ .state = ENTRY_FREE };
 }
 
-/* Whether e's last good answer may stand in for a lookup that fails or
- * hangs: for stale_max_usec after it was read, not beyond. */
+/* Whether e's last good answer may still stand in for a lookup. */
 static bool entry_stale_ok(const Resolver *r, const Entry *e, uint64_t now)
 {
 	return e->user && now < e->read_usec + r->settings.stale_max_usec;
@@ -146,18 +138,6 @@ static void entry_outage_end(const Resolver *r, Entry *e, bool answered)
 			    (unsigned long long)(r->settings.stale_max_usec / (60 * USEC_PER_SEC)));
 }
 
-static Wait *wait_unlink(Wait *w)
-{
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		w->e->waits = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	w->prev = w->next = NULL;
-	return w;
-}
-
 /* answered: done was called, which owns userdata from then on */
 static void wait_free(Wait *w, bool answered)
 {
@@ -168,39 +148,18 @@ static void wait_free(Wait *w, bool answered)
 	free(w);
 }
 
-/* Answers w alone with error (and e->user). */
-static void wait_answer(Wait *w, int error)
+/* Answers the waits of list, taken off e, with error (and e->user); waits
+ * that begin meanwhile are left on e, for the caller to start or answer. */
+static void waits_answer(Entry *e, Wait *list, int error)
 {
-	Entry *e = w->e;
-
 	int saved = e->giving;
 
-	wait_unlink(w);
-	e->busy++;
-	e->giving = error;
-	w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
-	e->giving = saved;
-	e->busy--;
-	wait_free(w, true);
-}
-
-/* Answers the waits on e with error (and e->user). Waits that begin
- * while it answers are left on e, for the caller to start or answer. */
-static void entry_answer(Entry *e, int error)
-{
-	Wait *list = e->waits;
-	int saved = e->giving;
-
-	e->waits = NULL;
 	e->busy++;
 	e->giving = error;
 	while (list) {
 		Wait *w = list;
 
 		list = w->next;
-		if (list)
-			list->prev = NULL;
-		w->next = NULL;
 		w->done(e->uid, error, error == 0 ? e->user : NULL, w->userdata);
 		wait_free(w, true);
 	}
@@ -208,50 +167,52 @@ static void entry_answer(Entry *e, int error)
 	e->busy--;
 }
 
+static void wait_answer(Wait *w, int error)
+{
+	Wait **p = &w->e->waits;
+
+	while (*p != w)
+		p = &(*p)->next;
+	*p = w->next;
+	w->next = NULL;
+	waits_answer(w->e, w, error);
+}
+
 /* A lookup read before a flush came back: its result is not used; the
  * uid is asked again for whoever still waits. */
 static void entry_retry(Resolver *r, Entry *e)
 {
-	if (!e->waits) {
-		e->state = ENTRY_DONE;
-		e->expires_usec = 0;
-		if (!e->user && e->error == 0)
-			entry_clear(e);
+	if (e->waits && entry_start(r, e) >= 0)
 		return;
-	}
-	if (entry_start(r, e) < 0) {
-		e->state = ENTRY_DONE;
-		e->expires_usec = 0;
-		entry_answer(e, -EAGAIN);
-	}
+	e->state = ENTRY_DONE;
+	e->expires_usec = 0;
+	waits_answer(e, TAKE_PTR(e->waits), -EAGAIN);
 }
 
-/* A job came back. A flush while it was in flight makes its result stale:
- * the uid is asked again for whoever still waits, and nothing is cached.
- * An answer (the user, or no such user) replaces the last; a failure does
- * not: the last good answer stands in while it may (stale), else the
- * failure is the waits' answer and is not cached. */
-static void resolver_job_done(Resolver *r, ResolverJob *j)
+static Entry *entry_find(Resolver *r, uid_t uid)
 {
-	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	Entry *e = NULL;
-	int error;
-
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
-		if (r->entries[i].state == ENTRY_PENDING && r->entries[i].job == j) {
-			e = &r->entries[i];
-			break;
-		}
-	if (!e) {
-		resolver_job_free(j);
+		if (r->entries[i].state != ENTRY_FREE && r->entries[i].uid == uid)
+			return &r->entries[i];
+	return NULL;
+}
+
+/* A lookup came back from the helper. An answer (the user, or no such
+ * user) replaces the last; a failure does not: the last good answer
+ * stands in while it may, else the failure is the waits' answer and is not
+ * cached. */
+static void resolver_lookup_done(uid_t uid, int error, PolicyUser *user, void *userdata)
+{
+	_cleanup_(policy_user_freep) PolicyUser *u = user;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	Resolver *r = userdata;
+	Entry *e = entry_find(r, uid);
+
+	if (!e || e->state != ENTRY_PENDING)
 		return;
-	}
-	e->job = NULL;
-	error = j->error;
 	if (error == 0 || error == -ESRCH)
 		entry_outage_end(r, e, true);
-	if (j->gen != r->gen) {
-		resolver_job_free(j);
+	if (e->gen != r->gen) {
 		entry_retry(r, e);
 		return;
 	}
@@ -260,45 +221,27 @@ static void resolver_job_done(Resolver *r, ResolverJob *j)
 		/* "no such user" too replaces the last good answer: a user
 		 * deleted is never brought back by the answer from before */
 		policy_user_free(e->user);
-		e->user = TAKE_PTR(j->user);
+		e->user = TAKE_PTR(u);
 		e->error = error;
 		e->read_usec = now;
 		e->expires_usec = now + r->settings.lifetime_usec;
-		resolver_job_free(j);
-		entry_answer(e, error);
+		waits_answer(e, TAKE_PTR(e->waits), error);
 		return;
 	}
-	resolver_job_free(j);
 	if (entry_stale_ok(r, e, now)) {
 		entry_outage(r, e, error, now);
 		/* NSS is asked again after the lifetime, not at each request */
 		e->expires_usec = now + r->settings.lifetime_usec;
 		if (e->expires_usec > e->read_usec + r->settings.stale_max_usec)
 			e->expires_usec = e->read_usec + r->settings.stale_max_usec;
-		entry_answer(e, 0);
+		waits_answer(e, TAKE_PTR(e->waits), 0);
 		return;
 	}
 	entry_outage_end(r, e, false);
 	e->user = policy_user_free(e->user);
 	e->error = 0;
 	e->expires_usec = 0; /* a wait that begins meanwhile starts a lookup */
-	entry_answer(e, error);
-	if (e->state == ENTRY_DONE)
-		entry_clear(e);
-}
-
-static int on_eventfd(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	Resolver *r = userdata;
-	ResolverJob *done = resolver_pool_take_done(r->pool);
-
-	while (done) {
-		ResolverJob *j = done;
-
-		done = j->next;
-		resolver_job_done(r, j);
-	}
-	return 0;
+	waits_answer(e, TAKE_PTR(e->waits), error);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata);
@@ -309,19 +252,14 @@ static int wait_arm(Resolver *r, Wait *w, uint64_t now)
 {
 	Entry *e = w->e;
 	uint64_t at = w->deadline_usec;
-	int k;
 
 	if (entry_at_hand(r, e, now))
 		at = now;
 	else if (entry_stale_ok(r, e, now) && w->stale_usec < at)
 		at = w->stale_usec;
-	if (!w->timer)
-		return sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout,
-					 w);
-	k = sd_event_source_set_time(w->timer, at);
-	if (k < 0)
-		return k;
-	return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+	/* a new timer: the old one may be the one dispatching (freed after) */
+	w->timer = sd_event_source_disable_unref(w->timer);
+	return sd_event_add_time(r->event, &w->timer, CLOCK_MONOTONIC, at, 0, on_timeout, w);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
@@ -346,18 +284,15 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 	}
 	if (now >= w->stale_usec && entry_stale_ok(r, e, now)) {
-		/* The lookup goes on (its thread cannot be stopped): its
-		 * answer replaces the last good one when it comes. Meanwhile
-		 * the last good answer is at hand for everyone. */
+		/* at hand for everyone until the lookup, which goes on, ends */
 		entry_outage(r, e, -ETIMEDOUT, now);
 		e->stale = true;
-		entry_answer(e, 0);
+		waits_answer(e, TAKE_PTR(e->waits), 0);
 		return 0;
 	}
 	if (!entry_stale_ok(r, e, now))
 		entry_outage_end(r, e, false);
-	/* On a timeout, the lookup goes on too; its result is cached for
-	 * those who ask later. */
+	/* the lookup goes on, its result cached for those who ask later */
 	if (now >= w->deadline_usec) {
 		wait_answer(w, -ETIMEDOUT);
 		return 0;
@@ -370,10 +305,9 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 {
-	_cleanup_(resolver_freep) Resolver *r = NULL;
+	_cleanup_(resolver_freep) Resolver *r = calloc(1, sizeof(*r));
 	int k;
 
-	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->settings = settings ? *settings
@@ -391,14 +325,17 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 	if (r->settings.stale_max_usec == 0)
 		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
 	r->event = sd_event_ref(e);
-	k = resolver_pool_new(r->settings.lookup, &r->pool);
-	if (k < 0)
-		return k;
-	k = sd_event_add_io(e, &r->io, resolver_pool_fd(r->pool), EPOLLIN, on_eventfd, r);
+	k = nss_helper_new(e, r->settings.lookup, r->settings.threads_max, resolver_lookup_done, r,
+			   &r->helper);
 	if (k < 0)
 		return k;
 	*ret = TAKE_PTR(r);
 	return 0;
+}
+
+int resolver_start(Resolver *r)
+{
+	return nss_helper_start(r->helper);
 }
 
 Resolver *resolver_free(Resolver *r)
@@ -408,25 +345,17 @@ Resolver *resolver_free(Resolver *r)
 	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++) {
 		Entry *e = &r->entries[i];
 
-		while (e->waits)
-			wait_free(wait_unlink(e->waits), false);
-		/* a job in flight is the worker's; it is freed with the pool */
-		e->job = NULL;
+		while (e->waits) {
+			Wait *w = e->waits;
+
+			e->waits = w->next;
+			wait_free(w, false);
+		}
 		entry_clear(e);
 	}
-	sd_event_source_disable_unref(r->io);
-	if (r->pool)
-		resolver_pool_quit(r->pool);
+	nss_helper_free(r->helper);
 	sd_event_unref(r->event);
 	return mfree(r);
-}
-
-static Entry *entry_find(Resolver *r, uid_t uid)
-{
-	for (size_t i = 0; i < RESOLVER_CACHE_SIZE; i++)
-		if (r->entries[i].state != ENTRY_FREE && r->entries[i].uid == uid)
-			return &r->entries[i];
-	return NULL;
 }
 
 int resolver_get(Resolver *r, uid_t uid, const PolicyUser **ret_user)
@@ -493,9 +422,8 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		     .free_userdata = free_userdata,
 		     .stale_usec = now + r->settings.stale_wait_usec,
 		     .deadline_usec = now + r->settings.timeout_usec };
-	/* An expired answer always starts a new lookup, even while its waits
-	 * are being answered: never is a wait answered from it, which would
-	 * send its caller back to wait again, and again. */
+	/* even while its waits are being answered: a wait answered from an
+	 * expired answer would send its caller back to wait, again and again */
 	k = 0;
 	if (e->state == ENTRY_FREE || entry_expired(e, now))
 		k = entry_start(r, e);
@@ -509,15 +437,11 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
 		return k;
 	}
 	w->next = e->waits;
-	if (w->next)
-		w->next->prev = w;
 	e->waits = w;
 	r->n_waits++;
 	return 0;
 }
 
-/* The next wait for each uid asks NSS again; the last good answer stays
- * the fallback should NSS fail or hang then. */
 void resolver_flush(Resolver *r)
 {
 	r->gen++;
@@ -529,9 +453,4 @@ void resolver_flush(Resolver *r)
 unsigned resolver_n_lookups(Resolver *r)
 {
 	return r->n_lookups;
-}
-
-unsigned resolver_n_threads(Resolver *r)
-{
-	return resolver_pool_n_threads(r->pool);
 }

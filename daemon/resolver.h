@@ -1,38 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Users and their groups through NSS, off the event loop. NSS may ask a
- * directory (LDAP through nslcd, SSSD) that hangs for minutes; the loop
- * must go on answering everyone else meanwhile. So each lookup
- * (getpwuid_r, getgrouplist, getgrgid_r: the reentrant calls of
- * policy_user_resolve_uid()) runs on a small pool of worker threads that
- * grows on demand up to a cap (one hung lookup holds one thread, not all;
- * when every thread is stuck, new lookups queue), and the result comes
- * back to the loop through an eventfd.
- *
- * At most one lookup per uid is in flight: a later wait for the same uid
- * joins it. Results (the user, or "no such user") are used for a short
- * lifetime, so that a user added to a group gets its rights within it
- * without a re-login; after it, the next wait starts a new lookup, always
- * (even while the result's waits are still being answered). resolver_flush()
- * (a reload) ends every lifetime at once, and a lookup that was in flight
- * at the flush does not refill the cache: it is asked again. Each wait
- * ends after at most the timeout, with -ETIMEDOUT. The cache has a fixed
- * number of entries: idle ones expire and are reused, and when every entry
- * is a lookup in flight, a new one is refused (-EBUSY), as is a wait
- * beyond RESOLVER_WAITS_MAX.
- *
- * The stale answer: while NSS fails, or gives no answer within the stale
- * wait, a user's last good answer (the user and groups last read, never
- * anything merged) stands in, for at most the stale bound after it was
- * read, as DNS resolvers serve stale data (RFC 8767) and SSSD works
- * offline: a directory outage does not take realtime from users who had
- * it. It is logged once per user and outage. A flush keeps it as the
- * fallback (a reload during an outage demotes no one who had realtime);
- * "no such user" replaces it (a user deleted stays deleted); NSS asked
- * again after the lifetime ends it as soon as it answers. A user never
- * resolved still gets the failure or -ETIMEDOUT.
- *
- * Everything but the worker threads runs on the loop; no call blocks.
+ * Users and their groups through NSS, off the event loop and out of
+ * realtimed: each lookup runs in the NSS helper (nss-helper.h), and the
+ * loop caches its result by the rules of realtimed(8), USERS AND GROUPS:
+ * one lookup per uid in flight; a result used for the lifetime; a flush
+ * (a reload) that ends every lifetime and has a lookup in flight asked
+ * again; and the last good answer standing in while NSS fails (or the
+ * helper is lost: -ECONNRESET) or hangs past the stale wait, for at most
+ * the stale bound, until a fresh answer or "no such user" replaces it.
+ * Everything here runs on the loop; no call blocks but resolver_start().
  */
 #pragma once
 
@@ -46,24 +22,19 @@
 #define RESOLVER_CACHE_SIZE 256
 /* waits at a time: each holds a parked request (and its pidfds) */
 #define RESOLVER_WAITS_MAX 1024
-/* ResolveTimeout: how long a request waits for its user (realtimed(8)) */
+/* ResolveTimeout, the lifetime, the stale wait (below librealtime's 5 s
+ * call timeout) and the stale bound, as realtimed(8) gives them */
 #define RESOLVE_TIMEOUT_USEC (10 * USEC_PER_SEC)
-/* how long a lookup's result is used (realtimed(8), realtime.conf(5)) */
 #define RESOLVE_CACHE_USEC (5 * USEC_PER_SEC)
-/* How long a wait for a user with a last good answer gives NSS before that
- * answer stands in: far above what a directory that works takes (ms), below
- * librealtime's 5 s call timeout; RFC 8767's client response timer is 1.8 s. */
 #define RESOLVE_STALE_WAIT_USEC (1 * USEC_PER_SEC)
-/* How old a last good answer may be and still stand in while NSS fails or
- * hangs (realtimed(8)): it rides out a directory restart, a failover or a
- * network cut of some minutes, and trusts what cannot be checked (a user
- * removed from a group meanwhile keeps it) for no longer than that. */
 #define RESOLVE_STALE_MAX_USEC (15 * 60 * USEC_PER_SEC)
 
 typedef struct Resolver Resolver;
 
 /* The lookup a worker runs: policy_user_resolve_uid() in realtimed, a fake
- * one in unit tests. Called on a worker thread: it must be thread-safe. */
+ * one in unit tests. Called on a worker thread of the NSS helper, a child
+ * process without privileges: it must be thread-safe, and sees what the
+ * loop changes after the helper started only through shared memory. */
 typedef int (*resolver_lookup_t)(uid_t uid, PolicyUser **ret);
 
 /* The end of a wait, on the loop: error 0 and the user (fresh, or the
@@ -81,11 +52,15 @@ typedef struct ResolverSettings {
 	uint64_t stale_max_usec;  /* 0: RESOLVE_STALE_MAX_USEC */
 } ResolverSettings;
 
-/* settings NULL: policy_user_resolve_uid() and the constants above. */
+/* settings NULL: policy_user_resolve_uid() and the constants above. The
+ * NSS helper starts at the first lookup, or at resolver_start(). */
 int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret);
-/* Ends every wait unanswered (their free_userdata is called, not done).
- * Threads stuck in a lookup are left to end on their own; they free what
- * they share with the loop. */
+/* Starts the NSS helper now and waits until it dropped its privileges
+ * (realtimed at start, which it then cannot do without): 0, or -errno
+ * (logged). */
+int resolver_start(Resolver *r);
+/* Ends every wait unanswered (their free_userdata is called, not done),
+ * and the NSS helper with the lookups stuck in it. */
 Resolver *resolver_free(Resolver *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Resolver *, resolver_free);
 
@@ -107,6 +82,5 @@ int resolver_wait(Resolver *r, uid_t uid, resolver_done_t done, void *userdata,
  * end, and their results are not cached. */
 void resolver_flush(Resolver *r);
 
-/* For tests and status: lookups started so far, and threads in the pool. */
+/* For tests: the lookups started so far. */
 unsigned resolver_n_lookups(Resolver *r);
-unsigned resolver_n_threads(Resolver *r);

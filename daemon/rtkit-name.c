@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "bus-names.h"
+#include "bus-message.h"
 #include "bus.h"
 #include "log.h"
 #include "rtkit-name.h"
@@ -56,7 +57,7 @@ static void on_request_name(DBusPendingCall *pending, void *userdata)
 			    "is not served",
 			    RTKIT_NAME, dbus_error_is_set(&error) ? error.message : "name taken");
 		dbus_error_free(&error);
-		bus_unregister_object(n->bus, RTKIT_PATH);
+		bus_remove_path(n->bus, RTKIT_PATH);
 		n->served = false;
 		return;
 	}
@@ -124,13 +125,13 @@ void rtkit_name_serve(RtkitName *n, bool serve)
 		r = rtkit_name_call(n, "ReleaseName", on_release_name, NULL);
 		if (r < 0)
 			log_warning_errno(r, "Failed to give up %s: %m", RTKIT_NAME);
-		bus_unregister_object(n->bus, RTKIT_PATH);
+		bus_remove_path(n->bus, RTKIT_PATH);
 		n->request = 0;
 		n->served = false;
 		return;
 	}
 	/* The object first, so that calls find it once the name is ours. */
-	if (bus_register_object(n->bus, RTKIT_PATH, n->vtable, n->object) < 0) {
+	if (bus_add_path(n->bus, RTKIT_PATH, n->vtable, n->object) < 0) {
 		log_error("Out of memory serving %s", RTKIT_PATH);
 		return;
 	}
@@ -138,7 +139,7 @@ void rtkit_name_serve(RtkitName *n, bool serve)
 	if (r < 0) {
 		log_warning_errno(r, "Failed to ask for %s: %m; the rtkit interface is not served",
 				  RTKIT_NAME);
-		bus_unregister_object(n->bus, RTKIT_PATH);
+		bus_remove_path(n->bus, RTKIT_PATH);
 		return;
 	}
 	n->served = true;

@@ -12,17 +12,7 @@
 #include "sched-attr.h"
 #include "sched-util.h"
 
-const char *grant_kind_to_string(GrantKind k)
-{
-	return policy_grant_kind_to_string((PolicyGrantKind)k);
-}
-
-GrantKind grant_kind_from_string(const char *s)
-{
-	return (GrantKind)policy_grant_kind_from_string(s);
-}
-
-int sched_apply(pid_t tid, GrantKind kind, int value)
+int sched_apply(pid_t tid, PolicyGrantKind kind, int value)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -30,21 +20,21 @@ int sched_apply(pid_t tid, GrantKind kind, int value)
 	};
 
 	switch (kind) {
-	case GRANT_FIFO:
-	case GRANT_RR:
+	case POLICY_GRANT_FIFO:
+	case POLICY_GRANT_RR:
 		if (value < 1 || value > 99)
 			return -EINVAL;
-		attr.sched_policy = kind == GRANT_FIFO ? SCHED_FIFO : SCHED_RR;
+		attr.sched_policy = kind == POLICY_GRANT_FIFO ? SCHED_FIFO : SCHED_RR;
 		attr.sched_priority = value;
 		break;
-	case GRANT_NICE:
+	case POLICY_GRANT_NICE:
 		if (value < -20 || value > 19)
 			return -EINVAL;
 		attr.sched_policy = SCHED_OTHER;
 		attr.sched_nice = value;
 		break;
-	case _GRANT_KIND_MAX:
-	case _GRANT_KIND_INVALID:
+	case _POLICY_GRANT_KIND_MAX:
+	case _POLICY_GRANT_KIND_INVALID:
 		return -EINVAL;
 	}
 	return sched_attr_set(tid, &attr);
@@ -145,7 +135,7 @@ bool sched_state_above(const SchedState *a, const SchedState *b)
 	return sched_rank(a) > sched_rank(b);
 }
 
-int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
+int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 {
 	SchedState now, to;
 	int r;
@@ -157,7 +147,7 @@ int sched_restore(pid_t tid, GrantKind kind, const SchedState *before)
 		to = *before;
 	else
 		to = (SchedState){ .policy = SCHED_OTHER,
-				   .nice = kind == GRANT_NICE ? 0 : now.nice,
+				   .nice = kind == POLICY_GRANT_NICE ? 0 : now.nice,
 				   .reset_on_fork = now.reset_on_fork };
 
 	/* A thread that lowered itself below what it had before stays there. */
@@ -200,17 +190,27 @@ int sched_reset(pid_t tid)
 	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
 }
 
-int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value)
+bool sched_state_may_hold(const SchedState *now, PolicyGrantKind kind, int value)
+{
+	if (!now->reset_on_fork)
+		return false;
+	if (kind == POLICY_GRANT_NICE)
+		return (now->policy == SCHED_OTHER || now->policy == SCHED_BATCH) &&
+		       now->nice >= value;
+	return (now->policy == SCHED_FIFO || now->policy == SCHED_RR) && now->priority <= value;
+}
+
+int sched_state_as_grant(const SchedState *s, PolicyGrantKind *ret_kind, int *ret_value)
 {
 	switch (s->policy) {
 	case SCHED_FIFO:
 	case SCHED_RR:
-		*ret_kind = s->policy == SCHED_FIFO ? GRANT_FIFO : GRANT_RR;
+		*ret_kind = s->policy == SCHED_FIFO ? POLICY_GRANT_FIFO : POLICY_GRANT_RR;
 		*ret_value = s->priority;
 		return 0;
 	case SCHED_OTHER:
 	case SCHED_BATCH:
-		*ret_kind = GRANT_NICE;
+		*ret_kind = POLICY_GRANT_NICE;
 		*ret_value = s->nice;
 		return 0;
 	default:

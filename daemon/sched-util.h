@@ -17,18 +17,8 @@
 
 #include "policy-allow.h"
 
-/* The kinds of grant are policy's (common/policy-allow.h), so that a Grant
- * can be put to policy_grant_allows() as it is. */
-typedef enum GrantKind {
-	GRANT_FIFO = POLICY_GRANT_FIFO,
-	GRANT_RR = POLICY_GRANT_RR,
-	GRANT_NICE = POLICY_GRANT_NICE,
-	_GRANT_KIND_MAX = _POLICY_GRANT_KIND_MAX,
-	_GRANT_KIND_INVALID = -EINVAL,
-} GrantKind;
-
-const char *grant_kind_to_string(GrantKind k);
-GrantKind grant_kind_from_string(const char *s);
+/* A grant's kind is policy's PolicyGrantKind (common/policy-allow.h), so
+ * that a Grant is put to policy_grant_allows() as it is. */
 
 /* What a thread runs with. policy < 0: not known (a grant adopted from a
  * state file that did not record it). */
@@ -48,14 +38,14 @@ static inline bool sched_state_known(const SchedState *s)
 
 /* value: priority 1..99 for FIFO/RR, nice -20..19 for NICE. Always sets
  * SCHED_RESET_ON_FORK so children do not inherit the grant. */
-int sched_apply(pid_t tid, GrantKind kind, int value);
+int sched_apply(pid_t tid, PolicyGrantKind kind, int value);
 /* Reads what the thread runs with now. */
 int sched_get_state(pid_t tid, SchedState *ret);
 /* Undoes a grant of kind: puts back before, what the thread had before it,
  * or when that is not known, SCHED_OTHER at the thread's own nice level
  * (for a nice grant: nice 0). Never raises the thread above what it runs
  * with now: a thread that lowered itself since stays as it is. */
-int sched_restore(pid_t tid, GrantKind kind, const SchedState *before);
+int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before);
 /* The demotion: a realtime thread goes to SCHED_OTHER at its own nice level
  * (the kernel keeps it under SCHED_FIFO/RR); any other thread is left as it
  * is, so this never raises a thread (never nice 0 for a nice-19 thread,
@@ -64,10 +54,16 @@ int sched_reset(pid_t tid);
 /* Does a claim more of the CPU than b? (SCHED_DEADLINE above SCHED_FIFO/RR
  * by priority, above the fair policies by nice level, above SCHED_IDLE.) */
 bool sched_state_above(const SchedState *a, const SchedState *b);
+/* Whether a thread running now may hold what a grant of kind and value
+ * left on it: SCHED_RESET_ON_FORK, which every change of realtimed sets
+ * and only a privileged caller clears, and no more than the grant gave (a
+ * thread may lower itself, and switch between the realtime policies only
+ * at a priority it holds already). */
+bool sched_state_may_hold(const SchedState *now, PolicyGrantKind kind, int value);
 /* A state as the grant it is: SCHED_FIFO/RR as fifo/rr and the priority,
  * SCHED_OTHER/BATCH as a nice level. -EINVAL for SCHED_IDLE or
  * SCHED_DEADLINE, which realtimed never grants. */
-int sched_state_as_grant(const SchedState *s, GrantKind *ret_kind, int *ret_value);
+int sched_state_as_grant(const SchedState *s, PolicyGrantKind *ret_kind, int *ret_value);
 /* SCHED_DEADLINE: runtime_nsec of CPU time every period_nsec (deadline =
  * period), with SCHED_FLAG_RESET_ON_FORK. For the canary watchdog, which must
  * outrank every SCHED_FIFO priority; -EPERM/-EBUSY where the kernel refuses. */

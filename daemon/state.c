@@ -6,17 +6,21 @@
  * then (since v2) what the thread ran with before the grant: policy
  * priority nice reset-on-fork, which a reset puts back. A v1 line (without
  * them) is still read; its thread goes back to SCHED_OTHER at its own nice
- * level on a reset. Written atomically (temporary file + rename) once per event-loop
+ * level on a reset, as does one of a line whose before-state no kernel
+ * reports (a damaged file). Written atomically (temporary file + rename) once per event-loop
  * iteration after a change, not once per request. On start, a line is
  * adopted only if the process and thread still exist with the same start
  * times, the process still belongs to the uid, and the thread still holds
- * the grant (or less of it: what it holds is adopted). Whether the policy
+ * the grant (or less of it: what it holds is adopted); a thread that called
+ * execve() meanwhile is adopted as the main thread it became (grants.h).
+ * Whether the policy
  * in force allows what was adopted is the manager's decision, as after a
  * reload (manager_adopt()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +87,7 @@ int daemon_state_save(Daemon *d)
 	GRANT_TABLE_FOREACH(p, g, d->grants)
 		fprintf(f, "%d %" PRIu64 " %u %d %" PRIu64 " %s %d %" PRIu64 " %s %d %d %d\n",
 			(int)p->pid, p->start_time, (unsigned)p->uid, (int)g->tid, g->start_time,
-			grant_kind_to_string(g->kind), g->value, g->since_usec,
+			policy_grant_kind_to_string(g->kind), g->value, g->since_usec,
 			sched_state_known(&g->before)
 				? procfs_sched_policy_to_string(g->before.policy)
 				: "unknown",
@@ -101,6 +105,35 @@ int daemon_state_save(Daemon *d)
 	return 0;
 }
 
+int state_parse_line(const char *line, StateLine *ret)
+{
+	StateLine l = { .before = SCHED_STATE_UNKNOWN };
+	char kind_s[16], policy_s[16];
+	int n, policy, priority, nice, reset_on_fork;
+	bool rt;
+
+	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d",
+		   &l.pid, &l.pid_start, &l.uid, &l.tid, &l.tid_start, kind_s, &l.value, &l.since,
+		   policy_s, &priority, &nice, &reset_on_fork);
+	if (n != 8 && n != 12)
+		return -EINVAL;
+	l.kind = policy_grant_kind_from_string(kind_s);
+	if (l.kind < 0 || l.pid <= 0 || l.tid <= 0)
+		return -EINVAL;
+	policy = n == 12 ? procfs_sched_policy_from_string(policy_s) : -EINVAL;
+	rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	/* Only what sched_get_state() can have read: a reset puts back what
+	 * the kernel takes, and adoption compares with it. */
+	if (policy >= 0 && (rt ? priority >= 1 && priority <= 99 : priority == 0) && nice >= -20 &&
+	    nice <= 19)
+		l.before = (SchedState){ .policy = policy,
+					 .priority = priority,
+					 .nice = nice,
+					 .reset_on_fork = reset_on_fork };
+	*ret = l;
+	return 0;
+}
+
 /* One line. The process and thread must still be the ones granted (same
  * start times, the process pinned by a pidfd), else nothing is touched: the
  * ids may be someone else's now. What the thread runs with now is what is
@@ -110,61 +143,61 @@ int daemon_state_save(Daemon *d)
  * is adopted is decided afterwards, for every line at once, as on a reload. */
 static int adopt_line(Daemon *d, const char *line)
 {
-	int pid, tid, value;
-	unsigned uid;
-	uint64_t pid_start, tid_start, since, st;
-	char kind_s[16], policy_s[16];
-	SchedState before = SCHED_STATE_UNKNOWN, now;
-	int n, priority, nice, reset_on_fork;
+	StateLine l;
+	uint64_t st;
+	SchedState now;
+	int held_value, r;
 	_cleanup_close_ int fd = -EBADF, tidfd = -EBADF;
 	ProcUids uids;
-	GrantKind kind, held;
+	PolicyGrantKind held;
+	bool exec = false;
 
-	n = sscanf(line, "%d %" SCNu64 " %u %d %" SCNu64 " %15s %d %" SCNu64 " %15s %d %d %d", &pid,
-		   &pid_start, &uid, &tid, &tid_start, kind_s, &value, &since, policy_s, &priority,
-		   &nice, &reset_on_fork);
-	if (n != 8 && n != 12)
-		return -EINVAL;
-	kind = grant_kind_from_string(kind_s);
-	if (kind < 0 || pid <= 0 || tid <= 0)
-		return -EINVAL;
-	if (n == 12 && procfs_sched_policy_from_string(policy_s) >= 0)
-		before = (SchedState){ .policy = procfs_sched_policy_from_string(policy_s),
-				       .priority = priority,
-				       .nice = nice,
-				       .reset_on_fork = reset_on_fork };
-
-	fd = pidfd_open_cloexec(pid);
+	r = state_parse_line(line, &l);
+	if (r < 0)
+		return r;
+	fd = pidfd_open_cloexec(l.pid);
 	if (fd < 0)
 		return fd;
 	/* A thread other than the main one is pinned first (6.9+), so that
 	 * the start time read next is known to be that pidfd's thread's. */
-	if (tid != pid) {
-		tidfd = pidfd_open_thread(tid);
-		if (tidfd == -ESRCH)
-			return -ESRCH;
-		if (tidfd < 0)
+	if (l.tid != l.pid) {
+		tidfd = pidfd_open_thread(l.tid);
+		if (tidfd < 0 && tidfd != -ESRCH)
 			tidfd = -EBADF; /* an older kernel: start times tell */
 	}
-	if (procfs_start_time(d->args.proc, pid, 0, &st) < 0 || st != pid_start ||
-	    procfs_start_time(d->args.proc, pid, tid, &st) < 0 || st != tid_start ||
-	    pidfd_alive(fd) < 0 || (tidfd >= 0 && pidfd_alive(tidfd) < 0))
+	if (procfs_start_time(d->args.proc, l.pid, 0, &st) < 0 || st != l.pid_start ||
+	    pidfd_alive(fd) < 0)
 		return -ESRCH;
-	if (proc_get_uids(d->args.proc, pid, 0, &uids) < 0 || uids.ruid != uid) {
+	if (tidfd == -ESRCH || procfs_start_time(d->args.proc, l.pid, l.tid, &st) < 0 ||
+	    st != l.tid_start || (tidfd >= 0 && pidfd_alive(tidfd) < 0)) {
+		if (l.tid == l.pid)
+			return -ESRCH;
+		/* Gone, or it called execve() while realtimed was away and is
+		 * the main thread now (grants.h): then that thread is adopted,
+		 * if it holds what was granted. */
+		exec = true;
+		l.tid = l.pid;
+		l.tid_start = l.pid_start;
+		tidfd = safe_close(tidfd);
+	}
+	if (proc_get_uids(d->args.proc, l.pid, 0, &uids) < 0 || uids.ruid != l.uid) {
 		/* The same thread, but it belongs to someone else now: no policy
 		 * ever allowed that owner this grant. */
-		(void)sched_restore(tid, kind, &before);
+		(void)sched_restore(l.tid, l.kind, &l.before);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): it no longer belongs to uid %u",
-		       tid, pid, grant_kind_to_string(kind), value, uid);
+		       l.tid, l.pid, policy_grant_kind_to_string(l.kind), l.value, l.uid);
 		return -EPERM;
 	}
-	if (sched_get_state(tid, &now) < 0 || sched_state_as_grant(&now, &held, &value) < 0 ||
-	    (held == GRANT_NICE) != (kind == GRANT_NICE) ||
-	    (sched_state_known(&before) && !sched_state_above(&now, &before)))
+	if (sched_get_state(l.tid, &now) < 0 ||
+	    (exec && !sched_state_may_hold(&now, l.kind, l.value)) ||
+	    sched_state_as_grant(&now, &held, &held_value) < 0 ||
+	    (held == POLICY_GRANT_NICE) != (l.kind == POLICY_GRANT_NICE) ||
+	    (sched_state_known(&l.before) && !sched_state_above(&now, &l.before)))
 		return -ESRCH;
-	return grant_table_add_pinned(d->grants, pid, pid_start, uid, TAKE_FD(fd), tid,
-				      TAKE_FD(tidfd), tid_start, held, value, &before, since, NULL);
+	return grant_table_add_pinned(d->grants, l.pid, l.pid_start, l.uid, TAKE_FD(fd), l.tid,
+				      TAKE_FD(tidfd), l.tid_start, held, held_value, &l.before,
+				      l.since, NULL);
 }
 
 int daemon_state_adopt(Daemon *d)

@@ -9,6 +9,7 @@
 #include <sys/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "pam-ambient.h"
@@ -24,10 +25,22 @@ _Static_assert(AMBIENT_ALLOWED_CAPS ==
 		       ((UINT64_C(1) << CAP_SYS_NICE) | (UINT64_C(1) << CAP_IPC_LOCK)),
 	       "capability numbers");
 
-int ambient_prepare(uint64_t caps, int *ret_old_keepcaps)
+/* Whether any of the real, effective and saved uids is 0. */
+static int any_uid_root(bool *ret)
+{
+	uid_t r, e, s;
+
+	if (getresuid(&r, &e, &s) < 0)
+		return -errno;
+	*ret = r == 0 || e == 0 || s == 0;
+	return 0;
+}
+
+int ambient_prepare(uint64_t caps, AmbientSaved *ret)
 {
 	_cleanup_cap_ cap_t c = NULL;
-	int keep;
+	bool root;
+	int keep, k;
 
 	if (caps & ~AMBIENT_ALLOWED_CAPS)
 		return -EINVAL;
@@ -53,13 +66,16 @@ int ambient_prepare(uint64_t caps, int *ret_old_keepcaps)
 			return -EPERM;
 	}
 
+	k = any_uid_root(&root);
+	if (k < 0)
+		return k;
 	keep = prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0);
 	if (keep < 0)
 		return -errno;
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return -errno;
 
-	*ret_old_keepcaps = keep;
+	*ret = (AmbientSaved){ .old_keepcaps = keep, .was_root = root };
 	return 0;
 }
 
@@ -94,9 +110,50 @@ int ambient_raise(uint64_t caps)
 	return 0;
 }
 
-int ambient_restore_keepcaps(int old_keepcaps)
+/* Cuts the permitted set to what of keep it holds and empties the effective
+ * set, as the setuid() left it (the inheritable set stays; the kernel drops
+ * from the ambient set what is no longer permitted). Cleared whole, not bit
+ * by bit: the kernel may know capabilities that this libcap does not. */
+static int cut_permitted(uint64_t keep)
 {
-	return RET_NERRNO(prctl(PR_SET_KEEPCAPS, old_keepcaps ? 1 : 0, 0, 0, 0));
+	_cleanup_cap_ cap_t c = cap_get_proc();
+	uint64_t held = 0;
+
+	if (!c)
+		return -errno;
+	for (cap_value_t v = 0; v < 64; v++) {
+		cap_flag_value_t have = CAP_CLEAR;
+
+		if ((keep & (UINT64_C(1) << v)) && cap_get_flag(c, v, CAP_PERMITTED, &have) == 0 &&
+		    have == CAP_SET)
+			held |= UINT64_C(1) << v;
+	}
+	if (cap_clear_flag(c, CAP_PERMITTED) < 0 || cap_clear_flag(c, CAP_EFFECTIVE) < 0)
+		return -errno;
+	for (cap_value_t v = 0; v < 64; v++)
+		if ((held & (UINT64_C(1) << v)) &&
+		    cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET) < 0)
+			return -errno;
+	return RET_NERRNO(cap_set_proc(c));
+}
+
+int ambient_release(const AmbientSaved *saved, uint64_t keep)
+{
+	bool root;
+	int k = 0;
+
+	/* Root's permitted set outlived a setuid() away from root only
+	 * because keepcaps was set here: without it the kernel would have
+	 * cleared it, so all but keep goes now, not at the execve(). A flag
+	 * the application had set itself was its own wish: left alone. */
+	if (saved->was_root && !saved->old_keepcaps) {
+		k = any_uid_root(&root);
+		if (k == 0 && !root)
+			k = cut_permitted(keep);
+	}
+	if (prctl(PR_SET_KEEPCAPS, saved->old_keepcaps ? 1 : 0, 0, 0, 0) < 0 && k == 0)
+		k = -errno;
+	return k;
 }
 
 void ambient_format(uint64_t caps, char *buf, size_t size)

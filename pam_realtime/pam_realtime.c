@@ -39,7 +39,7 @@
 /* Kept with pam_set_data() from open_session until pam_end(). */
 typedef struct AmbientRequest {
 	uint64_t caps;
-	int old_keepcaps;
+	AmbientSaved saved;
 	bool debug;
 } AmbientRequest;
 
@@ -205,10 +205,40 @@ static int rlimits_apply(pam_handle_t *pamh, const PamArgs *args, const char *us
 	return ret;
 }
 
+/* The raise at the pam_end() of the session's process: what was raised. */
+static uint64_t ambient_request_raise(pam_handle_t *pamh, const AmbientRequest *req,
+				      const char *names)
+{
+	int r;
+
+	if (getuid() == 0 && geteuid() == 0)
+		pam_syslog(pamh, LOG_WARNING,
+			   "pam_realtime: raising ambient capabilities %s while still root: the "
+			   "application calls pam_end() before its setuid(), which clears them. "
+			   "Use the rlimits instead, or the service's AmbientCapabilities= (for "
+			   "systemd --user: a drop-in for user@.service)",
+			   names);
+
+	r = ambient_raise(req->caps);
+	if (r < 0) {
+		pam_syslog(
+			pamh, LOG_ERR,
+			"pam_realtime: Failed to raise ambient capabilities %s for the session: %s",
+			names, strerror(-r));
+		return 0;
+	}
+	if (req->debug)
+		pam_syslog(pamh, LOG_DEBUG,
+			   "pam_realtime: Raised ambient capabilities %s for the session (uid %u)",
+			   names, (unsigned)getuid());
+	return req->caps;
+}
+
 static void ambient_request_free(pam_handle_t *pamh, void *data, int error_status)
 {
 	AmbientRequest *req = data;
 	int status = error_status & ~(PAM_DATA_REPLACE | PAM_DATA_SILENT);
+	uint64_t raised = 0;
 	char names[128];
 	int r;
 
@@ -220,34 +250,24 @@ static void ambient_request_free(pam_handle_t *pamh, void *data, int error_statu
 	if (error_status & PAM_DATA_REPLACE)
 		goto done;
 
-	/* PAM_DATA_SILENT marks the pam_end() of the process that goes on to
-	 * run the session, after its setuid (as pam_cap's "defer" expects).
-	 * Any other pam_end() is the application cleaning up: undo keepcaps. */
-	if (!(error_status & PAM_DATA_SILENT) || status != PAM_SUCCESS) {
-		(void)ambient_restore_keepcaps(req->old_keepcaps);
-		goto done;
-	}
-
 	ambient_format(req->caps, names, sizeof(names));
 
-	if (getuid() == 0 && geteuid() == 0)
-		pam_syslog(pamh, LOG_WARNING,
-			   "pam_realtime: raising ambient capabilities %s while still root: the "
-			   "application calls pam_end() before its setuid(), which clears them. "
-			   "Use the rlimits instead, or the service's AmbientCapabilities= (for "
-			   "systemd --user: a drop-in for user@.service)",
-			   names);
+	/* PAM_DATA_SILENT marks the pam_end() of the process that goes on to
+	 * run the session, after its setuid (as pam_cap's "defer" expects).
+	 * Any other pam_end() is the application cleaning up: nothing raised. */
+	if ((error_status & PAM_DATA_SILENT) && status == PAM_SUCCESS)
+		raised = ambient_request_raise(pamh, req, names);
 
-	r = ambient_raise(req->caps);
+	/* Raised, failed or not asked: keepcaps has served either way. Left
+	 * set, a child that drops root later (before an execve()) would keep
+	 * root's permitted set; so would this process, after its setuid(),
+	 * keep what the flag kept beyond the raised ones. */
+	r = ambient_release(&req->saved, raised);
 	if (r < 0)
-		pam_syslog(
-			pamh, LOG_ERR,
-			"pam_realtime: Failed to raise ambient capabilities %s for the session: %s",
-			names, strerror(-r));
-	else if (req->debug)
-		pam_syslog(pamh, LOG_DEBUG,
-			   "pam_realtime: Raised ambient capabilities %s for the session (uid %u)",
-			   names, (unsigned)getuid());
+		pam_syslog(pamh, LOG_ERR,
+			   "pam_realtime: Failed to give up the capabilities kept for %s across "
+			   "setuid(): %s",
+			   names, strerror(-r));
 
 done:
 	free(req);
@@ -260,7 +280,8 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 	_cleanup_free_ AmbientRequest *req = NULL;
 	const void *previous = NULL;
 	char why[768], names[128];
-	int old_keepcaps, r;
+	AmbientSaved saved;
+	int r;
 
 	if (!g->set[POLICY_KEY_CAPABILITIES] || g->capabilities == 0)
 		return PAM_SUCCESS;
@@ -276,7 +297,7 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 		return PAM_SUCCESS;
 	}
 
-	r = ambient_prepare(g->capabilities, &old_keepcaps);
+	r = ambient_prepare(g->capabilities, &saved);
 	if (r < 0) {
 		const char *reason =
 			r == -EPERM ? "this process does not hold them (permitted and bounding "
@@ -295,22 +316,20 @@ static int ambient_schedule(pam_handle_t *pamh, const PamArgs *args, const char 
 
 	req = malloc(sizeof(*req));
 	if (!req) {
-		(void)ambient_restore_keepcaps(old_keepcaps);
+		(void)ambient_release(&saved, 0);
 		pam_syslog(pamh, LOG_CRIT, "Out of memory");
 		return PAM_BUF_ERR;
 	}
 
-	/* Opened twice in one handle: keep the keepcaps flag the first found. */
+	/* Opened twice in one handle: keep what the first found. */
 	if (pam_get_data(pamh, AMBIENT_DATA_NAME, &previous) == PAM_SUCCESS && previous)
-		old_keepcaps = ((const AmbientRequest *)previous)->old_keepcaps;
+		saved = ((const AmbientRequest *)previous)->saved;
 
-	*req = (AmbientRequest){ .caps = g->capabilities,
-				 .old_keepcaps = old_keepcaps,
-				 .debug = args->debug };
+	*req = (AmbientRequest){ .caps = g->capabilities, .saved = saved, .debug = args->debug };
 
 	r = pam_set_data(pamh, AMBIENT_DATA_NAME, req, ambient_request_free);
 	if (r != PAM_SUCCESS) {
-		(void)ambient_restore_keepcaps(old_keepcaps);
+		(void)ambient_release(&saved, 0);
 		pam_syslog(pamh, LOG_ERR,
 			   "Cannot keep ambient capabilities %s for %s until pam_end(): %s", names,
 			   user, pam_strerror(pamh, r));

@@ -86,7 +86,7 @@ static int add_source(IrqCounts *c, const char *line, bool softirqs, const long 
 		      size_t n_cols)
 {
 	const char *colon = strchr(line, ':'), *p;
-	char key[PROCFS_IRQ_KEY_MAX - 2], desc[PROCFS_IRQ_NAME_MAX];
+	char key[PROCFS_IRQ_KEY_MAX - 2], full[PROCFS_IRQ_KEY_MAX], desc[PROCFS_IRQ_NAME_MAX];
 	IrqSource *s;
 	uint64_t *counts;
 	size_t i, n = c->n_sources;
@@ -98,6 +98,11 @@ static int add_source(IrqCounts *c, const char *line, bool softirqs, const long 
 		return 0;
 	copy_printable(key, sizeof(key), line, (size_t)(colon - line));
 	if (!key[0])
+		return 0;
+	/* a key twice (or two that read the same once printable): the first
+	 * is kept, so that a key names one source across snapshots */
+	snprintf(full, sizeof(full), "%s%s", softirqs ? "s:" : "", key);
+	if (procfs_irq_counts_find(c, full, n - 1) >= 0)
 		return 0;
 
 	s = reallocarray(c->sources, n + 1, sizeof(*s));
@@ -131,7 +136,7 @@ static int add_source(IrqCounts *c, const char *line, bool softirqs, const long 
 
 	s = &c->sources[n];
 	s->action[0] = '\0';
-	snprintf(s->key, sizeof(s->key), "%s%s", softirqs ? "s:" : "", key);
+	memcpy(s->key, full, sizeof(s->key));
 	if (softirqs)
 		snprintf(s->name, sizeof(s->name), "softirq %s", key);
 	else if (isdigit((unsigned char)key[0])) {

@@ -5,9 +5,10 @@
  * most against its usual rate while a CPU woke late. The files are hostile
  * input as far as this reader is concerned: lines longer than
  * PROCFS_IRQ_LINE_MAX are skipped, at most PROCFS_IRQ_SOURCES_MAX sources are
- * kept, and names are cut and made printable ASCII (other bytes become
- * '?'), so they can go into text, JSON and XML as they are. Unit-tested in
- * test-procfs-interrupts.c.
+ * kept, a key that comes again is left out, and names are cut and made
+ * printable ASCII (other bytes become '?'), so they can go into text, JSON
+ * and XML as they are. Unit-tested in test-procfs-interrupts.c and fuzzed
+ * (tests/fuzz/fuzz-procfs-interrupts.c).
  */
 #pragma once
 

@@ -14,23 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "macro.h"
 #include "policy-internal.h"
 #include "policy.h"
-
-#define fuzz_assert(expr)                                                                    \
-	do {                                                                                 \
-		if (!(expr)) {                                                               \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, \
-				#expr);                                                      \
-			abort();                                                             \
-		}                                                                            \
-	} while (0)
 
 static unsigned count_lines(const uint8_t *data, size_t size)
 {
@@ -148,26 +137,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Policy *p = NULL;
 	unsigned n_lines = count_lines(data, size);
 	PolicyGrant g;
-	size_t done = 0;
 
 	/* Bigger than any sane policy file; keeps each run fast. */
 	if (size > 64 * 1024)
 		return 0;
-	fd = memfd_create("fuzz-policy.conf", MFD_CLOEXEC);
-	if (fd < 0)
-		abort();
-	/* A memfd is created mode 0777, and the library reads no file that
-	 * others may write: make it an ordinary policy file of ours. */
-	if (fchmod(fd, 0644) < 0)
-		abort();
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0)
-			abort();
-		done += n;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd = fuzz_memfd(data, size, path, sizeof(path));
 	files[0] = path;
 
 	fuzz_assert(policy_load_files(files, 1, &p) == 0);

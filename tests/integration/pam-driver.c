@@ -9,13 +9,22 @@
  *   after RLIMIT_RTPRIO SOFT HARD     (read back with getrlimit)
  *   keepcaps 0|1                      (after the pam_end() that ends it)
  *   self CapAmb HEX ...               (--setuid: after setuid + pam_end)
+ *   session keepcaps 0|1              (--setuid: after setuid + pam_end)
+ *   child keepcaps 0|1, child CapPrm HEX ...  (--setuid, --end-first: a
+ *                                     child forked after pam_end, after its
+ *                                     own setuid to the user)
  *
  * With --setuid it then behaves like login's session child: setgid,
  * initgroups, setuid to the user, pam_end(PAM_SUCCESS | PAM_DATA_SILENT),
  * and finally execs grep to show the capability sets a session program gets.
+ * --drop-caps empties its capability sets between that setuid and pam_end
+ * (the raise then fails). --end-first calls pam_end(PAM_SUCCESS |
+ * PAM_DATA_SILENT) while still root, as the systemd --user manager does.
+ * Either way a child forked after pam_end calls setuid() to the user, as a
+ * program's helper would, and shows what it kept.
  *
  * usage: pam-driver [--confdir DIR] [--service NAME] [--start RES=SOFT:HARD]...
- *                   [--setuid] [--twice] USER
+ *                   [--setuid [--drop-caps] | --end-first] [--twice] USER
  * RES is rtprio, memlock, rttime or nice; SOFT/HARD a number or "infinity";
  * a value above the current hard limit is taken as that limit.
  */
@@ -27,8 +36,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -173,6 +185,40 @@ static void print_caps(const char *prefix)
 	fclose(f);
 }
 
+/* A child that does what a program's helper would after pam_end(): setuid()
+ * to the user, then shows what it kept of the parent's capabilities. */
+static void fork_setuid_child(const struct passwd *pw)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "pam-driver: fork: %m\n");
+		return;
+	}
+	if (pid == 0) {
+		if (setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+			printf("child setuid error %d\n", errno);
+			_exit(1);
+		}
+		printf("child keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+		print_caps("child");
+		fflush(stdout);
+		_exit(0);
+	}
+	(void)waitpid(pid, NULL, 0);
+}
+
+/* Empties the permitted, effective and inheritable sets (always allowed). */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	return syscall(SYS_capset, &h, data) < 0 ? -errno : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = { { "confdir", required_argument, NULL, 'c' },
@@ -180,10 +226,12 @@ int main(int argc, char **argv)
 						 { "start", required_argument, NULL, 'S' },
 						 { "setuid", no_argument, NULL, 'u' },
 						 { "twice", no_argument, NULL, 't' },
+						 { "drop-caps", no_argument, NULL, 'd' },
+						 { "end-first", no_argument, NULL, 'e' },
 						 {} };
 	const char *confdir = NULL, *service = "rt-test", *user;
 	struct pam_conv pc = { conv, NULL };
-	bool do_setuid = false, twice = false;
+	bool do_setuid = false, twice = false, drop = false, end_first = false;
 	pam_handle_t *pamh = NULL;
 	struct passwd *pw;
 	int c, r;
@@ -208,6 +256,12 @@ int main(int argc, char **argv)
 		case 't':
 			twice = true;
 			break;
+		case 'd':
+			drop = true;
+			break;
+		case 'e':
+			end_first = true;
+			break;
 		default:
 			return 2;
 		}
@@ -215,7 +269,7 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc) {
 		fprintf(stderr,
 			"usage: %s [--confdir DIR] [--service NAME] [--start RES=SOFT:HARD]... "
-			"[--setuid] [--twice] USER\n",
+			"[--setuid [--drop-caps] | --end-first] [--twice] USER\n",
 			argv[0]);
 		return 2;
 	}
@@ -237,28 +291,43 @@ int main(int argc, char **argv)
 	}
 	print_limits("after");
 
-	if (!do_setuid) {
+	if (!do_setuid && !end_first) {
 		pam_close_session(pamh, 0);
 		pam_end(pamh, r);
 		printf("keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
 		return 0;
 	}
 
-	/* What login's session child does, in this order. */
-	printf("keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
 	pw = getpwnam(user);
 	if (!pw) {
 		fprintf(stderr, "pam-driver: unknown user %s\n", user);
 		return 2;
 	}
+	if (end_first) {
+		/* systemd's order: pam_end() in the process that runs the
+		 * service, before it drops root */
+		pam_end(pamh, PAM_SUCCESS | PAM_DATA_SILENT);
+		printf("keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+		fork_setuid_child(pw);
+		return 0;
+	}
+
+	/* What login's session child does, in this order. */
+	printf("keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
 	if (setgid(pw->pw_gid) < 0 || initgroups(user, pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
 		fprintf(stderr, "pam-driver: cannot become %s: %m\n", user);
 		return 2;
 	}
 	print_caps("setuid");
+	if (drop && drop_caps() < 0) {
+		fprintf(stderr, "pam-driver: cannot drop the capabilities: %m\n");
+		return 2;
+	}
 	pam_end(pamh, PAM_SUCCESS | PAM_DATA_SILENT);
 	printf("uid %u\n", (unsigned)getuid());
+	printf("session keepcaps %d\n", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
 	print_caps("self");
+	fork_setuid_child(pw);
 	fflush(stdout);
 	execl("/bin/sh", "sh", "-c",
 	      "sed -n 's/^\\(Cap[A-Za-z]*\\):[[:space:]]*/exec \\1 /p' /proc/self/status",

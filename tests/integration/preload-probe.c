@@ -19,6 +19,11 @@
  *     fork            a granted thread forks: the child and its threads are not realtime,
  *                     and an exec'ed program (preload-probe is-other) neither
  *     is-other        exit 0 when the calling thread runs SCHED_OTHER
+ *     exec SECS       a thread makes itself SCHED_FIFO 20, prints "pid P", and
+ *                     calls execve() (exec-held SECS): the kernel makes it the
+ *                     new program's main thread
+ *     exec-held SECS  the main thread runs fifo+reset-on-fork 20; prints
+ *                     "held", sleeps SECS
  *     many            16 threads at once each make themselves SCHED_FIFO
  *     refused PRIO    SCHED_FIFO PRIO beyond policy: EPERM in every form, no thread runs
  *     absent          realtimed not there: EPERM, within ARG milliseconds
@@ -390,6 +395,41 @@ static int case_is_other(void)
 	return 0;
 }
 
+/* exec's thread: asks for realtime through the preload, then execs. */
+static void *exec_main(void *userdata)
+{
+	struct sched_param sp = { .sched_priority = 20 };
+	const char *secs = userdata;
+	int r;
+
+	r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	CHECK(r == 0, "a thread got SCHED_FIFO 20 (returns %d)", r);
+	printf("pid %d\n", getpid());
+	fflush(stdout);
+	execl("/proc/self/exe", "preload-probe", "exec-held", secs, NULL);
+	CHECK(0, "execl: %s", strerror(errno));
+	exit(1);
+}
+
+static int case_exec(const char *secs)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, exec_main, (void *)secs);
+	pthread_join(t, NULL); /* the exec ends this program first */
+	return 1;
+}
+
+static int case_exec_held(const char *secs)
+{
+	kernel_is(gettid(), SCHED_FIFO | SCHED_RESET_ON_FORK, 20,
+		  "the program the granted thread exec'ed, as its main thread");
+	printf("held\n");
+	fflush(stdout);
+	sleep((unsigned)atoi(secs));
+	return 0;
+}
+
 static void *many_main(void *userdata)
 {
 	struct sched_param sp = { .sched_priority = 1 + (int)(intptr_t)userdata };
@@ -514,6 +554,10 @@ int main(int argc, char **argv)
 		r = case_fork("/proc/self/exe");
 	else if (!strcmp(c, "is-other"))
 		r = case_is_other();
+	else if (!strcmp(c, "exec") && argc > 2)
+		r = case_exec(argv[2]);
+	else if (!strcmp(c, "exec-held") && argc > 2)
+		r = case_exec_held(argv[2]);
 	else if (!strcmp(c, "many"))
 		r = case_many();
 	else if (!strcmp(c, "refused") && argc > 2)

@@ -6,11 +6,16 @@
  *   rt-client hold N [--uids R:E:S] [--main-uids R:E:S]
  *	Starts N sleeping threads, prints "pid P" and "threads T1 .. TN", then
  *	reads commands on stdin: "exit K" ends thread K (1-based) and prints
- *	"exited K"; "quit" or end of input exits. Started as root, each of the
- *	N threads can switch its own real, effective and saved uid (--uids),
- *	and the main thread its own (--main-uids), with the raw setresuid
- *	system call, which changes only the calling thread (glibc's wrapper
- *	changes every thread): a process whose threads run as different users.
+ *	"exited K"; "exec K PROG [ARG...]" prints "execing K" and has thread K
+ *	(not the main one) call execvp(PROG, ...): the kernel makes it the
+ *	new program's main thread; "race-exec K PROG [ARG...]" prints "racing
+ *	K" and has thread K spin (SCHED_OTHER) until it sees itself realtime,
+ *	and exec then, racing realtimed's check after its change; "quit" or
+ *	end of input exits. Started as root, each of the N threads can
+ *	switch its own real, effective and saved uid (--uids), and the main
+ *	thread its own (--main-uids), with the raw setresuid system call,
+ *	which changes only the calling thread (glibc's wrapper changes every
+ *	thread): a process whose threads run as different users.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +23,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "macro.h"
 #include "rt-client.h"
+#include "rt-self.h"
 
 /* One of the sleeping threads that a test points the daemon at. */
 struct holder {
@@ -30,7 +37,11 @@ struct holder {
 	pid_t tid;
 	int pipe[2];
 	const uid_t *uids; /* NULL: keep */
+	char **exec_argv;  /* set before an 'x' or 'r' on the pipe: exec this */
 };
+
+/* At most this many words in an exec command. */
+#define EXEC_ARGS_MAX 8
 
 /* "R:E:S" */
 static int parse_uids(const char *s, uid_t ret[3])
@@ -55,6 +66,7 @@ static int setresuid_thread(const uid_t uids[3])
 static void *hold_thread(void *userdata)
 {
 	struct holder *h = userdata;
+	ssize_t n;
 	char c;
 
 	if (h->uids && setresuid_thread(h->uids) < 0) {
@@ -62,9 +74,29 @@ static void *hold_thread(void *userdata)
 		exit(2);
 	}
 	__atomic_store_n(&h->tid, gettid(), __ATOMIC_SEQ_CST);
-	while (read(h->pipe[0], &c, 1) < 0 && errno == EINTR)
+	while ((n = read(h->pipe[0], &c, 1)) < 0 && errno == EINTR)
 		;
+	if (n == 1 && c == 'r' && h->exec_argv)
+		while (!is_realtime())
+			; /* SCHED_OTHER until the grant lands: the exec races its check */
+	if (n == 1 && (c == 'x' || c == 'r') && h->exec_argv) {
+		execvp(h->exec_argv[0], h->exec_argv);
+		fprintf(stderr, "rt-client hold: exec %s: %m\n", h->exec_argv[0]);
+		exit(2);
+	}
 	return NULL;
+}
+
+/* "PROG ARG..." split at blanks into argv (EXEC_ARGS_MAX words at most),
+ * pointing into line, which it changes. */
+static int split_words(char *line, char **argv)
+{
+	int n = 0;
+
+	for (char *w = strtok(line, " \t\n"); w && n < EXEC_ARGS_MAX; w = strtok(NULL, " \t\n"))
+		argv[n++] = w;
+	argv[n] = NULL;
+	return n;
 }
 
 int cmd_hold(int argc, char **argv)
@@ -72,7 +104,7 @@ int cmd_hold(int argc, char **argv)
 	_cleanup_free_ struct holder *h = NULL;
 	uid_t uids[3], main_uids[3];
 	bool set_uids = false, set_main_uids = false;
-	char line[64];
+	char line[256], *exec_argv[EXEC_ARGS_MAX + 1];
 	int n;
 
 	if (argc < 3 || (n = atoi(argv[2])) < 1 || n > 1000) {
@@ -116,13 +148,27 @@ int cmd_hold(int argc, char **argv)
 	fflush(stdout);
 
 	while (fgets(line, sizeof(line), stdin)) {
-		int k;
+		int k, at = 0;
 
 		if (sscanf(line, "exit %d", &k) == 1 && k >= 1 && k <= n && h[k - 1].pipe[1] >= 0) {
 			h[k - 1].pipe[1] = safe_close(h[k - 1].pipe[1]);
 			pthread_join(h[k - 1].thread, NULL);
 			printf("exited %d\n", k);
 			fflush(stdout);
+		} else if ((sscanf(line, "exec %d %n", &k, &at) == 1 ||
+			    sscanf(line, "race-exec %d %n", &k, &at) == 1) &&
+			   at > 0 && k >= 1 && k <= n && h[k - 1].pipe[1] >= 0) {
+			bool race = startswith(line, "race-");
+
+			if (split_words(line + at, exec_argv) == 0)
+				continue;
+			h[k - 1].exec_argv = exec_argv;
+			printf("%s %d\n", race ? "racing" : "execing", k);
+			fflush(stdout);
+			/* the write orders exec_argv before the thread's read */
+			if (write(h[k - 1].pipe[1], race ? "r" : "x", 1) != 1)
+				return 2;
+			pause(); /* the exec ends this program */
 		} else if (startswith(line, "quit"))
 			break;
 	}

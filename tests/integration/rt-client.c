@@ -12,7 +12,10 @@
  *   rt-client spin  (rt-client-spin.c): the runaway that the VM tier makes
  *                   realtime to trigger the canary;
  *   rt-client rounds (rt-client-rounds.c): timed Ping and grant round
- *                   trips, for the tests that nothing stalls realtimed.
+ *                   trips, for the tests that nothing stalls realtimed;
+ *   rt-client crowd (rt-client-crowd.c): many uids asking once each, from
+ *                   a pid namespace, for the test that a crowd takes no
+ *                   one's place.
  */
 #include <stdio.h>
 
@@ -25,6 +28,7 @@ static const struct {
 } commands[] = {
 	{ "ask", cmd_ask },	  { "hold", cmd_hold },	  { "spin", cmd_spin },
 	{ "rounds", cmd_rounds }, { "burst", cmd_burst }, { "flood", cmd_flood },
+	{ "crowd", cmd_crowd },
 };
 
 int main(int argc, char **argv)
@@ -37,6 +41,7 @@ int main(int argc, char **argv)
 			"       rt-client hold NTHREADS [--uids R:E:S] [--main-uids R:E:S]\n"
 			"       rt-client spin SECS [DELAY_MS] [--go FILE] [--self-fifo PRIO] "
 			"[--repromote MS]\n"
-			"       rt-client rounds N [--prio P]\n");
+			"       rt-client rounds N [--prio P]\n"
+			"       rt-client crowd FIRST_UID N [--jobs J]\n");
 	return 2;
 }

@@ -13,3 +13,5 @@ int cmd_rounds(int argc, char **argv);
 /* rt-client-burst.c */
 int cmd_burst(int argc, char **argv);
 int cmd_flood(int argc, char **argv);
+/* rt-client-crowd.c */
+int cmd_crowd(int argc, char **argv);

@@ -9,7 +9,10 @@
 # grants past the per-user limits, which wait together at polkit or at the
 # resolver, floods of manage calls, granted threads that lower themselves
 # to SCHED_OTHER and spin a few milliseconds, and grants for threads that
-# exit at once (bus-fuzz/bursts.c). A fourth user, rtprobe (uid 4111, no
+# exit at once (bus-fuzz/bursts.c); the first thread of each victim
+# process calls execve() now and then, with whatever grant it held, and
+# after every burst no thread may run realtime that no grant names unless
+# it did before the run (rtalice looks at every user's). A fourth user, rtprobe (uid 4111, no
 # rule; polkit allows it realtime), is no fuzzer: it holds one grant all
 # along and asks for another about every 300 ms (bus-fuzz --probe); each
 # must succeed, but for the canary's documented refusal. The limits are
@@ -240,6 +243,7 @@ note "errors by name:"
 cat "$WORK"/fuzz-*.log | sed -n 's/.*: error //p' |
 	awk '{ n[$1] += $2 } END { for (e in n) printf "%9d %s\n", n[e], e }' | sort -rn | sed 's/^/#   /'
 note "bursts: $(sum bursts) ($(sum burst_granted) grants), limit checks after them: $(sum limit_checks), manage floods: $(sum manage_floods), lower-and-spin: $(sum spins), tid churns: $(sum tid_churns) ($(sum tid_reuses) tids reused)"
+note "victim threads that called execve(): $(sum execs); looks for a realtime thread no grant names: $(sum supervision_scans)"
 note "probe: $(sum probes) grants asked, $(sed -n 's/.*: stat ok //p' "$WORK/fuzz-rtprobe.log") succeeded, $(sum probe_refused) refused by the canary's cool-down; $(grep -h 'probe grants p50' "$WORK/fuzz-rtprobe.log" | sed 's/.*probe grants //')"
 if [ -s "$WORK/limits.out" ]; then
 	fail "the per-user limits were exceeded $(wc -l <"$WORK/limits.out") times in ListAllGrants (every second, as root); the first:"
@@ -249,6 +253,8 @@ else
 fi
 [ "$(sum grants_checked)" -gt 0 ] || [ "$(sum crashes)" -gt 0 ] || [ -n "$BUSFUZZ_CALLS" ] ||
 	fail "no grant was checked: the oracle never ran"
+[ "$(sum supervision_scans)" -gt 0 ] || [ "$(sum crashes)" -gt 0 ] || [ -n "$BUSFUZZ_CALLS" ] ||
+	fail "no burst ended in a look for unsupervised realtime threads"
 
 crashes=0
 if kill -0 "$DAEMON_PID" 2>/dev/null; then

@@ -16,7 +16,9 @@
 #   - slapd killed: pamtester open_session costs no more than the NSS
 #     lookups the login makes itself, and realtimed goes on serving users
 #     that /etc resolves, and the directory member it resolved minutes ago
-#     from its last good answer (logged once).
+#     from its last good answer (logged once);
+#   - libnss-ldapd's module runs in realtimed's NSS helper, as nobody,
+#     never in realtimed itself.
 #
 # The directory's audio is its own group (gid 6029) of the same name as
 # /etc's audio (29, with the files user rtaudio): the policy matches groups
@@ -184,6 +186,10 @@ fifo_refused()
 }
 
 fifo_granted "realtimed: directory member of audio gets SCHED_FIFO 70" ldapmember 70
+# the directory's NSS module ran in realtimed's NSS helper (its child), as
+# nobody, never in realtimed (uid 0, with capabilities)
+check_eq "realtimed's NSS helper runs as nobody" 65534 "$(ps -o uid= -p "$(integ_nss_helper)" | tr -d ' ')"
+expect_nss_module_in_helper libnss_ldap.so.2
 fifo_refused "realtimed: directory member asking fifo 71" ldapmember 71 \
 	"priority 71 exceeds the limit 70 .*ldapmember.*admin\.conf:$L_ADMIN_PRIO\b"
 fifo_refused "realtimed: directory non-member asking fifo 70 is refused with the reason" ldapplain 70 \

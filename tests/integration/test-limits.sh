@@ -5,7 +5,9 @@
 # a non-zero RLIMIT_RTPRIO holds RLIMIT_RTTIME at most RTTime= (it is set to
 # RTTime=, lowered too: a safety ceiling, not a right), and a user whose
 # Policies= lacks fifo gets no RLIMIT_RTPRIO (it would open SCHED_FIFO as
-# well as SCHED_RR), only per-thread grants.
+# well as SCHED_RR), only per-thread grants. Before a realtime grant,
+# RLIMIT_RTTIME above RTTime= is lowered to it (or, where realtimed may
+# not, the grant is refused).
 #
 # prlimit() on another user's process needs CAP_SYS_RESOURCE, which root on
 # the project's host lacks: there only the order is checked (RLIMIT_RTTIME
@@ -57,6 +59,32 @@ integ_track $PB
 as_bg rtalice sleep 300
 PC=$!
 integ_track $PC
+
+# Before a realtime grant RLIMIT_RTTIME comes down to RTTime= (audio's 50ms
+# here), where realtimed may (prlimit() on another user's process needs
+# CAP_SYS_RESOURCE); otherwise the grant is refused as rtkit refuses it.
+# A process already within RTTime= is granted as it is, either way.
+as_bg rtaudio prlimit --rttime=40000:40000 -- sleep 300
+PW=$!
+integ_track $PW
+out=$(native --as rtaudio MakeThreadRealtime uint64:$PW uint64:0 string:rr uint32:5)
+expect_success "realtime for a process whose RLIMIT_RTTIME is within RTTime=" "$out"
+expect_sched "it runs rr 5" "$PW" "rr 5"
+expect_limit "its RLIMIT_RTTIME is left as it was" "$PW" "realtime timeout" "40000 40000"
+as_bg rtaudio sleep 300
+PU=$!
+integ_track $PU
+out=$(native --as rtaudio MakeThreadRealtime uint64:$PU uint64:0 string:rr uint32:5)
+if have_cap_sys_resource; then
+	expect_success "realtime for a process whose RLIMIT_RTTIME is unlimited" "$out"
+	expect_sched "it runs rr 5" "$PU" "rr 5"
+	expect_limit "its RLIMIT_RTTIME came down to RTTime=50ms" "$PU" "realtime timeout" "50000 50000"
+else
+	expect_error "realtime for a process whose RLIMIT_RTTIME is unlimited: refused without CAP_SYS_RESOURCE" \
+		"$NATIVE_ERR.PolicyDenied" "RLIMIT_RTTIME of process $PU is unlimited, above the limit 50000 us .*set RLIMIT_RTTIME first" "$out"
+	expect_sched "it stays SCHED_OTHER" "$PU" "other 0"
+	expect_limit "its RLIMIT_RTTIME stays unlimited" "$PU" "realtime timeout" "unlimited unlimited"
+fi
 
 if ! have_cap_sys_resource; then
 	note "no CAP_SYS_RESOURCE here: prlimit() on another user's process fails; the vm tier checks the limits"

@@ -33,6 +33,11 @@
 #      known of uid 4191, the adoption judges the grant after ResolveTimeout
 #      by [User #4191] and [Default] alone (rr only) and demotes it, with a
 #      journal line saying uid 4191 could not be resolved.
+# And where NSS runs: the rthang module is loaded in realtimed's NSS helper
+# (its child), which runs as nobody with CapEff, CapPrm, CapBnd (and
+# CapInh, CapAmb) all zero and no_new_privs, never in realtimed itself,
+# whose effective set holds its four capabilities alone; the helper, stuck
+# in a hung lookup, ends with realtimed.
 # Before the resolver (NSS on the event loop) realtimed stalled for the
 # whole hang: step 2's rounds took 30 s or more and rthang was answered
 # only when the directory was.
@@ -79,6 +84,10 @@ echo "rthang3:x:$HANG3_UID:" >>"$WORK/etc/group"
 sed -e 's/^passwd:.*/passwd: rthang files/' -e 's/^group:.*/group: rthang files/' \
 	/etc/nsswitch.conf >"$WORK/nsswitch-realtimed.conf"
 grep -q '^passwd: rthang files' "$WORK/nsswitch-realtimed.conf" || skip "no passwd: line in /etc/nsswitch.conf"
+# the module runs in realtimed's NSS helper, as nobody: it reads the
+# conf (0644) and appends to the log
+: >"$WORK/rthang.conf.log"
+chmod 666 "$WORK/rthang.conf.log"
 cat >"$WORK/rthang.conf" <<EOF
 user rthang $HANG_UID $HANG_UID
 group rthang $HANG_UID
@@ -111,6 +120,12 @@ RealtimePriority=50
 Policies=fifo rr
 EOF
 REALTIMED=$WORK/realtimed-nss integ_start_daemon
+
+# status_of PID KEY: KEY's value in /proc/PID/status, its fields joined by spaces
+status_of()
+{
+	awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status" 2>/dev/null
+}
 
 # rounds FIRST LAST OUT: NROUNDS rounds as each of rtnFIRST..rtnLAST into
 # OUT, in 4 lanes at once (so that they fit in the ResolveTimeout window
@@ -171,6 +186,31 @@ HANG_PID=$!
 integ_track $HANG_PID
 wait_for 5 grep -q "^hang $HANG_UID" "$WORK/rthang.conf.log" &&
 	ok "rthang's lookup hangs in the directory" || fail "the rthang module never hung: is it loaded?"
+
+# where NSS runs: in realtimed's child, the NSS helper, without privileges
+HELPER=$(integ_nss_helper)
+if [ -z "$HELPER" ]; then
+	fail "realtimed ($DAEMON_PID) has no NSS helper child"
+else
+	check_eq "the NSS helper (pid $HELPER, realtimed's child) runs as nobody: Uid" \
+		"65534 65534 65534 65534" "$(status_of "$HELPER" Uid)"
+	check_eq "the NSS helper's Gid" "65534 65534 65534 65534" "$(status_of "$HELPER" Gid)"
+	check_eq "the NSS helper has no supplementary group" "" "$(status_of "$HELPER" Groups)"
+	for c in CapEff CapPrm CapBnd CapInh CapAmb; do
+		check_eq "the NSS helper's $c is empty" 0000000000000000 "$(status_of "$HELPER" $c)"
+	done
+	check_eq "the NSS helper runs with no_new_privs" 1 "$(status_of "$HELPER" NoNewPrivs)"
+fi
+expect_nss_module_in_helper libnss_rthang.so.2
+# realtimed's own: at most CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19)
+# CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24) effective (the test's root may lack
+# some), and CAP_SETGID(6) CAP_SETUID(7) CAP_SETPCAP(8) permitted only, for
+# the helper
+eff=$((0x$(status_of "$DAEMON_PID" CapEff))) prm=$((0x$(status_of "$DAEMON_PID" CapPrm)))
+check_eq "realtimed's effective set holds none but its four" 0 $((eff & ~0x1880004))
+check_eq "realtimed's permitted set holds CAP_SETUID, CAP_SETGID, CAP_SETPCAP, for the helper" \
+	$((0x1c0)) $((prm & 0x1c0))
+check_eq "realtimed's permitted set holds nothing else but what is effective" 0 $((prm & ~eff & ~0x1c0))
 
 # rthang's properties and Explain wait for the same lookup, parked too
 setpriv --reuid=$HANG_UID --regid=$HANG_UID --clear-groups -- \
@@ -328,8 +368,16 @@ grep -q "Demoted thread $H2_TID " "$WORK/realtimed.log" &&
 
 # --- 6. a restart while rthang2's lookups hang -------------------------------------
 # nothing known of uid 4191 in the new process: no last good answer
+HELPER=$(integ_nss_helper)
 integ_stop_daemon TERM
 expect_sched "rthang2 keeps fifo 50 over realtimed's stop" "$H2_TID" "fifo 50"
+helper_gone()
+{
+	[ ! -e "/proc/$1/status" ] || [ "$(status_of "$1" State)" = "Z (zombie)" ]
+}
+[ -n "$HELPER" ] && wait_for 5 helper_gone "$HELPER" &&
+	ok "the NSS helper, stuck in rthang2's lookup, ended with realtimed" ||
+	fail "the NSS helper ${HELPER:-(none)} outlived realtimed"
 t0=$(date +%s%N)
 REALTIMED=$WORK/realtimed-nss integ_start_daemon
 t=$(date +%s%N)

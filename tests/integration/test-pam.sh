@@ -184,6 +184,35 @@ if [ $(((0x$prm >> 23) & 1)) = 1 ] && [ $(((0x$prm >> 7) & 1)) = 1 ]; then
 	done
 	check "rtalice --setuid: debug says the capabilities were raised" \
 		grep -q "^debug .*pam_realtime: Raised ambient capabilities cap_sys_nice for the session (uid 4103)" "$LOG"
+	# keepcaps has served once the setuid is behind: it is put back, and
+	# root's other permitted capabilities, which it kept, are given up
+	check "rtalice --setuid: keepcaps is off again after pam_end(PAM_DATA_SILENT)" \
+		grep -qx "session keepcaps 0" "$WORK/alice-setuid.out"
+	check "rtalice --setuid: before exec, the session holds only cap_sys_nice permitted" \
+		grep -qx "self CapPrm 0000000000800000" "$WORK/alice-setuid.out"
+	check "rtalice --setuid: a child it forks, after its own setuid, has keepcaps off" \
+		grep -qx "child keepcaps 0" "$WORK/alice-setuid.out"
+	check "rtalice --setuid: that child keeps no more than cap_sys_nice permitted" \
+		grep -qx "child CapPrm 0000000000800000" "$WORK/alice-setuid.out"
+
+	# the raise fails (the driver empties its sets after setuid): keepcaps
+	# is put back all the same
+	run alice-dropped rt-test rtalice --setuid --drop-caps
+	check "raise failed: the log says so" \
+		grep -q "pam_realtime: Failed to raise ambient capabilities cap_sys_nice for the session" "$LOG"
+	check "raise failed: keepcaps is off again after pam_end(PAM_DATA_SILENT)" \
+		grep -qx "session keepcaps 0" "$WORK/alice-dropped.out"
+	check "raise failed: nothing is permitted" grep -qx "self CapPrm 0000000000000000" "$WORK/alice-dropped.out"
+
+	# pam_end(PAM_DATA_SILENT) while still root (systemd --user's order): the
+	# raise is done and warned about, keepcaps put back, so a child that
+	# then drops root keeps none of root's capabilities
+	run alice-endfirst rt-test rtalice --end-first
+	check "pam_end before setuid: the warning is logged" \
+		grep -q "raising ambient capabilities cap_sys_nice while still root" "$LOG"
+	check "pam_end before setuid: keepcaps is off again" grep -qx "keepcaps 0" "$WORK/alice-endfirst.out"
+	check "pam_end before setuid: a child's setuid() to the user leaves nothing permitted" \
+		grep -qx "child CapPrm 0000000000000000" "$WORK/alice-endfirst.out"
 
 	run alice-nocaps rt-nocaps rtalice --setuid
 	check "nocaps: Capabilities= is not what decides the answer" [ "$(open_result "$OUT")" = "$(open_result "$(cat "$WORK/alice.out")")" ]

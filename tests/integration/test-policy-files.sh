@@ -28,7 +28,7 @@ grep -q '^Type=notify$' "$T/realtimed.service" && grep -q '^WatchdogSec=' "$T/re
 	grep -q '^BusName=org.realtimed.Realtime1$' "$T/realtimed.service" &&
 	ok "unit is Type=notify with WatchdogSec= and BusName=" || fail "unit lacks Type=notify/WatchdogSec/BusName"
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$T/realtimed.service" | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$caps" = "CAP_DAC_READ_SEARCH CAP_SYS_NICE CAP_SYS_PTRACE CAP_SYS_RESOURCE " ] &&
+[ "$caps" = "CAP_DAC_READ_SEARCH CAP_SETGID CAP_SETPCAP CAP_SETUID CAP_SYS_NICE CAP_SYS_PTRACE CAP_SYS_RESOURCE " ] &&
 	ok "capability bounding set: $caps" || fail "capability bounding set is '$caps'"
 # the daemon drops to its own list when started by hand: the same list
 if [ -f "$TOP_SRCDIR/daemon/caps.c" ]; then

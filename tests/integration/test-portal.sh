@@ -266,7 +266,7 @@ else
 	out=$(app_call plain "$SB_PID" "$SB_TID" $PRIO)
 	# realtimed's answer, passed back by the portal: not the caller's, or none
 	if printf '%s\n' "$out" | grep -q '^Error org.freedesktop.DBus.Error.\(AccessDenied\|Failed\)' &&
-		printf '%s\n' "$out" | grep -qE 'belongs to uid|not a thread of|does not exist|exited'; then
+		printf '%s\n' "$out" | grep -qE 'names no process of the caller|not a thread of|does not exist|exited'; then
 		ok "realtimed refuses the untranslated ids $SB_PID/$SB_TID ($(printf '%s\n' "$out" | head -n 1 | cut -c1-140))"
 	else
 		fail "the unknown app's request for $SB_PID/$SB_TID: $out"

@@ -145,7 +145,7 @@ as_bg rtalice sleep 60
 other=$!
 integ_track $other
 out=$(native --as rtaudio MakeThreadRealtime uint64:"$other" uint64:0 string:fifo uint32:10)
-expect_error "rtalice's process is refused to rtaudio" "$NATIVE_ERR.PermissionDenied" "belongs to uid" "$out"
+expect_error "rtalice's process is refused to rtaudio" "$NATIVE_ERR.PermissionDenied" "names no process of the caller" "$out"
 ctl rtaudio --json status --refused
 if printf '%s' "$out" | "$PY" -c '
 import json, sys

@@ -63,6 +63,24 @@ integ_start_daemon()
 	fi
 }
 
+# integ_nss_helper: the pid of realtimed's NSS helper, its one child
+# (realtimed(8), PROCESSES AND PRIVILEGES); empty when it has none.
+integ_nss_helper()
+{
+	cat "/proc/$DAEMON_PID/task/"*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .
+}
+
+# expect_nss_module_in_helper MODULE: NSS module MODULE (libnss_NAME.so.2)
+# is loaded in realtimed's NSS helper, and not in realtimed itself (uid 0).
+expect_nss_module_in_helper()
+{
+	_h=$(integ_nss_helper)
+	grep -qs "$1" "/proc/${_h:-0}/maps" && ok "$1 is loaded in realtimed's NSS helper ($_h)" ||
+		fail "$1 is not loaded in realtimed's NSS helper (${_h:-none})"
+	grep -q "$1" "/proc/$DAEMON_PID/maps" && fail "$1 is loaded in realtimed itself (uid 0)" ||
+		ok "$1 is not loaded in realtimed itself"
+}
+
 # integ_start_rtkit [ARGS...]: start Debian's rtkit-daemon on the private bus
 # (with default limits unless ARGS say otherwise). Needs INTEG_BUS_EXTRA to
 # include rtkit's own system.d file, set before integ_setup: see

@@ -29,8 +29,11 @@ static char fake_proc[64];
 static FakeThread fake[FAKE_MAX];
 static size_t n_fake;
 /* a realtime thread realtimed did not grant (another process's): its
- * schedstat, if there is one */
-static FakeThread unknown;
+ * schedstat, if there is one; with FAKE_UNKNOWN_AFTER_FIRING it uses no
+ * CPU time until the first firing (its percent is atomic) */
+static FakeThread unknown[FAKE_MAX];
+static size_t n_unknown;
+static FakeUnknown unknown_mode;
 
 static void fake_write(const char *path, const char *text)
 {
@@ -89,9 +92,11 @@ static void *fake_scheduler(void *arg)
 			fake[i].runtime += (now - last) * 1000 * fake[i].percent / 100;
 			fake_schedstat(&fake[i]);
 		}
-		if (unknown.t.tid) {
-			unknown.runtime += (now - last) * 1000 * unknown.percent / 100;
-			fake_schedstat(&unknown);
+		for (size_t i = 0; i < n_unknown; i++) {
+			unknown[i].runtime +=
+				(now - last) * 1000 *
+				__atomic_load_n(&unknown[i].percent, __ATOMIC_RELAXED) / 100;
+			fake_schedstat(&unknown[i]);
 		}
 		last = now;
 	}
@@ -126,6 +131,9 @@ static void on_fake_fired(const CanaryReport *r, void *userdata)
 	for (size_t i = 0; i < r->n_demoted && m < sizeof(buf); i++)
 		m += (size_t)snprintf(buf + m, sizeof(buf) - m, " %u", (unsigned)r->demoted[i].uid);
 	report("%s\n", buf);
+	if (unknown_mode == FAKE_UNKNOWN_AFTER_FIRING)
+		for (size_t i = 0; i < n_unknown; i++)
+			__atomic_store_n(&unknown[i].percent, 100, __ATOMIC_RELAXED);
 	/* what the watchdog saw, for the log of a failure */
 	printf("note: fired: cheeps %u%%, probe %u%%, held %llu ms in %llu ms\n", r->cheeps_percent,
 	       r->probe_percent, (unsigned long long)(r->held_usec / 1000),
@@ -147,7 +155,7 @@ static void on_fake_fired(const CanaryReport *r, void *userdata)
  * here: it needs CAP_SYS_NICE), in the fake /proc at 100% of a CPU: a
  * runaway realtimed did not grant. Dies with the child. False when the
  * kernel refused the policy. */
-static bool fake_unknown(void)
+static bool fake_unknown(size_t i)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	char path[128];
@@ -171,19 +179,20 @@ static bool fake_unknown(void)
 		_exit(2);
 	strcat(path, "/status");
 	fake_write(path, "Uid:\t3000\t3000\t3000\t3000\n");
-	fake_stat(g, 0, 77, SCHED_FIFO);
-	fake_stat(g, g, 77, SCHED_FIFO);
-	unknown = (FakeThread){ .t = { .pid = g, .tid = g, .start_time = 77, .uid = 3000 },
-				.policy = SCHED_FIFO,
-				.percent = 100 };
-	fake_schedstat(&unknown);
+	fake_stat(g, 0, 77 + i, SCHED_FIFO);
+	fake_stat(g, g, 77 + i, SCHED_FIFO);
+	unknown[i] = (FakeThread){ .t = { .pid = g, .tid = g, .start_time = 77 + i, .uid = 3000 },
+				   .policy = SCHED_FIFO,
+				   .percent = unknown_mode == FAKE_UNKNOWN_AFTER_FIRING ? 0 : 100 };
+	fake_schedstat(&unknown[i]);
 	return true;
 }
 
 /* The child, on the fake /proc: ncpu threads of uid 1000 at policy and
  * 100% of a CPU each, and with_b, one of uid 2000 at SCHED_FIFO and 30%;
- * with_unknown, fake_unknown()'s process. */
-static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
+ * and fake_unknown()'s process unless FAKE_UNKNOWN_NONE, one per CPU with
+ * FAKE_UNKNOWN_EVERY_CPU. */
+static void fake_child(int fd, int policy, bool with_b, FakeUnknown with_unknown)
 {
 	static pid_t tids[FAKE_MAX];
 	char path[128];
@@ -224,14 +233,19 @@ static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
 		fake_stat(getpid(), tids[i], fake[i].t.start_time, fake[i].policy);
 		fake_schedstat(&fake[i]);
 	}
-	if (with_unknown && !fake_unknown()) {
-		report("no realtime here\n");
-		pause();
-	}
+	unknown_mode = with_unknown;
+	n_unknown = with_unknown == FAKE_UNKNOWN_NONE	     ? 0
+		    : with_unknown == FAKE_UNKNOWN_EVERY_CPU ? (size_t)ncpu
+							     : 1;
+	for (size_t i = 0; i < n_unknown && i < FAKE_MAX; i++)
+		if (!fake_unknown(i)) {
+			report("no realtime here\n");
+			pause();
+		}
 	pthread_create(&t, NULL, fake_scheduler, NULL);
 	fake_settings = (CanarySettings){ .watchdog_usec = PERIOD_USEC,
 					  .refuse_usec = 3600 * 1000 * MSEC,
-					  .demote_unknown = with_unknown };
+					  .demote_unknown = with_unknown != FAKE_UNKNOWN_NONE };
 	if (sd_event_default(&e) < 0 ||
 	    canary_new(e, fake_proc, on_fake_fired, NULL, &fake_canary) < 0)
 		_exit(2);
@@ -250,7 +264,8 @@ static void fake_child(int fd, int policy, bool with_b, bool with_unknown)
 
 typedef struct FakeArgs {
 	int policy;
-	bool with_b, with_unknown;
+	bool with_b;
+	FakeUnknown with_unknown;
 } FakeArgs;
 
 static void fake_body(int fd, const void *arg)
@@ -260,7 +275,7 @@ static void fake_body(int fd, const void *arg)
 	fake_child(fd, a->policy, a->with_b, a->with_unknown);
 }
 
-bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
+bool start_fake_child_with(int policy, bool with_b, FakeUnknown with_unknown)
 {
 	FakeArgs a = { .policy = policy, .with_b = with_b, .with_unknown = with_unknown };
 	char buf[128];
@@ -276,7 +291,7 @@ bool start_fake_child_with(int policy, bool with_b, bool with_unknown)
 
 void start_fake_child(int policy, bool with_b)
 {
-	(void)start_fake_child_with(policy, with_b, false);
+	(void)start_fake_child_with(policy, with_b, FAKE_UNKNOWN_NONE);
 }
 
 void stop_fake_child(void)

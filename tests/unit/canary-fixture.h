@@ -80,12 +80,19 @@ int canary_check_run(const char *suite_name, const char *name, const TTest *cons
 /* The fake /proc (canary-fake-proc.c). Its child's targets: one thread of
  * uid 1000 per CPU (at most FAKE_MAX) at policy and 100% of a CPU, with
  * with_b one more of uid 2000 at SCHED_FIFO and 30%, and with
- * with_unknown a process of uid 3000 at SCHED_FIFO 1 and 100% that
- * realtimed did not grant (CanaryDemoteUnknown=yes). Each firing reports
- * "fired esc E blamed UID... demoted UID...". False (a note printed) when
- * the kernel refused the unknown one realtime. */
+ * with_unknown a process of uid 3000 at SCHED_FIFO 1 that realtimed did
+ * not grant (CanaryDemoteUnknown=yes), at 100% of a CPU from the start or
+ * from the first firing on, or one such per CPU. Each firing reports "fired esc E blamed
+ * UID... demoted UID...". False (a note printed) when the kernel refused
+ * the unknown one realtime. */
 enum { FAKE_MAX = 64 };
-bool start_fake_child_with(int policy, bool with_b, bool with_unknown);
+typedef enum FakeUnknown {
+	FAKE_UNKNOWN_NONE,
+	FAKE_UNKNOWN_RUNAWAY,	   /* 100% of a CPU from the start */
+	FAKE_UNKNOWN_AFTER_FIRING, /* idle until the first firing, then 100% */
+	FAKE_UNKNOWN_EVERY_CPU,	   /* one such process per CPU, from the start */
+} FakeUnknown;
+bool start_fake_child_with(int policy, bool with_b, FakeUnknown with_unknown);
 /* The same without the unknown thread. */
 void start_fake_child(int policy, bool with_b);
 /* stop_child(), and the fake /proc removed. */

@@ -7,17 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "creds.h"
+#include "bus-dispatch.h"
 #include "daemon-fixture.h"
 #include "manager.h"
 #include "pidfd.h"
 #include "resolver.h"
 #include "refusals.h"
-#include "user-rates.h"
+#include "users.h"
 
 #define DIR_TEMPLATE "/tmp/test-daemon.XXXXXX"
 
@@ -103,6 +106,87 @@ void fixture_stat(pid_t pid, pid_t tid, uint64_t st)
 	fixture_task(pid, tid, uid, uid, uid, st);
 }
 
+void fixture_comm(pid_t pid, pid_t tid, const char *comm)
+{
+	char path[512], text[256];
+
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/comm", fixture_proc, (int)pid,
+			 (int)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/comm", fixture_proc, (int)pid);
+	snprintf(text, sizeof(text), "%s\n", comm);
+	fixture_write(path, text);
+}
+
+/* include/linux/sched.h: a kernel thread */
+#define PF_KTHREAD 0x00200000u
+
+void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, int nice)
+{
+	char path[512], text[512];
+
+	snprintf(path, sizeof(path), "%s/%d", fixture_proc, (int)pid);
+	(void)mkdir(path, 0755);
+	strcat(path, "/stat");
+	/* 4 ppid .. 8 tpgid, 9 flags, 10..17, 18 priority, 19 nice, 20..39,
+	 * 40 rt_priority, 41 policy */
+	snprintf(text, sizeof(text),
+		 "%d (%s) S 2 0 0 0 -1 %u 0 0 0 0 0 0 0 0 %d %d 1 0 5 0 0 "
+		 "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 %d %d 0 0 0\n",
+		 (int)pid, comm, PF_KTHREAD, -1 - priority, nice, priority, policy);
+	fixture_write(path, text);
+}
+
+void fixture_irq_action(unsigned irq, const char *action)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/irq", fixture_proc);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/irq/%u", fixture_proc, irq);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/irq/%u/%s", fixture_proc, irq, action);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+int fixture_private_proc(void)
+{
+	char top[] = "/tmp/test-daemon-proc.XXXXXX", path[64], real[32], pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(real, sizeof(real), "/proc/%s", pid);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    !mkdtemp(top) || mount("tmpfs", top, "tmpfs", 0, "mode=0755") < 0)
+		return -errno;
+	/* this process's own directory stays: the sanitizers read it */
+	snprintf(path, sizeof(path), "%s/%s", top, pid);
+	if (mkdir(path, 0555) < 0 || mount(real, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/self", top);
+	if (symlink(pid, path) < 0 || mount(top, "/proc", NULL, MS_MOVE, NULL) < 0)
+		return -errno;
+	(void)rmdir(top);
+	return 0;
+}
+
+bool fixture_private_proc_allowed(void)
+{
+	int status, r;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(-fixture_private_proc());
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		r = EIO;
+	else
+		r = WEXITSTATUS(status);
+	if (r != 0)
+		printf("SKIP: no private /proc here (%s): the test needs root\n", strerror(r));
+	return r == 0;
+}
+
 static void *sleeper_main(void *userdata)
 {
 	Sleeper *s = userdata;
@@ -131,7 +215,9 @@ int sched_policy_of(pid_t tid)
 	return sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
 }
 
-void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
+static const DaemonHooks fixture_hooks = { .answer = bus_answer };
+
+void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks)
 {
 	const char *files[] = { fixture_conf };
 
@@ -142,9 +228,11 @@ void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks)
 	d->args.admin_conf = d->args.vendor_conf_dir = d->args.admin_conf_dir = "";
 	/* the fake /proc, whose tasks no pidfd speaks for */
 	d->args.proc = fixture_proc;
-	d->hooks = hooks;
+	/* the requests' answers go to the bus as realtimed's do */
+	d->hooks = hooks ? hooks : &fixture_hooks;
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(creds_cache_new(&d->creds), 0);
+	ck_assert_int_eq(users_new(&d->users), 0);
 	/* no event: no exit watches, the fake /proc decides */
 	ck_assert_int_eq(grant_table_new(NULL, fixture_proc, manager_grants_changed, d, &d->grants),
 			 0);
@@ -159,8 +247,7 @@ void fixture_daemon_fini(Daemon *d)
 	d->grants = grant_table_free(d->grants);
 	d->policy = policy_free(d->policy);
 	d->event = sd_event_unref(d->event);
-	d->rates = user_rates_free(d->rates);
-	d->refused = refusal_log_free(d->refused);
+	d->users = users_free(d->users);
 	d->creds = creds_cache_free(d->creds);
 }
 
@@ -170,6 +257,6 @@ void fixture_grant(Daemon *d, pid_t tid, uint64_t st, int nice)
 	pid_t self = getpid();
 
 	ck_assert_int_eq(grant_table_add(d->grants, self, 1, getuid(), pidfd_open_cloexec(self),
-					 tid, st, GRANT_NICE, nice, &before, 0, NULL),
+					 tid, st, POLICY_GRANT_NICE, nice, &before, 0, NULL),
 			 0);
 }

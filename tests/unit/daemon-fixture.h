@@ -13,6 +13,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,6 +45,27 @@ void fixture_task(pid_t pid, pid_t tid, uid_t ruid, uid_t euid, uid_t suid, uint
 /* The same for a thread (tid > 0) that the test's own uid owns. */
 void fixture_stat(pid_t pid, pid_t tid, uint64_t st);
 
+/* PROC/PID/task/TID/comm (tid 0: PROC/PID/comm) holding comm, any bytes,
+ * and a newline, as the kernel writes it. */
+void fixture_comm(pid_t pid, pid_t tid, const char *comm);
+/* PROC/PID/stat of an IRQ kernel thread named comm ("irq/30-snd_hda_in",
+ * cut as the kernel cuts it or not), running policy at priority
+ * (SCHED_OTHER: at nice), as procfs-irq.h reads it. */
+void fixture_irq_thread(pid_t pid, const char *comm, int policy, int priority, int nice);
+/* PROC/irq/IRQ/ACTION/, the directory that gives an IRQ thread's action
+ * its full name. */
+void fixture_irq_action(unsigned irq, const char *action);
+
+/* This process in a mount namespace of its own, with a tmpfs on /proc
+ * that holds only this process's own directory (and "self"): realtime.ko's
+ * files, which irq.c opens under the real /proc, are then the test's to
+ * make (or leave out), and the machine's are never touched. 0, or -errno
+ * where this process may not (not root). */
+int fixture_private_proc(void);
+/* Whether fixture_private_proc() works here, tried in a child; prints
+ * "SKIP: ..." and why when not. */
+bool fixture_private_proc_allowed(void);
+
 /* Starts a thread that sleeps until the test ends, at SCHED_BATCH nice 12. */
 void sleeper_start(Sleeper *s);
 /* The scheduling policy of a thread, without SCHED_RESET_ON_FORK. */
@@ -52,7 +74,7 @@ int sched_policy_of(pid_t tid);
 /* A Daemon on the fake /proc (a table with no exit watches: the fake /proc
  * decides what is alive) and the policy fixture_conf holds, with hooks
  * (may be NULL) and the manager's change callback. */
-void fixture_daemon_init(Daemon *d, const ManagerHooks *hooks);
+void fixture_daemon_init(Daemon *d, const DaemonHooks *hooks);
 void fixture_daemon_fini(Daemon *d);
 /* Grants tid of this process a nice level, recorded with start time st and
  * SCHED_IDLE as what it ran with before. */

@@ -2,9 +2,11 @@
 /*
  * What the resolver's tests (test-daemon-resolver*.c) build on: a fake
  * user directory as the resolver's lookup, which answers uid N with the
- * user "uN" of one group, can hang until released and can fail every
- * lookup; a resolver (daemon/resolver.c) over it on a loop of its own;
- * and the waits' answers recorded, run for and checked.
+ * user "uN" of one group, can hang until released, can fail every
+ * lookup, crash, or send what the test wrote in the NSS helper's place;
+ * a resolver (daemon/resolver.c) over it on a loop of its own; and the
+ * waits' answers recorded, run for and checked. The lookups run in the
+ * NSS helper, a child process: the directory lives in shared memory.
  */
 #pragma once
 
@@ -18,6 +20,8 @@
 
 /* The fake directory has no user of this uid or above: -ESRCH. */
 #define NO_SUCH_UID 90000
+/* The largest message fake_send() sends. */
+#define FAKE_SEND_MAX (192 * 1024)
 
 /* Check fixture: a directory that answers (gid 29), hangs for no one and
  * counts no lookup yet (also with CK_FORK=no). */
@@ -30,8 +34,18 @@ void fake_set(gid_t gid, int error);
 void fake_hang(uid_t uid);
 void fake_hang_all(void);
 void fake_release(void);
+/* From now on, the lookup of uid aborts, as an NSS module that crashes. */
+void fake_crash(uid_t uid);
+/* The lookup of uid sends msg on the NSS helper's socket, as realtimed
+ * reads an answer there, then hangs until fake_release(). */
+void fake_send(uid_t uid, const void *msg, size_t len);
 /* How many lookups the directory was asked, hung ones included. */
 unsigned fake_n_calls(void);
+/* The NSS helper of the test's resolver (the test process's only
+ * child), 0 when none runs. */
+pid_t helper_pid(void);
+/* Its worker threads, as /proc shows them (all but its main thread). */
+unsigned helper_n_threads(void);
 
 /* What the waits got: how many answers, and the last one's error, the
  * user's gid and name (error 0), and when it came. */

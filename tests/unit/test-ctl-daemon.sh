@@ -62,7 +62,7 @@ contains "the refusal names the limit and its file:line" "$err" "95.*realtime\.c
 expect_sched "the refused grant changed nothing" "$T1" "fifo 70"
 ctl rtplain 1 "rtplain: another user's process is refused" grant --rr 5 "$HOLDER_PID/$T1"
 ctl rtaudio 4 "a tid that is not a thread of the pid" grant --rr 5 "$HOLDER_PID/1"
-ctl rtaudio 4 "a pid that does not exist" reset 4000000
+ctl rtaudio 1 "a pid that does not exist: refused as another user's is" reset 4000000
 
 ctl rtaudio 0 "status" status
 contains "status lists the fifo grant" "$out" "^$HOLDER_PID +$T1 +rt-client +rtaudio +$UID_AUDIO +fifo +70 "

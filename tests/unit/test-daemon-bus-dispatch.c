@@ -9,13 +9,19 @@
  * that user).
  */
 #include <check.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bus-dispatch.h"
+#include "bus-names.h"
 #include "bus-native.h"
 #include "bus-props.h"
 #include "bus-rtkit.h"
 #include "check-main.h"
+#include "macro.h"
+#include "request.h"
 
 #define XML_METHODS_MAX 32
 
@@ -156,10 +162,68 @@ START_TEST(test_tables_whole)
 }
 END_TEST
 
+/* The one table of answers: a name for every code in each flavour,
+ * rtkit's three for its clients, a failure of realtimed as Failed. */
+START_TEST(test_error_names)
+{
+	ck_assert_str_eq(bus_error_name(REQUEST_E_NO_SUCH_GRANT, FLAVOUR_NATIVE),
+			 "org.realtimed.Realtime1.Error.NoSuchGrant");
+	ck_assert_str_eq(bus_error_name(REQUEST_E_POLICY_DENIED, FLAVOUR_RTKIT),
+			 DBUS_ERROR_ACCESS_DENIED);
+	ck_assert_str_eq(bus_error_name(-EIO, FLAVOUR_NATIVE),
+			 "org.realtimed.Realtime1.Error.Failed");
+	ck_assert_str_eq(bus_error_name(-ENOMEM, FLAVOUR_RTKIT), DBUS_ERROR_FAILED);
+	for (int e = _REQUEST_E_SUCCESS + 1; e < _REQUEST_E_MAX; e++) {
+		const char *rtkit = bus_error_name(e, FLAVOUR_RTKIT);
+
+		ck_assert_ptr_nonnull(bus_error_name(e, FLAVOUR_NATIVE));
+		ck_assert_msg(streq(rtkit, DBUS_ERROR_ACCESS_DENIED) ||
+				      streq(rtkit, DBUS_ERROR_FAILED) ||
+				      streq(rtkit, DBUS_ERROR_NO_MEMORY) ||
+				      streq(rtkit, DBUS_ERROR_INVALID_ARGS),
+			      "code %d: %s", e, rtkit);
+	}
+}
+END_TEST
+
+/* realtimectl turns each native error name into an exit status and a
+ * hint (realtimectl/bus-error.c): it must know every name realtimed
+ * answers with. The native ones it takes from NATIVE_ERRORS, as
+ * bus-dispatch.c does (common/bus-names.h). */
+START_TEST(test_error_names_known_to_realtimectl)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512], text[16384], needle[128];
+	size_t n;
+	FILE *f;
+
+	if (!top)
+		return;
+	snprintf(path, sizeof(path), "%s/realtimectl/bus-error.c", top);
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	for (int e = _REQUEST_E_SUCCESS + 1; e < _REQUEST_E_MAX; e++) {
+		const char *name = bus_error_name(e, FLAVOUR_NATIVE);
+		const char *suffix = startswith(name, NATIVE_ERROR);
+
+		if (suffix)
+			snprintf(needle, sizeof(needle), "NATIVE_ERRORS(");
+		else
+			snprintf(needle, sizeof(needle), "\"%s\"", name);
+		ck_assert_msg(strstr(text, needle), "realtimectl/bus-error.c lacks %s", name);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-bus-dispatch");
 
 	check_add_case(s, "tables", CHECK_TESTS(test_xml_agrees_with_tables, test_tables_whole));
+	check_add_case(s, "answers",
+		       CHECK_TESTS(test_error_names, test_error_names_known_to_realtimectl));
 	return check_run(s);
 }

@@ -216,7 +216,7 @@ START_TEST(test_fifo_without_reader_does_not_block)
 END_TEST
 
 /* A grant of kind to thread tid of this process, recorded as the table does. */
-static void grant(Daemon *d, pid_t tid, GrantKind kind, int value)
+static void grant(Daemon *d, pid_t tid, PolicyGrantKind kind, int value)
 {
 	const SchedState before = { .policy = SCHED_OTHER };
 	pid_t self = getpid();
@@ -251,15 +251,15 @@ START_TEST(test_daemon_follows_grants_and_reloads)
 	ck_assert(!is_open()); /* no grant */
 
 	/* a nice level wakes no audio */
-	grant(&d, self + 1, GRANT_NICE, -5);
+	grant(&d, self + 1, POLICY_GRANT_NICE, -5);
 	ck_assert(!is_open());
 	ck_assert_uint_eq(cpu_dma_n_grants(&d), 0);
 
-	grant(&d, self + 2, GRANT_FIFO, 10);
+	grant(&d, self + 2, POLICY_GRANT_FIFO, 10);
 	ck_assert(is_open());
 	ck_assert_int_eq(last_written(&v), 4);
 	ck_assert_int_eq(v, 0);
-	grant(&d, self + 3, GRANT_RR, 5);
+	grant(&d, self + 3, POLICY_GRANT_RR, 5);
 	ck_assert_uint_eq(cpu_dma_n_grants(&d), 2);
 	ck_assert_int_eq(last_written(&v), 4);
 

@@ -65,7 +65,7 @@ START_TEST(test_add_find_update)
 	unsigned np, nt;
 
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_FIFO, 70, NULL, 1, &g),
+					 POLICY_GRANT_FIFO, 70, NULL, 1, &g),
 			 0);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_ptr_eq(grant_table_find(t, self, self), g);
@@ -75,10 +75,10 @@ START_TEST(test_add_find_update)
 
 	/* the same thread again updates in place; the extra pidfd is closed */
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_RR, 40, NULL, 2, &g),
+					 POLICY_GRANT_RR, 40, NULL, 2, &g),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
-	ck_assert_int_eq(g->kind, GRANT_RR);
+	ck_assert_int_eq(g->kind, POLICY_GRANT_RR);
 	ck_assert_int_eq(g->value, 40);
 	grant_table_count_user(t, 4101, &np, &nt);
 	ck_assert_uint_eq(np, 1);
@@ -101,9 +101,9 @@ START_TEST(test_new_process_needs_pidfd)
 	pid_t self = getpid();
 	uint64_t st = start_of(self, 0);
 
-	ck_assert_int_eq(
-		grant_table_add(t, self, st, 1, -EBADF, self, st, GRANT_FIFO, 1, NULL, 0, NULL),
-		-EBADF);
+	ck_assert_int_eq(grant_table_add(t, self, st, 1, -EBADF, self, st, POLICY_GRANT_FIFO, 1,
+					 NULL, 0, NULL),
+			 -EBADF);
 	ck_assert_uint_eq(t->n_grants, 0);
 }
 END_TEST
@@ -115,11 +115,11 @@ START_TEST(test_pid_reuse_replaces)
 	uint64_t st = start_of(self, 0);
 
 	ck_assert_int_eq(grant_table_add(t, self, st - 1, 4101, pidfd_open_cloexec(self), self,
-					 st - 1, GRANT_FIFO, 50, NULL, 0, NULL),
+					 st - 1, POLICY_GRANT_FIFO, 50, NULL, 0, NULL),
 			 0);
 	/* the same pid with another start time is another process: the old grant is stale */
 	ck_assert_int_eq(grant_table_add(t, self, st, 4103, pidfd_open_cloexec(self), self, st,
-					 GRANT_RR, 10, NULL, 0, NULL),
+					 POLICY_GRANT_RR, 10, NULL, 0, NULL),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_uint_eq(grant_table_find_process(t, self)->uid, 4103);
@@ -148,11 +148,11 @@ START_TEST(test_prune_dead_thread)
 		usleep(1000);
 	tst = start_of(self, tid);
 	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
-					 GRANT_FIFO, 10, NULL, 0, NULL),
+					 POLICY_GRANT_FIFO, 10, NULL, 0, NULL),
 			 0);
-	ck_assert_int_eq(
-		grant_table_add(t, self, st, 4101, -EBADF, tid, tst, GRANT_FIFO, 20, NULL, 0, NULL),
-		0);
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, -EBADF, tid, tst, POLICY_GRANT_FIFO, 20,
+					 NULL, 0, NULL),
+			 0);
 	ck_assert_uint_eq(t->n_grants, 2);
 	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
 	pthread_join(th, NULL);
@@ -202,13 +202,13 @@ START_TEST(test_keeps_request_pidfd)
 
 	/* a live thread: its grant holds the request's very pidfd */
 	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, pidfd_open_cloexec(self), tid,
-						tidfd, tst, GRANT_FIFO, 20, NULL, 0, &g),
+						tidfd, tst, POLICY_GRANT_FIFO, 20, NULL, 0, &g),
 			 0);
 	ck_assert_int_eq(g->pidfd, tidfd);
 	/* repeated with a duplicate (request_pin() dups the table's): one kept */
 	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, -EBADF, tid,
-						fcntl(tidfd, F_DUPFD_CLOEXEC, 3), tst, GRANT_FIFO,
-						20, NULL, 0, &g),
+						fcntl(tidfd, F_DUPFD_CLOEXEC, 3), tst,
+						POLICY_GRANT_FIFO, 20, NULL, 0, &g),
 			 0);
 	ck_assert_int_eq(g->pidfd, tidfd);
 	grant_table_remove(t, g);
@@ -221,7 +221,7 @@ START_TEST(test_keeps_request_pidfd)
 	for (int i = 0; i < 5000 && task_exists(self, tid); i++)
 		usleep(1000);
 	ck_assert_int_eq(grant_table_add_pinned(t, self, st, 4101, pidfd_open_cloexec(self), tid,
-						tidfd, tst, GRANT_FIFO, 20, NULL, 0, &g),
+						tidfd, tst, POLICY_GRANT_FIFO, 20, NULL, 0, &g),
 			 0);
 	ck_assert_msg(g->pidfd == tidfd, "the grant holds pidfd %d, not the request's %d", g->pidfd,
 		      tidfd);
@@ -248,13 +248,14 @@ START_TEST(test_owner)
 	Grant *g = NULL;
 
 	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
-					 GRANT_NICE, -5, NULL, 0, &g),
+					 POLICY_GRANT_NICE, -5, NULL, 0, &g),
 			 0);
 	ck_assert_str_eq(g->owner, ""); /* not known until set, as after adoption */
 	grant_set_owner(g, ":1.18446744073709551615.18446744073709551615");
 	ck_assert_str_eq(g->owner, ":1.18446744073709551615.18446744073709551615");
-	ck_assert_int_eq(
-		grant_table_add(t, self, st, 7, -EBADF, self, st, GRANT_NICE, -6, NULL, 0, &g), 0);
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, -EBADF, self, st, POLICY_GRANT_NICE, -6,
+					 NULL, 0, &g),
+			 0);
 	ck_assert_str_eq(g->owner, ":1.18446744073709551615.18446744073709551615");
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[0] = ':';
@@ -274,10 +275,10 @@ START_TEST(test_users_counted_once)
 	uint64_t st = start_of(self, 0), pst = start_of(parent, 0);
 
 	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
-					 GRANT_NICE, -5, NULL, 0, NULL),
+					 POLICY_GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
 	ck_assert_int_eq(grant_table_add(t, parent, pst, 7, pidfd_open_cloexec(parent), parent, pst,
-					 GRANT_NICE, -5, NULL, 0, NULL),
+					 POLICY_GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
 	ck_assert_uint_eq(grant_table_n_users(t), 1);
 	ck_assert_uint_eq(t->n_processes, 2);
@@ -309,13 +310,13 @@ START_TEST(test_foreach_is_one_loop)
 
 	/* two grants of this process (no exit watch: any tid will do), one of the parent */
 	ck_assert_int_eq(grant_table_add(t, self, st, 7, pidfd_open_cloexec(self), self, st,
-					 GRANT_NICE, -5, NULL, 0, NULL),
+					 POLICY_GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
-	ck_assert_int_eq(grant_table_add(t, self, st, 7, -EBADF, self + 1, st, GRANT_NICE, -5, NULL,
-					 0, NULL),
+	ck_assert_int_eq(grant_table_add(t, self, st, 7, -EBADF, self + 1, st, POLICY_GRANT_NICE,
+					 -5, NULL, 0, NULL),
 			 0);
 	ck_assert_int_eq(grant_table_add(t, parent, pst, 8, pidfd_open_cloexec(parent), parent, pst,
-					 GRANT_NICE, -5, NULL, 0, NULL),
+					 POLICY_GRANT_NICE, -5, NULL, 0, NULL),
 			 0);
 	ck_assert_uint_eq(t->n_grants, 3);
 
@@ -359,22 +360,22 @@ END_TEST
 
 START_TEST(test_kind_names)
 {
-	static const char *const names[_GRANT_KIND_MAX] = {
-		[GRANT_FIFO] = "fifo", [GRANT_RR] = "rr", [GRANT_NICE] = "nice"
+	static const char *const names[_POLICY_GRANT_KIND_MAX] = {
+		[POLICY_GRANT_FIFO] = "fifo", [POLICY_GRANT_RR] = "rr", [POLICY_GRANT_NICE] = "nice"
 	};
 	/* one value out of range for each kind */
-	static const int bad_value[_GRANT_KIND_MAX] = {
-		[GRANT_FIFO] = 0, [GRANT_RR] = 100, [GRANT_NICE] = -21
+	static const int bad_value[_POLICY_GRANT_KIND_MAX] = {
+		[POLICY_GRANT_FIFO] = 0, [POLICY_GRANT_RR] = 100, [POLICY_GRANT_NICE] = -21
 	};
 
-	for (GrantKind k = 0; k < _GRANT_KIND_MAX; k++) {
-		ck_assert_str_eq(grant_kind_to_string(k), names[k]);
+	for (PolicyGrantKind k = 0; k < _POLICY_GRANT_KIND_MAX; k++) {
+		ck_assert_str_eq(policy_grant_kind_to_string(k), names[k]);
 		ck_assert_int_eq(sched_apply(0, k, bad_value[k]), -EINVAL);
 	}
-	ck_assert_ptr_null(grant_kind_to_string(_GRANT_KIND_MAX));
-	ck_assert_int_eq(grant_kind_from_string("rr"), GRANT_RR);
-	ck_assert_int_eq(grant_kind_from_string("deadline"), _GRANT_KIND_INVALID);
-	ck_assert_int_eq(grant_kind_from_string(NULL), _GRANT_KIND_INVALID);
+	ck_assert_ptr_null(policy_grant_kind_to_string(_POLICY_GRANT_KIND_MAX));
+	ck_assert_int_eq(policy_grant_kind_from_string("rr"), POLICY_GRANT_RR);
+	ck_assert_int_eq(policy_grant_kind_from_string("deadline"), _POLICY_GRANT_KIND_INVALID);
+	ck_assert_int_eq(policy_grant_kind_from_string(NULL), _POLICY_GRANT_KIND_INVALID);
 }
 END_TEST
 

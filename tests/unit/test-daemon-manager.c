@@ -25,9 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bus-dispatch.h"
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "manager.h"
+#include "users.h"
 #include "pidfd.h"
 #include "resolver.h"
 
@@ -61,7 +63,8 @@ static void on_serve_rtkit(Daemon *d, bool serve)
 	rtkit_served = serve;
 }
 
-static const ManagerHooks hooks = {
+static const DaemonHooks hooks = {
+	.answer = bus_answer,
 	.demoted = on_demoted,
 	.serve_rtkit = on_serve_rtkit,
 };
@@ -244,8 +247,8 @@ START_TEST(test_reload_more_users_than_entries)
 
 		fixture_task(pid, pid, 20000 + i, 20000 + i, 20000 + i, 1);
 		ck_assert_int_eq(grant_table_add(d.grants, pid, 1, 20000 + i,
-						 pidfd_open_cloexec(getpid()), pid, 1, GRANT_NICE,
-						 5, &before, 0, NULL),
+						 pidfd_open_cloexec(getpid()), pid, 1,
+						 POLICY_GRANT_NICE, 5, &before, 0, NULL),
 				 0);
 	}
 	ck_assert_int_eq(resolver_new(d.event, &rs, &d.resolver), 0);
@@ -290,16 +293,16 @@ START_TEST(test_reset_thread_then_process)
 	Daemon d;
 
 	init_two(&d, &low, &high);
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 1);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), high.tid), 1);
 	ck_assert_uint_eq(n_signals, 1);
 	ck_assert_str_eq(signals[0].reason, "reset");
 	ck_assert_int_eq(signals[0].tids[0], high.tid);
 	ck_assert_int_eq(sched_policy_of(high.tid), SCHED_IDLE);
 	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_BATCH);
 	/* nothing granted to that thread any more */
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), high.tid), 0);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), high.tid), 0);
 	ck_assert_uint_eq(n_signals, 1);
-	ck_assert_uint_eq(manager_reset_grants(&d, getpid(), 0), 1);
+	ck_assert_uint_eq(demote_reset(&d, getpid(), 0), 1);
 	ck_assert_int_eq(sched_policy_of(low.tid), SCHED_IDLE);
 	ck_assert_uint_eq(d.grants->n_grants, 0);
 	fixture_daemon_fini(&d);
@@ -342,9 +345,9 @@ START_TEST(test_canary_fired)
 	/* the blamed user is refused for CanaryRefuseSec; root and other
 	 * users are not */
 	now = now_usec(CLOCK_MONOTONIC);
-	ck_assert_uint_gt(manager_canary_refused_until(&d, 1000, now), now);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 0, now), 0);
-	ck_assert_uint_eq(manager_canary_refused_until(&d, 1001, now), 0);
+	ck_assert_uint_gt(user_refused_until(users_find(d.users, 1000), now), now);
+	ck_assert_uint_eq(user_refused_until(users_find(d.users, 0), now), 0);
+	ck_assert_uint_eq(user_refused_until(users_find(d.users, 1001), now), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST

@@ -11,12 +11,10 @@
  * forgets every answer; a full cache gives up the answer that ends first.
  * The cache takes the time from its caller, so no clock is needed.
  *
- * The slots of pending checks: below dbus-daemon's replies per connection,
- * a cap per uid in each pool, and grant slots that no number of manage
- * checks, from however many uids, can take.
+ * The pools of pending checks stay below dbus-daemon's replies per
+ * connection (test-daemon-request asks them through a bus).
  *
- * The question itself: a manage call's subject is its connection
- * (system-bus-name), a grant's the pinned process (unix-process).
+ * The question itself and its answer: test-daemon-polkit-message.
  */
 #include <check.h>
 #include <errno.h>
@@ -186,133 +184,15 @@ END_TEST
 
 /* Every pending check is a reply dbus-daemon keeps for realtimed; past
  * max_replies_per_connection (128 on the system bus) it answers
- * LimitsExceeded. */
-START_TEST(test_slots_below_bus_limit)
+ * LimitsExceeded: the pools stay below it, with room to spare.
+ * (test-daemon-request asks the pools through a bus.) */
+START_TEST(test_pools_below_bus_limit)
 {
-	PolkitSlots s;
-	uid_t *slot;
-	unsigned n = 0;
-
 	ck_assert_uint_eq(POLKIT_BUS_MAX_REPLIES, 128);
 	ck_assert_uint_ge(POLKIT_BUS_HEADROOM, 8);
 	ck_assert_uint_le(POLKIT_PENDING_MAX + POLKIT_BUS_HEADROOM, POLKIT_BUS_MAX_REPLIES);
-	/* however the pools are asked, no more than POLKIT_PENDING_MAX are taken */
-	polkit_slots_init(&s);
-	for (uid_t u = 0; u < 1000; u++)
-		for (int p = 0; p < _POLKIT_POOL_MAX; p++)
-			if (polkit_slots_take(&s, (PolkitPool)p, 1000 + u, &slot) == 0)
-				n++;
-	ck_assert_uint_eq(n, POLKIT_PENDING_MAX);
-	ck_assert_uint_eq(s.n[POLKIT_POOL_GRANT] + s.n[POLKIT_POOL_MANAGE], POLKIT_PENDING_MAX);
-}
-END_TEST
-
-START_TEST(test_slots_per_uid)
-{
-	PolkitSlots s;
-	uid_t *slot, *first = NULL;
-
-	polkit_slots_init(&s);
-	for (unsigned i = 0; i < POLKIT_GRANT_PER_UID; i++) {
-		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), 0);
-		if (!first)
-			first = slot;
-	}
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), -EDQUOT);
-	ck_assert_uint_eq(polkit_slots_count(&s, POLKIT_POOL_GRANT, 1000), POLKIT_GRANT_PER_UID);
-	/* another uid is not held back; an answered check frees a slot */
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1001, &slot), 0);
-	polkit_slots_put(&s, POLKIT_POOL_GRANT, first);
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 1000, &slot), 0);
-
-	for (unsigned i = 0; i < POLKIT_MANAGE_PER_UID; i++)
-		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), 0);
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), -EDQUOT);
 	ck_assert_uint_lt(POLKIT_MANAGE_PER_UID, POLKIT_MANAGE_MAX);
 	ck_assert_uint_lt(POLKIT_GRANT_PER_UID, POLKIT_GRANT_MAX);
-}
-END_TEST
-
-/* A crowd of uids (one person's /etc/subuid range) fills the manage pool
- * and no more: every grant slot stays free for grant requests. */
-START_TEST(test_slots_grant_share_reserved)
-{
-	PolkitSlots s;
-	uid_t *slot;
-	unsigned refused = 0;
-
-	polkit_slots_init(&s);
-	for (uid_t u = 0; u < 65536; u++)
-		for (unsigned i = 0; i < 4; i++)
-			if (polkit_slots_take(&s, POLKIT_POOL_MANAGE, 100000 + u, &slot) < 0)
-				refused++;
-	ck_assert_uint_eq(s.n[POLKIT_POOL_MANAGE], POLKIT_MANAGE_MAX);
-	ck_assert_uint_eq(refused, 65536 * 4 - POLKIT_MANAGE_MAX);
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_MANAGE, 1000, &slot), -EBUSY);
-	ck_assert_uint_eq(s.n[POLKIT_POOL_GRANT], 0);
-	for (unsigned i = 0; i < POLKIT_GRANT_MAX; i++)
-		ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT,
-						   1000 + i / POLKIT_GRANT_PER_UID, &slot),
-				 0);
-	ck_assert_int_eq(polkit_slots_take(&s, POLKIT_POOL_GRANT, 5000, &slot), -EBUSY);
-}
-END_TEST
-
-/* The kind of a CheckAuthorization's subject, its first argument (kind,
- * {details}); *ret_found: whether it has the detail named detail, whose
- * variant goes into *ret_value. */
-static const char *subject_kind(DBusMessage *m, const char *detail, DBusMessageIter *ret_value,
-				bool *ret_found)
-{
-	DBusMessageIter it, st, dict, entry;
-	const char *kind = NULL, *name;
-
-	*ret_found = false;
-	ck_assert(dbus_message_iter_init(m, &it));
-	ck_assert_int_eq(dbus_message_iter_get_arg_type(&it), DBUS_TYPE_STRUCT);
-	dbus_message_iter_recurse(&it, &st);
-	dbus_message_iter_get_basic(&st, &kind);
-	ck_assert(dbus_message_iter_next(&st));
-	dbus_message_iter_recurse(&st, &dict);
-	while (dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY) {
-		dbus_message_iter_recurse(&dict, &entry);
-		dbus_message_iter_get_basic(&entry, &name);
-		dbus_message_iter_next(&entry);
-		if (strcmp(name, detail) == 0) {
-			dbus_message_iter_recurse(&entry, ret_value);
-			*ret_found = true;
-		}
-		dbus_message_iter_next(&dict);
-	}
-	return kind;
-}
-
-/* A manage call asks about the caller's connection, which polkitd looks up
- * itself, not about a pid that may be another process by now. */
-START_TEST(test_manage_subject_is_the_connection)
-{
-	PolkitCacheEntry k = manage_key(":1.42", 1000, true);
-	DBusMessageIter v;
-	DBusMessage *m = NULL;
-	const char *name;
-	bool found;
-
-	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
-	ck_assert_str_eq(dbus_message_get_member(m), "CheckAuthorization");
-	ck_assert_str_eq(subject_kind(m, "name", &v, &found), "system-bus-name");
-	ck_assert(found);
-	ck_assert_int_eq(dbus_message_iter_get_arg_type(&v), DBUS_TYPE_STRING);
-	dbus_message_iter_get_basic(&v, &name);
-	ck_assert_str_eq(name, ":1.42");
-	(void)subject_kind(m, "pid", &v, &found);
-	ck_assert(!found);
-	dbus_message_unref(m);
-
-	k = key("org.realtimed.acquire-realtime", 4242, 777, 1000);
-	ck_assert_int_eq(polkit_message_new(&k, &m), 0);
-	ck_assert_str_eq(subject_kind(m, "start-time", &v, &found), "unix-process");
-	ck_assert(found);
-	dbus_message_unref(m);
 }
 END_TEST
 
@@ -324,9 +204,6 @@ int main(void)
 		       CHECK_TESTS(test_yes_is_kept_for_its_time, test_no_and_failure_are_not_kept,
 				   test_other_subjects_miss, test_flush, test_full,
 				   test_manage_no_is_kept_briefly, test_grant_no_not_kept));
-	check_add_case(s, "slots",
-		       CHECK_TESTS(test_slots_below_bus_limit, test_slots_per_uid,
-				   test_slots_grant_share_reserved));
-	check_add_case(s, "subject", CHECK_TESTS(test_manage_subject_is_the_connection));
+	check_add_case(s, "pools", CHECK_TESTS(test_pools_below_bus_limit));
 	return check_run(s);
 }

@@ -4,7 +4,9 @@
  * a user's ring is bounded and one user never pushes out another's; the
  * table of users is bounded and forgets the user refused longest ago;
  * repeats and a rate-limited flood fold into one entry; a hostile comm is
- * kept as valid UTF-8; the journal is paced per user.
+ * kept as valid UTF-8; the journal is paced per user; a uid NSS does not
+ * know has nothing kept, evicts no one, and shares one pace in the journal
+ * with every such uid.
  */
 #include <check.h>
 #include <stdio.h>
@@ -14,23 +16,24 @@
 #include "check-main.h"
 #include "macro.h"
 #include "refusals.h"
+#include "users.h"
 #include "utf8.h"
 
-static RefusalLog *log_;
+static Users *log_;
 
 static void setup(void)
 {
-	ck_assert_int_eq(refusal_log_new(&log_), 0);
+	ck_assert_int_eq(users_new(&log_), 0);
 }
 
 static void teardown(void)
 {
-	log_ = refusal_log_free(log_);
+	log_ = users_free(log_);
 }
 
-/* Adds a refusal of uid for thread tid asking for "FIFO prio"; returns
- * refusal_log_add()'s answer. */
-static int add(uid_t uid, pid_t tid, int prio, uint64_t now)
+/* Adds a refusal of uid, a user NSS knows or not, for thread tid asking
+ * for "FIFO prio"; returns refusals_add()'s answer. */
+static int add_user(uid_t uid, bool known, pid_t tid, int prio, uint64_t now)
 {
 	Refusal r = { .uid = uid, .pid = 100, .tid = tid, .time_usec = now };
 	char asked[32];
@@ -38,7 +41,13 @@ static int add(uid_t uid, pid_t tid, int prio, uint64_t now)
 	snprintf(asked, sizeof(asked), "FIFO %d", prio);
 	refusal_set_strings(&r, "pipewire", asked, "PolicyDenied", "priority too high",
 			    "/etc/realtime/realtime.conf:12");
-	return refusal_log_add(log_, &r, now, NULL);
+	return refusals_add(log_, &r, known, now, NULL);
+}
+
+/* The same for a user NSS knows. */
+static int add(uid_t uid, pid_t tid, int prio, uint64_t now)
+{
+	return add_user(uid, true, tid, prio, now);
 }
 
 /* The refusals of uid ((uid_t)-1: all) into *ret, *ret_n of them. */
@@ -46,7 +55,7 @@ static void list(uid_t uid, const Refusal ***ret, size_t *ret_n)
 {
 	free(*ret);
 	*ret = NULL;
-	ck_assert_int_eq(refusal_log_list(log_, uid, 0, ret, ret_n), 0);
+	ck_assert_int_eq(refusals_list(log_, uid, 0, ret, ret_n), 0);
 }
 
 /* How many refusals uid has. */
@@ -55,7 +64,7 @@ static size_t count_of(uid_t uid)
 	const Refusal **l = NULL;
 	size_t n;
 
-	ck_assert_int_eq(refusal_log_list(log_, uid, 0, &l, &n), 0);
+	ck_assert_int_eq(refusals_list(log_, uid, 0, &l, &n), 0);
 	free(l);
 	return n;
 }
@@ -78,7 +87,7 @@ START_TEST(test_order_and_bound)
 	ck_assert_uint_eq(l[0]->count, 1);
 	/* since: only the newer ones */
 	free(l);
-	ck_assert_int_eq(refusal_log_list(log_, 1000, 1000 + REFUSALS_PER_USER + 5, &l, &n), 0);
+	ck_assert_int_eq(refusals_list(log_, 1000, 1000 + REFUSALS_PER_USER + 5, &l, &n), 0);
 	ck_assert_uint_eq(n, 5);
 	free(l);
 }
@@ -114,12 +123,12 @@ END_TEST
 
 START_TEST(test_users_bounded)
 {
-	for (uid_t u = 0; u < REFUSALS_USERS_MAX; u++)
+	for (uid_t u = 0; u < USERS_MAX; u++)
 		ck_assert_int_ge(add(10000 + u, 1, 50, u), 0);
 	/* user 10000, the longest unrefused, is refused again: 10001 is now */
-	ck_assert_int_ge(add(10000, 1, 51, REFUSALS_USERS_MAX), 0);
-	ck_assert_int_ge(add(99999, 1, 50, REFUSALS_USERS_MAX + 1), 0);
-	ck_assert_uint_eq(refusal_log_n_users(log_), REFUSALS_USERS_MAX);
+	ck_assert_int_ge(add(10000, 1, 51, USERS_MAX), 0);
+	ck_assert_int_ge(add(99999, 1, 50, USERS_MAX + 1), 0);
+	ck_assert_uint_eq(users_count(log_), USERS_MAX);
 	ck_assert_uint_eq(count_of(10001), 0);
 	ck_assert_uint_eq(count_of(10000), 2);
 	ck_assert_uint_eq(count_of(99999), 1);
@@ -145,7 +154,7 @@ START_TEST(test_fold)
 		r.time_usec = 10 + (uint64_t)i;
 		refusal_set_strings(&r, "flood", i % 2 ? "nice -5" : "FIFO 5", "RateLimited",
 				    "too many requests", NULL);
-		ck_assert_int_ge(refusal_log_add(log_, &r, r.time_usec, NULL), 0);
+		ck_assert_int_ge(refusals_add(log_, &r, true, r.time_usec, NULL), 0);
 	}
 	list(1000, &l, &n);
 	ck_assert_uint_eq(n, 2);
@@ -168,7 +177,7 @@ START_TEST(test_hostile_strings)
 	memset(reason, 'x', sizeof(reason) - 3);
 	memcpy(reason + sizeof(reason) - 3, "\xc3\xa9", 3);
 	refusal_set_strings(&r, comm, "FIFO 5", "PolicyDenied", reason, "\x80.conf:1");
-	ck_assert_int_ge(refusal_log_add(log_, &r, 1, NULL), 0);
+	ck_assert_int_ge(refusals_add(log_, &r, true, 1, NULL), 0);
 	list(1000, &l, &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(l[0]->comm, "\\xff\\xfe\\x01pw\\xed\\xa0\\x80\\xc3");
@@ -200,9 +209,43 @@ START_TEST(test_journal_paced)
 	ck_assert_int_eq(add(2000, 1, 50, 2000), 1);
 	/* after the window, the next line says how many were not logged */
 	refusal_set_strings(&r, "x", "nice -20", "PolicyDenied", "no", NULL);
-	k = refusal_log_add(log_, &r, 1000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
+	k = refusals_add(log_, &r, true, 1000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
 	ck_assert_int_eq(k, 1);
 	ck_assert_uint_eq(unlogged, 2 * REFUSALS_JOURNAL_BURST);
+}
+END_TEST
+
+/* A crowd of uids NSS does not know (one person's /etc/subuid range, on a
+ * bus that accepts any uid) is refused: none of it is kept, and the users
+ * NSS knows keep theirs, even with the table of users full. */
+START_TEST(test_unknown_users)
+{
+	unsigned unlogged = 0, logged = 0;
+	Refusal r = { .uid = 300000 };
+	int k;
+
+	for (uid_t u = 0; u < USERS_MAX; u++)
+		ck_assert_int_ge(add(10000 + u, 1, 50, 1 + u), 0);
+	for (uid_t u = 0; u < 4 * USERS_MAX; u++) {
+		k = add_user(200000 + u, false, 1, 50, 10000 + u);
+		ck_assert_int_ge(k, 0);
+		logged += k > 0;
+	}
+	ck_assert_uint_eq(count_of(200000), 0);
+	ck_assert_uint_eq(count_of(200000 + 4 * USERS_MAX - 1), 0);
+	ck_assert_uint_eq(users_count(log_), USERS_MAX);
+	ck_assert_uint_eq(count_of(10000), 1);
+	ck_assert_uint_eq(count_of(10000 + USERS_MAX - 1), 1);
+	/* their journal lines share one pace: the crowd floods no journal */
+	ck_assert_uint_eq(logged, REFUSALS_JOURNAL_BURST);
+	/* and does not take a known user's */
+	ck_assert_int_eq(add(10000, 2, 50, 20000), 1);
+	/* after the window, the next says how many of them were not logged */
+	refusal_set_strings(&r, "x", "nice -20", "NoSuchProcess", "no", NULL);
+	k = refusals_add(log_, &r, false, 10000 + REFUSALS_JOURNAL_INTERVAL_USEC, &unlogged);
+	ck_assert_int_eq(k, 1);
+	ck_assert_uint_eq(unlogged, 4 * USERS_MAX - REFUSALS_JOURNAL_BURST);
+	ck_assert_uint_eq(count_of(300000), 0);
 }
 END_TEST
 
@@ -211,6 +254,6 @@ int main(void)
 	return check_run_case("daemon-refusals", "refusals",
 			      CHECK_TESTS(test_order_and_bound, test_users_apart,
 					  test_users_bounded, test_fold, test_hostile_strings,
-					  test_journal_paced),
+					  test_journal_paced, test_unknown_users),
 			      setup, teardown);
 }

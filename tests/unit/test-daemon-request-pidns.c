@@ -21,6 +21,7 @@
 #include "daemon-fixture.h"
 #include "request-check.h"
 #include "request-pidns.h"
+#include "users.h"
 
 /* PROC/PID or PROC/PID/task/TID of the test's uid, with the NSpid line
  * nspid ("1000\t5"), in namespace ns when it is a process (tid 0). */
@@ -70,14 +71,14 @@ static void daemon_init(Daemon *d)
 	machine();
 }
 
-/* r: a grant request of the test's uid from caller, naming pid and tid. */
-static int map(Daemon *d, pid_t caller, uint64_t pid, uint64_t tid, Request *r)
+/* r: a grant request of uid from caller, naming pid and tid. */
+static int map_as(Daemon *d, uid_t uid, pid_t caller, uint64_t pid, uint64_t tid, Request *r)
 {
 	*r = (Request){ .d = d,
 			.type = REQUEST_SCHED,
-			.kind = GRANT_NICE,
+			.kind = POLICY_GRANT_NICE,
 			.value = 10,
-			.uid = getuid(),
+			.uid = uid,
 			.caller_pid = caller,
 			.pid_arg = pid,
 			.tid_arg = tid,
@@ -85,6 +86,12 @@ static int map(Daemon *d, pid_t caller, uint64_t pid, uint64_t tid, Request *r)
 			.tidfd = -EBADF };
 	ck_assert_int_eq(request_check_args(r), 0);
 	return request_map_pidns(r);
+}
+
+/* The same for the test's uid. */
+static int map(Daemon *d, pid_t caller, uint64_t pid, uint64_t tid, Request *r)
+{
+	return map_as(d, getuid(), caller, pid, tid, r);
 }
 
 START_TEST(test_caller_in_namespace)
@@ -97,17 +104,14 @@ START_TEST(test_caller_in_namespace)
 	ck_assert_int_eq(map(&d, 1000, 0, 0, &r), 0);
 	ck_assert_int_eq(r.pid, 1000);
 	ck_assert_int_eq(r.tid, 1000);
-	ck_assert(!r.rated);
 	/* its own pid and its thread, by their ids there */
 	ck_assert_int_eq(map(&d, 1000, 5, 6, &r), 0);
 	ck_assert_int_eq(r.pid, 1000);
 	ck_assert_int_eq(r.tid, 1002);
 	ck_assert_uint_eq(r.pidns_level, 1);
 	ck_assert_uint_eq(r.caller_pidns, 200);
-	ck_assert(r.rated); /* the search counted against its rate */
 	ck_assert_int_eq(map(&d, 1000, 0, 5, &r), 0);
 	ck_assert_int_eq(r.tid, 1000);
-	ck_assert(!r.rated); /* the caller itself: no search */
 	/* another process of its namespace, never the one beside with the same id */
 	ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
 	ck_assert_int_eq(r.pid, 1010);
@@ -205,11 +209,9 @@ START_TEST(test_host_caller)
 	ck_assert_int_eq(r.pid, 1010);
 	ck_assert_int_eq(r.tid, 8);
 	ck_assert_uint_eq(r.pidns_level, 0);
-	ck_assert(!r.rated);
 	/* the portal's call: the host pid, the tid of the app's namespace */
 	ck_assert_int_eq(request_pidns_retry(&r, REQUEST_E_NO_SUCH_PROCESS), 0);
 	ck_assert_int_eq(r.tid, 1011);
-	ck_assert(r.rated);
 	/* by the innermost id, for a process of a nested namespace */
 	ck_assert_int_eq(map(&d, 900, 1030, 2, &r), 0);
 	ck_assert_int_eq(request_pidns_retry(&r, REQUEST_E_NO_SUCH_PROCESS), 0);
@@ -254,7 +256,6 @@ START_TEST(test_cached)
 	ck_assert_uint_eq(r.caller_pidns, 200);
 	/* the link says otherwise now; the connection's process cannot have moved */
 	fixture_pidns(1000, 100);
-	r.rated = false;
 	ck_assert_int_eq(request_check_args(&r), 0);
 	ck_assert_int_eq(request_map_pidns(&r), 0);
 	ck_assert_uint_eq(r.caller_pidns, 200);
@@ -283,10 +284,38 @@ START_TEST(test_bounded)
 }
 END_TEST
 
+/* A search runs after the admission (request_check_admission(), before
+ * anything is read of /proc), which counted the grant request: searches
+ * count nothing more, and a crowd of uids that search (one person's
+ * /etc/subuid range, on a bus that accepts any uid) leaves a user who
+ * never asked counted, not refused. */
+START_TEST(test_search_counts_nothing)
+{
+	const uint64_t now = 1000ULL * 1000000ULL;
+	Daemon d;
+	Request r, other;
+
+	fixture_write(fixture_conf, "[Default]\nNice=10\n[Daemon]\nActionsPerBurst=1\n"
+				    "BurstSec=60\n");
+	fixture_daemon_init(&d, NULL);
+	machine();
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(map(&d, 1000, 7, 8, &r), 0);
+	/* the crowd: each one searches, none is refused for the others */
+	for (uid_t u = 0; u < 2 * USERS_MAX; u++)
+		ck_assert_int_eq(map_as(&d, 500000 + u, 1000, 7, 8, &other),
+				 REQUEST_E_NO_SUCH_PROCESS);
+	other = (Request){ .d = &d, .uid = 1001, .type = REQUEST_SCHED };
+	ck_assert_int_eq(request_check_admission(&other, now), 0);
+	fixture_daemon_fini(&d);
+}
+END_TEST
+
 int main(void)
 {
 	return check_run_case("daemon-request-pidns", "pidns",
 			      CHECK_TESTS(test_caller_in_namespace, test_refused, test_hostile_proc,
-					  test_host_caller, test_cached, test_bounded),
+					  test_host_caller, test_cached, test_bounded,
+					  test_search_counts_nothing),
 			      fixture_setup, fixture_teardown);
 }

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -38,7 +39,7 @@ void *__wrap_calloc(size_t nmemb, size_t size);
 static bool fail_targets;
 /* lists of CanaryTarget allocated: each update of the canary makes some */
 static unsigned n_target_lists;
-/* While set, the next canary list (manager_canary_sync()) or the next
+/* While set, the next canary list (supervise_canary_sync()) or the next
  * sched_apply() makes this tid of the test's process look reused: the
  * fake /proc gives it another start time. */
 static pid_t reuse_at_canary, reuse_at_apply;
@@ -61,10 +62,10 @@ void *__wrap_calloc(size_t nmemb, size_t size)
 	return __real_calloc(nmemb, size);
 }
 
-int __real_sched_apply(pid_t tid, GrantKind kind, int value);
-int __wrap_sched_apply(pid_t tid, GrantKind kind, int value);
+int __real_sched_apply(pid_t tid, PolicyGrantKind kind, int value);
+int __wrap_sched_apply(pid_t tid, PolicyGrantKind kind, int value);
 
-int __wrap_sched_apply(pid_t tid, GrantKind kind, int value)
+int __wrap_sched_apply(pid_t tid, PolicyGrantKind kind, int value)
 {
 	int r = __real_sched_apply(tid, kind, value);
 
@@ -88,7 +89,7 @@ static int grant_rr(Daemon *d, const Sleeper *s, Request *r)
 
 	*r = (Request){ .d = d,
 			.type = REQUEST_SCHED,
-			.kind = GRANT_RR,
+			.kind = POLICY_GRANT_RR,
 			.value = 1,
 			.uid = getuid(),
 			.caller_pid = getpid(),
@@ -192,6 +193,7 @@ START_TEST(test_recheck_after_wait)
 	Daemon d;
 	Request r;
 	uid_t me, other;
+	char text[32];
 	int k;
 
 	/* a caller other than root, whom the uids of the target bind */
@@ -205,7 +207,7 @@ START_TEST(test_recheck_after_wait)
 	fixture_task(getpid(), s.tid, me, me, me, 2000);
 	r = (Request){ .d = &d,
 		       .type = REQUEST_SCHED,
-		       .kind = GRANT_RR,
+		       .kind = POLICY_GRANT_RR,
 		       .value = 1,
 		       .uid = me,
 		       .caller_pid = getpid(),
@@ -224,7 +226,9 @@ START_TEST(test_recheck_after_wait)
 	r.waited = true;
 	k = request_recheck(&r);
 	ck_assert_msg(k == REQUEST_E_PERMISSION_DENIED, "answer %d: %s", k, r.why);
-	ck_assert_ptr_nonnull(strstr(r.why, "belongs to uid"));
+	ck_assert_ptr_nonnull(strstr(r.why, "not the caller's"));
+	snprintf(text, sizeof(text), "%u", (unsigned)other);
+	ck_assert_msg(!strstr(r.why, text), "%s", r.why); /* whose it is now is not said */
 	ck_assert(!r.waited);
 
 	/* the tid reused by another thread of the process while polkit thought */

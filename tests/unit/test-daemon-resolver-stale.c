@@ -5,7 +5,8 @@
  * user resolved a moment ago is answered from what it last read (at once
  * for a failure, after the stale wait for a hang), for at most stale_max,
  * said once in the log; never after "no such user"; and a reload while
- * the directory is down keeps it.
+ * the directory is down keeps it. A lookup the NSS helper took with it
+ * when it died is a failure like another.
  */
 #include <check.h>
 #include <errno.h>
@@ -83,6 +84,25 @@ START_TEST(test_stale_after_hang)
 }
 END_TEST
 
+/* The NSS helper dies in a lookup (a module that crashes): a user
+ * resolved a moment ago gets the last good answer, as for any failure. */
+START_TEST(test_stale_after_helper_lost)
+{
+	Resolver *r = resolver(5 * USEC_PER_SEC, 100 * USEC_PER_MSEC, 8);
+	Answer a = {}, never = {};
+
+	log_capture();
+	resolve_then_expire(r, 1000, &a, 100000);
+	fake_crash(1000);
+	expect_answer(r, 1000, &a, 0, 29, 0);
+	ck_assert_uint_eq(log_count_lines("uid 1000: serving its last good answer (read 0 s ago) "
+					  "while NSS failed (Connection reset by peer)"),
+			  1);
+	fake_crash(1001);
+	expect_answer(r, 1001, &never, -ECONNRESET, 0, -ENOENT);
+}
+END_TEST
+
 /* The last good answer is served for stale_max after it was read, not
  * beyond: then the failure, or the timeout, is the answer. */
 START_TEST(test_stale_bounded)
@@ -148,6 +168,6 @@ int main(void)
 {
 	return resolver_check_run("daemon-resolver-stale", "stale",
 				  CHECK_TESTS(test_stale_after_failure, test_stale_after_hang,
-					      test_stale_bounded, test_stale_not_after_esrch,
-					      test_flush_keeps_stale));
+					      test_stale_after_helper_lost, test_stale_bounded,
+					      test_stale_not_after_esrch, test_flush_keeps_stale));
 }

@@ -7,7 +7,8 @@
  * flush ends, is asked again); a result that expires while its waits are
  * answered starts a lookup of its own. Its lookups on worker threads:
  * test-daemon-resolver-pool.c; the last good answer:
- * test-daemon-resolver-stale.c.
+ * test-daemon-resolver-stale.c; the NSS helper they run in:
+ * test-daemon-resolver-helper.c.
  */
 #include <check.h>
 #include <errno.h>

@@ -159,36 +159,36 @@ START_TEST(test_restore)
 	sleeper_start(&s);
 	set(s.tid, SCHED_OTHER, 5);
 	/* back to what it had: nice 10 */
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_NICE, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_NICE, &before), 0);
 	assert_state(s.tid, SCHED_OTHER, 0, 10);
 	/* a "before" better than now is a raise: the thread stays */
 	before.nice = 0;
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_NICE, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_NICE, &before), 0);
 	assert_state(s.tid, SCHED_OTHER, 0, 10);
 	/* SCHED_IDLE before the grant: SCHED_IDLE again */
 	before = (SchedState){ .policy = SCHED_IDLE, .nice = 11 };
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_FIFO, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_FIFO, &before), 0);
 	assert_state(s.tid, SCHED_IDLE, 0, 11);
 	/* and never from SCHED_IDLE back up to SCHED_OTHER, nor to realtime */
 	before = (SchedState){ .policy = SCHED_OTHER, .nice = 11 };
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_NICE, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_NICE, &before), 0);
 	assert_state(s.tid, SCHED_IDLE, 0, 11);
 	before = (SchedState){ .policy = SCHED_FIFO, .priority = 10 };
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_FIFO, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_FIFO, &before), 0);
 	assert_state(s.tid, SCHED_IDLE, 0, 11);
 	sleeper_stop(&s);
 
 	/* unknown (an adopted v1 grant): a nice grant goes to nice 0, never up */
 	sleeper_start(&s);
 	set(s.tid, SCHED_OTHER, 3);
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_NICE, &SCHED_STATE_UNKNOWN), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_NICE, &SCHED_STATE_UNKNOWN), 0);
 	assert_state(s.tid, SCHED_OTHER, 0, 3);
 	set(s.tid, SCHED_BATCH, 4);
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_RR, &SCHED_STATE_UNKNOWN), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_RR, &SCHED_STATE_UNKNOWN), 0);
 	assert_state(s.tid, SCHED_BATCH, 0, 4);
 	sleeper_stop(&s);
 
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_NICE, &before), -ESRCH);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_NICE, &before), -ESRCH);
 }
 END_TEST
 
@@ -201,10 +201,10 @@ START_TEST(test_restore_realtime)
 		return;
 	/* realtime before the grant, by its own right: it goes back there */
 	before = (SchedState){ .policy = SCHED_RR, .priority = 5, .nice = 8 };
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_FIFO, &before), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_FIFO, &before), 0);
 	assert_state(s.tid, SCHED_RR, 5, 8);
 	/* unknown: SCHED_OTHER at its own nice level */
-	ck_assert_int_eq(sched_restore(s.tid, GRANT_RR, &SCHED_STATE_UNKNOWN), 0);
+	ck_assert_int_eq(sched_restore(s.tid, POLICY_GRANT_RR, &SCHED_STATE_UNKNOWN), 0);
 	assert_state(s.tid, SCHED_OTHER, 0, 8);
 	sleeper_stop(&s);
 }

@@ -90,7 +90,7 @@ START_TEST(test_save_and_adopt)
 
 	daemon_init(&d);
 	ck_assert_int_eq(grant_table_add(d.grants, self, st, getuid(), pidfd_open_cloexec(self),
-					 self, st, GRANT_NICE, 0, &before, 1234, NULL),
+					 self, st, POLICY_GRANT_NICE, 0, &before, 1234, NULL),
 			 0);
 	ck_assert_int_eq(daemon_state_save(&d), 0);
 	daemon_fini(&d);
@@ -118,7 +118,7 @@ START_TEST(test_save_and_adopt)
 		Grant *g = grant_table_find(d.grants, self, self);
 
 		ck_assert_ptr_nonnull(g);
-		ck_assert_int_eq(g->kind, GRANT_NICE);
+		ck_assert_int_eq(g->kind, POLICY_GRANT_NICE);
 		ck_assert_uint_eq(g->since_usec, 1234); /* "since" survives the restart */
 		ck_assert_uint_eq(g->start_time, st);
 		/* and so does what a reset puts back */
@@ -162,7 +162,8 @@ START_TEST(test_adopted_thread_pinned_no_owner)
 
 	daemon_init(&d);
 	ck_assert_int_eq(grant_table_add(d.grants, self, st, getuid(), pidfd_open_cloexec(self),
-					 tid, start_of(self, tid), GRANT_NICE, 0, NULL, 1, &g),
+					 tid, start_of(self, tid), POLICY_GRANT_NICE, 0, NULL, 1,
+					 &g),
 			 0);
 	grant_set_owner(g, ":1.42");
 	ck_assert_int_eq(daemon_state_save(&d), 0);

@@ -4,7 +4,9 @@
  * pam-ambient.h): only cap_sys_nice and cap_ipc_lock are ever raised, a
  * process without them is refused before anything changes, and the
  * keepcaps technique really carries them across a setuid() away from root
- * into the ambient set. Each test runs in its own forked process.
+ * into the ambient set, and its release leaves neither the flag nor root's
+ * other permitted capabilities behind. Each test runs in its own forked
+ * process.
  */
 #include <check.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "check-main.h"
+#include "macro.h"
 #include "pam-ambient.h"
 
 #define NICE (1ULL << CAP_SYS_NICE)
@@ -68,11 +71,11 @@ END_TEST
 
 START_TEST(test_refuses_other_caps)
 {
-	int keep = 42;
+	AmbientSaved saved = { .old_keepcaps = 42 };
 
-	ck_assert_int_eq(ambient_prepare(1ULL << CAP_SYS_ADMIN, &keep), -EINVAL);
-	ck_assert_int_eq(ambient_prepare(NICE | (1ULL << CAP_SYS_RESOURCE), &keep), -EINVAL);
-	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(ambient_prepare(1ULL << CAP_SYS_ADMIN, &saved), -EINVAL);
+	ck_assert_int_eq(ambient_prepare(NICE | (1ULL << CAP_SYS_RESOURCE), &saved), -EINVAL);
+	ck_assert_int_eq(saved.old_keepcaps, 42);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
 	ck_assert_int_eq(ambient_raise(1ULL << CAP_SETUID), -EINVAL);
 	ck_assert_int_eq(status_caps("CapAmb"), 0);
@@ -84,7 +87,7 @@ START_TEST(test_refuses_when_not_permitted)
 {
 	cap_t c = cap_get_proc();
 	cap_value_t v = CAP_IPC_LOCK;
-	int keep = 42;
+	AmbientSaved saved = { .old_keepcaps = 42 };
 
 	ck_assert_ptr_nonnull(c);
 	ck_assert_int_eq(cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_CLEAR), 0);
@@ -92,26 +95,36 @@ START_TEST(test_refuses_when_not_permitted)
 	ck_assert_int_eq(cap_set_proc(c), 0);
 	cap_free(c);
 
-	ck_assert_int_eq(ambient_prepare(IPC_LOCK, &keep), -EPERM);
-	ck_assert_int_eq(keep, 42);
+	ck_assert_int_eq(ambient_prepare(IPC_LOCK, &saved), -EPERM);
+	ck_assert_int_eq(saved.old_keepcaps, 42);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
 }
 END_TEST
 
-/* The whole technique: prepare as root, setuid away, raise afterwards. */
+/* Root with cap_setuid and cap_sys_nice, or the test says why not. */
+static bool root_with_caps(const char *test)
+{
+	unsigned long long prm = status_caps("CapPrm");
+
+	if (geteuid() == 0 && (prm & (1ULL << CAP_SETUID)) && (prm & NICE))
+		return true;
+	printf("%s: not root with cap_setuid and cap_sys_nice, not run\n", test);
+	return false;
+}
+
+/* The whole technique: prepare as root, setuid away, raise afterwards,
+ * release: keepcaps off again, and of root's permitted set only what was
+ * raised stays (the rest would otherwise last until the execve()). */
 START_TEST(test_survives_setuid)
 {
-	int keep = 42;
+	AmbientSaved saved;
 
-	if (geteuid() != 0 || !(status_caps("CapPrm") & (1ULL << CAP_SETUID)) ||
-	    !(status_caps("CapPrm") & NICE)) {
-		printf("test_survives_setuid: not root with cap_setuid and cap_sys_nice, not "
-		       "run\n");
+	if (!root_with_caps("test_survives_setuid"))
 		return;
-	}
 
-	ck_assert_int_eq(ambient_prepare(NICE, &keep), 0);
-	ck_assert_int_eq(keep, 0);
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(saved.old_keepcaps, 0);
+	ck_assert(saved.was_root);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1);
 
 	/* uid 4102 need not exist: setuid() takes any number. */
@@ -124,8 +137,59 @@ START_TEST(test_survives_setuid)
 	ck_assert_int_eq(status_caps("CapAmb"), NICE);
 	ck_assert(status_caps("CapInh") & NICE);
 
-	ck_assert_int_eq(ambient_restore_keepcaps(keep), 0);
+	ck_assert_int_eq(ambient_release(&saved, NICE), 0);
 	ck_assert_int_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(status_caps("CapPrm"), NICE);
+	ck_assert_int_eq(status_caps("CapEff"), 0);
+	ck_assert_int_eq(status_caps("CapAmb"), NICE);
+}
+END_TEST
+
+/* ambient_release() after each way a pam_end() may come. */
+typedef struct ReleaseCase {
+	const char *name;
+	bool app_keepcaps; /* the application had set keepcaps itself */
+	bool setuid_first; /* pam_end() after the setuid away from root */
+	bool raise;	   /* ... with the raise */
+	int want_keepcaps;
+	bool want_cut; /* the permitted set cut to what was raised */
+} ReleaseCase;
+
+static const ReleaseCase release_cases[] = {
+	/* no PAM_DATA_SILENT after the setuid, or a raise that failed:
+	 * nothing of root's stays */
+	{ "no raise after the setuid", false, true, false, 0, true },
+	/* pam_end() before the setuid: root's sets stay root's, and the
+	 * flag goes back, so a later setuid() keeps nothing */
+	{ "raised while root", false, false, true, 0, false },
+	/* the application's own keepcaps: its wish, flag and set kept */
+	{ "the application's keepcaps", true, true, false, 1, false },
+};
+
+START_TEST(test_release)
+{
+	const ReleaseCase *c = &release_cases[_i];
+	unsigned long long prm = status_caps("CapPrm");
+	uint64_t raised = c->raise ? NICE : 0;
+	AmbientSaved saved;
+
+	if (!root_with_caps(c->name))
+		return;
+	if (c->app_keepcaps)
+		ck_assert_int_eq(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(ambient_prepare(NICE, &saved), 0);
+	ck_assert_int_eq(saved.old_keepcaps, c->app_keepcaps);
+	if (c->setuid_first)
+		ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+	if (c->raise)
+		ck_assert_int_eq(ambient_raise(NICE), 0);
+	ck_assert_int_eq(ambient_release(&saved, raised), 0);
+	ck_assert_msg(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0) == c->want_keepcaps, "%s", c->name);
+	ck_assert_msg(status_caps("CapPrm") == (c->want_cut ? raised : prm), "%s", c->name);
+	if (!c->setuid_first && !c->want_keepcaps) {
+		ck_assert_int_eq(setresuid(4102, 4102, 4102), 0);
+		ck_assert_msg(status_caps("CapPrm") == 0, "%s", c->name);
+	}
 }
 END_TEST
 
@@ -148,9 +212,12 @@ int main(void)
 {
 	Suite *s = suite_create("pam-ambient");
 
-	check_add_case(s, "ambient",
-		       CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
-				   test_refuses_when_not_permitted, test_survives_setuid,
-				   test_setuid_without_keepcaps_loses_them));
+	TCase *tc;
+
+	tc = check_add_case(s, "ambient",
+			    CHECK_TESTS(test_format, test_allowed_mask, test_refuses_other_caps,
+					test_refuses_when_not_permitted, test_survives_setuid,
+					test_setuid_without_keepcaps_loses_them));
+	tcase_add_loop_test(tc, test_release, 0, ELEMENTSOF(release_cases));
 	return check_run_forked(s, "the tests change this process's credentials");
 }

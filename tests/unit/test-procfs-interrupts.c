@@ -5,7 +5,7 @@
  * the header names (an offline CPU has no column), the action names of
  * numbered IRQs, named rows with fewer counts (ERR, MIS), softirq keys,
  * and hostile files: a line beyond the length bound, bytes that are not
- * printable, no header. Then the host's own files, whatever they hold.
+ * printable, no header, a key twice. Then the host's own files, whatever they hold.
  */
 #include <check.h>
 #include <stdio.h>
@@ -102,6 +102,7 @@ END_TEST
 START_TEST(test_hostile)
 {
 	static const int cpus[] = { 0 };
+	static const char twice[] = "   CPU0\n 9: 1 X-edge a\n 9: 2 X-edge b\n\xff: 3\n\x1b: 4\n";
 	size_t long_len = PROCFS_IRQ_LINE_MAX + 100, n;
 	IrqCounts c = {};
 	char *text;
@@ -131,6 +132,17 @@ START_TEST(test_hostile)
 	ck_assert_str_eq(c.sources[0].name, "IRQ 8 (na??[31m??\"<&)");
 	for (const char *p = c.sources[0].name; *p; p++)
 		ck_assert(*p >= 0x20 && *p < 0x7f);
+	procfs_irq_counts_done(&c);
+
+	/* a key twice, or two keys that read the same once made printable:
+	 * the first is kept, so that a key names one source */
+	write_file(twice, sizeof(twice) - 1);
+	ck_assert_int_eq(procfs_irq_counts_read(path, false, cpus, 1, &c), 0);
+	ck_assert_uint_eq(c.n_sources, 2);
+	ck_assert_str_eq(c.sources[0].name, "IRQ 9 (a)");
+	ck_assert_uint_eq(c.counts[0], 1);
+	ck_assert_str_eq(c.sources[1].key, "?");
+	ck_assert_uint_eq(c.counts[1], 3);
 	procfs_irq_counts_done(&c);
 
 	ck_assert_int_eq(procfs_irq_counts_read("/nonexistent/interrupts", false, cpus, 1, &c),

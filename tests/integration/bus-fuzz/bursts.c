@@ -6,7 +6,8 @@
  *     more processes than ProcessesPerUserMax), all in flight at once, so
  *     that they wait together at polkit (a user no rule covers) or at the
  *     resolver (after a Reload, or once the user's cached groups expired);
- *     after it, the user's grants are counted against the limits;
+ *     after it, the user's grants are counted against the limits, and no
+ *     thread may run realtime that no grant names;
  *   - a flood of manage calls (ListAllGrants, Explain of other uids,
  *     Reload), which ask polkit for anyone but root;
  *   - a granted thread that lowers itself to SCHED_OTHER and spins a few
@@ -70,6 +71,9 @@ static void check_user_limits(Worker *w, const Desc *d)
 	size_t n = 0, nt, np, nu;
 	char error[512];
 
+	/* no thread realtime that no grant names (an exec, an adoption,
+	 * anything else) */
+	oracle_check_unsupervised(w->bus, d);
 	if (list_grants_full(w->bus, false, &g, &n, error, sizeof(error)) < 0)
 		return;
 	nt = count_distinct(g, n, 0);

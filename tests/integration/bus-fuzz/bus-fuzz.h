@@ -163,8 +163,12 @@ void victims_race_wait(int i);
  * kernel says it is no longer realtime. Returns the tid, 0 when busy. */
 pid_t victims_lower_spin_sleeper(int i, unsigned rounds, unsigned ms);
 pid_t victims_sleeper_tid(int i);
-/* children.c: the child process (bus-fuzz --victim N): N sleeping threads. */
+/* children.c: the child process (bus-fuzz --victim N): N sleeping threads,
+ * the first of which now and then calls execve() (bus-fuzz
+ * --victim-execed: the process sleeps on, that thread its main one, with
+ * whatever grant it held). */
 int victim_main(unsigned n);
+int victim_execed_main(void);
 
 /* oracle.c */
 typedef struct ThreadState {
@@ -194,6 +198,15 @@ void process_limits(pid_t pid, uint64_t v[_LIM_MAX], bool *ok);
 bool state_violates(const Limits *l, const ThreadState *s, int base_policy, int base_nice,
 		    uint64_t rttime_hard, char *why, size_t size);
 void self_drop_realtime(void);
+/* Notes the realtime threads of users other than root there are before
+ * the run, which oracle_check_unsupervised() leaves alone. */
+void oracle_snapshot_realtime(void);
+/* Every SCHED_FIFO/RR thread of a user other than root (of the fuzzing
+ * user's only, without --sees-all), kernel threads aside, that was not
+ * realtime before the run must be named by a grant (ListAllGrants, or
+ * ListGrants); a violation after d for each that is not, looked at twice
+ * 1.5 s apart. Takes a lock: one check at a time. */
+void oracle_check_unsupervised(DBusConnection *bus, const Desc *d);
 
 /* main.c */
 extern Limits limits;
@@ -364,6 +377,8 @@ typedef struct Stats {
 	atomic_ulong tid_reuses;
 	atomic_ulong probes;
 	atomic_ulong probe_refused;
+	atomic_ulong supervision_scans;
+	atomic_ulong execs;
 } Stats;
 
 extern Stats stats;

@@ -52,10 +52,30 @@ static int child_read_line(Child *c, char *buf, size_t size)
 	return -E2BIG;
 }
 
+/* Whether child c runs bus-fuzz --victim-execed now: one of its threads
+ * called execve(). */
+static bool child_execed(const Child *c)
+{
+	char path[64], cmd[64] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	safe_close(fd);
+	/* "bus-fuzz\0--victim-execed\0" */
+	return n > 9 && streq(cmd + 9, "--victim-execed");
+}
+
 static void child_kill(Child *c)
 {
 	if (c->pid <= 0)
 		return;
+	if (child_execed(c))
+		stats.execs++;
 	kill(c->pid, SIGKILL);
 	(void)waitpid(c->pid, NULL, 0);
 	c->fd = safe_close(c->fd);
@@ -142,8 +162,15 @@ typedef struct ChildThread {
 	Rng rng;
 } ChildThread;
 
+/* About once in this many of its wakeups (each 1-20 ms apart), the first
+ * thread of a child calls execve(): every 10 s or so per child. */
+#define EXEC_ONE_IN 1000
+
 /* --victim N: the child process. Its threads take their baselines, it
- * reports their tids, then they sleep and rename themselves until killed. */
+ * reports their tids, then they sleep and rename themselves until killed;
+ * the first now and then calls execve(), which ends the others and makes
+ * it the main thread of bus-fuzz --victim-execed, with whatever realtime
+ * grant it held: realtimed must go on supervising it. */
 static void *victim_thread(void *userdata)
 {
 	ChildThread *s = userdata;
@@ -157,9 +184,24 @@ static void *victim_thread(void *userdata)
 			gen_comm(&s->rng, name);
 			(void)prctl(PR_SET_NAME, name);
 		}
+		if (s->index == 0 && rng_below(&s->rng, EXEC_ONE_IN) == 0) {
+			char *argv[] = { "bus-fuzz", "--victim-execed", NULL };
+
+			execv("/proc/self/exe", argv);
+		}
 		sleep_usec(1000 + rng_below(&s->rng, 19000));
 	}
 	return NULL;
+}
+
+int victim_execed_main(void)
+{
+	/* the parent-death signal was the old main thread's: this thread's
+	 * own now */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+		return 1;
+	for (;;)
+		pause();
 }
 
 int victim_main(unsigned n)

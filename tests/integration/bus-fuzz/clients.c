@@ -2,7 +2,8 @@
 /*
  * The ways a client of bus-fuzz treats realtimed badly, beyond one call:
  * a granted thread renames itself to bytes that are not UTF-8 before
- * ListGrants; clients hang up before the answer; many connections at once;
+ * ListGrants; clients hang up before the answer, or send a pile of calls
+ * that want none and hang up at once; many connections at once;
  * floods past [Daemon] ActionsPerBurst; and a thread that lowers its own
  * priority while the daemon reads back what it set. The calls themselves
  * come from calls.c and call-build.c, their checks from call-check.c.
@@ -74,14 +75,55 @@ void client_rename_and_list(Worker *w)
 	call_run(w, CALL_LIST_GRANTS);
 }
 
+/* Connections that each send up to SEND_AND_GO_MAX calls wanting no reply
+ * and close at once (issue 31): realtimed sees a new sender whose uid it
+ * does not know, and which is gone before it could ask the bus, again and
+ * again. The calls may still be served (a grant among them holds); the
+ * probe user's grants show whether others are. */
+static void client_send_and_go(Worker *w)
+{
+	enum { SEND_AND_GO_MAX = 150 };
+	unsigned conns = 1 + (unsigned)rng_below(&w->rng, 4);
+
+	for (unsigned k = 0; k < conns; k++) {
+		DBusConnection *c = bus_connect_private();
+		unsigned n = 1 + (unsigned)rng_below(&w->rng, SEND_AND_GO_MAX);
+		Desc d = { .len = 0 };
+
+		if (!c)
+			return;
+		stats.connections++;
+		desc_add(&d, "%u calls wanting no reply, then hung up at once [send and go]", n);
+		call_record(w, &d);
+		for (unsigned i = 0; i < n; i++) {
+			Call call;
+
+			call_build(w, call_pick_single(&w->rng), &call);
+			dbus_message_set_no_reply(call.m, TRUE);
+			dbus_connection_send(c, call.m, NULL);
+			dbus_message_unref(call.m);
+			stats.calls++;
+		}
+		dbus_connection_flush(c);
+		bus_close_private(c);
+		stats.disconnects++;
+	}
+}
+
 /* A client that sends a call and hangs up before the answer: sometimes at
- * once, sometimes while the daemon is busy with it (polkit, a grant). */
+ * once, sometimes while the daemon is busy with it (polkit, a grant); now
+ * and then many calls, each wanting no answer (client_send_and_go()). */
 void client_hang_up(Worker *w)
 {
-	DBusConnection *c = bus_connect_private();
+	DBusConnection *c;
 	DBusPendingCall *p = NULL;
 	Call call;
 
+	if (rng_chance(&w->rng, 25)) {
+		client_send_and_go(w);
+		return;
+	}
+	c = bus_connect_private();
 	if (!c)
 		return;
 	call_build(w, call_pick_single(&w->rng), &call);

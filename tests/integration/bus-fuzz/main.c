@@ -237,6 +237,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && streq(argv[1], "--victim"))
 		return victim_main((unsigned)strtoul(argv[2], NULL, 10));
+	if (argc == 2 && streq(argv[1], "--victim-execed"))
+		return victim_execed_main();
 
 	self_uid = getuid();
 	self_pid = getpid();
@@ -295,6 +297,7 @@ int main(int argc, char **argv)
 		(void)setrlimit(RLIMIT_RTTIME, &rl);
 	}
 	victims_scan_system(self_uid);
+	oracle_snapshot_realtime();
 
 	r = batches_run(bus, n_workers, seed, seconds, &start, &batches);
 	if (r < 0)

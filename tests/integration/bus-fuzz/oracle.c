@@ -3,9 +3,12 @@
  * The oracle of bus-fuzz: what the kernel says a thread holds (policy,
  * priority, nice, SCHED_RESET_ON_FORK through sched_getattr(); owner, start
  * time and limits through /proc), and whether that is beyond what policy
- * gives the fuzzing user. Written apart from the daemon's own /proc readers
- * on purpose: an oracle that shares the code it checks shares its bugs.
+ * gives the fuzzing user; and, after every burst, whether a realtime thread
+ * runs that no grant names (oracle_check_unsupervised()). Written apart
+ * from the daemon's own /proc readers on purpose: an oracle that shares the
+ * code it checks shares its bugs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bus-fuzz.h"
@@ -223,4 +227,143 @@ void self_drop_realtime(void)
 	 * a realtime fuzzer thread; the oracle has looked already. */
 	if (p >= 0 && is_rt(p & ~SCHED_RESET_ON_FORK))
 		(void)sched_setscheduler(0, SCHED_OTHER | (p & SCHED_RESET_ON_FORK), &sp);
+}
+
+/* A realtime thread the oracle found: pid, tid and its start time. */
+typedef struct RtThread {
+	pid_t pid, tid;
+	uint64_t start;
+} RtThread;
+
+#define RT_BEFORE_MAX 4096
+#define RT_FOUND_MAX 1024
+
+/* The realtime threads there were before the run (realtimed's doing or
+ * not: IRQ threads, another test's), which the check leaves alone. */
+static RtThread rt_before[RT_BEFORE_MAX];
+static size_t n_rt_before;
+
+/* Whether thread tid of pid is a kernel thread (PF_KTHREAD in field 9 of
+ * its stat). */
+static bool is_kthread(pid_t pid, pid_t tid)
+{
+	char buf[1024], *p;
+	unsigned long flags;
+
+	if (read_task_file(pid, tid, "stat", buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return false;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & 0x00200000; /* PF_KTHREAD */
+}
+
+/* Every SCHED_FIFO/RR thread of a user other than root (of self_uid only
+ * unless all), kernel threads left out, into ret (max at most). */
+static size_t scan_realtime(bool all, RtThread *ret, size_t max)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *pe;
+	size_t n = 0;
+
+	while (procs && (pe = readdir(procs)) && n < max) {
+		char path[64];
+		DIR *tasks;
+		struct dirent *te;
+		pid_t pid = (pid_t)atoi(pe->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		tasks = opendir(path);
+		while (tasks && (te = readdir(tasks)) && n < max) {
+			pid_t tid = (pid_t)atoi(te->d_name);
+			ThreadState s;
+			uid_t u[3];
+			uint64_t st;
+
+			if (tid <= 0 || thread_state(tid, &s) < 0 || !is_rt(s.policy) ||
+			    thread_uids(pid, tid, u) < 0 || u[0] == 0 ||
+			    (!all && u[0] != self_uid) || is_kthread(pid, tid) ||
+			    thread_start_time(pid, tid, &st) < 0)
+				continue;
+			ret[n++] = (RtThread){ pid, tid, st };
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (procs)
+		closedir(procs);
+	return n;
+}
+
+void oracle_snapshot_realtime(void)
+{
+	n_rt_before = scan_realtime(true, rt_before, RT_BEFORE_MAX);
+}
+
+static bool rt_was_before(const RtThread *t)
+{
+	for (size_t i = 0; i < n_rt_before; i++)
+		if (rt_before[i].tid == t->tid && rt_before[i].start == t->start)
+			return true;
+	return false;
+}
+
+static bool listed(const ListedGrant *g, size_t n, const RtThread *t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g[i].pid == t->pid && g[i].tid == t->tid)
+			return true;
+	return false;
+}
+
+/* The threads of found[0..n) still realtime, the same threads, that the
+ * grants listed now do not name; moved to the front, how many. */
+static size_t unsupervised(DBusConnection *bus, RtThread *found, size_t n)
+{
+	_cleanup_free_ ListedGrant *g = NULL;
+	size_t ng = 0, k = 0;
+	char error[512];
+
+	if (list_grants_full(bus, limits.sees_all, &g, &ng, error, sizeof(error)) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		ThreadState s;
+		uint64_t st;
+
+		if (thread_state(found[i].tid, &s) < 0 || !is_rt(s.policy) ||
+		    thread_start_time(found[i].pid, found[i].tid, &st) < 0 ||
+		    st != found[i].start || listed(g, ng, &found[i]))
+			continue;
+		found[k++] = found[i];
+	}
+	return k;
+}
+
+void oracle_check_unsupervised(DBusConnection *bus, const Desc *d)
+{
+	static RtThread found[RT_FOUND_MAX];
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	size_t n = 0, k;
+
+	pthread_mutex_lock(&lock);
+	k = scan_realtime(limits.sees_all, found, RT_FOUND_MAX);
+	for (size_t i = 0; i < k; i++)
+		if (!rt_was_before(&found[i]))
+			found[n++] = found[i];
+	n = unsupervised(bus, found, n);
+	/* A grant reset or demoted between the scan and the list, or a
+	 * thread that exec'ed a moment ago (realtimed follows it at once with
+	 * a thread pidfd, within a second without): look again later. */
+	if (n > 0) {
+		(void)nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 500000000 }, NULL);
+		n = unsupervised(bus, found, n);
+	}
+	stats.supervision_scans++;
+	for (size_t i = 0; i < n; i++)
+		violation(d,
+			  "thread %d of process %d runs realtime, but no grant of realtimed names "
+			  "it (it was not realtime before the run)",
+			  (int)found[i].tid, (int)found[i].pid);
+	pthread_mutex_unlock(&lock);
 }

@@ -148,6 +148,8 @@ void report_print(double secs, unsigned long batches)
 	STAT(tid_reuses);
 	STAT(probes);
 	STAT(probe_refused);
+	STAT(supervision_scans);
+	STAT(execs);
 #undef STAT
 	for (size_t i = 0; i < n_kinds; i++)
 		printf("bus-fuzz[%s]: violation %lu x \"%.100s\"\n", report_label, kinds[i].n,

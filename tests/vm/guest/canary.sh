@@ -33,6 +33,14 @@
 #   9. a SCHED_FIFO runaway of user A on every vCPU beside B's periodic
 #      thread: A's runaways are demoted within CanaryWatchdogSec + 1 s and
 #      A is refused, while B's thread stays SCHED_FIFO and B is granted.
+#  10. the same with runaways realtimed never granted (SCHED_FIFO through
+#      A's own RLIMIT_RTPRIO, as pam_realtime gives audio members): A's
+#      are demoted at the first firing, B's periodic thread is never
+#      demoted and B is granted (issue 31: every user was, at the second);
+#  11. a granted thread (not the main one) of each of A's processes calls
+#      execve() into a runaway: the grant follows it to the main thread
+#      (on 6.1, within the second the table looks again), and the canary
+#      demotes every one of them within CanaryWatchdogSec + 1 s.
 # Only ever run in the VM: the runaways would freeze a host.
 
 # shellcheck source=tests/integration/lib.sh
@@ -342,6 +350,73 @@ expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo
 b_granted "right after the canary fired"
 expect_refused "user A is refused during CanaryRefuseSec"
 periodic_check
+finish_case
+
+start ungranted-beside-audio
+periodic_start $((8 * WATCHDOG + 2))
+SPIN=""
+k=0
+while [ $k -lt "$NCPU" ]; do
+	prlimit --rtprio=50:50 setpriv --reuid=rtaudio --regid=rtaudio --init-groups -- \
+		"$RT_CLIENT" spin 30 --go "$WORK/go.$CASE" --self-fifo 50 >"$WORK/spin.$CASE.$k" 2>&1 &
+	SPIN="$SPIN $!"
+	integ_track $!
+	wait_for 10 grep -q '^pid' "$WORK/spin.$CASE.$k" || fail "runaway $k did not start"
+	k=$((k + 1))
+done
+go
+wait_spinners
+note "$(date +%T.%N) the runaways are gone"
+check_demoted "$NCPU"
+expect_refused "user A is refused during CanaryRefuseSec"
+expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
+b_granted "right after the canary fired"
+check_signal
+if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
+	! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE" &&
+	! grep -q 'starvation persisted' "$WORK/realtimed.log"; then
+	ok "the journal blames user A (uid $UID_AUDIO), not user B, and nothing escalated"
+else
+	fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
+fi
+periodic_check
+finish_case
+
+start exec-runaway
+# each of A's processes: a holder whose thread 1 is granted SCHED_FIFO 10
+# and then execs a runaway, which the kernel makes the main thread
+SPIN=""
+k=0
+while [ $k -lt "$NCPU" ]; do
+	mkfifo "$WORK/in.$CASE.$k"
+	chmod 666 "$WORK/in.$CASE.$k"
+	as_bg rtaudio "$RT_CLIENT" hold 1 <>"$WORK/in.$CASE.$k" >"$WORK/spin.$CASE.$k" 2>&1
+	p=$!
+	SPIN="$SPIN $p"
+	integ_track $p
+	wait_for 10 grep -q '^threads' "$WORK/spin.$CASE.$k" || fail "holder $k did not start"
+	t=$(sed -n 's/^threads //p' "$WORK/spin.$CASE.$k")
+	out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$t string:fifo uint32:10)
+	expect_success "thread $t of process $p made SCHED_FIFO 10" "$out"
+	echo "exec 1 $RT_CLIENT spin 30 --go $WORK/go.$CASE" >"$WORK/in.$CASE.$k"
+	# the runaway prints its "pid" line too, after the holder's
+	wait_for 10 sh -c "[ \"\$(grep -c '^pid' '$WORK/spin.$CASE.$k')\" -ge 2 ]" ||
+		fail "holder $k did not exec the runaway: $(cat "$WORK/spin.$CASE.$k")"
+	k=$((k + 1))
+done
+for p in $SPIN; do
+	expect_sched "the runaway exec'ed in process $p runs the grant as its main thread" "$p" "fifo 10"
+done
+# on 6.1, without thread pidfds, the table looks again within a second
+sleep 1.5
+for p in $SPIN; do
+	[ "$(grant_of "$p")" = "fifo 10" ] && ok "ListGrants lists process $p's main thread (fifo 10)" ||
+		fail "process $p's exec'ed thread is not supervised: '$(grant_of "$p")'"
+done
+go
+wait_spinners
+check_demoted "$NCPU"
+check_signal
 finish_case
 
 start fight-back

@@ -135,10 +135,23 @@ Supervising*) echo "ok - READY=1 and its status reached systemd ($status)" ;;
 	rt_failures=$((rt_failures + 1))
 	;;
 esac
-# CapBnd: CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19) CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24)
-check_eq "the sandbox's capability bounding set" "0000000001880004" \
+# CapBnd: CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19) CAP_SYS_NICE(23) CAP_SYS_RESOURCE(24),
+# and CAP_SETGID(6) CAP_SETUID(7) CAP_SETPCAP(8) for the NSS helper's drop
+check_eq "the sandbox's capability bounding set" "00000000018801c4" \
 	"$(awk '/^CapBnd:/ { print $2 }' "/proc/$pid/status")"
 check_eq "no new privileges" "1" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")"
+# the three for the NSS helper are permitted only; the helper, forked at
+# start, dropped to nobody with every set empty under the unit's sandbox
+# (its seccomp filter lets setgroups and setresuid through)
+check_eq "realtimed's effective capabilities (not the NSS helper's three)" "0000000001880004" \
+	"$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")"
+helper=$(cat "/proc/$pid/task/"*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .)
+check "realtimed runs its NSS helper" test -n "$helper"
+check_eq "the NSS helper runs as nobody" "65534" "$(awk '/^Uid:/ { print $2 }' "/proc/${helper:-0}/status")"
+for c in CapEff CapPrm CapBnd; do
+	check_eq "the NSS helper's $c is empty" "0000000000000000" \
+		"$(awk -v k="$c:" '$1 == k { print $2 }' "/proc/${helper:-0}/status")"
+done
 check_eq "a seccomp filter" "2" "$(awk '/^Seccomp:/ { print $2 }' "/proc/$pid/status")"
 check "its own mount namespace (ProtectSystem=, PrivateTmp=)" \
 	test "$(readlink "/proc/$pid/ns/mnt")" != "$(readlink /proc/1/ns/mnt)"

@@ -17,8 +17,8 @@
 
 #include "policy-internal.h"
 
-int policy_check_override(Policy *p, const char *file, const Assignment *a, const char *key,
-			  const PolicySource *prev)
+int policy_warn_override(Policy *p, const char *file, const Assignment *a, const char *key,
+			 const PolicySource *prev)
 {
 	const char *section = a->kind == SECTION_IRQ ? "IRQ" : a->section;
 
@@ -39,7 +39,7 @@ int policy_check_override(Policy *p, const char *file, const Assignment *a, cons
 				  key, section, prev->file, prev->line);
 }
 
-int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a)
+int policy_warn_daemon_key(Policy *p, const char *file, const Assignment *a)
 {
 	size_t k = (size_t)(a->item - policy_daemon_keys);
 	int r;
@@ -51,7 +51,7 @@ int policy_check_daemon_key(Policy *p, const char *file, const Assignment *a)
 		if (!p->daemon_sources)
 			return -ENOMEM;
 	}
-	r = policy_check_override(p, file, a, a->item->name, &p->daemon_sources[k]);
+	r = policy_warn_override(p, file, a, a->item->name, &p->daemon_sources[k]);
 	p->daemon_sources[k] = (PolicySource){ .file = file, .line = a->line };
 	return r;
 }
@@ -88,7 +88,7 @@ static int nss_knows(SectionKind kind, const char *name)
 	}
 }
 
-int policy_check_name(Policy *p, const char *file, const Assignment *a, Section *s)
+int policy_warn_name(Policy *p, const char *file, const Assignment *a, Section *s)
 {
 	const char *what = a->kind == SECTION_USER ? "user" : "group";
 	int r;
@@ -115,7 +115,7 @@ int policy_check_name(Policy *p, const char *file, const Assignment *a, Section 
 	return 0;
 }
 
-int policy_check_rejected(Policy *p, const char *path, const FileParse *fp)
+int policy_warn_rejected(Policy *p, const char *path, const FileParse *fp)
 {
 	_cleanup_(policy_freep) Policy *scratch = NULL;
 	const char *file;

@@ -8,27 +8,27 @@
  * polkit is asked about the calling connection (its unique name), not
  * about a pid: the pid dbus-daemon recorded when the caller connected may
  * name another process by now. Manage calls count against the caller's
- * ActionsPerBurst= per BurstSec= (apart from its grant requests, so that a
- * crowd of uids making them cannot refuse anyone a grant) and take slots of
- * polkit's manage pool only (polkit.h).
+ * ActionsPerBurst= per BurstSec=, as its grant requests do (users.h), and
+ * take slots of polkit's manage pool only (polkit.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus-dispatch.h"
-#include "bus-manage.h"
-#include "bus.h"
+#include "bus-admin.h"
+#include "bus-message.h"
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "request.h"
+#include "users.h"
 
 #define MANAGE_ACTION "org.realtimed.manage"
 
 static void manage_refuse(Daemon *d, DBusMessage *m, const char *what, uid_t uid, int r)
 {
-	const char *perm = request_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE);
-	const char *rate = request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE);
+	const char *perm = bus_error_name(REQUEST_E_PERMISSION_DENIED, FLAVOUR_NATIVE);
+	const char *rate = bus_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE);
 
 	if (r == 0)
 		bus_reply_error(d->bus, m, perm,
@@ -68,7 +68,9 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 {
 	const PolicyDaemon *pd = policy_daemon(d->policy);
 	const char *sender = dbus_message_get_sender(m);
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	BusParkedCall *mc;
+	User *u;
 	uid_t uid;
 	int r;
 
@@ -78,9 +80,10 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 		method->run(d, m, o);
 		return;
 	}
-	if (!daemon_manage_ratelimit(d, uid)) {
-		bus_reply_error(d->bus, m,
-				request_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),
+	/* the caller's rate, as its grant requests' (users.h) */
+	u = users_get(d->users, uid, now);
+	if (u && !user_count_action(u, pd->actions_per_burst, pd->burst_usec, now)) {
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),
 				"too many manage calls from uid %u: at most %u per %llu s "
 				"(ActionsPerBurst=, BurstSec=)",
 				(unsigned)uid, pd->actions_per_burst,
@@ -89,7 +92,7 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 	}
 	mc = bus_parked_call_new(d, m, o, method, uid);
 	if (!mc) {
-		bus_reply_error(d->bus, m, request_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
+		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_NO_MEMORY, FLAVOUR_NATIVE),
 				"Out of memory");
 		return;
 	}
