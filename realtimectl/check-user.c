@@ -5,7 +5,6 @@
  * membership in NSS and in the session, the policy files and whether a
  * rule covers the user, and the IRQ threads the user's audio depends on.
  */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -295,16 +294,6 @@ void check_policy(const CheckContext *c, CheckResult *r)
 			    : "needs no section (root may have any priority)");
 }
 
-static bool irq_is_audio_path(const char *action)
-{
-	static const char *const patterns[] = { "snd*", "xhci*", "ehci*", "ohci*", "uhci*" };
-
-	for (size_t i = 0; i < ELEMENTSOF(patterns); i++)
-		if (fnmatch(patterns[i], action, 0) == 0)
-			return true;
-	return false;
-}
-
 void check_irq_priorities(const CheckContext *c, CheckResult *r)
 {
 	_cleanup_free_ char *proc = check_path(c, "/proc");
@@ -328,7 +317,7 @@ void check_irq_priorities(const CheckContext *c, CheckResult *r)
 		const PolicyIrqRule *rule;
 		int prio = t[i].policy == SCHED_FIFO || t[i].policy == SCHED_RR ? t[i].priority : 0;
 
-		if (!irq_is_audio_path(t[i].action))
+		if (!check_irq_is_audio_path(t[i].action))
 			continue;
 		n_audio++;
 		rule = c->policy ? policy_irq_match(c->policy, t[i].action) : NULL;

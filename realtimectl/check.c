@@ -29,6 +29,8 @@ const Check check_table[] = {
 	{ "limits-conflict", check_limits_conflict },
 	{ "policy",          check_policy },
 	{ "irq-priorities",  check_irq_priorities },
+	{ "irq-sharing",     check_irq_sharing },
+	{ "irq-below-audio", check_irq_below_audio },
 	{ "realtime-module", check_realtime_module },
 	{ "filesystem",      check_filesystem },
 };

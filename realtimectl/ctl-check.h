@@ -133,6 +133,8 @@ void check_rtkit_conflict(const CheckContext *c, CheckResult *r);
 void check_limits_conflict(const CheckContext *c, CheckResult *r);
 void check_policy(const CheckContext *c, CheckResult *r);
 void check_irq_priorities(const CheckContext *c, CheckResult *r);
+void check_irq_sharing(const CheckContext *c, CheckResult *r);
+void check_irq_below_audio(const CheckContext *c, CheckResult *r);
 void check_realtime_module(const CheckContext *c, CheckResult *r);
 void check_filesystem(const CheckContext *c, CheckResult *r);
 
@@ -233,6 +235,9 @@ int check_apt_candidate(const CheckContext *c, const char *package, char *buf, s
 #endif
 /* Do IRQ handlers run in threads (threadirqs, or PREEMPT_RT)? */
 bool check_irqs_threaded(const CheckContext *c);
+/* check-irq.c: is an IRQ action on the audio path: a sound card's (snd*)
+ * or a USB controller's (xhci*, ehci*, ohci*, uhci*: a USB interface's)? */
+bool check_irq_is_audio_path(const char *action);
 /* check-bus.c (only with D-Bus): the bus_query of a live system. */
 void check_bus_query(CheckBus *ret);
 struct DBusConnection; /* libdbus's, for the one below; no D-Bus header here */

@@ -167,9 +167,9 @@ snapshot >"$WORK/before"
 note "realtimed stopped"
 check_json "$WORK/root-stopped.json" ""
 n=$("$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/root-stopped.json")
-[ "$n" = 23 ] && ok "--json parses: 23 checks" || fail "$n checks, want 23: $(head -c 300 "$WORK/root-stopped.json")"
+[ "$n" = 25 ] && ok "--json parses: 25 checks" || fail "$n checks, want 25: $(head -c 300 "$WORK/root-stopped.json")"
 n=$(awk -F '\t' '$2 == "id"' "$WORK/root-stopped.json.tsv" | wc -l)
-[ "$n" = 23 ] || fail "to_tsv read $n checks, want 23"
+[ "$n" = 25 ] || fail "to_tsv read $n checks, want 25"
 expect "$WORK/root-stopped.json" daemon warn
 grep -q 'systemctl enable --now realtimed' "$WORK/root-stopped.json" && ok "the daemon hint says how to start it" ||
 	fail "no start hint"

@@ -38,6 +38,8 @@ START_TEST(test_table_ids)
 		"limits-conflict",
 		"policy",
 		"irq-priorities",
+		"irq-sharing",
+		"irq-below-audio",
 		"realtime-module",
 		"filesystem",
 	};

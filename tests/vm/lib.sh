@@ -63,3 +63,46 @@ run_integration_real_path()
 		fi
 	done
 }
+
+# irq_threads PATTERN: "pid policy priority" of each IRQ kernel thread
+# named irq/N-PATTERN (a shell pattern: virtio*, xhci*). The names are
+# read without a fork per process: PREEMPT_RT has many more kernel
+# threads, and a slow TCG guest spent minutes on one fork each.
+irq_threads()
+{
+	for _d in /proc/[0-9]*; do
+		read -r _c 2>/dev/null <"$_d/comm" || continue
+		# shellcheck disable=SC2254 # $1 is a pattern
+		case "$_c" in
+		irq/*-$1) echo "${_d#/proc/} $(sed 's/^.*) //' "$_d/stat" | awk '{ print $39, $38 }')" ;;
+		esac
+	done
+}
+
+# irq_threads_at PATTERN PRIO: there is an irq/N-PATTERN thread, and each
+# is SCHED_FIFO (1) at PRIO.
+irq_threads_at()
+{
+	_out=$(irq_threads "$1")
+	[ -n "$_out" ] && ! echo "$_out" | awk -v p="$2" '$2 != 1 || $3 != p { bad = 1 } END { exit !bad }'
+}
+
+# vm_monitor COMMAND...: runs COMMAND in QEMU's human monitor, as an admin
+# would type it ("device_add usb-audio,..."), and prints what the monitor
+# answered (nothing when all went well, "Error: ..." when not). Only in a
+# boot whose group has a "# vm-sound" script (run-vm.sh passes the command
+# on); false when no answer came within 30 s.
+vm_monitor()
+{
+	[ -d /rt-run/monitor.d ] || mkdir /rt-run/monitor.d 2>/dev/null
+	_m=/rt-run/monitor.d/$(date +%s%N).$$
+	printf '%s\n' "$*" >"$_m.tmp" && mv "$_m.tmp" "$_m.cmd" || return 1
+	_i=0
+	while [ ! -f "$_m.out" ]; do
+		[ "$_i" -lt 300 ] || { rm -f "$_m.cmd"; return 1; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	cat "$_m.out"
+	rm -f "$_m.out"
+}

@@ -26,7 +26,17 @@
 # a boot without threadirqs (to see which kernels thread their IRQs anyway:
 # PREEMPT_RT), "# vm-qemu-args: ARGS" for more QEMU arguments, "# vm-smp:
 # host" for as many vCPUs as the host has CPUs (at most 8) unless VM_SMP
-# says otherwise. Inside a boot, the guest side (stage-lib.sh) runs each
+# says otherwise. A line "# vm-sound" gives the boot of the script's group
+# the audio tier's devices (tests/vm/AUDIO.md) without making a boot of its
+# own: QEMU's Intel HD Audio controller with an output codec, whose sound
+# goes to the WAV file sound-hda.wav in the run directory (the guest reads
+# it as it grows: RT_VM_SOUND_HDA), a PCI bridge (ACPI hot-plug, no IRQ of
+# its own) for a USB controller (qemu-xhci) and a usb-audio device plugged
+# in later, whose sound goes to
+# sound-usb.wav (RT_VM_SOUND_USB), and QEMU's monitor, which the guest
+# reaches through the run directory (vm_monitor in lib.sh) to plug them
+# in. The devices cost a boot nothing until a driver is loaded (nothing
+# loads one in the busybox tier but a script). Inside a boot, the guest side (stage-lib.sh) runs each
 # script in its own cgroup and mount namespace with its own timeout, checks
 # the kernel's taint between scripts and puts back what the script changed
 # (modules, sched_* and realtime.ko sysctls, leftover processes; the busybox
@@ -165,12 +175,18 @@ fi
 # --- the run directory, and never a VM without its runner ------------------
 run=$(mktemp -d "${TMPDIR:-/tmp}/rt-vm.XXXXXX") || exit 1
 qpid=
+mon_pid=
 stop_vm()
 {
 	if [ -n "$qpid" ]; then
 		kill -KILL "$qpid" 2>/dev/null
 		wait "$qpid" 2>/dev/null
 		qpid=
+	fi
+	if [ -n "$mon_pid" ]; then
+		kill "$mon_pid" 2>/dev/null
+		wait "$mon_pid" 2>/dev/null
+		mon_pid=
 	fi
 }
 cleanup()
@@ -255,6 +271,7 @@ fi
 	echo "export RT_VM_SYSTEM=$system"
 	echo "export RT_DEBS=/rt-run/debs"
 	echo "export RT_KO=$(quote "$rt_ko")"
+	echo "export RT_VM_SOUND_HDA=/rt-run/sound-hda.wav RT_VM_SOUND_USB=/rt-run/sound-usb.wav"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154
@@ -347,6 +364,62 @@ console_tail()
 	tail -n "$1" "$console" 2>/dev/null | tr -d '\r'
 }
 
+# --- the audio tier's devices and QEMU's monitor ---------------------------------
+# sound_args: the QEMU arguments of a "# vm-sound" boot (see the top of this
+# file and tests/vm/AUDIO.md). Each sound card writes 48 kHz stereo 16-bit,
+# the format the guest plays, so that QEMU passes the frames on as they
+# are; mixer=off: the codec has no volume controls, so no mixer in the
+# guest has to be turned up (ALSA starts an HDA codec's muted) and what the
+# card is given is what the file gets.
+sound_args()
+{
+	wav=out.frequency=48000,out.channels=2,out.format=s16
+	echo "-audiodev wav,id=rt-hda,path=$run/sound-hda.wav,$wav" \
+		"-device ich9-intel-hda,id=rt-hda-ctl -device hda-output,audiodev=rt-hda,mixer=off" \
+		"-audiodev wav,id=rt-usb,path=$run/sound-usb.wav,$wav" \
+		"-device qemu-xhci,id=rt-xhci" \
+		"-chardev pipe,id=rt-mon,path=$run/monitor -mon chardev=rt-mon,mode=readline"
+}
+
+# monitor_start: QEMU's human monitor on two FIFOs (QEMU opens them
+# read-write, so neither side blocks), its output copied to monitor.log.
+monitor_start()
+{
+	rm -f "$run/monitor.in" "$run/monitor.out"
+	mkfifo "$run/monitor.in" "$run/monitor.out" || return 1
+	mkdir -p "$run/monitor.d"
+	: >"$run/monitor.log"
+	cat "$run/monitor.out" >>"$run/monitor.log" &
+	mon_pid=$!
+}
+
+# serve_monitor: passes each command a guest script left in the run
+# directory (monitor.d/ID.cmd, one line: lib.sh's vm_monitor) to QEMU's
+# monitor, and what the monitor answered back (monitor.d/ID.out), once
+# its next prompt came (10 s at most).
+serve_monitor()
+{
+	for cmd in "$run"/monitor.d/*.cmd; do
+		[ -f "$cmd" ] || continue
+		line=$(head -n 1 "$cmd")
+		rm -f "$cmd"
+		before=$(wc -c <"$run/monitor.log")
+		echo "# monitor: $line"
+		timeout 5 sh -c 'printf "%s\n" "$1" >"$2"' sh "$line" "$run/monitor.in"
+		n=0
+		while [ $n -lt 100 ]; do
+			tail -c "+$((before + 1))" "$run/monitor.log" | tr -d '\r' | grep -q '^(qemu) ' && break
+			sleep 0.1
+			n=$((n + 1))
+		done
+		# without the monitor's echo of the command (its first line, redrawn
+		# with escape sequences a character at a time) and its next prompt
+		tail -c "+$((before + 1))" "$run/monitor.log" | tr -d '\r' |
+			sed '1d; /^(qemu) *$/d' >"${cmd%.cmd}.tmp"
+		mv "${cmd%.cmd}.tmp" "${cmd%.cmd}.out"
+	done
+}
+
 # --- the boots -----------------------------------------------------------------
 # boot_vm THREADIRQS SMP EXTRA: starts QEMU in the background (qpid) on this
 # group's todo list. no_timer_check: under TCG on a loaded host the IO-APIC
@@ -371,6 +444,10 @@ boot_vm()
 		-device virtio-rng-pci \
 		$disk_args $3 </dev/null >"$run/qemu.log" 2>&1 &
 	qpid=$!
+	sound=0
+	case " $3 " in
+	*" -mon chardev=rt-mon,"*) sound=1 ;;
+	esac
 }
 
 # next_todo: sets id, tmo and path to the first script of the group's todo
@@ -410,6 +487,7 @@ watch()
 			exit 1
 		fi
 		drain
+		[ "$sound" = 0 ] || serve_monitor
 		now=$(date +%s)
 		if next_todo; then
 			if [ -f "$run/out/$id.start" ]; then
@@ -464,6 +542,11 @@ while read -r key <&3; do
 	threadirqs=threadirqs
 	grep -q '^# vm-no-threadirqs$' "$first" && [ "$system" != 1 ] && threadirqs=
 	extra=$(header "$first" vm-qemu-args)
+	# sound for the whole group when one of its scripts asks (no boot key:
+	# no boot of its own)
+	cut -d' ' -f4- "$run/todo" | while read -r path; do
+		grep -qx '# vm-sound' "$path" && echo sound
+	done | grep -q sound && extra="$extra $(sound_args)"
 	smp=${VM_SMP:-2}
 	if [ -z "${VM_SMP:-}" ]; then
 		cut -d' ' -f4- "$run/todo" | while read -r path; do
@@ -476,8 +559,12 @@ while read -r key <&3; do
 		boots=$((boots + 1))
 		reported=$tap_n
 		rm -f "$run/reboot"
+		case " $extra " in
+		*" -mon chardev=rt-mon,"*) monitor_start || exit 1 ;;
+		esac
 		boot_vm "$threadirqs" "$smp" "$extra ${VM_QEMU_ARGS:-}"
 		watch
+		stop_vm
 		next_todo || break
 		if [ -f "$run/out/$id.reboot" ]; then
 			# the script asked for another boot (system_reboot): the same

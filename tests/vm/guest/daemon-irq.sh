@@ -10,6 +10,8 @@
 #   - with the module: a reload hands the rules to /proc/realtime/irq_rules.
 # shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
+# shellcheck source=tests/vm/lib.sh
+. "$TOP_SRCDIR/tests/vm/lib.sh"
 
 if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
 	skip "daemon-irq.sh runs only inside the project's VM (tests/vm/run-vm.sh)"
@@ -28,22 +30,14 @@ integ_admin_conf <<-EOF
 EOF
 
 # virtio_threads: "pid policy priority" of every irq/N-virtio* thread.
-# The comm is read without a fork per process: PREEMPT_RT has many more
-# kernel threads, and a slow TCG guest spent minutes here.
 virtio_threads()
 {
-	for d in /proc/[0-9]*; do
-		read -r comm 2>/dev/null <"$d/comm" || continue
-		case "$comm" in
-		irq/*-virtio*) echo "${d#/proc/} $(sed 's/^.*) //' "$d/stat" | awk '{ print $39, $38 }')" ;;
-		esac
-	done
+	irq_threads 'virtio*'
 }
 # all_at_prio: every virtio IRQ thread is SCHED_FIFO (1) at $PRIO, and there is one.
 all_at_prio()
 {
-	out=$(virtio_threads)
-	[ -n "$out" ] && ! echo "$out" | awk -v p="$PRIO" '$2 != 1 || $3 != p { bad = 1 } END { exit !bad }'
+	irq_threads_at 'virtio*' "$PRIO"
 }
 # wait_new_at_prio BEFORE: new virtio IRQ threads exist and all are at $PRIO (5 s).
 wait_new_at_prio()

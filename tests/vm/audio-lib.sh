@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh disable=SC2034 # AUDIO_* are for the scripts that source it
+#
+# The audio tier's helpers (tests/vm/AUDIO.md), sourced by the guest
+# scripts tests/vm/guest/audio-*.sh after tests/integration/lib.sh and
+# tests/vm/lib.sh: the sound cards run-vm.sh gives a "# vm-sound" boot,
+# the disturbance, the WAV file read back by wav-dropouts, and one result
+# line per measured stretch of playback:
+#
+#   audio-result kernel=K card=C server=S buffer=B who=W load=L round=R seconds=T xruns=X dropouts=D
+#
+# (bench/audio-bench.sh gathers these into bench/RESULTS.md's tables).
+# AUDIO_ROUNDS and AUDIO_SECONDS (the bench passes them in through
+# VM_PASS_ENV) say how many alternating rounds to play and for how long.
+
+AUDIO_TOOLS=$TOP_BUILDDIR/tests/audio
+AUDIO_T0=$(cut -d' ' -f1 /proc/uptime)
+AUDIO_FREQ=997
+AUDIO_ROUNDS=${AUDIO_ROUNDS:-1}
+AUDIO_SECONDS=${AUDIO_SECONDS:-5}
+
+# audio_mark TEXT: a comment with the seconds since the script began, to
+# see where a run's time goes.
+audio_mark()
+{
+	note "$(awk -v t0="$AUDIO_T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime) s: $*"
+}
+
+# audio_stop PID: ends a server or client (TERM, then KILL after 5 s: a
+# driver that hangs in close must not hang the script).
+audio_stop()
+{
+	kill "$1" 2>/dev/null
+	wait_for 5 sh -c "! kill -0 $1" || kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	integ_untrack "$1"
+}
+
+# audio_require: skips unless this is the VM tier with the sound cards
+# (a "# vm-sound" boot), the tools are built, and the disturbance can run.
+audio_require()
+{
+	if [ "$(hostname)" != rt-vm ] || ! grep -q ' /rt-run ' /proc/mounts; then
+		skip "the audio tier runs only inside the project's VM (tests/vm/run-vm.sh)"
+	fi
+	[ -f "${RT_VM_SOUND_HDA:-}" ] || skip "this boot has no sound card (the script needs '# vm-sound')"
+	[ -x "$AUDIO_TOOLS/wav-dropouts" ] && [ -x "$AUDIO_TOOLS/jack-sine" ] ||
+		skip "the audio tools are not built ($AUDIO_TOOLS)"
+	integ_require_cmd stress-ng
+}
+
+# audio_card_wait TEST: waits (10 s) for a sound card for which the shell
+# test TEST on its /proc/asound/cardN directory ($d) holds; sets
+# AUDIO_CARD (hw:N) and opens its devices to the test users (a desktop's
+# logind gives the seat's user an ACL).
+audio_card_wait()
+{
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		for d in /proc/asound/card[0-9]*; do
+			[ -d "$d" ] || continue
+			if eval "$1"; then
+				AUDIO_CARD=hw:${d#/proc/asound/card}
+				chmod 666 /dev/snd/* 2>/dev/null
+				return 0
+			fi
+		done
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# audio_card_hda: QEMU's Intel HD Audio card (snd_hda_intel); its sound
+# goes to RT_VM_SOUND_HDA. Sets AUDIO_CARD, AUDIO_WAV, AUDIO_IRQ.
+audio_card_hda()
+{
+	modprobe snd_hda_intel || fail "modprobe snd_hda_intel failed"
+	# shellcheck disable=SC2016 # expanded in audio_card_wait
+	audio_card_wait '[ "$(cat "$d/id" 2>/dev/null)" = Intel ] && [ -e "/dev/snd/pcmC${d#/proc/asound/card}D0p" ]' ||
+		{ fail "no HDA sound card appeared"; finish; }
+	AUDIO_WAV=$RT_VM_SOUND_HDA
+	AUDIO_NAME=hda
+	AUDIO_IRQ=$(awk -F: '/snd_hda_intel/ { gsub(/ /, "", $1); print $1; exit }' /proc/interrupts)
+	ok "the HDA card is $AUDIO_CARD, IRQ ${AUDIO_IRQ:-?}: $(grep -A1 '\[Intel' /proc/asound/cards | tail -n 1 | sed 's/^ *//')"
+}
+
+# audio_irq_thread IRQ: the pid of IRQ's (first) kernel thread, irq/IRQ-*.
+audio_irq_thread()
+{
+	for _d in /proc/[0-9]*; do
+		read -r _c 2>/dev/null <"$_d/comm" || continue
+		case "$_c" in
+		"irq/$1-"*)
+			echo "${_d#/proc/}"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+# audio_card_usb: QEMU's USB audio interface, plugged in now through QEMU's
+# monitor, as a user plugs one in, on the USB controller (qemu-xhci) the
+# boot has, whose driver is loaded first: the controller's IRQ threads
+# appear now, as they do when a driver is loaded or a dock attached after
+# realtimed started. Its sound goes to RT_VM_SOUND_USB. Sets AUDIO_CARD,
+# AUDIO_WAV.
+audio_card_usb()
+{
+	modprobe xhci_pci && modprobe snd_usb_audio || fail "modprobe xhci_pci snd_usb_audio failed"
+	_out=$(vm_monitor device_add usb-audio,id=rt-usb-audio,bus=rt-xhci.0,audiodev=rt-usb) && [ -z "$_out" ] ||
+		{ fail "device_add usb-audio: ${_out:-the monitor did not answer}"; finish; }
+	# shellcheck disable=SC2016 # expanded in audio_card_wait
+	audio_card_wait '[ -e "$d/usbid" ] && [ -e "/dev/snd/pcmC${d#/proc/asound/card}D0p" ]' ||
+		{ fail "no USB sound card appeared"; finish; }
+	AUDIO_WAV=$RT_VM_SOUND_USB
+	AUDIO_NAME=usb
+	ok "the USB audio interface is $AUDIO_CARD: $(grep -A1 'USB-Audio' /proc/asound/cards | tail -n 1 | sed 's/^ *//')"
+}
+
+# audio_card_usb_remove: unplugs the USB interface.
+audio_card_usb_remove()
+{
+	vm_monitor device_del rt-usb-audio >/dev/null
+}
+
+# audio_jack_start USER PERIOD NPERIODS: jackd on AUDIO_CARD and jack-sine,
+# each as USER under realtimectl run --threads (realtime from realtimed,
+# no rlimits of their own), jackd asking FIFO 70; sets JACK_PID and
+# SINE_PID, their output in $WORK/jackd.log and $WORK/sine.log.
+audio_jack_start()
+{
+	rm -rf "$WORK/jack"
+	mkdir -p "$WORK/jack"
+	chown "$1" "$WORK/jack"
+	_env="HOME=$WORK/jack JACK_NO_AUDIO_RESERVATION=1 JACK_NO_START_SERVER=1 REALTIME_PRELOAD_DEBUG=1"
+	# shellcheck disable=SC2086
+	as_bg "$1" env $_env "$REALTIMECTL" run --threads -- \
+		jackd -R -P 70 -d alsa -d "$AUDIO_CARD" -r 48000 -p "$2" -n "$3" -P >"$WORK/jackd.log" 2>&1
+	JACK_PID=$!
+	integ_track "$JACK_PID"
+	if ! wait_for 30 grep -q "use $3 periods for playback" "$WORK/jackd.log"; then
+		fail "jackd as $1 did not open $AUDIO_CARD: $(tail -n 5 "$WORK/jackd.log")"
+		finish
+	fi
+	# shellcheck disable=SC2086
+	as_bg "$1" env $_env "$REALTIMECTL" run --threads -- \
+		"$AUDIO_TOOLS/jack-sine" --freq "$AUDIO_FREQ" >"$WORK/sine.log" 2>&1
+	SINE_PID=$!
+	integ_track "$SINE_PID"
+	if ! wait_for 30 grep -q '^thread ' "$WORK/sine.log"; then
+		fail "jack-sine as $1 did not play: $(tail -n 5 "$WORK/sine.log")"
+		finish
+	fi
+}
+
+audio_jack_stop()
+{
+	audio_stop "$SINE_PID"
+	audio_stop "$JACK_PID"
+}
+
+# audio_irq_virtio: the interrupts of the guest's virtio devices so far
+# (the 9p transport's: the IO load raises them).
+audio_irq_virtio()
+{
+	awk '/virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts
+}
+
+# audio_load_start: the disturbance: stress-ng --cpu on every CPU at nice
+# 0, and an IO load that raises interrupts: reads of the host's files
+# through 9p, each answered by a virtio interrupt (whose IRQ thread runs
+# at FIFO 50 with threadirqs). audio_load_stop ends it.
+audio_load_start()
+{
+	_big=$(ls -S /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -n 1)
+	AUDIO_IRQS0=$(audio_irq_virtio)
+	AUDIO_LOAD_T0=$(date +%s%N)
+	stress-ng --cpu "$(nproc)" --timeout 600 >/dev/null 2>&1 &
+	AUDIO_LOAD_CPU=$!
+	integ_track "$AUDIO_LOAD_CPU"
+	sh -c 'while :; do dd if="$1" of=/dev/null bs=4k 2>/dev/null; done' sh "$_big" &
+	AUDIO_LOAD_IO=$!
+	integ_track "$AUDIO_LOAD_IO"
+}
+
+audio_load_stop()
+{
+	kill "$AUDIO_LOAD_IO" 2>/dev/null
+	integ_stop "$AUDIO_LOAD_CPU"
+	pkill -x dd 2>/dev/null
+	wait "$AUDIO_LOAD_IO" 2>/dev/null
+	integ_untrack "$AUDIO_LOAD_IO"
+	_ms=$((($(date +%s%N) - AUDIO_LOAD_T0) / 1000000))
+	AUDIO_LOAD_IRQ_RATE=$((($(audio_irq_virtio) - AUDIO_IRQS0) * 1000 / (_ms + 1)))
+}
+
+# audio_wav_size: how far QEMU has written the card's WAV file.
+audio_wav_size()
+{
+	stat -c %s "$AUDIO_WAV"
+}
+
+# audio_dropouts FROM TO: the dropouts wav-dropouts finds between those
+# sizes of the WAV file ("-" when no sine reached it); its report, with the
+# positions, is kept in $WORK/wav.last.
+audio_dropouts()
+{
+	"$AUDIO_TOOLS/wav-dropouts" --freq "$AUDIO_FREQ" --from "$1" --to "$2" "$AUDIO_WAV" \
+		>"$WORK/wav.last" 2>&1
+	sed -n 's/^dropouts //p' "$WORK/wav.last" | grep . || echo -
+}
+
+# audio_xruns FILE: the xruns jack-sine reported so far in its output FILE.
+audio_xruns()
+{
+	grep -c '^xrun ' "$1"
+}
+
+# audio_result KEY=VALUE...: one result line (the format above), the
+# kernel first.
+audio_result()
+{
+	echo "audio-result kernel=$(uname -r) $*"
+}
+
+# audio_play_segments SINE_LOG LABEL...: with jack-sine playing (its output
+# in SINE_LOG), AUDIO_SECONDS idle, then AUDIO_SECONDS under the
+# disturbance; an audio_result line for each ("LABEL... load=idle|loaded
+# xruns dropouts"), the dropouts' positions as comments. Sets
+# AUDIO_DROPS_IDLE, AUDIO_DROPS_LOADED, AUDIO_XRUNS_IDLE,
+# AUDIO_XRUNS_LOADED ("-" where no sine reached the file).
+audio_play_segments()
+{
+	_log=$1
+	shift
+	_s0=$(audio_wav_size)
+	_x0=$(audio_xruns "$_log")
+	sleep "$AUDIO_SECONDS"
+	_s1=$(audio_wav_size)
+	_x1=$(audio_xruns "$_log")
+	audio_load_start
+	sleep "$AUDIO_SECONDS"
+	_s2=$(audio_wav_size)
+	_x2=$(audio_xruns "$_log")
+	audio_load_stop
+	AUDIO_XRUNS_IDLE=$((_x1 - _x0))
+	AUDIO_DROPS_IDLE=$(audio_dropouts "$_s0" "$_s1")
+	grep '^dropout \|^no sine' "$WORK/wav.last" | head -n 5 | sed 's/^/#     idle: /'
+	AUDIO_XRUNS_LOADED=$((_x2 - _x1))
+	AUDIO_DROPS_LOADED=$(audio_dropouts "$_s1" "$_s2")
+	grep '^dropout \|^no sine' "$WORK/wav.last" | head -n 5 | sed 's/^/#     loaded: /'
+	audio_result "$@" load=idle seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_IDLE" dropouts="$AUDIO_DROPS_IDLE"
+	audio_result "$@" load=loaded seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_LOADED" \
+		dropouts="$AUDIO_DROPS_LOADED" irqs_per_s="$AUDIO_LOAD_IRQ_RATE"
+}
+
+# audio_sine_reached WHAT: a check that the last segments carried the sine
+# to the card's file (wav-dropouts found it), whatever the dropouts.
+audio_sine_reached()
+{
+	if [ "$AUDIO_DROPS_IDLE" != - ] && [ "$AUDIO_DROPS_LOADED" != - ]; then
+		ok "$1: the sine reached the card's WAV file, idle and loaded"
+	else
+		fail "$1: no sine in the card's WAV file (idle: $AUDIO_DROPS_IDLE, loaded: $AUDIO_DROPS_LOADED)"
+	fi
+}
