@@ -6,9 +6,9 @@
  * in flight at the flush, or a wait due to be answered from a result the
  * flush ends, is asked again); a result that expires while its waits are
  * answered starts a lookup of its own. Its lookups on worker threads:
- * test-daemon-resolver-pool.c; the last good answer:
+ * test-daemon-nss-helper-child.c; the last good answer:
  * test-daemon-resolver-stale.c; the NSS helper they run in:
- * test-daemon-resolver-helper.c.
+ * test-daemon-nss-helper.c.
  */
 #include <check.h>
 #include <errno.h>

@@ -114,7 +114,7 @@ START_TEST(test_bounded)
 END_TEST
 
 /* Waits never answered are freed with the resolver, and so is the NSS
- * helper, with the worker stuck in a lookup (test-daemon-resolver-helper.c
+ * helper, with the worker stuck in a lookup (test-daemon-nss-helper.c
  * checks it is gone). */
 START_TEST(test_free_pending)
 {
@@ -133,7 +133,7 @@ END_TEST
 
 int main(void)
 {
-	return resolver_check_run("daemon-resolver-pool", "pool",
+	return resolver_check_run("daemon-nss-helper-child", "pool",
 				  CHECK_TESTS(test_one_lookup_per_uid,
 					      test_hung_lookup_blocks_no_one_else, test_timeout,
 					      test_bounded, test_free_pending));

@@ -502,7 +502,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-resolver-helper");
+	Suite *s = suite_create("daemon-nss-helper");
 	TCase *tc =
 		check_add_case(s, "helper",
 			       CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
