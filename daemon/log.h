@@ -26,7 +26,9 @@
 /* 128-bit ids, as journalctl MESSAGE_ID= filters for them. */
 #define LOG_ID_STARTED "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a01"
 #define LOG_ID_GRANT "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a02"
-#define LOG_ID_REFUSAL "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a03"
+/* a request not served that has no LOG_ID_REFUSED line: a reset refused, a
+ * refusal paced out (debug level), a lookup of its user that failed */
+#define LOG_ID_NOT_SERVED "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a03"
 #define LOG_ID_DEMOTION "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a04"
 #define LOG_ID_RELOAD "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a05"
 #define LOG_ID_IRQ "5b8b2c1e0c7a4d3f9a1e6d2b7c4f8a06"

@@ -89,7 +89,7 @@ static void refusal_keep(const PendingRefusal *p)
 	k = refusals_add(d->users, f, p->known, now_usec(CLOCK_MONOTONIC), &unlogged);
 	if (k <= 0) {
 		/* paced out (or no memory): --debug still shows each */
-		log_id(LOG_DEBUG, LOG_ID_REFUSAL, "Refused %s to uid %u (pid %d): %s", f->asked,
+		log_id(LOG_DEBUG, LOG_ID_NOT_SERVED, "Refused %s to uid %u (pid %d): %s", f->asked,
 		       (unsigned)f->uid, (int)p->caller_pid, f->reason);
 		return;
 	}

@@ -77,7 +77,7 @@ static void request_finish(Request *r, int code)
 		if (r->type == REQUEST_SCHED || r->type == REQUEST_LIMITS)
 			request_record_refusal(r, code);
 		else
-			log_id(LOG_DEBUG, LOG_ID_REFUSAL, "%s request of uid %u (pid %d): %s",
+			log_id(LOG_DEBUG, LOG_ID_NOT_SERVED, "%s request of uid %u (pid %d): %s",
 			       code < 0 ? "Failed" : "Refused", (unsigned)r->uid,
 			       (int)r->caller_pid, r->why);
 	}
@@ -96,7 +96,7 @@ static void on_owner_resolved(int error, uid_t uid, void *userdata)
 
 	/* never -ESRCH, an answer: the checks say "not a known user" */
 	if (error < 0) {
-		log_id(LOG_WARNING, LOG_ID_REFUSAL, "Request of uid %u (pid %d): %s",
+		log_id(LOG_WARNING, LOG_ID_NOT_SERVED, "Request of uid %u (pid %d): %s",
 		       (unsigned)r->uid, (int)r->caller_pid,
 		       daemon_resolve_error(uid, error, text, sizeof(text)));
 		request_finish(r, request_error(r, REQUEST_E_FAILED, "%s; nothing granted", text));
