@@ -199,7 +199,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 	DemoteList l;
 
 	for (size_t i = 0; i < report->n_blamed; i++)
-		if (!users_refuse(d->users, report->blamed[i].uid, until,
+		if (!users_cool_down(d->users, report->blamed[i].uid, until,
 				  now_usec(CLOCK_MONOTONIC)))
 			log_warning(
 				"The users' table is full of users with something in flight: uid "

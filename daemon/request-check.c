@@ -43,7 +43,7 @@ int request_check_admission(Request *r, uint64_t now)
 	u = users_get(r->d->users, r->uid, now);
 	if (!u)
 		return request_error(r, -ENOMEM, "out of memory");
-	until = user_refused_until(u, now);
+	until = user_cooldown_until(u, now);
 	if (until > 0)
 		return refusing(r, r->uid, until, now);
 	if (user_count_action(u, pd->actions_per_burst, pd->burst_usec, now))
@@ -65,10 +65,10 @@ int request_check_refusing(Request *r, uint64_t now)
 	/* the caller's refusal (the canary may have fired since the
 	 * admission), else that of the target's owner (root asking for a
 	 * refused user's thread) */
-	until = user_refused_until(users_find(r->d->users, uid), now);
+	until = user_cooldown_until(users_find(r->d->users, uid), now);
 	if (until == 0 && r->owner != r->uid) {
 		uid = r->owner;
-		until = user_refused_until(users_find(r->d->users, uid), now);
+		until = user_cooldown_until(users_find(r->d->users, uid), now);
 	}
 	return until > 0 ? refusing(r, uid, until, now) : 0;
 }

@@ -51,7 +51,7 @@ Users *users_free(Users *t)
 bool user_holds(const User *u, uint64_t now)
 {
 	return u->callers > 0 || u->polkit_grant > 0 || u->polkit_manage > 0 ||
-	       u->polkit_interactive || u->refused_until_usec > now;
+	       u->polkit_interactive || u->cooldown_until_usec > now;
 }
 
 User *users_find(Users *t, uid_t uid)
@@ -119,20 +119,20 @@ bool user_count_action(User *u, unsigned burst, uint64_t interval_usec, uint64_t
 	return ratelimit_below(&u->actions, now);
 }
 
-bool users_refuse(Users *t, uid_t uid, uint64_t until_usec, uint64_t now)
+bool users_cool_down(Users *t, uid_t uid, uint64_t until_usec, uint64_t now)
 {
 	User *u = users_get(t, uid, now);
 
 	if (!u)
 		u = &t->overflow; /* no memory: a refusal must not be lost */
-	if (until_usec > u->refused_until_usec)
-		u->refused_until_usec = until_usec;
+	if (until_usec > u->cooldown_until_usec)
+		u->cooldown_until_usec = until_usec;
 	return u->uid == uid;
 }
 
-uint64_t user_refused_until(const User *u, uint64_t now)
+uint64_t user_cooldown_until(const User *u, uint64_t now)
 {
-	return u && u->refused_until_usec > now ? u->refused_until_usec : 0;
+	return u && u->cooldown_until_usec > now ? u->cooldown_until_usec : 0;
 }
 
 uint64_t users_next_seq(Users *t)

@@ -34,9 +34,9 @@
 
 typedef struct User {
 	uid_t uid;
-	uint64_t active_usec;	     /* CLOCK_MONOTONIC of its last event: the eviction order */
-	RateLimit actions;	     /* grant requests and administrator's calls */
-	uint64_t refused_until_usec; /* the canary's cool-down, CLOCK_MONOTONIC; 0: none */
+	uint64_t active_usec;	      /* CLOCK_MONOTONIC of its last event: the eviction order */
+	RateLimit actions;	      /* grant requests and administrator's calls */
+	uint64_t cooldown_until_usec; /* the canary's cool-down, CLOCK_MONOTONIC; 0: none */
 	/* polkit checks it waits for: for grants, for administrator's calls,
 	 * and whether one of those asks the user interactively (polkit.c) */
 	unsigned polkit_grant, polkit_manage;
@@ -80,10 +80,10 @@ bool user_count_action(User *u, unsigned burst, uint64_t interval_usec, uint64_t
 /* The canary's cool-down: uid refused until until_usec, or later if it was
  * refused longer already. False when uid got no entry of its own (it
  * shares the overflow's, which is refused then). */
-bool users_refuse(Users *t, uid_t uid, uint64_t until_usec, uint64_t now);
+bool users_cool_down(Users *t, uid_t uid, uint64_t until_usec, uint64_t now);
 /* When u's cool-down ends, or 0 when u (may be NULL) is not refused at
  * now. */
-uint64_t user_refused_until(const User *u, uint64_t now);
+uint64_t user_cooldown_until(const User *u, uint64_t now);
 
 /* The next number in the order refusals came in, over all users. */
 uint64_t users_next_seq(Users *t);

@@ -345,9 +345,9 @@ START_TEST(test_canary_fired)
 	/* the blamed user is refused for CanaryRefuseSec; root and other
 	 * users are not */
 	now = now_usec(CLOCK_MONOTONIC);
-	ck_assert_uint_gt(user_refused_until(users_find(d.users, 1000), now), now);
-	ck_assert_uint_eq(user_refused_until(users_find(d.users, 0), now), 0);
-	ck_assert_uint_eq(user_refused_until(users_find(d.users, 1001), now), 0);
+	ck_assert_uint_gt(user_cooldown_until(users_find(d.users, 1000), now), now);
+	ck_assert_uint_eq(user_cooldown_until(users_find(d.users, 0), now), 0);
+	ck_assert_uint_eq(user_cooldown_until(users_find(d.users, 1001), now), 0);
 	fixture_daemon_fini(&d);
 }
 END_TEST

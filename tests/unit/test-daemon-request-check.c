@@ -318,7 +318,7 @@ START_TEST(test_refusing)
 	r = request(&d, 1000, 500, 500);
 	r.owner = 1000;
 	ck_assert_int_eq(request_check_refusing(&r, now), 0);
-	users_refuse(d.users, 1000, now + 4500000, now);
+	users_cool_down(d.users, 1000, now + 4500000, now);
 	ck_assert_int_eq(request_check_refusing(&r, now), REQUEST_E_REFUSING);
 	/* the admission refuses it first, before anything is read of /proc */
 	ck_assert_int_eq(request_check_admission(&r, now), REQUEST_E_REFUSING);

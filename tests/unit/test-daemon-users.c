@@ -82,7 +82,7 @@ START_TEST(test_holders_stay)
 		else if (k % 3 == 1)
 			u->polkit_grant = 1;
 		else
-			ck_assert(users_refuse(users, 100000 + k, now + 10 * MINUTE, now + k));
+			ck_assert(users_cool_down(users, 100000 + k, now + 10 * MINUTE, now + k));
 	}
 	u = users_get(users, 900000, now + USERS_MAX);
 	ck_assert_ptr_nonnull(u);
@@ -129,12 +129,12 @@ START_TEST(test_refuse)
 {
 	uint64_t now = MINUTE;
 
-	ck_assert_uint_eq(user_refused_until(users_find(users, 1000), now), 0);
-	ck_assert(users_refuse(users, 1000, now + 9 * MINUTE, now));
-	ck_assert(users_refuse(users, 1000, now + MINUTE, now));
-	ck_assert_uint_eq(user_refused_until(users_find(users, 1000), now), now + 9 * MINUTE);
-	ck_assert_uint_eq(user_refused_until(users_find(users, 1000), now + 9 * MINUTE), 0);
-	ck_assert_uint_eq(user_refused_until(users_find(users, 1001), now), 0);
+	ck_assert_uint_eq(user_cooldown_until(users_find(users, 1000), now), 0);
+	ck_assert(users_cool_down(users, 1000, now + 9 * MINUTE, now));
+	ck_assert(users_cool_down(users, 1000, now + MINUTE, now));
+	ck_assert_uint_eq(user_cooldown_until(users_find(users, 1000), now), now + 9 * MINUTE);
+	ck_assert_uint_eq(user_cooldown_until(users_find(users, 1000), now + 9 * MINUTE), 0);
+	ck_assert_uint_eq(user_cooldown_until(users_find(users, 1001), now), 0);
 }
 END_TEST
 
