@@ -200,7 +200,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 
 	for (size_t i = 0; i < report->n_blamed; i++)
 		if (!users_cool_down(d->users, report->blamed[i].uid, until,
-				  now_usec(CLOCK_MONOTONIC)))
+				     now_usec(CLOCK_MONOTONIC)))
 			log_warning(
 				"The users' table is full of users with something in flight: uid "
 				"%u is refused in the overflow entry, with every user who shares "
