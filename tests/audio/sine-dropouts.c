@@ -187,7 +187,8 @@ static void marks_merge(Marks *s, size_t gap, SineReport *r)
 	size_t end = 0;
 	bool open = false;
 
-	qsort(s->m, s->n, sizeof(*s->m), cmp_mark);
+	if (s->n > 1) /* no marks: s->m may be NULL, which qsort() must not get */
+		qsort(s->m, s->n, sizeof(*s->m), cmp_mark);
 	for (size_t i = 0; i < s->n; i++) {
 		const Mark *m = &s->m[i];
 
