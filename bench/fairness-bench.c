@@ -12,6 +12,9 @@
  *       the same on the main thread of a new child process each round
  *       (that sleeps too), so that a user whom polkit authorizes is asked
  *       about each time (polkit's "yes" is cached per process)
+ *   fairness-bench victim bus N PRIO
+ *       N rounds, 10 ms apart, of the bus's own GetId: no realtimed in it,
+ *       the floor that any service's round trip shares under the flood
  *   fairness-bench flood CONNECTIONS DEPTH SECS OTHER_UID
  *       CONNECTIONS connections, each with DEPTH calls in flight, cycling
  *       through: grants past the user's limits (realtime and nice, native
@@ -184,8 +187,16 @@ static pid_t child_start(void)
 	return pid;
 }
 
-static int cmd_victim(bool fresh, long n, unsigned prio)
+static DBusMessage *getid_msg(void)
 {
+	return bus_method(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, "GetId",
+			  DBUS_TYPE_INVALID);
+}
+
+/* mode: "own", "fresh" (a new process each round) or "bus" (GetId) */
+static int cmd_victim(const char *mode, long n, unsigned prio)
+{
+	bool fresh = streq(mode, "fresh"), bus_only = streq(mode, "bus");
 	_cleanup_free_ uint64_t *t = calloc((size_t)n, sizeof(uint64_t));
 	DBusConnection *bus = bus_open();
 	Errors grant_errors = {}, reset_errors = {};
@@ -210,9 +221,11 @@ static int cmd_victim(bool fresh, long n, unsigned prio)
 				return 2;
 		}
 		a = now_usec(CLOCK_MONOTONIC);
-		r = call(bus, grant_msg(pid, tid, prio), &grant_errors);
+		r = call(bus, bus_only ? getid_msg() : grant_msg(pid, tid, prio), &grant_errors);
 		d = now_usec(CLOCK_MONOTONIC) - a;
-		if (r == 0) {
+		if (r == 0 && bus_only)
+			t[ok++] = d;
+		else if (r == 0) {
 			t[ok++] = d;
 			(void)call(bus, reset_msg(pid, tid), &reset_errors);
 		}
@@ -227,7 +240,7 @@ static int cmd_victim(bool fresh, long n, unsigned prio)
 	}
 	printf("victim mode=%s n=%ld ok=%ld failed=%ld p50_us=%" PRIu64 " p99_us=%" PRIu64
 	       " max_us=%" PRIu64 " secs=%.1f",
-	       fresh ? "fresh" : "own", done, ok, done - ok, percentile(t, (size_t)ok, 50),
+	       mode, done, ok, done - ok, percentile(t, (size_t)ok, 50),
 	       percentile(t, (size_t)ok, 99), max, (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1e6);
 	errors_print(&grant_errors, "errors");
 	errors_print(&reset_errors, "reset_errors");
@@ -472,7 +485,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 5 && streq(argv[1], "victim"))
-		return cmd_victim(streq(argv[2], "fresh"), atol(argv[3]), (unsigned)atoi(argv[4]));
+		return cmd_victim(argv[2], atol(argv[3]), (unsigned)atoi(argv[4]));
 	if (argc == 6 && (streq(argv[1], "flood") || streq(argv[1], "closeflood"))) {
 		other_uid = (uint32_t)strtoul(argv[5], NULL, 10);
 		return cmd_flood(streq(argv[1], "closeflood"), (unsigned)atoi(argv[2]),
