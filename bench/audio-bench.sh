@@ -72,7 +72,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # table KERNEL: the sums per server and side, idle and loaded, of the
 # rounds' xruns and dropouts ("-": no sine reached the file, counted as
-# none and said)
+# none and said), and the CPU time realtimed and its canary watchdog used
+# while loaded (ms, all rounds)
 table()
 {
 	awk '
@@ -84,17 +85,19 @@ table()
 		if (f["dropouts"] == "-") nosine[key, f["load"]]++
 		else d[key, f["load"]] += f["dropouts"]
 		r[key, f["load"]]++
+		if (f["load"] == "loaded") { cpu[key] += f["realtimed_us"]; wd[key] += f["watchdog_us"] }
 	}
 	END {
-		print "| server | buffer | served by | rounds | idle: xruns | idle: dropouts | loaded: xruns | loaded: dropouts |"
-		print "|---|---|---|---|---|---|---|---|"
+		print "| server | buffer | served by | rounds | idle: xruns | idle: dropouts | loaded: xruns | loaded: dropouts | loaded: realtimed CPU ms (watchdog) |"
+		print "|---|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= n; i++) {
 			split(order[i], k, " ")
-			printf "| %s | %s | %s | %d | %d | %d%s | %d | %d%s |\n", k[1], k[2], k[3],
+			printf "| %s | %s | %s | %d | %d | %d%s | %d | %d%s | %.1f (%.1f) |\n", k[1], k[2], k[3],
 				r[order[i], "idle"], x[order[i], "idle"], d[order[i], "idle"],
 				nosine[order[i], "idle"] ? " (" nosine[order[i], "idle"] " without sine)" : "",
 				x[order[i], "loaded"], d[order[i], "loaded"],
-				nosine[order[i], "loaded"] ? " (" nosine[order[i], "loaded"] " without sine)" : ""
+				nosine[order[i], "loaded"] ? " (" nosine[order[i], "loaded"] " without sine)" : "",
+				cpu[order[i]] / 1000, wd[order[i]] / 1000
 		}
 	}' "$1"
 }

@@ -225,10 +225,26 @@ audio_result()
 	echo "audio-result kernel=$(uname -r) $*"
 }
 
+# audio_daemon_cpu: sets AUDIO_CPU_ALL and AUDIO_CPU_WATCHDOG to the CPU
+# time (us) realtimed's threads used so far, all of them and its canary
+# watchdog's (0 without realtimed), from their schedstat: what supervising
+# a grant costs the audio beside it.
+audio_daemon_cpu()
+{
+	AUDIO_CPU_ALL=0 AUDIO_CPU_WATCHDOG=0
+	for _t in /proc/"${DAEMON_PID:-0}"/task/*; do
+		_ns=$(cut -d' ' -f1 "$_t/schedstat" 2>/dev/null) || continue
+		AUDIO_CPU_ALL=$((AUDIO_CPU_ALL + _ns / 1000))
+		[ "$(cat "$_t/comm" 2>/dev/null)" = rtd-watchdog ] &&
+			AUDIO_CPU_WATCHDOG=$((AUDIO_CPU_WATCHDOG + _ns / 1000))
+	done
+}
+
 # audio_play_segments SINE_LOG LABEL...: with jack-sine playing (its output
 # in SINE_LOG), AUDIO_SECONDS idle, then AUDIO_SECONDS under the
 # disturbance; an audio_result line for each ("LABEL... load=idle|loaded
-# xruns dropouts"), the dropouts' positions as comments. Sets
+# xruns dropouts", and the CPU time realtimed and its watchdog used in
+# it), the dropouts' positions as comments. Sets
 # AUDIO_DROPS_IDLE, AUDIO_DROPS_LOADED, AUDIO_XRUNS_IDLE,
 # AUDIO_XRUNS_LOADED ("-" where no sine reached the file).
 audio_play_segments()
@@ -237,13 +253,18 @@ audio_play_segments()
 	shift
 	_s0=$(audio_wav_size)
 	_x0=$(audio_xruns "$_log")
+	audio_daemon_cpu
+	_a0=$AUDIO_CPU_ALL _w0=$AUDIO_CPU_WATCHDOG
 	sleep "$AUDIO_SECONDS"
 	_s1=$(audio_wav_size)
 	_x1=$(audio_xruns "$_log")
+	audio_daemon_cpu
+	_a1=$AUDIO_CPU_ALL _w1=$AUDIO_CPU_WATCHDOG
 	audio_load_start
 	sleep "$AUDIO_SECONDS"
 	_s2=$(audio_wav_size)
 	_x2=$(audio_xruns "$_log")
+	audio_daemon_cpu
 	audio_load_stop
 	AUDIO_XRUNS_IDLE=$((_x1 - _x0))
 	AUDIO_DROPS_IDLE=$(audio_dropouts "$_s0" "$_s1")
@@ -251,9 +272,11 @@ audio_play_segments()
 	AUDIO_XRUNS_LOADED=$((_x2 - _x1))
 	AUDIO_DROPS_LOADED=$(audio_dropouts "$_s1" "$_s2")
 	grep '^dropout \|^no sine' "$WORK/wav.last" | head -n 5 | sed 's/^/#     loaded: /'
-	audio_result "$@" load=idle seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_IDLE" dropouts="$AUDIO_DROPS_IDLE"
+	audio_result "$@" load=idle seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_IDLE" dropouts="$AUDIO_DROPS_IDLE" \
+		realtimed_us=$((_a1 - _a0)) watchdog_us=$((_w1 - _w0))
 	audio_result "$@" load=loaded seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_LOADED" \
-		dropouts="$AUDIO_DROPS_LOADED" irqs_per_s="$AUDIO_LOAD_IRQ_RATE"
+		dropouts="$AUDIO_DROPS_LOADED" irqs_per_s="$AUDIO_LOAD_IRQ_RATE" \
+		realtimed_us=$((AUDIO_CPU_ALL - _a1)) watchdog_us=$((AUDIO_CPU_WATCHDOG - _w1))
 }
 
 # audio_sine_reached WHAT: a check that the last segments carried the sine
