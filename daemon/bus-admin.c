@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-dispatch.h"
 #include "bus-admin.h"
-#include "bus-message.h"
+#include "bus-dispatch.h"
+#include "bus.h"
 #include "daemon-policy.h"
 #include "polkit.h"
 #include "request.h"

@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-dispatch.h"
-#include "request.h"
 #include "bus-admin.h"
+#include "bus-dispatch.h"
 #include "bus-props.h"
-#include "bus-creds.h"
-#include "bus-message.h"
 #include "bus.h"
+#include "creds.h"
+#include "request.h"
 
 const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *name)
 {

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-dispatch.h"
 #include "bus-native-demoted.h"
 #include "bus-native.h"
-#include "bus-message.h"
-#include "bus-dispatch.h"
+#include "bus.h"
 #include "request.h"
 
 #define NAME_OWNER_MATCH                                                     \

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bus-native-refusals.h"
-#include "bus-message.h"
+#include "bus.h"
 #include "refusals.h"
 
 /* Replies with the refusals of uid, or of every user for (uid_t)-1. */

@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "bus-props.h"
-#include "bus-creds.h"
-#include "bus-message.h"
+#include "bus.h"
 #include "config.h"
 #include "cpu-dma.h"
+#include "creds.h"
+#include "daemon-policy.h"
 #include "log.h"
 #include "supervise.h"
-#include "daemon-policy.h"
 #include "user-wait.h"
 
 /* The three properties, evaluated for the calling user. */

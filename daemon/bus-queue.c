@@ -17,11 +17,11 @@
 #include <string.h>
 
 #include "bus-queue.h"
-#include "bus-message.h"
-#include "ratelimit.h"
-#include "users.h"
+#include "bus.h"
 #include "log.h"
 #include "macro.h"
+#include "ratelimit.h"
+#include "users.h"
 
 /* Past BUS_QUEUE_SOFT_MAX calls waiting in all, a sender that already has
  * BUS_QUEUE_CROWD of them is refused: the crowd pays, a caller with a few

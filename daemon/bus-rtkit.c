@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "bus-dispatch.h"
-#include "request.h"
 #include "bus-rtkit.h"
-#include "bus-message.h"
-#include "log.h"
+#include "bus.h"
 #include "demote.h"
+#include "log.h"
+#include "request.h"
 #include "rtkit-name.h"
 
 static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DECL_NODE

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The callers' credentials as the bus daemon gave them (bus_get_creds(),
- * bus_creds_ask()), kept per unique name, and the names the bus said are
+ * The callers' credentials, asked of the bus daemon (GetConnectionCredentials)
+ * and kept per unique name in d->creds, and the names the bus said are
  * gone, so that no second round trip is spent on them. A unique name is
  * never reused while the bus runs, so an entry never goes stale. When the
  * cache is full, a free entry is taken first, then the gone name used
@@ -10,8 +10,11 @@
  */
 #pragma once
 
+#include <dbus/dbus.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+typedef struct Daemon Daemon;
 
 #define CREDS_CACHE_SIZE 256
 
@@ -34,3 +37,12 @@ int creds_cache_put_gone(CredsCache *c, const char *sender);
  * -ENOENT when no entry of sender is kept. */
 int creds_cache_get_pidns(CredsCache *c, const char *sender, uint64_t *ret);
 int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns);
+
+/* uid and pid of the sender of m; -ESRCH at once for a sender the bus said
+ * is gone. A sender not kept yet costs a round trip the loop waits for: the
+ * queue asks for them without waiting (bus_creds_ask()). */
+int bus_get_creds(Daemon *d, DBusMessage *m, uid_t *ret_uid, pid_t *ret_pid);
+/* The queue's BusUidFunc (bus-queue.h), userdata the Daemon: sender's uid
+ * from d->creds, else GetConnectionCredentials sent without waiting, its
+ * answer kept in d->creds and told to the queue. */
+int bus_creds_ask(const char *sender, uid_t *ret_uid, void *userdata);

@@ -74,7 +74,7 @@ typedef struct Daemon {
 	 * (SubscribeDemoted); "" is a free slot */
 	char demoted_watchers[DEMOTED_WATCHERS_MAX][GRANT_OWNER_MAX];
 
-	CredsCache *creds; /* the callers' credentials (bus-creds.c, creds.h) */
+	CredsCache *creds; /* the callers' credentials (creds.h) */
 	uint64_t pidns;	   /* realtimed's own pid namespace, 0 until read (request-pidns.c) */
 	/* daemon-policy.c: users and groups off the loop (resolver.h; NULL in
 	 * unit tests: NSS inline) */

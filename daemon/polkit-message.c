@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "bus-message.h"
+#include "bus.h"
 #include "log.h"
 #include "macro.h"
 #include "polkit.h"

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-message.h"
+#include "bus.h"
 #include "log.h"
 #include "macro.h"
 #include "polkit.h"
-#include "users.h"
 #include "time-util.h"
+#include "users.h"
 
 #define POLKIT_MATCH \
 	"type='signal',sender='" POLKIT_NAME "',interface='" POLKIT_IFACE "',member='Changed'"

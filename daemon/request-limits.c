@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bus-message.h"
+#include "bus.h"
 #include "log.h"
 #include "pidfd.h"
 #include "proc.h"

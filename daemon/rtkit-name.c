@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "bus-names.h"
-#include "bus-message.h"
 #include "bus.h"
 #include "log.h"
 #include "rtkit-name.h"
