@@ -23,7 +23,7 @@
 #include "creds.h"
 #include "daemon-policy.h"
 #include "log.h"
-#include "supervise.h"
+#include "request-sched.h"
 #include "user-wait.h"
 
 /* The three properties, evaluated for the calling user. */

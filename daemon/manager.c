@@ -7,13 +7,13 @@
 #include <systemd/sd-daemon.h>
 
 #include "cpu-dma.h"
+#include "daemon-policy.h"
 #include "irq.h"
 #include "log.h"
 #include "manager.h"
-#include "daemon-policy.h"
 #include "polkit.h"
+#include "request-sched.h"
 #include "state.h"
-#include "supervise.h"
 #include "user-wait.h"
 #include "users.h"
 

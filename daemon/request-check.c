@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "supervise.h"
-#include "users.h"
-#include "pidfd.h"
 #include "daemon-policy.h"
+#include "pidfd.h"
 #include "proc.h"
 #include "request-check.h"
+#include "request-sched.h"
+#include "users.h"
 
 /* The answer Refusing to r, for uid refused until until. */
 static int refusing(Request *r, uid_t uid, uint64_t until, uint64_t now)

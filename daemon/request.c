@@ -2,7 +2,7 @@
 /*
  * A request's life: built from a bus call, taken through the checks
  * (request-check.c), handed to polkit where needed, granted
- * (request-sched.c, request-limits.c) or reset, and answered, once, here,
+ * (request-sched.c) or reset, and answered, once, here,
  * through the bus layer's answer hook; see request.h.
  */
 #include <errno.h>
@@ -11,12 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "demote.h"
 #include "daemon-policy.h"
+#include "demote.h"
+#include "log.h"
 #include "polkit.h"
 #include "request-check.h"
-#include "request-limits.h"
 #include "request-pidns.h"
 #include "request-refused.h"
 #include "request-sched.h"

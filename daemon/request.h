@@ -7,7 +7,7 @@
  * thread of it, the target is pinned (pidfd + start times), policy allows
  * it, per-user limits and rate, polkit where no rule covers the user
  * (asynchronous), RLIMIT_RTTIME at most policy's RTTime; then the grant is
- * made (request-sched.h, request-limits.h), verified again through the
+ * made (request-sched.h), verified again through the
  * pidfd and start time, and supervised.
  *
  * Both bus front ends (native and rtkit) call request_start(), with the

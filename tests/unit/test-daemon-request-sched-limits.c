@@ -2,7 +2,7 @@
 /*
  * Unit tests for the rlimits realtimed puts on a process with prlimit(),
  * which names the process by its pid number: GrantLimits
- * (daemon/request-limits.c) and the lowering of RLIMIT_RTTIME to RTTime=
+ * (daemon/request-sched.c) and the lowering of RLIMIT_RTTIME to RTTime=
  * before a realtime grant. Each is checked against the pinned pidfd before
  * and after the change; a process that exited is answered NoSuchProcess,
  * and a change that landed on a process that took its pid is put back
@@ -28,11 +28,11 @@
 
 #include "check-main.h"
 #include "daemon-fixture.h"
-#include "pidfd.h"
 #include "daemon-policy.h"
 #include "macro.h"
+#include "pidfd.h"
 #include "request-check.h"
-#include "request-limits.h"
+#include "request-sched.h"
 
 #define MIB (1024ULL * 1024ULL)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/supervise.c, what the canary watchdog is given to
+ * Unit tests for daemon/request-sched.c: what the canary watchdog is given to
  * watch, on the daemon fixture's grant table (daemon-fixture.h). The
  * canary's own calls are replaced through the linker (--wrap): the test
  * records what canary_update() is handed and says what
@@ -26,7 +26,7 @@
 #include "check-main.h"
 #include "daemon-fixture.h"
 #include "pidfd.h"
-#include "supervise.h"
+#include "request-sched.h"
 
 #define TARGETS_MAX 16
 
