@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit per
- * call site; see log.h. The rate-limit state of every site is shared by
- * every thread that logs, so it is changed only under log_lock, which is
- * held for a few instructions and never across I/O. The lock inherits
- * priority: a realtime thread that waits for it lends its priority to the
- * holder, which a starving SCHED_OTHER thread could not otherwise get back
- * to releasing. (The canary's watchdog, realtimed's one realtime thread,
- * does not log: it hands its report to the main thread.)
+ * The sites' rate-limit state is shared by every thread that logs: it is
+ * changed only under log_lock, never held across I/O. The lock inherits
+ * priority, so a realtime thread waiting for it cannot starve its holder.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -30,8 +25,7 @@ static bool log_stderr;
 
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock;
-static LogSite log_shared_site = LOG_SITE_INIT; /* for log_internal() */
-static LogSite *log_pending;			/* sites with suppressed > 0 */
+static LogSite *log_pending; /* sites with suppressed > 0 */
 
 typedef struct LogReport {
 	const char *file;
@@ -57,8 +51,7 @@ void log_setup(bool debug, bool to_stderr)
 	log_stderr = to_stderr;
 }
 
-/* Under log_lock: takes the counts of sites whose window has passed (the
- * lines they dropped are all counted), at most max of them. */
+/* Under log_lock: takes at most max counts of sites whose window has passed. */
 static size_t log_take_reports(uint64_t now, LogReport *reports, size_t max)
 {
 	size_t n = 0;
@@ -129,8 +122,6 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 
 	if (priority == LOG_DEBUG && !log_debug_on)
 		return error ? -abs(error) : 0;
-	if (!site)
-		site = &log_shared_site;
 
 	pthread_once(&log_once, log_lock_init);
 	now = now_usec(CLOCK_MONOTONIC);
@@ -158,8 +149,7 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 	va_start(ap, format);
 	utf8_vsnprintf(msg, sizeof(msg), format, ap);
 	va_end(ap);
-	/* The journal keeps a message that is not UTF-8 as a blob that
-	 * journalctl does not show; a thread or file name must not hide a line. */
+	/* journalctl does not show a message that is not UTF-8 */
 	utf8_escape(msg, UTF8_ESCAPE_KEEP_NEWLINE, escaped, sizeof(escaped));
 	log_write(priority, message_id, site->file, site->line, escaped);
 
