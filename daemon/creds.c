@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The callers' credentials, cached; see creds.h. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -83,8 +82,7 @@ int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns)
 	return 0;
 }
 
-/* The entry to keep sender in: its own, else a free one, the gone one
- * used least recently, the one used least recently (emptied). */
+/* sender's entry, else the victim (creds.h), emptied. */
 static CredsEntry *creds_cache_slot(CredsCache *c, const char *sender)
 {
 	CredsEntry *victim = creds_cache_find(c, sender);
