@@ -67,9 +67,8 @@ int irq_monitor_start(Daemon *d)
 					 "Failed to listen to uevents: %m; IRQ threads "
 					 "created later get [IRQ] priorities only on reload");
 	r = sd_event_add_io(d->event, &d->uevent_source, fd, EPOLLIN, on_uevent, d);
-	if (r < 0)
-		return log_warning_errno(r, "Failed to watch uevents: %m");
-	r = sd_event_source_set_io_fd_own(d->uevent_source, true);
+	if (r >= 0)
+		r = sd_event_source_set_io_fd_own(d->uevent_source, true);
 	if (r < 0)
 		return log_warning_errno(r, "Failed to watch uevents: %m");
 	TAKE_FD(fd);

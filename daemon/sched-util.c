@@ -124,6 +124,7 @@ bool sched_state_above(const SchedState *a, const SchedState *b)
 
 int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 {
+	struct sched_attr attr;
 	SchedState now, to;
 	int r;
 
@@ -143,20 +144,18 @@ int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
 	    to.reset_on_fork == now.reset_on_fork)
 		return 0;
-	if (policy_is_rt_or_deadline(to.policy)) {
-		/* it ran realtime before the grant, by some other right */
-		struct sched_attr attr = {
-			.size = sizeof(attr),
-			.sched_policy = (uint32_t)to.policy,
-			.sched_flags = to.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
-			.sched_priority = (uint32_t)to.priority,
-		};
-
-		if (to.policy == SCHED_DEADLINE)
-			return sched_reset(tid); /* its parameters are not kept */
-		return sched_attr_set(tid, &attr);
-	}
-	return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
+	if (to.policy == SCHED_DEADLINE)
+		return sched_reset(tid); /* its parameters are not kept */
+	if (!policy_is_rt_or_deadline(to.policy))
+		return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
+	/* it ran realtime before the grant, by some other right */
+	attr = (struct sched_attr){
+		.size = sizeof(attr),
+		.sched_policy = (uint32_t)to.policy,
+		.sched_flags = to.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
+		.sched_priority = (uint32_t)to.priority,
+	};
+	return sched_attr_set(tid, &attr);
 }
 
 int sched_reset(pid_t tid)
