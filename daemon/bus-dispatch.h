@@ -47,7 +47,7 @@ struct BusObject {
 	const char *path;
 	const char *iface; /* the object's own interface */
 	BusFlavour flavour;
-	const BusMethod *methods; /* of iface */
+	const BusMethod *methods;
 	size_t n_methods;
 	const char *introspection_xml;
 };

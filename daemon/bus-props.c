@@ -12,6 +12,7 @@
 #include "bus-message.h"
 #include "config.h"
 #include "cpu-dma.h"
+#include "log.h"
 #include "supervise.h"
 #include "daemon-policy.h"
 #include "user-wait.h"

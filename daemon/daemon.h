@@ -38,9 +38,7 @@ typedef enum BusFlavour {
 /* The ways up to the bus (filled by main.c, or a unit test): the layers
  * below call these, never a bus file. */
 typedef struct DaemonHooks {
-	/* Emits Demoted(threads, reason). */
 	void (*demoted)(Daemon *d, const DemoteThread *threads, size_t n, const char *reason);
-	/* Serves the rtkit interface, or stops. */
 	void (*serve_rtkit)(Daemon *d, bool serve);
 	/* Answers m: reply (NULL: empty) when code is 0, else the error of
 	 * code (a RequestError, or a negative errno) with why. */

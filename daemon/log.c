@@ -121,13 +121,12 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 	int saved = errno;
 
 	if (priority == LOG_DEBUG && !log_debug_on)
-		return error ? -abs(error) : 0;
+		return -abs(error);
 
 	pthread_once(&log_once, log_lock_init);
 	now = now_usec(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&log_lock);
 	n_reports = log_take_reports(now, reports, ELEMENTSOF(reports));
-	/* errors and demotions always; everything in debug mode */
 	if (priority > LOG_ERR && !log_debug_on &&
 	    !(message_id && streq(message_id, LOG_ID_DEMOTION)))
 		allow = log_site_allow(site, now);
@@ -143,7 +142,7 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 		log_write(LOG_NOTICE, NULL, reports[i].file, reports[i].line, s);
 	}
 	if (!allow)
-		return error ? -abs(error) : 0;
+		return -abs(error);
 
 	errno = error ? abs(error) : saved;
 	va_start(ap, format);
@@ -154,7 +153,7 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 	log_write(priority, message_id, site->file, site->line, escaped);
 
 	errno = saved;
-	return error ? -abs(error) : 0;
+	return -abs(error);
 }
 
 void log_fields(int priority, const char *message_id, const char *const *fields, const char *format,
@@ -190,7 +189,6 @@ void log_fields(int priority, const char *message_id, const char *const *fields,
 		if (sd_journal_sendv(iov, (int)n) >= 0)
 			return;
 	}
-	/* stderr (the tests read it): the fields after the message */
 	utf8_snprintf(line, sizeof(line), "%s {MESSAGE_ID=%s", escaped, message_id ?: "");
 	for (size_t i = 0; fields && i < LOG_FIELDS_MAX && fields[i]; i++) {
 		l = strlen(line);

@@ -138,7 +138,6 @@ int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 				   .nice = kind == POLICY_GRANT_NICE ? 0 : now.nice,
 				   .reset_on_fork = now.reset_on_fork };
 
-	/* A thread that lowered itself below what it had before stays there. */
 	if (sched_state_above(&to, &now))
 		return 0;
 	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
