@@ -160,18 +160,26 @@ static void demoted_send(Daemon *d, const char *dest, const DemoteThread *const 
 	dbus_connection_send(d->bus, s, NULL);
 }
 
-static void demoted_send_all(Daemon *d, const DemoteThread *const *threads, size_t n,
-			     const char *reason)
-{
-	for (size_t i = 0; i < DEMOTED_WATCHERS_MAX; i++)
-		if (d->demoted_watchers[i][0])
-			demoted_send(d, d->demoted_watchers[i], threads, n, reason);
-}
-
 static int owner_cmp(const void *a, const void *b)
 {
 	return strcmp((*(const DemoteThread *const *)a)->owner,
 		      (*(const DemoteThread *const *)b)->owner);
+}
+
+/* To every watcher, then each owner's threads in one signal to an owner that
+ * does not watch them all anyway. */
+static void demoted_send_owners(Daemon *d, const DemoteThread **list, size_t n, const char *reason)
+{
+	for (size_t i = 0; i < DEMOTED_WATCHERS_MAX; i++)
+		if (d->demoted_watchers[i][0])
+			demoted_send(d, d->demoted_watchers[i], list, n, reason);
+	qsort(list, n, sizeof(*list), owner_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && streq(list[j]->owner, list[i]->owner); j++)
+			;
+		if (list[i]->owner[0] && !watcher_find(d, list[i]->owner))
+			demoted_send(d, list[i]->owner, list + i, j - i, reason);
+	}
 }
 
 void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason)
@@ -181,28 +189,16 @@ void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, c
 	if (!d->bus || n == 0)
 		return; /* not connected yet (or a unit test) */
 	list = calloc(n, sizeof(*list));
-	if (!list) {
-		for (size_t i = 0; i < n; i++) {
-			const DemoteThread *one = &threads[i];
+	for (size_t i = 0; i < n; i++) {
+		const DemoteThread *one = &threads[i];
 
-			demoted_send_all(d, &one, 1, reason);
-			if (one->owner[0] && !watcher_find(d, one->owner))
-				demoted_send(d, one->owner, &one, 1, reason);
-		}
-		return;
+		if (!list)
+			demoted_send_owners(d, &one, 1, reason); /* one signal per thread */
+		else
+			list[i] = one;
 	}
-	for (size_t i = 0; i < n; i++)
-		list[i] = &threads[i];
-	demoted_send_all(d, list, n, reason);
-
-	/* each owner's threads in one run */
-	qsort(list, n, sizeof(*list), owner_cmp);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && streq(list[j]->owner, list[i]->owner); j++)
-			;
-		if (list[i]->owner[0] && !watcher_find(d, list[i]->owner))
-			demoted_send(d, list[i]->owner, list + i, j - i, reason);
-	}
+	if (list)
+		demoted_send_owners(d, list, n, reason);
 }
 
 int bus_native_demoted_register(Daemon *d)
