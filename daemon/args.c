@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Command line parsing for realtimed; see args.h and realtimed(8). */
 #include <errno.h>
 #include <getopt.h>
 
@@ -56,7 +55,7 @@ int args_parse(int argc, char *argv[], DaemonArgs *ret, FILE *out, FILE *err)
 		.state_dir = REALTIME_RUNDIR,
 		.proc = "/proc",
 		.use_pidfds = true,
-		.cpu_dma_latency = CPU_DMA_LATENCY_PATH,
+		.cpu_dma_latency = "/dev/cpu_dma_latency",
 	};
 	int c;
 

@@ -5,9 +5,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Where the kernel's CPU latency request lives (cpu-dma.h). */
-#define CPU_DMA_LATENCY_PATH "/dev/cpu_dma_latency"
-
 typedef struct DaemonArgs {
 	bool debug;
 	bool drop_caps;
@@ -16,16 +13,13 @@ typedef struct DaemonArgs {
 	const char *vendor_conf_dir;
 	const char *admin_conf_dir;
 	const char *state_dir;
-	/* Not on the command line: "/proc" with use_pidfds for a daemon,
-	 * a fake /proc without pidfds for the unit tests, whose tasks the
-	 * kernel's pidfds know nothing of. */
+	/* Not options: unit tests set a fake /proc (without pidfds, which know
+	 * nothing of its tasks) and a file for /dev/cpu_dma_latency. */
 	const char *proc;
 	bool use_pidfds;
-	/* Not on the command line either: CPU_DMA_LATENCY_PATH for a daemon,
-	 * a FIFO or a file for the unit tests (cpu-dma.h). */
 	const char *cpu_dma_latency;
 } DaemonArgs;
 
-/* Returns 1 to run, 0 when --help/--version was answered on out,
- * -EINVAL on a bad command line (the reason written to err). */
+/* 1 to run, 0 when --help/--version was answered on out, -EINVAL on a bad
+ * command line (the reason written to err). */
 int args_parse(int argc, char *argv[], DaemonArgs *ret, FILE *out, FILE *err);

@@ -1,18 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Calls that only an administrator may make: Reload, ListAllGrants, and
- * Explain of another user's policy. Root may; anyone else needs polkit's
- * org.realtimed.manage (auth_admin_keep), asked asynchronously so that
- * other clients are served meanwhile, and with user interaction when the
- * caller allowed it (realtimectl does, and runs a text agent on a terminal).
- * polkit is asked about the calling connection (its unique name), not
- * about a pid: the pid dbus-daemon recorded when the caller connected may
- * name another process by now. Manage calls count against the caller's
- * ActionsPerBurst= per BurstSec=, as its grant requests do (users.h), and
- * take slots of polkit's manage pool only (polkit.h).
+ * Administrators' calls: root, or polkit's org.realtimed.manage, asked
+ * asynchronously about the caller's unique name, not a pid (which may name
+ * another process by now). They count against ActionsPerBurst=.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bus-admin.h"
@@ -80,7 +72,6 @@ void bus_authorize_manage(Daemon *d, DBusMessage *m, const BusObject *o, const B
 		method->run(d, m, o);
 		return;
 	}
-	/* the caller's rate, as its grant requests' (users.h) */
 	u = users_get(d->users, uid, now);
 	if (u && !user_count_action(u, pd->actions_per_burst, pd->burst_usec, now)) {
 		bus_reply_error(d->bus, m, bus_error_name(REQUEST_E_RATE_LIMITED, FLAVOUR_NATIVE),

@@ -1,8 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The one dispatcher of the bus objects, and the pieces their handlers
- * share; see bus-dispatch.h.
- */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -23,8 +19,7 @@ const BusMethod *bus_method_find(const BusMethod *table, size_t n, const char *n
 	return NULL;
 }
 
-/* Whether the caller of m is root, or (self) the user m's first argument
- * names. */
+/* Whether m's caller is root, or (self) the user its first argument names. */
 static bool caller_is(Daemon *d, DBusMessage *m, bool self)
 {
 	uint32_t arg = 0;
@@ -110,8 +105,7 @@ DBusHandlerResult bus_dispatch(Daemon *d, const BusObject *o, DBusMessage *m)
 	return DBUS_HANDLER_RESULT_HANDLED;
 }
 
-/* Both flavours' names of each code, from common/bus-names.h's list; no
- * native name for NoMemory, which is the bus's own. */
+/* NoMemory is the bus's own error in both flavours. */
 #define NATIVE_ERROR_NAME(code, word, ...) [REQUEST_E_##code] = NATIVE_ERROR word,
 #define RTKIT_ERROR_NAME(code, word, rtkit, ...) [REQUEST_E_##code] = rtkit,
 #define ONE(...) +1
@@ -174,7 +168,6 @@ int bus_get_caller_uid(Daemon *d, DBusMessage *m, uid_t *ret_uid)
 	return r;
 }
 
-/* What libdbus hands the message function of a registered object. */
 typedef struct BusBinding {
 	Daemon *d;
 	const BusObject *o;
@@ -213,7 +206,6 @@ int bus_object_register(Daemon *d, const BusObject *o)
 	if (!b)
 		return -ENOMEM;
 	*b = (BusBinding){ .d = d, .o = o };
-	/* calls wait their caller's turn (bus-queue.h) */
 	r = bus_add_path(d->bus, o->path, &vtable, b);
 	if (r < 0)
 		free(b);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The native object's Demoted signal, unicast: every thread of a demotion
- * to each watcher (SubscribeDemoted), and to the connection that asked for
- * a grant its own threads only, so that no one else learns pids and tids
- * that hidepid= keeps from them. A watcher is dropped when its name leaves
- * the bus (NameOwnerChanged, matched per watcher). See bus-native-demoted.h.
+ * Demoted is unicast: every thread to each SubscribeDemoted watcher, and its
+ * own threads only to the connection that asked for a grant, so no one learns
+ * pids that hidepid= hides. A watcher is dropped when its name leaves the bus.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,7 +48,6 @@ static DBusHandlerResult on_name_owner_changed(DBusConnection *c, DBusMessage *m
 				  DBUS_TYPE_STRING, &new_owner, DBUS_TYPE_INVALID) &&
 	    isempty(new_owner))
 		watcher_drop(userdata, name);
-	/* not for this filter alone */
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
@@ -69,8 +66,7 @@ static void on_watcher_owner(DBusPendingCall *call, void *userdata)
 		watcher_drop(wc->d, wc->name);
 }
 
-/* Asks the bus whether name still has an owner: the caller may have left
- * while polkit thought, before the match that tells of its leaving. */
+/* The caller may have left while polkit thought, before its match was added. */
 static int watcher_check(Daemon *d, const char *name)
 {
 	_cleanup_msg_ DBusMessage *m = bus_driver_call_new("GetNameOwner", name);
@@ -133,7 +129,7 @@ void bus_native_subscribe_demoted(Daemon *d, DBusMessage *m, const BusObject *o)
 	bus_reply_empty(d->bus, m);
 }
 
-/* Sends Demoted(threads, reason) to dest, or drops it without memory. */
+/* Dropped without memory. */
 static void demoted_send(Daemon *d, const char *dest, const DemoteThread *const *threads, size_t n,
 			 const char *reason)
 {
@@ -164,20 +160,26 @@ static void demoted_send(Daemon *d, const char *dest, const DemoteThread *const 
 	dbus_connection_send(d->bus, s, NULL);
 }
 
-/* Sends threads[0..n) to every watcher, and each owner that watches not
- * its own. */
-static void demoted_send_all(Daemon *d, const DemoteThread *const *threads, size_t n,
-			     const char *reason)
-{
-	for (size_t i = 0; i < DEMOTED_WATCHERS_MAX; i++)
-		if (d->demoted_watchers[i][0])
-			demoted_send(d, d->demoted_watchers[i], threads, n, reason);
-}
-
 static int owner_cmp(const void *a, const void *b)
 {
 	return strcmp((*(const DemoteThread *const *)a)->owner,
 		      (*(const DemoteThread *const *)b)->owner);
+}
+
+/* To every watcher, then each owner's threads in one signal to an owner that
+ * does not watch them all anyway. */
+static void demoted_send_owners(Daemon *d, const DemoteThread **list, size_t n, const char *reason)
+{
+	for (size_t i = 0; i < DEMOTED_WATCHERS_MAX; i++)
+		if (d->demoted_watchers[i][0])
+			demoted_send(d, d->demoted_watchers[i], list, n, reason);
+	qsort(list, n, sizeof(*list), owner_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && streq(list[j]->owner, list[i]->owner); j++)
+			;
+		if (list[i]->owner[0] && !watcher_find(d, list[i]->owner))
+			demoted_send(d, list[i]->owner, list + i, j - i, reason);
+	}
 }
 
 void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, const char *reason)
@@ -187,29 +189,16 @@ void bus_native_emit_demoted(Daemon *d, const DemoteThread *threads, size_t n, c
 	if (!d->bus || n == 0)
 		return; /* not connected yet (or a unit test) */
 	list = calloc(n, sizeof(*list));
-	if (!list) {
-		/* one signal per thread then */
-		for (size_t i = 0; i < n; i++) {
-			const DemoteThread *one = &threads[i];
+	for (size_t i = 0; i < n; i++) {
+		const DemoteThread *one = &threads[i];
 
-			demoted_send_all(d, &one, 1, reason);
-			if (one->owner[0] && !watcher_find(d, one->owner))
-				demoted_send(d, one->owner, &one, 1, reason);
-		}
-		return;
+		if (!list)
+			demoted_send_owners(d, &one, 1, reason); /* one signal per thread */
+		else
+			list[i] = one;
 	}
-	for (size_t i = 0; i < n; i++)
-		list[i] = &threads[i];
-	demoted_send_all(d, list, n, reason);
-
-	/* each owner's threads in one run */
-	qsort(list, n, sizeof(*list), owner_cmp);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && streq(list[j]->owner, list[i]->owner); j++)
-			;
-		if (list[i]->owner[0] && !watcher_find(d, list[i]->owner))
-			demoted_send(d, list[i]->owner, list + i, j - i, reason);
-	}
+	if (list)
+		demoted_send_owners(d, list, n, reason);
 }
 
 int bus_native_demoted_register(Daemon *d)

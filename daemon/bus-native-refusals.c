@@ -1,20 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The refusals realtimed keeps, on the bus; see bus-native-refusals.h and
- * the XML. Each entry as a struct (time, uid, pid, tid, command, asked,
- * error, reason, policy source, count), oldest first. Every string was
- * made valid UTF-8 when it was recorded, and bus_append_string() would
- * escape it again if it were not.
- */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+/* ListRefusals and ListAllRefusals, oldest first. */
 
 #include "bus-native-refusals.h"
 #include "bus.h"
 #include "refusals.h"
 
-/* Replies with the refusals of uid, or of every user for (uid_t)-1. */
+/* uid (uid_t)-1: every user's */
 static void reply_refusals(Daemon *d, DBusMessage *m, uid_t uid)
 {
 	_cleanup_free_ const Refusal **list = NULL;
@@ -55,7 +46,6 @@ void bus_native_list_refusals(Daemon *d, DBusMessage *m, const BusObject *o)
 
 	if (bus_get_caller_uid(d, m, &uid) < 0)
 		return;
-	/* root sees everything anyway, as with ListGrants */
 	reply_refusals(d, m, uid == 0 ? (uid_t)-1 : uid);
 }
 

@@ -1,23 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The native interface org.realtimed.Realtime1 at /org/realtimed/Realtime1;
- * see org.realtimed.Realtime1.xml and realtimed(8). Its methods are a
- * table (bus-dispatch.h): grants and resets go through request.c,
- * listings, Explain and Reload are answered here, the Demoted signal and
- * SubscribeDemoted live in bus-native-demoted.c, the refusals realtimed
- * keeps (ListRefusals) in bus-native-refusals.c.
- *
- * What a caller may see: their own grants, refusals and policy; every
- * user's (which would show other users' pids and commands, defeating
- * hidepid) takes root or org.realtimed.manage (bus-admin.c). So does the
- * Demoted signal: each connection that asked for a grant hears of its own
- * threads, and only a SubscribeDemoted caller of every thread.
+ * The native object's method table. Grants and resets go through request.c.
+ * A caller sees its own grants, refusals and policy; every user's (other
+ * users' pids and commands, defeating hidepid) takes org.realtimed.manage.
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bus-dispatch.h"
@@ -103,10 +91,9 @@ static void method_grant_limits(Daemon *d, DBusMessage *m, const BusObject *o)
 	bus_request_start(d, m, o, &(RequestArgs){ .type = REQUEST_LIMITS, .pid = pid });
 }
 
-/* Explain and ListGrants wait for the users they name (user-wait.h): the
- * message is parked, never the loop, and answered when every lookup it
- * waits for has ended. Explain answers a failed lookup with its error;
- * ListGrants names a user it could not resolve "#UID". */
+/* Explain and ListGrants park the message, never the loop, until their
+ * users' lookups end. Explain answers a failed one with its error; ListGrants
+ * names a user it could not resolve "#UID". */
 static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait);
 static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid);
 
@@ -131,8 +118,7 @@ static const UserWaitOps explain_wait = { .done = on_explain_user,
 static const UserWaitOps grants_wait = { .done = on_grants_users,
 					 .free_userdata = bus_parked_call_free };
 
-/* Explain's answer, or its error: that of a failed lookup (error, of
- * error_uid) if it waited for one. */
+/* error: of the lookup of error_uid it waited for, or 0. */
 static void explain_run(Daemon *d, DBusMessage *m, int error, uid_t error_uid)
 {
 	DBusMessage *reply = NULL;
@@ -201,8 +187,7 @@ static void method_explain(Daemon *d, DBusMessage *m, const BusObject *o)
 	explain_run(d, m, 0, 0);
 }
 
-/* Waits for the users of the grants listed whose names are not known yet;
- * true if the reply is left to the waits. */
+/* Waits for the grants' users not known yet; true if the reply is left to it. */
 static bool grants_wait_users(Daemon *d, DBusMessage *m, uid_t only)
 {
 	_cleanup_free_ uid_t *uids = NULL;
@@ -229,8 +214,7 @@ static bool grants_wait_users(Daemon *d, DBusMessage *m, uid_t only)
 	return false;
 }
 
-/* Replies with the grants whose owner is only, or every grant for (uid_t)-1,
- * after waiting for their users' names (may_wait) or at once. */
+/* The grants of only, or all for (uid_t)-1. */
 static void reply_grants(Daemon *d, DBusMessage *m, uid_t only, bool may_wait)
 {
 	DBusMessage *reply = NULL;
@@ -282,7 +266,6 @@ static void method_list_grants(Daemon *d, DBusMessage *m, const BusObject *o)
 
 	if (bus_get_caller_uid(d, m, &uid) < 0)
 		return;
-	/* root sees everything anyway: ListGrants is all it needs */
 	reply_grants(d, m, uid == 0 ? (uid_t)-1 : uid, true);
 }
 
@@ -310,8 +293,6 @@ static void method_list_irq_threads(Daemon *d, DBusMessage *m, const BusObject *
 		bool rt = t->policy == SCHED_FIFO || t->policy == SCHED_RR;
 		uint32_t irq = t->irq;
 		uint64_t pid = t->pid;
-		/* the interface's values: fifo or rr and the priority, or
-		 * other and the nice level */
 		int32_t prio = rt ? t->priority : t->nice;
 		const char *pol = rt ? procfs_sched_policy_to_string(t->policy) : "other";
 		DBusMessageIter st;

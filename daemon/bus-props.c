@@ -1,19 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Properties shared by both interfaces, answered for the caller: what the
- * calling user's policy allows (a member of audio reads 95, not 20), so
- * PipeWire asks for its real priority instead of the default's. A caller
- * whose user is not known yet waits for the lookup (its message parked,
- * never the loop: user-wait.h): a guess without its groups would be the
- * default's. The native interface also has Version, the running daemon's
- * (realtimectl check tells it from the installed package's: an upgrade not
- * yet restarted), and CpuDmaLatency, whether realtimed holds the CPUs
- * awake (cpu-dma.h; realtimectl status and check show it).
+ * Properties of both interfaces, answered for the calling user's policy, so
+ * PipeWire asks for its real priority. A caller whose user is not known yet
+ * is parked until the lookup ends: a guess without its groups would be wrong.
  */
-#include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bus-props.h"
@@ -26,14 +17,13 @@
 #include "request-sched.h"
 #include "user-wait.h"
 
-/* The three properties, evaluated for the calling user. */
 typedef struct CallerProperties {
 	int32_t max_realtime_priority;
 	int32_t min_nice_level;
 	int64_t rttime_usec_max;
 } CallerProperties;
 
-/* -EINPROGRESS: *ret_uid's user is not known yet (daemon-policy.h). */
+/* -EINPROGRESS: *ret_uid's user is not known yet. */
 static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *ret, uid_t *ret_uid)
 {
 	PolicyEval e;
@@ -53,21 +43,18 @@ static int bus_caller_properties(Daemon *d, DBusMessage *m, CallerProperties *re
 		.max_realtime_priority =
 			g->set[POLICY_KEY_REALTIME_PRIORITY] ? g->realtime_priority : 0,
 		.min_nice_level = g->set[POLICY_KEY_NICE] ? g->nice : 0,
-		/* rtkit clients set RLIMIT_RTTIME to this; "no limit" is INT64_MAX. */
+		/* rtkit clients set RLIMIT_RTTIME to this */
 		.rttime_usec_max = !g->set[POLICY_KEY_RTTIME] || g->rttime_usec > INT64_MAX
 					   ? INT64_MAX
 					   : (int64_t)g->rttime_usec,
 	};
-	/* what a grant can get: the canary watchdog may cap it (realtimed(8)) */
+	/* the canary watchdog may cap what a grant can get */
 	if (ret->max_realtime_priority > supervise_max_priority(d))
 		ret->max_realtime_priority = supervise_max_priority(d);
 	return 0;
 }
 
-/* CpuDmaLatency (sxus): the state ("unset", "released", "held", "failed"),
- * the microseconds held or to hold (-1: unset), the realtime grants it is
- * held for, and the last failure to take hold ("" since a success). The
- * same for every caller. */
+/* CpuDmaLatency (sxus): state, usec (-1: unset), grants, last failure. */
 static bool append_cpu_dma(DBusMessageIter *it, Daemon *d)
 {
 	CpuDmaStatus st = { .state = CPU_DMA_UNSET, .usec = POLICY_INFINITY };
@@ -139,16 +126,21 @@ static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePrior
 
 static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o);
 
-/* A Get or GetAll that waited for the caller's user (user-wait.h). */
+static void reply_unresolved(Daemon *d, DBusMessage *m, uid_t uid, int error)
+{
+	char text[256];
+
+	bus_reply_error(d->bus, m, DBUS_ERROR_FAILED,
+			"Could not evaluate the policy for the caller: %s",
+			daemon_resolve_error(uid, error, text, sizeof(text)));
+}
+
 static void on_properties_user(int error, uid_t uid, void *userdata)
 {
 	BusParkedCall *p = userdata;
-	char text[256];
 
 	if (error < 0)
-		bus_reply_error(p->d->bus, p->m, DBUS_ERROR_FAILED,
-				"Could not evaluate the policy for the caller: %s",
-				daemon_resolve_error(uid, error, text, sizeof(text)));
+		reply_unresolved(p->d, p->m, uid, error);
 	else
 		properties_get(p->d, p->m, p->o);
 	bus_parked_call_free(p);
@@ -160,19 +152,16 @@ static const UserWaitOps properties_wait = { .done = on_properties_user,
 static void properties_park(Daemon *d, DBusMessage *m, const BusObject *o, uid_t uid)
 {
 	BusParkedCall *p = bus_parked_call_new(d, m, o, NULL, uid);
-	char text[256];
 	int r;
 
 	r = p ? user_wait_one(d, uid, &properties_wait, p) : -ENOMEM;
 	if (r >= 0)
 		return;
 	bus_parked_call_free(p);
-	bus_reply_error(d->bus, m, DBUS_ERROR_FAILED,
-			"Could not evaluate the policy for the caller: %s",
-			daemon_resolve_error(uid, r, text, sizeof(text)));
+	reply_unresolved(d, m, uid, r);
 }
 
-/* Get (name) and GetAll (no name), answered for the caller. */
+/* Get and GetAll (no name) */
 static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 {
 	_cleanup_msg_ DBusMessage *reply = NULL;
@@ -184,7 +173,6 @@ static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o)
 	bool built = true;
 	int r;
 
-	/* (s interface) or (s interface, s property) */
 	dbus_message_iter_init(m, &it);
 	dbus_message_iter_get_basic(&it, &in_iface);
 	if (dbus_message_iter_next(&it))

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The RealtimeKit 0.13 compatible interface, org.freedesktop.RealtimeKit1 at
- * /org/freedesktop/RealtimeKit1, served when RtkitCompat=yes: the same
- * methods, properties and error names as rtkit-daemon, so PipeWire,
- * PulseAudio and rtkit's own tools work unmodified. The grants go through
- * the same checks as the native ones (request.c); the scheduling policy
- * comes from CompatPolicy= (SCHED_RR unless policy allows fifo and says so).
- * Its methods are a table (bus-dispatch.h); an unknown one gets
- * UnknownMethod, as on the native object.
+ * The RealtimeKit 0.13 interface (RtkitCompat=yes): rtkit-daemon's methods,
+ * properties and error names; its grants go through the native checks.
  */
-#include <errno.h>
 #include <limits.h>
 #include <string.h>
 
@@ -72,9 +65,8 @@ static const char rtkit_introspection_xml[] = DBUS_INTROSPECT_1_0_XML_DOCTYPE_DE
 	" </interface>\n"
 	"</node>\n";
 
-/* MakeThreadRealtime[WithPID] ([t process,] t thread, u priority) and
- * MakeThreadHighPriority[WithPID] ([t process,] t thread, i nice): the
- * thread-only calls act on the caller's own process (bus credentials). */
+/* MakeThread{Realtime,HighPriority}[WithPID]: ([t process,] t thread, u
+ * priority or i nice); without a pid, the caller's own process. */
 static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 {
 	const char *sig = dbus_message_get_signature(m);
@@ -103,8 +95,7 @@ static void method_make(Daemon *d, DBusMessage *m, const BusObject *o)
 				.tid = tid });
 }
 
-/* ResetKnown and ResetAll: ResetAll demotes what realtimed granted too: it
- * supervises nothing else. */
+/* ResetKnown and ResetAll: realtimed supervises only what it granted. */
 static void method_reset(Daemon *d, DBusMessage *m, const BusObject *o)
 {
 	demote_reset(d, 0, 0);
@@ -118,8 +109,7 @@ static void method_exit(Daemon *d, DBusMessage *m, const BusObject *o)
 	sd_event_exit(d->event, 0);
 }
 
-/* rtkit 0.13's methods; Exit, ResetKnown and ResetAll are root's, as
- * rtkit's bus policy says. */
+/* root's as in rtkit's bus policy */
 static const BusMethod rtkit_methods[] = {
 	{ "MakeThreadRealtime", "tu", BUS_CALLER_ANYONE, NULL, method_make, true },
 	{ "MakeThreadRealtimeWithPID", "ttu", BUS_CALLER_ANYONE, NULL, method_make, true },

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Capability dropping with libcap; see caps.h for the list and why. */
 #include <errno.h>
 #include <grp.h>
 #include <stdbool.h>
@@ -11,8 +10,8 @@
 #include "log.h"
 #include "macro.h"
 
-/* What realtimed keeps, and whether it uses it itself (effective) or
- * keeps it for the NSS helper's drop alone (permitted only). */
+/* Kept in the permitted and bounding sets; effective unless only the NSS
+ * helper's drop uses it. */
 static const struct {
 	cap_value_t cap;
 	bool effective;
@@ -85,8 +84,7 @@ static int fail(const char **ret_step, const char *step, int error)
 	return -error;
 }
 
-/* Whether the drop left anything: a uid 0, the ids not the ones asked
- * (when it could change them), a group, a capability in any set. */
+/* Whether the drop left a uid 0, other ids, a group or a capability. */
 static int caps_check_dropped(bool privileged, uid_t uid, gid_t gid, const char **ret_step)
 {
 	_cleanup_(cap_freep) cap_t cur = cap_get_proc(), none = cap_init();

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* [Daemon] CpuDmaLatency=: the CPU latency request while grants run; see cpu-dma.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -46,8 +45,7 @@ CpuDma *cpu_dma_free(CpuDma *c)
 	return NULL;
 }
 
-/* Opens the request if need be and writes usec to it, as the binary s32
- * the kernel takes. -errno; then nothing is held. */
+/* Writes usec as the binary s32 the kernel takes; on failure nothing is held. */
 static int cpu_dma_hold(CpuDma *c, uint64_t usec)
 {
 	int32_t v = (int32_t)usec; /* the parser keeps it to 1 s */
@@ -87,7 +85,6 @@ void cpu_dma_update(CpuDma *c, uint64_t usec, bool want)
 		return;
 	r = cpu_dma_hold(c, usec);
 	if (r < 0) {
-		/* once: each change of the table tries again, quietly */
 		if (r != c->logged_error)
 			log_error_errno(r,
 					"Failed to hold %s at %llu us for the realtime grants "
@@ -134,8 +131,6 @@ const char *cpu_dma_state_to_string(CpuDmaState s)
 	return string_table_lookup(state_names, ELEMENTSOF(state_names), s);
 }
 
-/* Nice-level grants starve no one and wake no audio: only realtime ones
- * hold the CPUs awake. */
 unsigned cpu_dma_n_grants(Daemon *d)
 {
 	unsigned n = 0;
@@ -156,6 +151,5 @@ void cpu_dma_sync(Daemon *d)
 	if (!d->cpu_dma)
 		return;
 	usec = policy_daemon(d->policy)->cpu_dma_latency_usec;
-	/* unset: not even the table is looked at */
 	cpu_dma_update(d->cpu_dma, usec, usec != POLICY_INFINITY && cpu_dma_n_grants(d) > 0);
 }

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * [Daemon] CpuDmaLatency= (realtime.conf(5)): realtimed's request to the
- * kernel's CPU latency QoS, /dev/cpu_dma_latency held open while at least
- * one realtime grant is supervised, closed when the last one ends or a
- * reload unsets the key. Driven by the grant table's changes and reloads:
- * nothing polls.
+ * [Daemon] CpuDmaLatency=: /dev/cpu_dma_latency held open while a realtime
+ * grant is supervised. Driven by the grant table's changes and reloads.
  */
 #pragma once
 
@@ -25,7 +22,7 @@ typedef enum CpuDmaState {
 	_CPU_DMA_STATE_INVALID = -EINVAL,
 } CpuDmaState;
 
-/* What realtimectl status shows (bus-props.c: the CpuDmaLatency property). */
+/* The CpuDmaLatency property. */
 typedef struct CpuDmaStatus {
 	CpuDmaState state;
 	uint64_t usec;	  /* the value held, or to hold; POLICY_INFINITY when unset */
@@ -33,25 +30,18 @@ typedef struct CpuDmaStatus {
 	const char *path; /* the file, as long as the request lives */
 } CpuDmaStatus;
 
-/* A request on path (not opened yet). -ENOMEM. */
+/* A request on path, not opened yet. */
 int cpu_dma_new(const char *path, CpuDma **ret);
-/* Closes the request, if held, and frees c. NULL-safe; returns NULL. */
 CpuDma *cpu_dma_free(CpuDma *c);
 
-/* Holds the request at usec while want, else lets go (closes it). usec
- * POLICY_INFINITY: unset, let go. A held request whose usec changed is
- * rewritten in place. A failure to open or write is logged once (again
- * only after a success or another error) and leaves nothing held; it is
- * tried anew at the next call. Never blocks: the file is opened
- * O_NONBLOCK. */
+/* Holds the request at usec while want and usec is not POLICY_INFINITY, else
+ * closes it. A failure is logged once, holds nothing and is tried again at
+ * the next call. Never blocks. */
 void cpu_dma_update(CpuDma *c, uint64_t usec, bool want);
 void cpu_dma_status(const CpuDma *c, CpuDmaStatus *ret);
 const char *cpu_dma_state_to_string(CpuDmaState s);
 
-/* The daemon's request after its policy and grant table: held while a
- * realtime grant is supervised. A no-op without d->cpu_dma (unit tests
- * that do not make one). Called at each change of the table and at each
- * reload (manager.c). */
+/* Updates the request after the policy and grant table; no-op without one. */
 void cpu_dma_sync(Daemon *d);
-/* How many realtime grants the request is held for. */
+/* How many realtime (not nice) grants the request is held for. */
 unsigned cpu_dma_n_grants(Daemon *d);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The callers' credentials, asked of the bus daemon and cached; see creds.h.
- * Asked without waiting when a sender's first call is queued
+/* Asked without waiting when a sender's first call is queued
  * (bus_creds_ask()), or, for a call that came before that answer, with a
- * round trip the loop waits for (bus_get_creds()). */
+ * round trip the loop waits for (bus_get_creds()); see creds.h. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -90,8 +89,7 @@ int creds_cache_set_pidns(CredsCache *c, const char *sender, uint64_t pidns)
 	return 0;
 }
 
-/* The entry to keep sender in: its own, else a free one, the gone one
- * used least recently, the one used least recently (emptied). */
+/* sender's entry, else the victim (creds.h), emptied. */
 static CredsEntry *creds_cache_slot(CredsCache *c, const char *sender)
 {
 	CredsEntry *victim = creds_cache_find(c, sender);

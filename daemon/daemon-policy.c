@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The policy in force, as the daemon uses it: loading (keeping the last good
- * policy when a file is broken), evaluation per uid through the policy
- * library for the user and groups the resolver knows (resolver.h: NSS off
- * the loop, cached RESOLVE_CACHE_USEC, so a user added to or removed from a
- * group is seen within seconds; a reload asks again at once; while NSS
- * fails or hangs, a user's last good answer stands in, RESOLVE_STALE_MAX_USEC
- * at most).
- */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -18,19 +8,14 @@
 #include "resolver.h"
 #include "utf8.h"
 
-static PolicyPaths daemon_paths(const Daemon *d)
+int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 {
-	return (PolicyPaths){
+	PolicyPaths paths = {
 		.vendor_file = d->args.vendor_conf,
 		.admin_file = d->args.admin_conf,
 		.vendor_dropin_dir = d->args.vendor_conf_dir,
 		.admin_dropin_dir = d->args.admin_conf_dir,
 	};
-}
-
-int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
-{
-	PolicyPaths paths = daemon_paths(d);
 	Policy *p = NULL;
 	size_t n;
 	int r;
@@ -51,7 +36,6 @@ int daemon_policy_load(Daemon *d, bool initial, char **ret_error)
 			*ret_error = NULL;
 	}
 	if (n > 0 && !initial) {
-		/* Keep the last good policy whole rather than a policy with a file missing. */
 		policy_free(p);
 		return -EBADMSG;
 	}
@@ -70,7 +54,6 @@ int daemon_policy_eval_user(Daemon *d, const PolicyUser *u, PolicyEval *ret)
 	r = policy_eval_for_user(d->policy, u, &ret->grant);
 	if (r < 0)
 		return r;
-	/* a long name is cut between characters, not inside one */
 	if (u->name)
 		utf8_snprintf(ret->user, sizeof(ret->user), "%s", u->name);
 	else
@@ -89,7 +72,6 @@ int daemon_policy_eval(Daemon *d, uid_t uid, PolicyEval *ret)
 		if (r == -ENOENT)
 			return -EINPROGRESS;
 	} else {
-		/* unit tests, which run no loop */
 		r = policy_user_resolve_uid(uid, &owned);
 		u = owned;
 	}

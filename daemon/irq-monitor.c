@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * [IRQ] rules for IRQ threads that appear after start (irq-monitor.h).
- * realtime.ko, when it holds the rules (irq.c), catches them itself;
- * without it a device added or a driver bound arms a one-second timer,
- * after which the rules are applied again. The delay lets a new IRQ thread
- * first run and set itself to FIFO 50. No uevent, no wakeup.
+ * A device added or a driver bound arms a one-second timer, after which the
+ * rules are applied again: a new IRQ thread first sets itself to FIFO 50.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -70,9 +67,8 @@ int irq_monitor_start(Daemon *d)
 					 "Failed to listen to uevents: %m; IRQ threads "
 					 "created later get [IRQ] priorities only on reload");
 	r = sd_event_add_io(d->event, &d->uevent_source, fd, EPOLLIN, on_uevent, d);
-	if (r < 0)
-		return log_warning_errno(r, "Failed to watch uevents: %m");
-	r = sd_event_source_set_io_fd_own(d->uevent_source, true);
+	if (r >= 0)
+		r = sd_event_source_set_io_fd_own(d->uevent_source, true);
 	if (r < 0)
 		return log_warning_errno(r, "Failed to watch uevents: %m");
 	TAKE_FD(fd);

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * [IRQ] rules for IRQ threads that appear after start: a USB audio
- * interface plugged in later, a driver reloaded.
- */
+/* [IRQ] rules for IRQ threads that appear after start, without realtime.ko. */
 #pragma once
 
 #include "daemon.h"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* [IRQ] rules, handed to realtime.ko or applied by realtimed; see irq.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,20 +17,19 @@
 #define KMOD_IRQ_RULES "/realtime/irq_rules"
 #define KMOD_WRITE_MAX 4095
 
-/* Sets every IRQ thread under proc ("/proc") that a rule of p matches to
- * SCHED_FIFO at the rule's priority. Returns how many threads were changed,
- * or -errno when the threads cannot be listed. */
-static int irq_apply_rules(const char *proc, const Policy *p)
+static void irq_apply_rules(const char *proc, const Policy *p)
 {
 	IrqThread *list = NULL;
 	size_t n = 0;
-	int changed = 0, r;
+	int r;
 
 	if (policy_n_irq_rules(p) == 0)
-		return 0;
+		return;
 	r = procfs_irq_threads(proc, &list, &n);
-	if (r < 0)
-		return log_warning_errno(r, "Failed to list IRQ threads: %m");
+	if (r < 0) {
+		log_warning_errno(r, "Failed to list IRQ threads: %m");
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const PolicyIrqRule *rule = policy_irq_match(p, list[i].action);
 
@@ -49,14 +47,11 @@ static int irq_apply_rules(const char *proc, const Policy *p)
 		log_id(LOG_INFO, LOG_ID_IRQ, "IRQ %u thread %d (%s): SCHED_FIFO %d (%s:%u)",
 		       list[i].irq, (int)list[i].pid, list[i].action, rule->priority,
 		       rule->source.file ? rule->source.file : "?", rule->source.line);
-		changed++;
 	}
 	procfs_irq_threads_free(list, n);
-	return changed;
 }
 
-/* Writes buf (used bytes) to realtime.ko's rules file under proc, in
- * one write. -ENOENT when the module is not loaded. */
+/* One write to realtime.ko's rules file; -ENOENT when it is not loaded. */
 static int kmod_write(const char *proc, const char *buf, size_t used)
 {
 	_cleanup_close_ int fd = -EBADF;
@@ -74,8 +69,7 @@ static int kmod_write(const char *proc, const char *buf, size_t used)
 	return (size_t)n == used ? 0 : -EIO;
 }
 
-/* Replaces realtime.ko's rule set with the policy's, in one write ("-"
- * first clears the old set). -ENOENT when the module is not loaded,
+/* Replaces realtime.ko's rule set ("-" clears it) with the policy's;
  * -EINVAL or -E2BIG when the module cannot take these rules. */
 static int irq_rules_to_kmod(const char *proc, const Policy *p)
 {
@@ -117,12 +111,11 @@ void irq_apply(Daemon *d)
 				  "Failed to hand [IRQ] rules to realtime.ko (%s): %m; "
 				  "applying them from the daemon instead",
 				  "/proc" KMOD_IRQ_RULES);
-		/* the module's set would go on applying rules the policy no
-		 * longer has to IRQ threads that come later */
+		/* else it goes on applying rules the policy no longer has */
 		r = kmod_write(d->args.proc, "-\n", 2);
 		if (r < 0 && r != -ENOENT)
 			log_warning_errno(r, "Failed to clear realtime.ko's [IRQ] rules: %m");
 	}
 	d->irq_kmod = false;
-	(void)irq_apply_rules(d->args.proc, d->policy);
+	irq_apply_rules(d->args.proc, d->policy);
 }

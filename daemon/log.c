@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Journal logging with MESSAGE_ID, stderr fallback, and a rate limit per
- * call site; see log.h. The rate-limit state of every site is shared by
- * every thread that logs, so it is changed only under log_lock, which is
- * held for a few instructions and never across I/O. The lock inherits
- * priority: a realtime thread that waits for it lends its priority to the
- * holder, which a starving SCHED_OTHER thread could not otherwise get back
- * to releasing. (The canary's watchdog, realtimed's one realtime thread,
- * does not log: it hands its report to the main thread.)
+ * The sites' rate-limit state is shared by every thread that logs: it is
+ * changed only under log_lock, never held across I/O. The lock inherits
+ * priority, so a realtime thread waiting for it cannot starve its holder.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -30,8 +25,7 @@ static bool log_stderr;
 
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t log_lock;
-static LogSite log_shared_site = LOG_SITE_INIT; /* for log_internal() */
-static LogSite *log_pending;			/* sites with suppressed > 0 */
+static LogSite *log_pending; /* sites with suppressed > 0 */
 
 typedef struct LogReport {
 	const char *file;
@@ -57,8 +51,7 @@ void log_setup(bool debug, bool to_stderr)
 	log_stderr = to_stderr;
 }
 
-/* Under log_lock: takes the counts of sites whose window has passed (the
- * lines they dropped are all counted), at most max of them. */
+/* Under log_lock: takes at most max counts of sites whose window has passed. */
 static size_t log_take_reports(uint64_t now, LogReport *reports, size_t max)
 {
 	size_t n = 0;
@@ -128,15 +121,12 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 	int saved = errno;
 
 	if (priority == LOG_DEBUG && !log_debug_on)
-		return error ? -abs(error) : 0;
-	if (!site)
-		site = &log_shared_site;
+		return -abs(error);
 
 	pthread_once(&log_once, log_lock_init);
 	now = now_usec(CLOCK_MONOTONIC);
 	pthread_mutex_lock(&log_lock);
 	n_reports = log_take_reports(now, reports, ELEMENTSOF(reports));
-	/* errors and demotions always; everything in debug mode */
 	if (priority > LOG_ERR && !log_debug_on &&
 	    !(message_id && streq(message_id, LOG_ID_DEMOTION)))
 		allow = log_site_allow(site, now);
@@ -152,19 +142,18 @@ int log_internal_site(LogSite *site, int priority, int error, const char *messag
 		log_write(LOG_NOTICE, NULL, reports[i].file, reports[i].line, s);
 	}
 	if (!allow)
-		return error ? -abs(error) : 0;
+		return -abs(error);
 
 	errno = error ? abs(error) : saved;
 	va_start(ap, format);
 	utf8_vsnprintf(msg, sizeof(msg), format, ap);
 	va_end(ap);
-	/* The journal keeps a message that is not UTF-8 as a blob that
-	 * journalctl does not show; a thread or file name must not hide a line. */
+	/* journalctl does not show a message that is not UTF-8 */
 	utf8_escape(msg, UTF8_ESCAPE_KEEP_NEWLINE, escaped, sizeof(escaped));
 	log_write(priority, message_id, site->file, site->line, escaped);
 
 	errno = saved;
-	return error ? -abs(error) : 0;
+	return -abs(error);
 }
 
 void log_fields(int priority, const char *message_id, const char *const *fields, const char *format,
@@ -200,7 +189,6 @@ void log_fields(int priority, const char *message_id, const char *const *fields,
 		if (sd_journal_sendv(iov, (int)n) >= 0)
 			return;
 	}
-	/* stderr (the tests read it): the fields after the message */
 	utf8_snprintf(line, sizeof(line), "%s {MESSAGE_ID=%s", escaped, message_id ?: "");
 	for (size_t i = 0; fields && i < LOG_FIELDS_MAX && fields[i]; i++) {
 		l = strlen(line);

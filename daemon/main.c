@@ -1,17 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * realtimed: start-up, signals, the event loop and shut-down. See
- * realtimed(8).
- *
- * Start: parse the command line, load the policy, drop capabilities, start
- * the NSS helper, connect to the system bus, serve the objects, own the
- * names, adopt the grants left by an earlier instance, apply [IRQ] rules,
- * tell systemd READY=1. Then everything happens in the sd-event loop on
- * this one thread; only the canary watchdog has threads of its own, and
- * the NSS helper's keeper (nss-helper.h), which only waits. NSS itself
- * runs in the helper, a child process without privileges, never here.
- * SIGHUP reloads, through the manager (manager.h), which owns what happens
- * to the daemon as a whole.
+ * realtimed: start-up, signals, the event loop and shut-down. Everything runs
+ * in the sd-event loop on this thread; only the canary watchdog and the NSS
+ * helper's keeper have threads of their own. NSS never runs in this process.
  */
 #include <errno.h>
 #include <signal.h>
@@ -75,7 +66,6 @@ static DBusHandlerResult on_filter(DBusConnection *c, DBusMessage *m, void *user
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
-/* A grant request on either object (BusMethod.counted). */
 static bool call_counted(DBusMessage *m)
 {
 	return bus_object_counts(&bus_native_object, m) || bus_object_counts(&bus_rtkit_object, m);
@@ -97,8 +87,6 @@ static int daemon_connect(Daemon *d)
 	r = bus_attach_event(d->bus, d->event, d->users, &d->bus_dispatch_source);
 	if (r < 0)
 		return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-	/* the uid that groups a sender's connections into one turn, and the
-	 * grant requests, which ActionsPerBurst= counts rather than the pace */
 	bus_queue_set_uid_func(bus_queue_of(d->bus), bus_creds_ask, d);
 	bus_queue_set_counted_func(bus_queue_of(d->bus), call_counted);
 	if (!dbus_connection_add_filter(d->bus, on_filter, d, NULL))
@@ -148,7 +136,6 @@ static int daemon_setup(Daemon *d)
 	r = users_new(&d->users);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the users' table: %m");
-	/* NSS off the loop: a hung directory must not stop it (resolver.h) */
 	r = resolver_new(d->event, NULL, &d->resolver);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the user lookups: %m");
@@ -198,13 +185,11 @@ static void daemon_done(Daemon *d)
 {
 	if (d->save_source && sd_event_source_get_enabled(d->save_source, NULL) > 0)
 		(void)daemon_state_save(d);
-	/* the requests still waiting for a user go unanswered, as at a crash */
 	d->resolver = resolver_free(d->resolver);
 	d->canary = canary_free(d->canary);
 	irq_monitor_stop(d);
-	/* The table is kept on disk; the threads keep their grants for the next start. */
+	/* the threads keep their grants for the next start */
 	d->grants = grant_table_free(d->grants);
-	/* the kernel drops the request with the file; said for the reader */
 	d->cpu_dma = cpu_dma_free(d->cpu_dma);
 	d->save_source = sd_event_source_disable_unref(d->save_source);
 	if (d->bus) {
@@ -220,7 +205,6 @@ static void daemon_done(Daemon *d)
 	d->event = sd_event_unref(d->event);
 }
 
-/* The manager's way to the bus. */
 static const DaemonHooks bus_hooks = {
 	.demoted = bus_native_emit_demoted,
 	.serve_rtkit = bus_rtkit_serve,
@@ -235,9 +219,7 @@ int main(int argc, char *argv[])
 	r = args_parse(argc, argv, &d.args, stdout, stderr);
 	if (r <= 0)
 		return r < 0 ? 2 : 0;
-	/* --debug by hand: the requests on the terminal. Under systemd
-	 * (JOURNAL_STREAM: stderr is the journal already) they go to the
-	 * journal with their MESSAGE_ID=, as an admin's drop-in asks for. */
+	/* --debug under systemd (JOURNAL_STREAM) keeps the journal's MESSAGE_IDs */
 	log_setup(d.args.debug, (d.args.debug && !getenv("JOURNAL_STREAM")) || !sd_booted() ||
 					getenv("REALTIMED_LOG_STDERR"));
 

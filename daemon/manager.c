@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Reload, adoption, and the events of the grant table and the canary; see
- * manager.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +22,9 @@ typedef struct Judge {
 	int error;	   /* the failed lookup of uid's user, or 0 */
 } Judge;
 
-/* Takes the grants that the policy in force does not allow, and logs why
- * for each whose thread is still the one granted (the others are dropped
- * without a word, and their tid left alone). A user NSS could not resolve
- * is judged without name and groups ([User #UID] and [Default] only), so
- * that nothing stays above what policy allows. userdata: a Judge. */
+/* Takes the grants the policy does not allow; logs those whose thread is still
+ * the one granted. A user NSS could not resolve is judged without name and
+ * groups, so nothing stays above what policy allows. userdata: a Judge. */
 static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata)
 {
 	const Judge *j = userdata;
@@ -59,13 +55,11 @@ static bool grant_disallowed(Daemon *d, const GrantProcess *p, const Grant *g, v
 	return true;
 }
 
-/* A reload's (or an adoption's) judging of every user that holds grants.
- * At most JUDGE_INFLIGHT users wait for the resolver at a time (user-wait.h),
- * the next as one ends: so that its entries (RESOLVER_CACHE_SIZE) and waits
- * (RESOLVER_WAITS_MAX) never run out, whatever UsersMax allows. A user is
- * judged without its groups only when its lookup failed, or when the
- * resolver takes no wait while none of the run's is pending (nothing
- * would wake the run again). Freed when its last wait ends. */
+/* A reload's judging of every user that holds grants. At most JUDGE_INFLIGHT
+ * wait for the resolver at a time, so its cache and waits never run out
+ * whatever UsersMax allows. A user is judged without groups only when its
+ * lookup failed, or the resolver takes no wait and none of the run's is
+ * pending (nothing would wake the run). Freed when its last wait ends. */
 #define JUDGE_INFLIGHT 32
 
 typedef struct JudgeRun {
@@ -104,8 +98,7 @@ static const UserWaitOps judge_wait = { .each = on_judge_resolved,
 					.done = on_judge_done,
 					.free_userdata = judge_run_free };
 
-/* Judges the run's next users: now, those the resolver knows; when their
- * lookup ends (from the loop: no NSS here), the others. */
+/* Judges the users the resolver knows now, the others when their lookup ends. */
 static void judge_pump(JudgeRun *run)
 {
 	Daemon *d = run->d;
@@ -123,8 +116,7 @@ static void judge_pump(JudgeRun *run)
 				run->next++;
 				continue;
 			}
-			/* the resolver is full of others' waits: try again as
-			 * one of ours ends */
+			/* full of others' waits: again as one of ours ends */
 			if (r == -EBUSY && user_wait_pending(run->wait) > 0)
 				break;
 			j.error = r; /* judged without groups, now */
@@ -134,20 +126,15 @@ static void judge_pump(JudgeRun *run)
 	}
 }
 
-/* Demotes the grants that the policy in force no longer allows, as a reset
- * would, with Demoted(reason "policy") and a journal line saying that
- * which ("the reloaded policy") no longer allows them. Users not known yet
- * are judged when their lookup ends, within RESOLVE_TIMEOUT_USEC of the
- * start of their wait. */
+/* Demotes the grants the policy no longer allows (Demoted "policy"); which
+ * names the policy in the journal line. */
 static void manager_demote_disallowed(Daemon *d, const char *which)
 {
 	Judge all = { .which = which, .uid = (uid_t)-1 };
 	JudgeRun *run;
 
-	/* Without a resolver (unit tests) NSS runs inline; without memory for
-	 * the list, every grant is judged now, users not known yet without
-	 * their groups. Else each user once: judging may demote, so the users
-	 * are listed first. */
+	/* Without a resolver (unit tests) or memory, every grant is judged now.
+	 * Else each user once, listed first: judging may demote. */
 	run = d->resolver ? calloc(1, sizeof(*run)) : NULL;
 	if (run)
 		*run = (JudgeRun){ .d = d, .which = which };
@@ -237,8 +224,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		       "or not, hold the CPUs meanwhile are demoted at the next firing",
 		       why);
 
-	/* the granted threads and those it did not grant, in one signal as
-	 * far as memory goes */
+	/* granted and other threads, in one signal as far as memory goes */
 	demote_list_init(&l, all, DEMOTE_CANARY);
 	for (size_t i = 0; i < all;) {
 		size_t m = 0;
@@ -253,8 +239,7 @@ void manager_canary_fired(const CanaryReport *report, void *userdata)
 		(void)demote_tell(d, l.threads, m, DEMOTE_CANARY);
 	}
 	demote_list_done(&l);
-	/* the watchdog handed its list over with the report: the grants left
-	 * are watched again (a demotion did that already) */
+	/* the watchdog handed its list over with the report: watch what is left */
 	(void)supervise_canary_sync(d, NULL);
 }
 
@@ -292,8 +277,6 @@ int manager_adopt(Daemon *d)
 	int r;
 
 	r = daemon_state_adopt(d);
-	/* The same decision as a reload: an adopted grant is one the policy in
-	 * force allows, or it is demoted now. */
 	manager_demote_disallowed(d, "the policy loaded at start");
 	return r < 0 ? r : (int)d->grants->n_grants;
 }

@@ -17,9 +17,8 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-/* PIDFD_GET_INFO (Linux 6.13), its first version: Debian 12's headers
- * predate it. The kernel takes the size from the command, so this layout
- * is understood by every kernel that has the call. */
+/* PIDFD_GET_INFO (Linux 6.13), its first version, which every kernel with
+ * the call understands (the size is in the command). */
 typedef struct PidfdInfo {
 	uint64_t mask;
 	uint64_t cgroupid;
@@ -36,8 +35,7 @@ static inline int pidfd_open_cloexec(pid_t pid)
 	return RET_NERRNO(syscall(SYS_pidfd_open, pid, 0));
 }
 
-/* 0 while the process lives, -ESRCH once it exited. A pidfd turns readable
- * when its process exits; unlike pidfd_send_signal(0) this needs no CAP_KILL. */
+/* 0 while the process lives, -ESRCH once it exited; needs no CAP_KILL. */
 static inline int pidfd_alive(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
@@ -48,18 +46,15 @@ static inline int pidfd_alive(int pidfd)
 	return r > 0 ? -ESRCH : 0;
 }
 
-/* A PIDFD_THREAD pidfd of thread tid (Linux 6.9): it turns readable when
- * that thread exits, and never names another thread. -EINVAL on an older
- * kernel. */
+/* A PIDFD_THREAD pidfd (Linux 6.9; -EINVAL before): readable when that
+ * thread exits, never naming another thread. */
 static inline int pidfd_open_thread(pid_t tid)
 {
 	return RET_NERRNO(syscall(SYS_pidfd_open, tid, PIDFD_THREAD));
 }
 
-/* The task's credentials and thread group, as the kernel answers for a
- * pidfd (a PIDFD_THREAD one: that thread's; per thread, as /proc's status
- * file gives them). -EOPNOTSUPP before Linux 6.13; -ESRCH once the task
- * is gone. */
+/* The task's credentials (a PIDFD_THREAD pidfd: that thread's). -EOPNOTSUPP
+ * before Linux 6.13; -ESRCH once the task is gone. */
 static inline int pidfd_get_info(int pidfd, PidfdInfo *ret)
 {
 	PidfdInfo info = { .mask = PIDFD_INFO_CREDS_ };

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* /proc readers and their pure parsers; see proc.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +12,7 @@
 #include "procfs-limits.h"
 #include "procfs-stat.h"
 
-/* The start of the line of text that begins with key, or NULL. */
+/* What follows key at the start of a line of text, or NULL. */
 static const char *status_line(const char *text, const char *key)
 {
 	const char *p = text;

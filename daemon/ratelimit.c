@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Fixed-window rate limiter; see ratelimit.h. */
 #include "ratelimit.h"
 
 bool ratelimit_below(RateLimit *rl, uint64_t now_usec)
 {
 	if (rl->interval_usec == 0 || rl->burst == 0)
 		return true;
-
-	if (!rl->started || now_usec < rl->begin_usec ||
-	    now_usec - rl->begin_usec >= rl->interval_usec) {
+	if (ratelimit_idle(rl, now_usec)) {
 		rl->started = true;
 		rl->begin_usec = now_usec;
 		rl->n = 0;
 	}
-
 	if (rl->n >= rl->burst)
 		return false;
 	rl->n++;

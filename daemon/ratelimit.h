@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A fixed-window rate limiter: at most burst events per interval. Used for
- * the per-user request limit ([Daemon] BurstSec=, ActionsPerBurst=) and for
- * log lines. Pure: the caller passes the time, so tests need no clock.
+ * A fixed-window rate limiter: at most burst events per interval (the
+ * per-user request limit, log lines). Pure: the caller passes the time.
  */
 #pragma once
 
@@ -17,11 +16,9 @@ typedef struct RateLimit {
 	bool started;
 } RateLimit;
 
-/* Counts one event at now_usec; true if it is within the limit.
- * interval_usec == 0 or burst == 0 disables the limit. */
+/* Counts one event; true if within the limit. A 0 interval or burst: no limit. */
 bool ratelimit_below(RateLimit *rl, uint64_t now_usec);
-
 /* True when the window has passed: the limiter holds no state worth keeping. */
 bool ratelimit_idle(const RateLimit *rl, uint64_t now_usec);
-/* Whether an event at now_usec would be within the limit; counts nothing. */
+/* Whether an event now would be within the limit; counts nothing. */
 bool ratelimit_has_room(const RateLimit *rl, uint64_t now_usec);

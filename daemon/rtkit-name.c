@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The rtkit object's name and path, served or not; see rtkit-name.h. */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "bus-dispatch.h"
 #include "bus-names.h"
 #include "bus.h"
 #include "log.h"
@@ -34,9 +34,7 @@ RtkitName *rtkit_name_free(RtkitName *n)
 	return NULL;
 }
 
-/* The answer to the latest RequestName: the rtkit interface is served, or
- * (the name is taken: rtkit-daemon runs) not. An answer to an earlier
- * request, given up or asked again since, counts for nothing. */
+/* Only the answer to the latest RequestName counts. */
 static void on_request_name(DBusPendingCall *pending, void *userdata)
 {
 	_cleanup_msg_ DBusMessage *reply = dbus_pending_call_steal_reply(pending);
@@ -77,32 +75,26 @@ static void on_release_name(DBusPendingCall *pending, void *userdata)
 	log_info("No longer serving %s (RtkitCompat=no)", RTKIT_NAME);
 }
 
-/* Sends the bus daemon RequestName or ReleaseName for the rtkit name, and
- * returns at once: notify gets the answer in the event loop. The bus
- * daemon handles one connection's calls in order, so a release sent after
- * a request leaves the name released, whatever the answers. */
+/* RequestName or ReleaseName, answered to notify. The bus daemon handles a
+ * connection's calls in order: a release after a request leaves it released. */
 static int rtkit_name_call(RtkitName *n, const char *method, DBusPendingCallNotifyFunction notify,
 			   uint32_t *ret_serial)
 {
-	_cleanup_msg_ DBusMessage *m = NULL;
+	_cleanup_msg_ DBusMessage *m = bus_driver_call_new(method, RTKIT_NAME);
 	DBusPendingCall *pending = NULL;
 	uint32_t flags = DBUS_NAME_FLAG_DO_NOT_QUEUE;
 	DBusMessageIter it;
 
-	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
-					 method);
 	if (!m)
 		return -ENOMEM;
 	dbus_message_iter_init_append(m, &it);
-	if (!bus_append_string(&it, RTKIT_NAME) ||
-	    (streq(method, "RequestName") &&
-	     !dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &flags)))
+	if (streq(method, "RequestName") &&
+	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &flags))
 		return -ENOMEM;
 	if (!dbus_connection_send_with_reply(n->bus, m, &pending, DBUS_TIMEOUT_USE_DEFAULT))
 		return -ENOMEM;
 	if (!pending)
 		return -ENOTCONN;
-	/* The connection keeps its own reference until the answer came. */
 	if (!dbus_pending_call_set_notify(pending, notify, n, NULL)) {
 		dbus_pending_call_cancel(pending);
 		dbus_pending_call_unref(pending);

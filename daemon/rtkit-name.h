@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Whether the rtkit object is served (RtkitCompat=): its path registered
- * and its name, org.freedesktop.RealtimeKit1, owned. The name is asked for
- * and given up without blocking; when rtkit-daemon owns it, the path is
- * dropped again and the object is not served.
+ * Whether the rtkit object is served: its path registered and its name owned,
+ * asked for without blocking. When rtkit-daemon owns it, the path is dropped.
  */
 #pragma once
 
@@ -12,13 +10,12 @@
 
 typedef struct RtkitName RtkitName;
 
-/* Serves the object of vtable, whose calls get object as userdata, on bus
- * when asked to; nothing is served yet. -ENOMEM. */
+/* Serves vtable with userdata object when asked to; nothing is served yet. */
 int rtkit_name_new(DBusConnection *bus, const DBusObjectPathVTable *vtable, void *object,
 		   RtkitName **ret);
 /* Frees n; what is served stays until the connection closes. */
 RtkitName *rtkit_name_free(RtkitName *n);
 
-/* Registers the path and asks for the name, or gives both up. Failures
- * are logged: the object is then not served. */
+/* Registers the path and asks for the name, or gives both up. Failures are
+ * logged; the object is then not served. */
 void rtkit_name_serve(RtkitName *n, bool serve);

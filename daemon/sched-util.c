@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* What realtimed does to a thread's scheduling; see sched-util.h. The
- * system calls are common/sched-attr.h's. */
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
@@ -40,9 +38,7 @@ int sched_apply(pid_t tid, PolicyGrantKind kind, int value)
 	return sched_attr_set(tid, &attr);
 }
 
-/* The thread's nice level, which the kernel keeps under every policy;
- * sched_getattr() tells it only under the fair ones. (A tid is a
- * PRIO_PROCESS id on Linux.) */
+/* sched_getattr() tells the nice level only under the fair policies. */
 static int get_nice(pid_t tid, int *ret)
 {
 	int nice;
@@ -56,9 +52,6 @@ static int get_nice(pid_t tid, int *ret)
 	return 0;
 }
 
-/* A policy of the classes above the fair one: SCHED_FIFO, SCHED_RR and
- * SCHED_DEADLINE. Not policy_is_realtime() (librealtime/preload/preload.h):
- * realtime, the grants' word, is SCHED_FIFO and SCHED_RR only. */
 static bool policy_is_rt_or_deadline(int policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
@@ -86,10 +79,7 @@ int sched_get_state(pid_t tid, SchedState *ret)
 	return 0;
 }
 
-/* How much of the CPU a state claims, to compare two: SCHED_DEADLINE above
- * SCHED_FIFO/RR (by priority) above the fair policies (by nice level; at
- * the same level SCHED_BATCH, which preempts less, below SCHED_OTHER) above
- * SCHED_IDLE. */
+/* At the same nice level SCHED_BATCH, which preempts less, is below OTHER. */
 static int sched_rank(const SchedState *s)
 {
 	switch (s->policy) {
@@ -107,12 +97,9 @@ static int sched_rank(const SchedState *s)
 	}
 }
 
-/* Down to a fair policy (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE), never up.
- * The policy goes through the legacy sched_setscheduler(), which keeps the
- * nice level the kernel holds for the thread at that moment; sched_setattr()
- * would need a nice level read earlier, and a thread that weakened its nice
- * level in between would get the better one back. Then the nice level, only
- * ever weakened. */
+/* Down to a fair policy, never up. sched_setscheduler() keeps the nice level
+ * the kernel holds now; sched_setattr() would need one read earlier, which a
+ * thread may have weakened since. Then the nice level, only ever weakened. */
 static int sched_to_fair(pid_t tid, int policy, int nice, bool reset_on_fork)
 {
 	struct sched_param sp = {};
@@ -137,6 +124,7 @@ bool sched_state_above(const SchedState *a, const SchedState *b)
 
 int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 {
+	struct sched_attr attr;
 	SchedState now, to;
 	int r;
 
@@ -150,27 +138,23 @@ int sched_restore(pid_t tid, PolicyGrantKind kind, const SchedState *before)
 				   .nice = kind == POLICY_GRANT_NICE ? 0 : now.nice,
 				   .reset_on_fork = now.reset_on_fork };
 
-	/* A thread that lowered itself below what it had before stays there. */
 	if (sched_state_above(&to, &now))
 		return 0;
 	if (to.policy == now.policy && to.priority == now.priority && to.nice == now.nice &&
 	    to.reset_on_fork == now.reset_on_fork)
 		return 0;
-	if (policy_is_rt_or_deadline(to.policy)) {
-		/* It ran realtime before the grant, by its own right (RLIMIT_RTPRIO)
-		 * or someone else's: that is where it goes back to. */
-		struct sched_attr attr = {
-			.size = sizeof(attr),
-			.sched_policy = (uint32_t)to.policy,
-			.sched_flags = to.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
-			.sched_priority = (uint32_t)to.priority,
-		};
-
-		if (to.policy == SCHED_DEADLINE)
-			return sched_reset(tid); /* its parameters are not kept */
-		return sched_attr_set(tid, &attr);
-	}
-	return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
+	if (to.policy == SCHED_DEADLINE)
+		return sched_reset(tid); /* its parameters are not kept */
+	if (!policy_is_rt_or_deadline(to.policy))
+		return sched_to_fair(tid, to.policy, to.nice, to.reset_on_fork);
+	/* it ran realtime before the grant, by some other right */
+	attr = (struct sched_attr){
+		.size = sizeof(attr),
+		.sched_policy = (uint32_t)to.policy,
+		.sched_flags = to.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
+		.sched_priority = (uint32_t)to.priority,
+	};
+	return sched_attr_set(tid, &attr);
 }
 
 int sched_reset(pid_t tid)
@@ -181,10 +165,8 @@ int sched_reset(pid_t tid)
 	r = sched_get_state(tid, &now);
 	if (r < 0)
 		return r;
-	/* Between the read and the change the thread may have lowered itself
-	 * to SCHED_IDLE; it may go back to SCHED_OTHER at its own nice level
-	 * by itself too (RLIMIT_NICE permitting), so that window gives it
-	 * nothing it could not take. */
+	/* A thread that went to SCHED_IDLE since the read could go back to
+	 * SCHED_OTHER at its own nice level by itself: the race gives nothing. */
 	if (!policy_is_rt_or_deadline(now.policy))
 		return 0;
 	return sched_to_fair(tid, SCHED_OTHER, now.nice, now.reset_on_fork);
