@@ -1,30 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Callers served in turn. realtimed has one bus connection, and libdbus
- * hands it the incoming calls in arrival order: a caller behind another
- * user's burst of a thousand calls would wait for all of them. Instead a
- * filter takes each method call for one of realtimed's objects off
- * libdbus's queue into one queue per sender, and bus_queue_serve() serves
- * the senders in turn, grouping a user's connections into one turn (its
- * entry in the users' table, users.h). A caller then waits behind about
- * one call of each other busy user. Each user is also paced (below).
- * Replies and signals are not queued.
- *
- * A new sender's uid is asked for when its first call is queued, without
- * waiting (BusUidFunc), at most BUS_QUEUE_LOOKUPS_MAX at a time; its calls
- * wait until the answer puts it in its user's turn. A sender whose uid
- * cannot be learned is served in the turn of the users' overflow entry,
- * shared by all such senders, with one pace, so that a stream of new
- * senders is one turn among the users.
- * A sender the bus says is gone (NameOwnerChanged, or its lookup) has its
- * calls dropped unserved: their answers would go nowhere.
- *
- * Memory stays bounded by libdbus: a message held here still counts against
- * the connection's received-size limit, and libdbus stops reading the socket
- * past it, as it did when the calls waited in its own queue. A sender may
- * hold BUS_QUEUE_PER_SENDER calls; past that its calls are refused
- * (LimitsExceeded), so a flood of calls that want no reply costs only its
- * sender.
+ * Callers served in turn (realtimed(8), CALLERS IN TURN): method calls for
+ * realtimed's objects wait in one queue per sender, and the users (users.h)
+ * take turns, each paced. Replies and signals are not queued. Memory stays
+ * bounded by libdbus: a message held here still counts against the
+ * connection's received-size limit, and a sender past BUS_QUEUE_PER_SENDER
+ * calls is refused (LimitsExceeded), so a flood costs only its sender.
  */
 #pragma once
 
@@ -37,12 +18,10 @@
 /* above dbus-daemon's max_replies_per_connection (128): only calls sent
  * with NO_REPLY_EXPECTED can reach it */
 #define BUS_QUEUE_PER_SENDER 256
-/* Each user's pace (root's calls are not paced, nor a grant request its
- * user's ActionsPerBurst= window has room for): a burst of
- * BUS_QUEUE_PACE_BURST calls is served at once, beyond that one call per
- * BUS_QUEUE_PACE_NSEC (500 a second). A flood then waits in its own queue,
- * its connections' windows full, instead of keeping dbus-daemon, realtimed
- * and both CPUs busy at ten thousand calls a second. */
+/* Each user's pace (not root's, nor a grant request its ActionsPerBurst=
+ * window has room for): a burst of BUS_QUEUE_PACE_BURST calls at once, then
+ * one per BUS_QUEUE_PACE_NSEC (500 a second); a flood waits in its own
+ * queue. */
 #define BUS_QUEUE_PACE_BURST 256
 #define BUS_QUEUE_PACE_NSEC 2000000ULL
 /* uid lookups asked for and not answered yet; a new sender past them
