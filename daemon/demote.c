@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Demotion of threads and of the grants a filter takes; see demote.h. */
+/* Demotion of threads and of the grants a filter takes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,16 +56,15 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 			}
 		}
 		if (same) {
-			/* The canary's watchdog demoted the thread already; again
-			 * from here, as the thread of a grant under way when it
-			 * fired may have turned realtime since. */
+			/* again after the watchdog: a grant under way when it
+			 * fired may have turned realtime since */
 			if (reason == DEMOTE_CANARY || !g)
 				(void)sched_reset(th.tid);
 			else
 				(void)sched_restore(th.tid, g->kind, &g->before);
 		}
-		/* The watchdog checked its threads when it demoted them: each is
-		 * named, even one that exited since (a runaway may stop at once). */
+		/* the watchdog checked its threads: each is named, even if
+		 * gone since (a runaway may stop at once) */
 		if (same || reason == DEMOTE_CANARY)
 			threads[demoted++] = th;
 		if (g)
@@ -106,8 +105,7 @@ size_t demote_tell(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reas
 	return demoted;
 }
 
-/* A list that does not fit is taken in turns: each turn demotes what it
- * listed, which leaves the table, and the next starts over. */
+/* In turns when the list does not fit: what a turn demotes leaves the table. */
 size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
 {
 	DemoteList l;
