@@ -290,23 +290,6 @@ static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_m
 	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
 }
 
-static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
-{
-	*win = (Window){ .last = now, .boot_offset = boot_offset };
-}
-
-/* No targets, or the last report not collected; and CanaryDemoteUnknown=. */
-static bool watch_idle(Canary *c, bool *ret_demote_unknown)
-{
-	bool idle;
-
-	pthread_mutex_lock(&c->lock);
-	idle = c->report_pending || c->watch.n_targets == 0;
-	*ret_demote_unknown = c->demote_unknown;
-	pthread_mutex_unlock(&c->lock);
-	return idle;
-}
-
 /* The canary's CPU time (ns), from the real /proc whatever c->proc is. */
 static uint64_t canary_cpu(Canary *c)
 {
@@ -348,23 +331,27 @@ void *canary_watchdog_main(void *data)
 	__atomic_store_n(&c->started_class, (int)k, __ATOMIC_RELEASE);
 	(void)eventfd_write(c->started_fd, 1);
 
-	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
+	win = (Window){ .last = now, .boot_offset = now_usec(CLOCK_BOOTTIME) - now };
 	next = now + c->slot_usec;
 	while (wait_slot(c, &next)) {
 		uint64_t boot_offset, missing, slot;
 		unsigned cheeps;
-		bool deprived, demote_unknown;
+		bool deprived, demote_unknown, idle;
 
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
 		cheeps = __atomic_exchange_n(&c->cheeps, 0, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&c->lock);
+		idle = c->report_pending || c->watch.n_targets == 0;
+		demote_unknown = c->demote_unknown;
+		pthread_mutex_unlock(&c->lock);
 
-		/* Restart instead of judging: nothing to judge, the watchdog
-		 * itself half a slot late (SIGSTOP, a paused VM), or a suspend. */
-		if (watch_idle(c, &demote_unknown) ||
-		    now - win.last > c->slot_usec + c->slot_usec / 2 ||
+		/* Restart instead of judging: no targets or a report not yet
+		 * collected, the watchdog itself half a slot late (SIGSTOP, a
+		 * paused VM), or a suspend. */
+		if (idle || now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
-			window_reset(&win, now, boot_offset);
+			win = (Window){ .last = now, .boot_offset = boot_offset };
 			probe_ask(c, probe = 0);
 			continue;
 		}
@@ -397,7 +384,7 @@ void *canary_watchdog_main(void *data)
 			else
 				escalate_until = 0;
 			now = now_usec(CLOCK_MONOTONIC);
-			window_reset(&win, now, boot_offset);
+			win = (Window){ .last = now, .boot_offset = boot_offset };
 		} else {
 			/* half way to a firing: note the unknown threads, once a
 			 * window (a look when the last note found none) */
