@@ -20,16 +20,6 @@ const char *demote_reason_to_string(DemoteReason r)
 	return string_table_lookup(reason_names, ELEMENTSOF(reason_names), r);
 }
 
-/* Is th still the thread that was granted? g: its grant, if in the table. */
-static bool demote_same_thread(GrantTable *t, const Grant *g, const DemoteThread *th)
-{
-	uint64_t st;
-
-	if (g)
-		return grant_table_check(t, g) >= 0;
-	return procfs_start_time(t->proc, th->pid, th->tid, &st) >= 0 && st == th->start_time;
-}
-
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason)
 {
 	size_t demoted = 0;
@@ -37,13 +27,16 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 	for (size_t i = 0; i < n; i++) {
 		DemoteThread th = threads[i];
 		Grant *g = grant_table_find(t, th.pid, th.tid);
+		uint64_t st;
 		bool same;
 
 		if (g && g->start_time != th.start_time)
 			g = NULL; /* another thread's grant, on a reused tid */
 		if (g)
 			memcpy(th.owner, g->owner, sizeof(th.owner));
-		same = demote_same_thread(t, g, &th);
+		same = g ? grant_table_check(t, g) >= 0
+			 : procfs_start_time(t->proc, th.pid, th.tid, &st) >= 0 &&
+				       st == th.start_time;
 		if (g && !same) {
 			/* a thread that called execve() lives on as the main one */
 			Grant *f = grant_table_follow_exec(t, g);
