@@ -10,37 +10,24 @@
 #include "refusals.h"
 #include "request-refused.h"
 #include "resolver.h"
+#include "string-table.h"
 #include "user-wait.h"
 #include "utf8.h"
 
 /* What r asked for, as a person says it: "FIFO 95", "nice -15". */
 static void format_asked(const Request *r, char *buf, size_t size)
 {
-	const char *what = "?";
+	static const char *const kinds[_POLICY_GRANT_KIND_MAX] = {
+		[POLICY_GRANT_FIFO] = "FIFO",
+		[POLICY_GRANT_RR] = "RR",
+		[POLICY_GRANT_NICE] = "nice",
+	};
+	const char *what = string_table_lookup(kinds, ELEMENTSOF(kinds), r->kind);
 
-	if (r->type == REQUEST_LIMITS) {
+	if (r->type == REQUEST_LIMITS)
 		snprintf(buf, size, "the policy's rlimits");
-		return;
-	}
-	if (r->compat_rt) {
-		snprintf(buf, size, "realtime %d", r->value);
-		return;
-	}
-	switch (r->kind) {
-	case POLICY_GRANT_FIFO:
-		what = "FIFO";
-		break;
-	case POLICY_GRANT_RR:
-		what = "RR";
-		break;
-	case POLICY_GRANT_NICE:
-		what = "nice";
-		break;
-	case _POLICY_GRANT_KIND_MAX:
-	case _POLICY_GRANT_KIND_INVALID:
-		break;
-	}
-	snprintf(buf, size, "%s %d", what, r->value);
+	else
+		snprintf(buf, size, "%s %d", r->compat_rt ? "realtime" : what ?: "?", r->value);
 }
 
 /* The last word of each answer's error name (common/bus-names.h). */
