@@ -105,7 +105,6 @@ int refusals_add(Users *t, const Refusal *r, bool known_user, uint64_t now_usec,
 	*e = *r;
 	e->count = count;
 	e->seq = users_next_seq(t);
-	ring->last_seq = e->seq;
 	return journal_pace(&ring->journal, now_usec, ret_unlogged);
 }
 

@@ -53,7 +53,6 @@ typedef struct RefusalRing {
 	Refusal *ring;
 	unsigned n, n_allocated;
 	unsigned head;
-	uint64_t last_seq; /* of the newest refusal */
 	RefusalPace journal;
 } RefusalRing;
 
