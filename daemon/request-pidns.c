@@ -63,14 +63,26 @@ typedef struct Search {
 	unsigned scanned, read;
 } Search;
 
-/* The thread of pid (d: its task directory) whose id at s->level is s->id,
- * else with s->innermost the first whose innermost id is. */
-static int scan_threads(Request *r, DIR *d, pid_t pid, Search *s, pid_t *ret)
+static void closedirp(DIR **d)
 {
+	if (*d)
+		closedir(*d);
+}
+
+/* The thread of pid whose id at s->level is s->id, else with s->innermost
+ * the first whose innermost id is. */
+static int find_thread(Request *r, pid_t pid, Search *s, pid_t *ret)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char path[PATH_MAX];
 	struct dirent *de;
 	pid_t inner = 0, t;
 	ProcNspid ns;
 
+	snprintf(path, sizeof(path), "%s/%d/task", r->d->args.proc, (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
 	while ((de = readdir(d))) {
 		if (!entry_id(de, &t))
 			continue;
@@ -92,32 +104,20 @@ static int scan_threads(Request *r, DIR *d, pid_t pid, Search *s, pid_t *ret)
 	return 0;
 }
 
-static int find_thread(Request *r, pid_t pid, Search *s, pid_t *ret)
-{
-	char path[PATH_MAX];
-	DIR *d;
-	int k;
-
-	snprintf(path, sizeof(path), "%s/%d/task", r->d->args.proc, (int)pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	k = scan_threads(r, d, pid, s, ret);
-	closedir(d);
-	return k;
-}
-
 /* The process living in the caller's very namespace (another at the same
  * depth may reuse the id) whose id there is s->id; its ids in *ret_ns. */
-static int scan_processes(Request *r, DIR *d, Search *s, pid_t *ret, ProcNspid *ret_ns)
+static int find_process(Request *r, Search *s, pid_t *ret, ProcNspid *ret_ns)
 {
 	const char *proc = r->d->args.proc;
+	_cleanup_(closedirp) DIR *d = opendir(proc);
 	struct dirent *de;
 	struct stat st;
 	ProcNspid ns;
 	uint64_t inode;
 	pid_t p;
 
+	if (!d)
+		return -errno;
 	while ((de = readdir(d))) {
 		if (!entry_id(de, &p))
 			continue;
@@ -140,18 +140,6 @@ static int scan_processes(Request *r, DIR *d, Search *s, pid_t *ret, ProcNspid *
 		return 0;
 	}
 	return -ESRCH;
-}
-
-static int find_process(Request *r, Search *s, pid_t *ret, ProcNspid *ret_ns)
-{
-	DIR *d = opendir(r->d->args.proc);
-	int k;
-
-	if (!d)
-		return -errno;
-	k = scan_processes(r, d, s, ret, ret_ns);
-	closedir(d);
-	return k;
 }
 
 /* The answer to a failed search: sought ("pid 5"), missing ("pid 5 is no
