@@ -78,7 +78,9 @@ static bool blamed(const Watch *w, uid_t uid)
 }
 
 /* A SCHED_FIFO/RR thread, real and effective uid not root (the real one in
- * *ret_uid), and with w, of a blamed user unless the firing escalated? */
+ * *ret_uid), and with w, of a blamed user unless the firing escalated? Run
+ * after the granted threads' demotion: a granted tid still realtime was
+ * reused, or its thread has CAP_SYS_NICE. */
 static bool unknown_realtime(Canary *c, const Watch *w, pid_t pid, pid_t tid, uid_t *ret_uid)
 {
 	SchedState s;
