@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The watchdog's firing, in its thread (canary.h has the design): whom to
- * blame, the demotions, the clamps of RLIMIT_RTPRIO and the report to the
- * main thread; and the note of the realtime threads realtimed did not
- * grant. What it watches and when it fires: canary-watchdog.c.
+ * The watchdog's firing, in its thread: the blame, the clamps, the demotions
+ * and the report; and the note of realtime threads realtimed did not grant.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,7 +20,7 @@
 #include "procfs-stat.h"
 #include "sched-util.h"
 
-/* Sets RLIMIT_RTPRIO 0 on process pid and keeps its old limit in the report. */
+/* RLIMIT_RTPRIO 0 on pid, its old limit kept in the report. */
 static void clamp_process(Canary *c, Watch *w, pid_t pid)
 {
 	static const struct rlimit zero = { 0, 0 };
@@ -40,9 +38,8 @@ static void clamp_process(Canary *c, Watch *w, pid_t pid)
 		(CanaryClamp){ .pid = pid, .start_time = st, .old = old };
 }
 
-/* Calls f(c, w, pid, tid) for each thread of process pid, or for each
- * process when pid == 0; stops at the first f() that returns true. Reads the
- * directory with getdents64() into a stack buffer: opendir() allocates. */
+/* f(c, w, pid, tid) for each thread of pid, or each process when pid == 0,
+ * until f() returns true. getdents64() into the stack: opendir() allocates. */
 static bool proc_foreach(Canary *c, Watch *w, pid_t pid,
 			 bool (*f)(Canary *c, Watch *w, pid_t pid, pid_t tid))
 {
@@ -80,11 +77,10 @@ static bool blamed(const Watch *w, uid_t uid)
 	return false;
 }
 
-/* A SCHED_FIFO/RR thread whose real and effective uid are not root (its
- * real uid in *ret_uid), and with w, of a user blamed unless the firing
- * escalated? At a firing, run after the granted threads were demoted:
- * those that are realtime still are others that reuse a granted tid, or
- * took realtime with CAP_SYS_NICE. */
+/* A SCHED_FIFO/RR thread, real and effective uid not root (the real one in
+ * *ret_uid), and with w, of a blamed user unless the firing escalated? Run
+ * after the granted threads' demotion: a granted tid still realtime was
+ * reused, or its thread has CAP_SYS_NICE. */
 static bool unknown_realtime(Canary *c, const Watch *w, pid_t pid, pid_t tid, uid_t *ret_uid)
 {
 	SchedState s;
@@ -122,8 +118,8 @@ static bool demote_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 	return false;
 }
 
-/* Clamps first, then demotes: a thread that took realtime between the two
- * looks is caught by the second, and none can take it again afterwards. */
+/* Clamps, then demotes: a thread that took realtime meanwhile is caught by
+ * the second scan, and none can take it again. */
 static bool demote_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unused)
 {
 	if (pid == getpid() || !proc_foreach(c, w, pid, has_unknown_realtime))
@@ -133,11 +129,9 @@ static bool demote_unknown_process(Canary *c, Watch *w, pid_t pid, pid_t tid_unu
 	return false;
 }
 
-/* How long in slot i the canary was kept from running: the time its
- * cheeps do not cover, or the whole slot where granted threads held every
- * CPU and the probe that ran in it or in the next slot found the fair
- * class deprived (a held look starts the probe that runs in the next
- * slot). In microseconds. */
+/* How long (usec) in slot i the canary was kept from running: what its cheeps
+ * do not cover, or the held time when the probe of this slot or the next (a
+ * held look starts one) found the fair class deprived. */
 static uint64_t slot_missing(const Window *win, unsigned i, uint64_t cheep_usec)
 {
 	uint64_t c = u64_min(win->cheeps[i] * cheep_usec, win->elapsed[i]);
@@ -148,12 +142,9 @@ static uint64_t slot_missing(const Window *win, unsigned i, uint64_t cheep_usec)
 	return u64_max(win->elapsed[i] - c, deprived ? win->held[i] : 0);
 }
 
-/* Whom to blame (realtimed(8), SAFETY): from the realtime CPU time of each
- * user's granted threads in the starved slots of the window (the canary
- * missed half of the slot or more) where it was measured. Sorts nothing
- * (qsort() may allocate); the second part is quadratic in the users
- * blamed, at a firing only. Returns how many CPUs the granted threads kept
- * busy in those slots, on average. */
+/* Blames by each user's realtime time in the starved, measured slots
+ * (realtimed(8), SAFETY). No qsort() (it may allocate): quadratic in the
+ * users blamed, at a firing only. Returns the CPUs kept busy, on average. */
 static double watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int ncpus)
 {
 	bool starved[SLOTS];
@@ -180,9 +171,8 @@ static double watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int 
 		w->users[n - 1].realtime_usec += t;
 		all += t;
 	}
-	/* every user with HELD_PERCENT of one CPU, then, largest first, as
-	 * many more as it takes for the others' realtime time to fall below
-	 * half of ncpus CPUs' time */
+	/* HELD_PERCENT of one CPU, then the largest until the rest is below
+	 * half of all CPUs */
 	for (size_t i = 0; i < n; i++) {
 		if (w->users[i].realtime_usec * 100 >= HELD_PERCENT * window) {
 			w->blamed[w->report.n_blamed++] = w->users[i];
@@ -203,8 +193,6 @@ static double watch_blame(Watch *w, const Window *win, uint64_t cheep_usec, int 
 	return (double)all / (double)window;
 }
 
-/* Notes each realtime thread of a user other than root, for the blame at
- * the next firing; stops the scan once the list is full. */
 static bool note_unknown_thread(Canary *c, Watch *w, pid_t pid, pid_t tid)
 {
 	uint64_t st, r;
@@ -234,10 +222,8 @@ void canary_note_unknown(Canary *c, uint64_t now)
 	(void)proc_foreach(c, NULL, 0, note_unknown_process);
 }
 
-/* At a firing after one that noted realtime threads realtimed did not
- * grant: blames, besides, each user whose noted threads used HELD_PERCENT
- * of one CPU since (w->users, done with by watch_blame(), adds them up).
- * Returns how many CPUs those threads kept busy since, on average. */
+/* Blames, besides, each user whose noted threads used HELD_PERCENT of one CPU
+ * since the note (w->users is free again). Returns the CPUs they kept busy. */
 static double blame_unknown(Canary *c, Watch *w, uint64_t now)
 {
 	uint64_t total = 0;
@@ -276,10 +262,8 @@ uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec)
 	return missing;
 }
 
-/* On a Watch that only the watchdog holds now. An escalation stands only
- * while realtime threads, the granted ones in the starved slots and the
- * unknown ones noted before, kept at least half of the CPUs busy. A firing
- * that does not escalate notes the realtime threads left. */
+/* An escalation stands only while realtime threads (granted, and unknown
+ * ones noted) kept half of the CPUs busy. */
 bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent)
 {
 	int ncpus = CPU_COUNT(&c->canary_cpus);

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the canary's files share (canary.h has the design): canary.c is the
- * main thread's side (start, stop, updates, the report, giving limits
- * back), canary-watchdog.c the canary's and the watchdog's threads,
- * canary-fire.c what the watchdog does when it fires.
+ * What the canary's files share: canary.c the main thread's side,
+ * canary-watchdog.c the two threads, canary-fire.c the watchdog's firing.
  */
 #pragma once
 
@@ -15,24 +13,19 @@
 #include "canary.h"
 #include "time-util.h"
 
-/* SCHED_DEADLINE reservation of the watchdog: it needs microseconds per look,
- * more only while demoting; 10% of one CPU at most, and never late by more
- * than a period behind a runaway. */
+/* The watchdog's SCHED_DEADLINE reservation: 10% of one CPU, late by at most
+ * a period behind a runaway. */
 #define WATCHDOG_RUNTIME_NSEC (5ULL * 1000000ULL)
 #define WATCHDOG_PERIOD_NSEC (50ULL * 1000000ULL)
 #define WATCHDOG_FIFO_PRIORITY 99
 
-/* The watchdog looks four times per window. */
-#define SLOTS 4
-/* A probe asks for 1/PROBE_SHARE of a look's interval of CPU time. */
-#define PROBE_SHARE 4
-/* A look in which realtime threads ran for this share of every CPU the
- * canary may use (in 1/100) counts as held; a user whose threads ran
- * realtime for this share of one CPU is blamed. */
+#define SLOTS 4	      /* looks per window */
+#define PROBE_SHARE 4 /* a probe asks for 1/PROBE_SHARE of a look's interval */
+/* Realtime use of every CPU (%) that makes a look held; of one CPU, that
+ * blames a user. */
 #define HELD_PERCENT 90
 
-/* A realtime thread realtimed did not grant, as the watchdog noted it
- * (canary_note_unknown()). */
+/* A realtime thread realtimed did not grant, as canary_note_unknown() saw it. */
 typedef struct UnknownThread {
 	pid_t pid, tid;
 	uid_t uid;
@@ -49,14 +42,13 @@ typedef struct Watched {
 	uint64_t slot_nsec[SLOTS]; /* realtime CPU time in each slot of the window */
 } Watched;
 
-/* What the watchdog works on. The main thread allocates it with each update,
- * with room for what a firing writes (n_targets + CANARY_UNKNOWN_CLAMP_MAX
- * in each list), so that the watchdog never allocates (a main thread
- * starved while holding the malloc lock must not block it). */
+/* What the watchdog works on, allocated by the main thread with room for
+ * what a firing writes: the watchdog never allocates (a main thread starved
+ * while holding the malloc lock must not block it). */
 typedef struct Watch {
 	Watched *targets; /* sorted by user, then process */
 	size_t n_targets;
-	bool looked;	       /* targets hold the last look's (not so at the first) */
+	bool looked;	       /* targets hold the last look's */
 	CanaryTarget *demoted; /* the granted threads demoted, then the others */
 	CanaryClamp *clamped;
 	CanaryBlame *blamed;
@@ -78,7 +70,7 @@ struct Canary {
 	bool report_pending;  /* under lock: until the main thread collected it */
 	bool demote_unknown;  /* under lock */
 
-	/* the watchdog's only: the unknown realtime threads noted last, and when */
+	/* the watchdog's only: the unknown threads noted last, and when */
 	UnknownThread unknown[CANARY_UNKNOWN_CLAMP_MAX];
 	size_t n_unknown_seen;
 	uint64_t unknown_usec;
@@ -100,9 +92,8 @@ struct Canary {
 	int kick_fd;			  /* watchdog -> canary: moved, or a probe asked */
 	int started_class, started_error; /* atomic: what the watchdog became */
 	pthread_t canary_thread, watchdog_thread;
-	/* atomic: the canary's cheeps since the watchdog's last look; the
-	 * watchdog asks for probe number probe_gen (0: none), the canary sets
-	 * probe_done to it once it got probe_nsec of CPU time */
+	/* atomic: cheeps since the last look; the probe asked (0: none), and
+	 * the last that got probe_nsec of CPU time */
 	unsigned cheeps, probe_gen, probe_done;
 	uint64_t probe_nsec;
 	/* written by the canary before it publishes its tid (atomic) */
@@ -110,13 +101,11 @@ struct Canary {
 	pid_t canary_tid;
 };
 
-/* The watchdog's view of the last window: per slot, how long it was, how
- * many cheeps came, how long granted threads held every CPU, and whether
- * the probe that ran in it found the fair class deprived. */
+/* The watchdog's view of the last window, per slot. */
 typedef struct Window {
 	uint64_t elapsed[SLOTS];
 	uint64_t held[SLOTS];
-	bool deprived[SLOTS];
+	bool deprived[SLOTS]; /* the probe run in it did not get its time */
 	bool measured[SLOTS]; /* the granted threads' realtime time is known */
 	unsigned cheeps[SLOTS];
 	unsigned next;
@@ -135,11 +124,10 @@ static inline uint64_t u64_max(uint64_t a, uint64_t b)
 }
 
 /* canary-watchdog.c: */
-/* Tries SCHED_DEADLINE, then SCHED_FIFO 99, for the calling thread; the
- * errno of SCHED_DEADLINE's refusal in *ret_error. */
+/* SCHED_DEADLINE, else SCHED_FIFO 99, for the calling thread; the errno of
+ * SCHED_DEADLINE's refusal in *ret_error. */
 CanaryClass canary_become_watchdog(int *ret_error);
-/* Arms the canary's timerfd: every cheep_usec, the first cheep_usec from
- * now. -errno. */
+/* Arms the canary's timerfd every cheep_usec from now. -errno. */
 int canary_timer_start(Canary *c);
 /* The threads' entry points; data is the Canary. */
 void *canary_thread_main(void *data);
@@ -148,13 +136,11 @@ void *canary_watchdog_main(void *data);
 uint64_t canary_thread_runtime(const char *proc, pid_t pid, pid_t tid);
 
 /* canary-fire.c: */
-/* How long in the window the canary was kept from running, in
- * microseconds. */
+/* How long (usec) in the window the canary was kept from running. */
 uint64_t canary_window_missing(const Window *win, uint64_t cheep_usec);
-/* The watchdog fires on the last window: blames, demotes and clamps (all
- * users' threads when escalate), and hands the main thread the report.
- * Returns whether it demoted any thread. */
+/* Blames, clamps and demotes (every user's threads when escalate), and
+ * hands the main thread the report. Returns whether it demoted any thread. */
 bool canary_watchdog_fire(Canary *c, const Window *win, bool escalate, unsigned probe_percent);
-/* Notes every realtime thread of a user other than root as it is at now
- * (CANARY_UNKNOWN_CLAMP_MAX at most), for the blame at the next firing. */
+/* Notes up to CANARY_UNKNOWN_CLAMP_MAX non-root realtime threads as of now,
+ * for the blame at the next firing. */
 void canary_note_unknown(Canary *c, uint64_t now);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The canary's two threads (canary.h has the design): the canary, which
- * cheeps and probes, and the watchdog, which looks at each slot of a
- * window, moves a canary stuck behind a runaway to another CPU, and fires
- * (canary-fire.c) when the canary starved. Nothing here allocates or waits
- * on the main thread.
+ * The canary, which cheeps and probes, and the watchdog, which looks at each
+ * slot, moves a stuck canary and fires (canary-fire.c). Nothing here
+ * allocates or waits on the main thread.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,15 +17,10 @@
 #include "procfs-stat.h"
 #include "sched-util.h"
 
-/* The canary runs SCHED_OTHER at this nice level: ordinary fair load does
- * not delay it. */
-#define CANARY_NICE (-20)
-/* CLOCK_BOOTTIME moving ahead of CLOCK_MONOTONIC by more than this is a
- * suspend and resume. */
+#define CANARY_NICE (-20) /* ordinary fair load does not delay it */
+/* CLOCK_BOOTTIME ahead of CLOCK_MONOTONIC by more: a suspend */
 #define SUSPEND_SLACK_USEC (100ULL * USEC_PER_MSEC)
-/* Escalation: a firing this many windows after the last one finds that
- * starvation persisted. */
-#define ESCALATE_WINDOWS 2
+#define ESCALATE_WINDOWS 2 /* a firing this soon after one escalates */
 
 static void block_signals(void)
 {
@@ -61,11 +54,9 @@ int canary_timer_start(Canary *c)
 	return RET_NERRNO(timerfd_settime(c->canary_timer, 0, &its, NULL));
 }
 
-/* The probe number gen: spins, pinned to the CPU it is on (so that it
- * measures what one CPU leaves the fair class, not the sum of what all of
- * them do), until it got probe_nsec of CPU time, cheeping on each expiry
- * of its timer; stops early when the watchdog asks for another probe or
- * none. False once quit_fd is readable. */
+/* Probe gen: spins, pinned (to measure what one CPU leaves the fair class),
+ * cheeping, until it got probe_nsec of CPU time or another probe is asked.
+ * False once quit_fd is readable. */
 static bool canary_probe(Canary *c, unsigned gen)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
@@ -97,13 +88,10 @@ static bool canary_probe(Canary *c, unsigned gen)
 	return true;
 }
 
-/* Waits for the next expiry of the canary's timerfd and takes it, however
- * many intervals passed. A kick (canary_rescue() moved the canary, or the
- * watchdog asks for a probe) first arms the timer again if the canary is
- * on another CPU now: on PREEMPT_RT a timerfd expires in the ktimers thread
- * of the CPU where it was armed, which a runaway there starves; then runs
- * the probe asked for, if any. False once quit_fd is readable, or on an
- * error: then the thread ends. */
+/* Takes the timerfd's next expiry, however many intervals passed. A kick
+ * re-arms the timer if the canary moved CPU (on PREEMPT_RT a timerfd expires
+ * in the arming CPU's ktimers thread, which a runaway there starves), then
+ * runs the probe asked for. False on quit_fd or an error: the thread ends. */
 static bool wait_tick(Canary *c, int *armed_cpu)
 {
 	struct pollfd pfd[3] = {
@@ -125,9 +113,7 @@ static bool wait_tick(Canary *c, int *armed_cpu)
 		if (!pfd[2].revents)
 			break;
 		(void)eventfd_read(c->kick_fd, &v);
-		/* moved: armed again where it runs now; a kick for a probe
-		 * alone keeps the timer's phase (re-arming loses a part of an
-		 * interval, a cheep short each time) */
+		/* only when moved: re-arming loses part of an interval */
 		cpu = sched_getcpu();
 		if (cpu != *armed_cpu) {
 			(void)canary_timer_start(c);
@@ -141,10 +127,9 @@ static bool wait_tick(Canary *c, int *armed_cpu)
 	return read(c->canary_timer, &expirations, sizeof(expirations)) >= 0 || errno == EAGAIN;
 }
 
-/* Waits until *next_usec (CLOCK_MONOTONIC), the watchdog's next look on a
- * grid of slot_usec, then moves *next_usec past now, however many slots
- * went by. A ppoll() timeout, not a timerfd (realtimed(8), SAFETY). False
- * once quit_fd is readable, or on an error: then the thread ends. */
+/* Waits until *next_usec, the next look on a grid of slot_usec, and moves it
+ * past now. A ppoll() timeout, not a timerfd (realtimed(8), SAFETY). False on
+ * quit_fd or an error: the thread ends. */
 static bool wait_slot(Canary *c, uint64_t *next_usec)
 {
 	struct pollfd pfd = { .fd = c->quit_fd, .events = POLLIN };
@@ -175,16 +160,15 @@ void *canary_thread_main(void *data)
 	(void)sched_apply(0, POLICY_GRANT_NICE, CANARY_NICE);
 	if (sched_getaffinity(0, sizeof(c->canary_cpus), &c->canary_cpus) >= 0)
 		__atomic_store_n(&c->canary_tid, gettid(), __ATOMIC_RELEASE);
-	/* One cheep however many intervals passed: a canary that was kept
-	 * from running must not make up for it in a burst. */
+	/* one cheep however many intervals passed: no catching up in a burst */
 	while (wait_tick(c, &armed_cpu))
 		__atomic_add_fetch(&c->cheeps, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 /* Moves a canary that fell behind off the CPUs where granted threads run
- * realtime now, unless they hold every CPU it may use: the fair scheduler
- * may leave it waiting behind a runaway while another CPU could run it. */
+ * realtime now (unless that is all of them): the fair scheduler may leave it
+ * behind a runaway while another CPU is free. */
 static void canary_rescue(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
@@ -208,8 +192,7 @@ static void canary_rescue(Canary *c)
 	CPU_XOR(&cpus, &c->canary_cpus, &busy);
 	CPU_AND(&cpus, &cpus, &c->canary_cpus);
 	(void)sched_setaffinity(tid, sizeof(cpus), CPU_COUNT(&cpus) > 0 ? &cpus : &c->canary_cpus);
-	/* a sleeping canary stays asleep where it is: wake it, so that it
-	 * moves now and arms its timer on a CPU it can have */
+	/* woken, so that it moves now and re-arms its timer there */
 	(void)eventfd_write(c->kick_fd, 1);
 }
 
@@ -222,8 +205,7 @@ uint64_t canary_thread_runtime(const char *proc, pid_t pid, pid_t tid)
 	return strtoull(line, NULL, 10); /* its first field */
 }
 
-/* Does the thread run SCHED_FIFO, SCHED_RR or SCHED_DEADLINE now (field
- * 41 of its stat)? */
+/* Does the thread run SCHED_FIFO, RR or DEADLINE now (stat field 41)? */
 static bool thread_realtime(Canary *c, pid_t pid, pid_t tid)
 {
 	ProcfsStat s;
@@ -234,8 +216,7 @@ static bool thread_realtime(Canary *c, pid_t pid, pid_t tid)
 	return s.policy == SCHED_FIFO || s.policy == SCHED_RR || s.policy == SCHED_DEADLINE;
 }
 
-/* Whether (pid, tid) is one of the watch's targets (sorted by pid); under
- * the lock. */
+/* Whether (pid, tid) is a target; under the lock. */
 static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
 {
 	size_t lo = 0, hi = w->n_targets;
@@ -254,9 +235,8 @@ static bool watch_has_target(const Watch *w, pid_t pid, pid_t tid)
 	return false;
 }
 
-/* The CPU time (ns) the noted unknown threads used since the last look
- * while they ran realtime, the granted ones among them left to
- * watch_held(); under the lock. */
+/* CPU time (ns) the noted unknown threads (not targets) ran realtime since
+ * the last look; under the lock. */
 static uint64_t unknown_used(Canary *c)
 {
 	uint64_t used = 0;
@@ -276,12 +256,10 @@ static uint64_t unknown_used(Canary *c)
 	return used;
 }
 
-/* Did realtime threads, the granted ones and the noted unknown ones, run
- * for HELD_PERCENT of every CPU the canary may use since the last look? A
- * thread's CPU time counts when it ran realtime at this look and at the
- * last. Each target's share is kept for slot, to blame its user;
- * *ret_measured: not the first look at these targets, which only takes
- * their CPU time so far. */
+/* Did realtime threads (granted and noted) run HELD_PERCENT of every CPU the
+ * canary may use since the last look? A thread counts when realtime at both
+ * looks; each target's time is kept per slot for the blame. *ret_measured:
+ * not the first look at these targets. */
 static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_measured)
 {
 	uint64_t used = 0;
@@ -312,26 +290,7 @@ static bool watch_held(Canary *c, uint64_t slot_usec, unsigned slot, bool *ret_m
 	return ncpus > 0 && used / NSEC_PER_USEC * 100 >= HELD_PERCENT * slot_usec * ncpus;
 }
 
-static void window_reset(Window *win, uint64_t now, uint64_t boot_offset)
-{
-	*win = (Window){ .last = now, .boot_offset = boot_offset };
-}
-
-/* Nothing to judge: no targets, or the last report not yet collected;
- * and CanaryDemoteUnknown=, as the main thread set it last. */
-static bool watch_idle(Canary *c, bool *ret_demote_unknown)
-{
-	bool idle;
-
-	pthread_mutex_lock(&c->lock);
-	idle = c->report_pending || c->watch.n_targets == 0;
-	*ret_demote_unknown = c->demote_unknown;
-	pthread_mutex_unlock(&c->lock);
-	return idle;
-}
-
-/* The canary's CPU time (ns): of the real thread, whatever c->proc is
- * (/proc/self/task/TID/schedstat). */
+/* The canary's CPU time (ns), from the real /proc whatever c->proc is. */
 static uint64_t canary_cpu(Canary *c)
 {
 	pid_t tid = __atomic_load_n(&c->canary_tid, __ATOMIC_ACQUIRE);
@@ -339,8 +298,7 @@ static uint64_t canary_cpu(Canary *c)
 	return tid == 0 ? 0 : canary_thread_runtime("/proc/self/task", tid, 0);
 }
 
-/* How much of the CPU time a probe asked for the canary got since it had
- * used start, in percent (for the report). */
+/* The share (%) of the probe's CPU time the canary got since start. */
 static unsigned probe_share(Canary *c, uint64_t start)
 {
 	uint64_t now = canary_cpu(c);
@@ -350,7 +308,7 @@ static unsigned probe_share(Canary *c, uint64_t start)
 	return (unsigned)u64_min((now - start) * 100 / u64_max(c->probe_nsec, 1), 100);
 }
 
-/* Asks the canary for probe gen (0: none); a probe is asked by a kick. */
+/* Asks the canary for probe gen (0: none). */
 static void probe_ask(Canary *c, unsigned gen)
 {
 	__atomic_store_n(&c->probe_gen, gen, __ATOMIC_RELEASE);
@@ -373,30 +331,32 @@ void *canary_watchdog_main(void *data)
 	__atomic_store_n(&c->started_class, (int)k, __ATOMIC_RELEASE);
 	(void)eventfd_write(c->started_fd, 1);
 
-	window_reset(&win, now, now_usec(CLOCK_BOOTTIME) - now);
+	win = (Window){ .last = now, .boot_offset = now_usec(CLOCK_BOOTTIME) - now };
 	next = now + c->slot_usec;
 	while (wait_slot(c, &next)) {
 		uint64_t boot_offset, missing, slot;
 		unsigned cheeps;
-		bool deprived, demote_unknown;
+		bool deprived, demote_unknown, idle;
 
 		now = now_usec(CLOCK_MONOTONIC);
 		boot_offset = now_usec(CLOCK_BOOTTIME) - now;
 		cheeps = __atomic_exchange_n(&c->cheeps, 0, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&c->lock);
+		idle = c->report_pending || c->watch.n_targets == 0;
+		demote_unknown = c->demote_unknown;
+		pthread_mutex_unlock(&c->lock);
 
-		/* Restart the count instead of judging: nothing to judge; the
-		 * watchdog itself looks half a slot late, so nobody ran (SIGSTOP,
-		 * a paused VM); or the machine was suspended. */
-		if (watch_idle(c, &demote_unknown) ||
-		    now - win.last > c->slot_usec + c->slot_usec / 2 ||
+		/* Restart instead of judging: no targets or a report not yet
+		 * collected, the watchdog itself half a slot late (SIGSTOP, a
+		 * paused VM), or a suspend. */
+		if (idle || now - win.last > c->slot_usec + c->slot_usec / 2 ||
 		    boot_offset > win.boot_offset + SUSPEND_SLACK_USEC) {
-			window_reset(&win, now, boot_offset);
+			win = (Window){ .last = now, .boot_offset = boot_offset };
 			probe_ask(c, probe = 0);
 			continue;
 		}
 		slot = now - win.last;
-		/* the probe asked at the last look ran in this slot: did the
-		 * canary get its CPU time? */
+		/* did the probe asked at the last look get its time? */
 		deprived = probe != 0 && __atomic_load_n(&c->probe_done, __ATOMIC_ACQUIRE) != probe;
 		if (probe != 0)
 			probe_percent = deprived ? probe_share(c, probe_cpu) : 100;
@@ -424,11 +384,10 @@ void *canary_watchdog_main(void *data)
 			else
 				escalate_until = 0;
 			now = now_usec(CLOCK_MONOTONIC);
-			window_reset(&win, now, boot_offset);
+			win = (Window){ .last = now, .boot_offset = boot_offset };
 		} else {
-			/* Half way to a firing: note the unknown realtime
-			 * threads, once a window, or a look when the last note
-			 * found none. */
+			/* half way to a firing: note the unknown threads, once a
+			 * window (a look when the last note found none) */
 			if (missing >= c->watchdog_usec / 4 && demote_unknown &&
 			    now - c->unknown_usec >=
 				    (c->n_unknown_seen > 0 ? c->watchdog_usec : c->slot_usec))

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The canary watchdog, the main thread's side (canary.h has the design):
- * the class the watchdog gets, starting and stopping the threads, handing
- * them the threads to watch, collecting a report when the watchdog fired,
- * and giving clamped processes their RLIMIT_RTPRIO back afterwards. The
- * threads themselves are in canary-watchdog.c.
+ * The canary, the main thread's side: the watchdog's class, starting and
+ * stopping the threads, their targets, the reports, and the limits given back.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,15 +20,12 @@
 #include "proc.h"
 #include "string-table.h"
 
-/* The canary cheeps this often per window; the interval is clamped so that
- * an idle supervisor stays cheap (at most 100 wakeups per second) and so
- * that the one wakeup per second that throttling leaves a starving canary
- * is clearly less than half of what it asks for (at most 25%). */
+/* Cheeps per window; the interval is clamped so that an idle canary stays
+ * cheap and throttling's one wakeup a second is under 25% of what it asks. */
 #define CHEEPS_PER_WINDOW 20
 #define CHEEP_MIN_USEC (50ULL * USEC_PER_MSEC)
 #define CHEEP_MAX_USEC (250ULL * USEC_PER_MSEC)
-/* How long a start waits for the watchdog to report its class. */
-#define STARTUP_TIMEOUT_MS 5000
+#define STARTUP_TIMEOUT_MS 5000 /* for the watchdog to report its class */
 
 static const char *const class_names[_CANARY_CLASS_MAX] = {
 	[CANARY_CLASS_DEADLINE] = "SCHED_DEADLINE",
@@ -54,8 +48,7 @@ static void watch_done(Watch *w)
 	*w = (Watch){};
 }
 
-/* By user, then process: a user's threads are adjacent (the blame adds
- * them up), and so are a process's (it is clamped once). */
+/* By user (the blame adds them up), then process (clamped once). */
 static int target_compare(const void *a, const void *b)
 {
 	const CanaryTarget *x = &((const Watched *)a)->target, *y = &((const Watched *)b)->target;
@@ -91,8 +84,7 @@ static int watch_alloc(Watch *w, const CanaryTarget *targets, size_t n)
 	return 0;
 }
 
-/* Gives a clamped process its RLIMIT_RTPRIO back, if it is still the same
- * process and still has the 0 the watchdog set. */
+/* Gives RLIMIT_RTPRIO back if it is still the same process with the 0 set. */
 static int restore_one(Canary *c, const CanaryClamp *e)
 {
 	_cleanup_close_ int pidfd = -EBADF;
@@ -145,11 +137,9 @@ static int on_restore(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* Adds a report's clamps to the list given back after CanaryRefuseSec, and
- * restarts its timer. Clamping a process again finds 0 and records nothing,
- * unless someone raised its limit since: then its first entry gives back
- * the limit it had before the first clamp, and the later ones find it no
- * longer 0. */
+/* Adds clamps to give back after CanaryRefuseSec, and restarts the timer. A
+ * process clamped again is recorded only if its limit was raised since; its
+ * first entry then restores, and the later ones find no 0. */
 static void canary_add_restore(Canary *c, const CanaryClamp *clamped, size_t n)
 {
 	CanaryClamp *list;
@@ -220,31 +210,18 @@ static void *class_probe_main(void *data)
 	return NULL;
 }
 
-/* Which class a watchdog gets here, from a short-lived thread. */
-static void canary_probe_class(Canary *c)
-{
-	int result[2] = { CANARY_CLASS_OTHER, EPERM };
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, class_probe_main, result) != 0) {
-		canary_set_class(c, CANARY_CLASS_OTHER, EAGAIN);
-		return;
-	}
-	pthread_join(t, NULL);
-	canary_set_class(c, result[0], result[1]);
-}
-
 int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userdata, Canary **ret)
 {
+	int result[2] = { CANARY_CLASS_OTHER, EPERM };
 	pthread_mutexattr_t attr;
+	pthread_t t;
 	Canary *c;
 	int r;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = -EBADF;
-	c->canary_timer = -EBADF;
+	c->quit_fd = c->fired_fd = c->started_fd = c->kick_fd = c->canary_timer = -EBADF;
 	c->klass = _CANARY_CLASS_INVALID;
 	c->event = sd_event_ref(e);
 	c->fired = fired;
@@ -265,7 +242,12 @@ int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userda
 		canary_free(c);
 		return r;
 	}
-	canary_probe_class(c);
+	/* which class a watchdog gets here, from a short-lived thread */
+	if (pthread_create(&t, NULL, class_probe_main, result) != 0)
+		result[1] = EAGAIN;
+	else
+		pthread_join(t, NULL);
+	canary_set_class(c, result[0], result[1]);
 	*ret = c;
 	return 0;
 }
@@ -329,7 +311,7 @@ static int canary_start(Canary *c)
 	r = -pthread_create(&c->canary_thread, NULL, canary_thread_main, c);
 	if (r < 0)
 		goto fail_watchdog;
-	/* Named here, not in the threads, so they carry their names from the start. */
+	/* named here so that they carry their names from the start */
 	(void)pthread_setname_np(c->canary_thread, "rtd-canary");
 	(void)pthread_setname_np(c->watchdog_thread, "rtd-watchdog");
 	c->running = true;
@@ -360,8 +342,7 @@ int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const Canary
 		canary_stop(c);
 	c->refuse_usec = s->refuse_usec;
 
-	/* The old Watch goes; a report the main thread has not collected yet
-	 * is kept apart, so nothing here grows with the number of updates. */
+	/* an uncollected report is kept apart (c->firing): nothing grows */
 	pthread_mutex_lock(&c->lock);
 	old = c->watch;
 	c->watch = w;
@@ -386,17 +367,9 @@ CanaryClass canary_class(const Canary *c)
 
 int canary_max_grant_priority(const Canary *c)
 {
-	switch (c->klass) {
-	case CANARY_CLASS_DEADLINE:
+	if (c->klass == CANARY_CLASS_DEADLINE)
 		return 99;
-	case CANARY_CLASS_FIFO:
-		return WATCHDOG_FIFO_PRIORITY - 1;
-	case CANARY_CLASS_OTHER:
-	case _CANARY_CLASS_MAX:
-	case _CANARY_CLASS_INVALID:
-		break;
-	}
-	return 0;
+	return c->klass == CANARY_CLASS_FIFO ? WATCHDOG_FIFO_PRIORITY - 1 : 0;
 }
 
 Canary *canary_free(Canary *c)
@@ -404,7 +377,7 @@ Canary *canary_free(Canary *c)
 	if (!c)
 		return NULL;
 	canary_stop(c);
-	/* The limits were taken for CanaryRefuseSec, not for longer than realtimed runs. */
+	/* the limits were taken for CanaryRefuseSec, not beyond realtimed's life */
 	canary_restore_limits(c);
 	sd_event_source_disable_unref(c->fired_source);
 	safe_close(c->fired_fd);

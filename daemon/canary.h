@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The canary watchdog: demotes realtime threads when realtime work starves
- * the rest of the machine. While there are targets, a canary thread
- * (SCHED_OTHER, nice -20) cheeps and a watchdog thread (SCHED_DEADLINE, or
- * SCHED_FIFO 99) looks at the cheeps and the targets' realtime CPU time;
- * when it fires, the watchdog itself blames, clamps RLIMIT_RTPRIO, demotes
- * and hands the main thread a report, without allocating, logging or
- * waiting on the main thread. realtimed(8), SAFETY, has the rules, the
- * figures and the reasons.
+ * The canary watchdog (realtimed(8), SAFETY): demotes realtime threads that
+ * starve the machine. The watchdog thread blames, clamps and demotes by
+ * itself, without allocating, logging or waiting on the main thread.
  */
 #pragma once
 
@@ -19,8 +14,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-/* Foreign processes (CanaryDemoteUnknown) clamped per firing; threads beyond
- * are still demoted. */
+/* Foreign processes clamped per firing (threads beyond are still demoted). */
 #define CANARY_UNKNOWN_CLAMP_MAX 256
 
 typedef struct Canary Canary;
@@ -32,8 +26,7 @@ typedef struct CanaryTarget {
 	uid_t uid; /* whose grant: the user blamed for it */
 } CanaryTarget;
 
-/* A user the watchdog blamed, and the CPU time that user's granted threads
- * ran realtime in the window. */
+/* A user blamed, and their threads' realtime CPU time in the window. */
 typedef struct CanaryBlame {
 	uid_t uid;
 	uint64_t realtime_usec;
@@ -47,9 +40,7 @@ typedef struct CanaryClamp {
 } CanaryClamp;
 
 typedef struct CanaryReport {
-	/* the supervised threads demoted, then the first
-	 * CANARY_UNKNOWN_CLAMP_MAX others, for the signal */
-	const CanaryTarget *demoted;
+	const CanaryTarget *demoted; /* the granted, then up to 256 unknown */
 	size_t n_demoted, n_unknown_listed;
 	const CanaryBlame *blamed; /* to be refused for CanaryRefuseSec */
 	size_t n_blamed;
@@ -79,13 +70,13 @@ typedef struct CanarySettings {
 /* Called in the main thread after the watchdog fired. */
 typedef void (*canary_fired_t)(const CanaryReport *report, void *userdata);
 
-/* Also finds out which class the watchdog will get. */
+/* Probes the class the watchdog gets. */
 int canary_new(sd_event *e, const char *proc, canary_fired_t fired, void *userdata, Canary **ret);
 /* Gives clamped processes their RLIMIT_RTPRIO back at once. */
 Canary *canary_free(Canary *c);
 
-/* Sets what the watchdog demotes (copied; any order); starts the threads when
- * n > 0 (and stops them when n == 0). Memory held stays proportional to n. */
+/* Sets the targets (copied, any order); starts the threads when n > 0, stops
+ * them at 0. Memory held stays proportional to n. */
 int canary_update(Canary *c, const CanaryTarget *targets, size_t n, const CanarySettings *s);
 CanaryClass canary_class(const Canary *c);
 const char *canary_class_to_string(CanaryClass k);

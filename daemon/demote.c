@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Demotion of threads and of the grants a filter takes; see demote.h. */
+/* Demotion of threads and of the grants a filter takes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,16 +20,6 @@ const char *demote_reason_to_string(DemoteReason r)
 	return string_table_lookup(reason_names, ELEMENTSOF(reason_names), r);
 }
 
-/* Is th still the thread that was granted? g: its grant, if in the table. */
-static bool demote_same_thread(GrantTable *t, const Grant *g, const DemoteThread *th)
-{
-	uint64_t st;
-
-	if (g)
-		return grant_table_check(t, g) >= 0;
-	return procfs_start_time(t->proc, th->pid, th->tid, &st) >= 0 && st == th->start_time;
-}
-
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason)
 {
 	size_t demoted = 0;
@@ -37,13 +27,16 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 	for (size_t i = 0; i < n; i++) {
 		DemoteThread th = threads[i];
 		Grant *g = grant_table_find(t, th.pid, th.tid);
+		uint64_t st;
 		bool same;
 
 		if (g && g->start_time != th.start_time)
 			g = NULL; /* another thread's grant, on a reused tid */
 		if (g)
 			memcpy(th.owner, g->owner, sizeof(th.owner));
-		same = demote_same_thread(t, g, &th);
+		same = g ? grant_table_check(t, g) >= 0
+			 : procfs_start_time(t->proc, th.pid, th.tid, &st) >= 0 &&
+				       st == th.start_time;
 		if (g && !same) {
 			/* a thread that called execve() lives on as the main one */
 			Grant *f = grant_table_follow_exec(t, g);
@@ -56,16 +49,15 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 			}
 		}
 		if (same) {
-			/* The canary's watchdog demoted the thread already; again
-			 * from here, as the thread of a grant under way when it
-			 * fired may have turned realtime since. */
+			/* again after the watchdog: a grant under way when it
+			 * fired may have turned realtime since */
 			if (reason == DEMOTE_CANARY || !g)
 				(void)sched_reset(th.tid);
 			else
 				(void)sched_restore(th.tid, g->kind, &g->before);
 		}
-		/* The watchdog checked its threads when it demoted them: each is
-		 * named, even one that exited since (a runaway may stop at once). */
+		/* the watchdog checked its threads: each is named, even if
+		 * gone since (a runaway may stop at once) */
 		if (same || reason == DEMOTE_CANARY)
 			threads[demoted++] = th;
 		if (g)
@@ -106,8 +98,7 @@ size_t demote_tell(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reas
 	return demoted;
 }
 
-/* A list that does not fit is taken in turns: each turn demotes what it
- * listed, which leaves the table, and the next starts over. */
+/* In turns when the list does not fit: what a turn demotes leaves the table. */
 size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason)
 {
 	DemoteList l;

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Demotion: taking back what realtimed granted, from a list of threads or
- * from the grants a filter takes, for one reason, and telling through the
- * daemon's hooks (Demoted). A thread is changed only while its tid is
- * still the thread that was granted (its start time, and the pidfds of its
- * grant); its grant leaves the table either way.
+ * Taking back grants, and telling (Demoted). A thread is changed only while
+ * its tid is still the thread granted; its grant leaves the table either way.
  */
 #pragma once
 
@@ -30,32 +27,21 @@ const char *demote_reason_to_string(DemoteReason r);
 typedef struct DemoteThread {
 	pid_t pid;
 	pid_t tid;
-	uint64_t start_time; /* of the thread when it was granted */
-	/* set by demote_threads(): the grant's owner (Grant.owner), who is
-	 * told; "" when not known */
-	char owner[GRANT_OWNER_MAX];
+	uint64_t start_time;	     /* of the thread when it was granted */
+	char owner[GRANT_OWNER_MAX]; /* set by demote_threads(); "" unknown */
 } DemoteThread;
 
-/* A demotion whose list cannot be allocated goes in batches of this many,
- * listed on the stack. */
-#define DEMOTE_BATCH 64
+#define DEMOTE_BATCH 64 /* threads listed on the stack */
 
-/* Demotes each of threads[0..n) that is still the thread granted, for
- * reason: after a reset or a reload it gets back what it ran with before
- * its first grant (sched_restore()), after the canary fired it goes to
- * SCHED_OTHER (sched_reset()); neither ever raises it. A thread that is not
- * in t (a grant under way when the canary fired) is judged by its start
- * time alone. The grant of every listed thread leaves t; a grant of its tid
- * that another thread holds now stays. Moves the threads demoted to the
- * front of threads, in order, each with its grant's owner, and returns how
- * many: for DEMOTE_CANARY all of them, which the watchdog demoted before,
- * also those gone since. */
+/* Demotes each of threads[0..n) still the thread granted: to what it had
+ * before (sched_restore()), or SCHED_OTHER for DEMOTE_CANARY; never raises.
+ * One not in t is judged by its start time. Each listed grant leaves t (not
+ * another thread's on the reused tid). Moves the demoted (for DEMOTE_CANARY
+ * all, also those gone since) to the front, with owners; returns how many. */
 size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReason reason);
 
-/* Room for a demotion's list of n threads: on the stack when they fit,
- * else on the heap, else (no memory) the stack all the same, and the
- * demotion goes DEMOTE_BATCH threads at a time: it must not wait for
- * memory, nor leave a thread realtime for want of it. */
+/* Room for n threads: the stack, else the heap, else (no memory) the stack
+ * DEMOTE_BATCH at a time: no thread stays realtime for want of memory. */
 typedef struct DemoteList {
 	DemoteThread *threads;
 	size_t size;
@@ -65,16 +51,13 @@ typedef struct DemoteList {
 void demote_list_init(DemoteList *l, size_t n, DemoteReason reason);
 void demote_list_done(DemoteList *l);
 
-/* demote_threads() on d's table, and Demoted(reason) through d->hooks for
- * the threads demoted. Returns how many. */
+/* demote_threads(), and Demoted(reason) for those demoted. Returns how many. */
 size_t demote_tell(Daemon *d, DemoteThread *threads, size_t n, DemoteReason reason);
 
 /* Whether demote_grants() takes grant g of process p. */
 typedef bool (*grant_filter_t)(Daemon *d, const GrantProcess *p, const Grant *g, void *userdata);
-/* Demotes the grants of d's table that filter takes, for reason, and
- * tells (demote_tell()). Returns how many threads were demoted. */
+/* demote_tell() of the grants filter takes. Returns how many. */
 size_t demote_grants(Daemon *d, grant_filter_t filter, void *userdata, DemoteReason reason);
-/* Resets each grant of pid (tid 0: all threads of the process; pid 0: every
- * grant) to what the thread had before it, removes them, emits
- * Demoted(reason "reset"). Returns how many threads were demoted. */
+/* DEMOTE_RESET of the grants of pid (0: all) and tid (0: all). Returns how
+ * many. */
 unsigned demote_reset(Daemon *d, pid_t pid, pid_t tid);

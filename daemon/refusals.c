@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * Each user's last refusals, in a ring in the user's entry (users.h); see
- * refusals.h. A ring grows (doubling) up to REFUSALS_PER_USER entries, so
- * a user refused once costs one entry.
- */
+/* Each user's last refusals; a ring grows by doubling to REFUSALS_PER_USER. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +31,7 @@ static Refusal *ring_at(const RefusalRing *ring, unsigned i)
 	return &ring->ring[(ring->head + i) % ring->n_allocated];
 }
 
-/* Whether r repeats last: folded into it rather than added. */
+/* Whether r repeats last, to be folded into it. */
 static bool repeats(const Refusal *last, const Refusal *r)
 {
 	if (last->rate_limited && r->rate_limited)
@@ -71,7 +67,6 @@ static Refusal *ring_push(RefusalRing *ring)
 	return &ring->ring[ring->n++];
 }
 
-/* Whether a refusal is logged now, under pace p; see refusals_add(). */
 static int journal_pace(RefusalPace *p, uint64_t now_usec, unsigned *ret_unlogged)
 {
 	if (!ratelimit_below(&p->rl, now_usec)) {
@@ -110,7 +105,6 @@ int refusals_add(Users *t, const Refusal *r, bool known_user, uint64_t now_usec,
 	*e = *r;
 	e->count = count;
 	e->seq = users_next_seq(t);
-	ring->last_seq = e->seq;
 	return journal_pace(&ring->journal, now_usec, ret_unlogged);
 }
 
@@ -143,7 +137,6 @@ int refusals_list(Users *t, uid_t uid, uint64_t since_usec, const Refusal ***ret
 			if (ring_at(&u->refusals, k)->time_usec >= since_usec)
 				list[n++] = ring_at(&u->refusals, k);
 	}
-	/* every user's in the order they came */
 	if (n > 1)
 		qsort(list, n, sizeof(*list), cmp_seq);
 	if (n == 0)

@@ -1,19 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The refusals realtimed answered, kept for the users they were answered
- * to, so that "why was I refused?" has an answer without root or the
- * journal (ListRefusals, realtimectl status --refused, realtimectl check).
- *
- * Each user (users.h) has a ring of their last REFUSALS_PER_USER
- * refusals, grown as refusals come: a user's refusals push out only that
- * user's older ones. A refusal equal to the user's last one, and any
- * rate-limited refusal right after another, is folded into it (a count and
- * the newest time). Only users NSS knows are remembered (the caller tells):
- * a crowd of uids without a passwd entry keeps nothing. Each user's journal
- * lines are paced (REFUSALS_JOURNAL_BURST per REFUSALS_JOURNAL_INTERVAL_USEC);
- * the uids NSS does not know share one pace.
- *
- * No bus, no logging, no clock (the caller passes the times).
+ * Each user's ring of their last refusals (realtimed(8), REFUSALS): a user
+ * pushes out only their own; repeats are folded; uids NSS does not know keep
+ * nothing and share one journal pace. No bus, no logging, no clock.
  */
 #pragma once
 
@@ -28,15 +17,14 @@
 #define REFUSALS_JOURNAL_BURST 10
 #define REFUSALS_JOURNAL_INTERVAL_USEC (60ULL * 1000000ULL)
 
-/* a 16-byte comm escaped byte by byte as "\xNN" fits */
+/* a 16-byte comm escaped as "\xNN" fits */
 #define REFUSAL_COMM_MAX 68
 #define REFUSAL_ASKED_MAX 64
 #define REFUSAL_ERROR_MAX 32
 #define REFUSAL_REASON_MAX 512
 #define REFUSAL_SOURCE_MAX 256
 
-/* One refusal. Every string is valid UTF-8 (utf8_escape()) and cut to its
- * buffer between characters. */
+/* One refusal; every string valid UTF-8, cut between characters. */
 typedef struct Refusal {
 	uint64_t time_usec;		 /* CLOCK_REALTIME: when (the newest, if folded) */
 	uint64_t seq;			 /* order of arrival, over all users */
@@ -51,7 +39,6 @@ typedef struct Refusal {
 	char source[REFUSAL_SOURCE_MAX]; /* "file:line" that decided, "" none */
 } Refusal;
 
-/* The pace of a user's journal lines of refusals. */
 typedef struct RefusalPace {
 	RateLimit rl;
 	unsigned unlogged; /* refusals not logged since the last logged one */
@@ -66,31 +53,26 @@ typedef struct RefusalRing {
 	Refusal *ring;
 	unsigned n, n_allocated;
 	unsigned head;
-	uint64_t last_seq; /* of the newest refusal */
 	RefusalPace journal;
 } RefusalRing;
 
-/* Frees what ring holds, and empties it. */
 void refusal_ring_done(RefusalRing *ring);
 
 typedef struct Users Users;
 
-/* Fills the strings of *ret from raw ones (any bytes): escaped to valid
- * UTF-8 and cut to fit. Any may be NULL (""). */
+/* Fills *ret's strings from any bytes, escaped and cut; NULL is "". */
 void refusal_set_strings(Refusal *ret, const char *comm, const char *asked, const char *error,
 			 const char *reason, const char *source);
 
-/* Records r (its uid, times and strings; count and seq are set here) in
- * r->uid's ring when known_user (NSS has a passwd entry for r->uid);
- * keeps nothing else. now_usec (CLOCK_MONOTONIC) paces the journal: > 0
- * when the caller should log this refusal, with *ret_unlogged (may be
- * NULL) the number of r->uid's refusals (of any uid NSS does not know, for
- * one of those) not logged since its last logged one; 0 when not; -ENOMEM. */
+/* Records r in its user's ring when known_user (NSS knows r->uid); sets count
+ * and seq. now_usec (CLOCK_MONOTONIC) paces the journal: > 0 when the caller
+ * should log it, with *ret_unlogged (may be NULL) those not logged since; 0
+ * when not; -ENOMEM. */
 int refusals_add(Users *t, const Refusal *r, bool known_user, uint64_t now_usec,
 		 unsigned *ret_unlogged);
 
-/* The refusals of uid, or of every user for (uid_t)-1, since since_usec
- * (CLOCK_REALTIME; 0: all), oldest first, as pointers into t valid until
- * its next change; *ret_list is malloc()ed (NULL when none). -ENOMEM. */
+/* The refusals of uid ((uid_t)-1: all) since since_usec (CLOCK_REALTIME),
+ * oldest first, pointers into t valid until it changes; *ret_list malloc()ed
+ * (NULL when none). -ENOMEM. */
 int refusals_list(Users *t, uid_t uid, uint64_t since_usec, const Refusal ***ret_list,
 		  size_t *ret_n);

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The checks before a grant; see request-check.h. Every refusal names the
- * reason and, where policy decided, the limit and the file:line that set
- * it.
- */
+/* The checks before a grant; each refusal names its reason and source. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -18,7 +14,6 @@
 #include "request-sched.h"
 #include "users.h"
 
-/* The answer Refusing to r, for uid refused until until. */
 static int refusing(Request *r, uid_t uid, uint64_t until, uint64_t now)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
@@ -62,9 +57,6 @@ int request_check_refusing(Request *r, uint64_t now)
 
 	if (r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS)
 		return 0;
-	/* the caller's refusal (the canary may have fired since the
-	 * admission), else that of the target's owner (root asking for a
-	 * refused user's thread) */
 	until = user_cooldown_until(users_find(r->d->users, uid), now);
 	if (until == 0 && r->owner != r->uid) {
 		uid = r->owner;
@@ -84,18 +76,14 @@ int request_check_args(Request *r)
 	return 0;
 }
 
-/* The kernel's rule for one task acting on another (and prlimit()'s): the
- * target's real, effective and saved uid are all the caller's. Root may
- * act on anyone. */
+/* The kernel's rule for acting on another task (prlimit()'s): all three uids. */
 static bool owned_by_caller(const Request *r, const ProcUids *u)
 {
 	return r->uid == 0 || (u->ruid == r->uid && u->euid == r->uid && u->suid == r->uid);
 }
 
-/* The one answer to a caller other than root whose pid names none of its
- * processes: another user's, one that does not exist, a thread id. Word
- * for word the same for each, with no uid in it: /proc mounted with
- * hidepid= hides all of them alike, and so does this. */
+/* The one answer to a non-root caller whose pid names none of its processes
+ * (another user's, none, a thread id): alike for each, as hidepid= hides them. */
 static int not_callers(Request *r)
 {
 	return request_error(r, REQUEST_E_PERMISSION_DENIED,
@@ -104,11 +92,9 @@ static int not_callers(Request *r)
 			     (int)r->pid);
 }
 
-/* The uids of the process's main thread (tid 0) or of thread tid. Once
- * pinned, from the kernel through r's pidfds where it answers
- * (PIDFD_GET_INFO, 6.13+): the very credentials the status file prints,
- * without formatting a page of text and reading it (most of a grant's cost
- * was that). Else from /proc. -ESRCH when tid is no thread of the process. */
+/* The uids of the main thread (tid 0) or of tid: once pinned, through r's
+ * pidfds (PIDFD_GET_INFO, 6.13+), else from /proc. -ESRCH when tid is no
+ * thread of the process. */
 static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
 {
 	int fd = tid ? r->tidfd : r->pidfd;
@@ -129,9 +115,8 @@ static int get_uids(Request *r, bool pinned, pid_t tid, ProcUids *ret)
 	return proc_get_uids(r->d->args.proc, r->pid, tid, ret);
 }
 
-/* The process is the caller's; its real uid in *ret_owner. Asked before
- * anything is said of its threads: until it is known to be the caller's,
- * the only answer is not_callers(). pinned: r->pidfd names it. */
+/* The process is the caller's (its real uid in *ret_owner); asked before
+ * anything is said of its threads. pinned: r->pidfd names it. */
 static int check_process_owner(Request *r, bool pinned, uid_t *ret_owner)
 {
 	ProcUids u;
@@ -148,17 +133,14 @@ static int check_process_owner(Request *r, bool pinned, uid_t *ret_owner)
 	return 0;
 }
 
-/* Credentials are per thread: a thread of the caller's process is the
- * caller's only when its own uids are. Which uids it runs with is not
- * said (the caller may not read them in /proc). pinned: r->tidfd, where
- * the kernel has thread pidfds, names it. */
+/* Credentials are per thread: the thread's own uids must be the caller's;
+ * which they are is not said. pinned: r->tidfd names it, where there is one. */
 static int check_thread_owner(Request *r, bool pinned)
 {
 	ProcUids u;
 
 	if (r->tid == r->pid)
 		return 0; /* the main thread: the process's uids were its */
-	/* /proc/PID/task/TID exists only for a thread of PID */
 	if (get_uids(r, pinned, r->tid, &u) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
 				     "thread %d is not a thread of process %d", (int)r->tid,
@@ -171,7 +153,6 @@ static int check_thread_owner(Request *r, bool pinned)
 	return 0;
 }
 
-/* The process's and the thread's; the process's real uid in *ret_owner. */
 static int check_owner(Request *r, bool pinned, uid_t *ret_owner)
 {
 	int k = check_process_owner(r, pinned, ret_owner);
@@ -184,11 +165,9 @@ int request_check_owner(Request *r)
 	return check_owner(r, false, &r->owner);
 }
 
-/* Pins tid, when it is not the main thread, by a PIDFD_THREAD pidfd where
- * the kernel has them (6.9+; else r->tidfd stays -EBADF and start times
- * do). A thread whose grant the table watches through a pidfd that is not
- * readable is still the thread the table recorded: its start time is the
- * table's, and reading it again would say the same. *ret_known: whether
+/* Pins a tid other than the main thread's by a PIDFD_THREAD pidfd (6.9+;
+ * else start times do). A thread whose grant's pidfd is not readable is the
+ * one the table recorded: its start time is the table's. *ret_known: whether
  * r->tid_start is set. */
 static int pin_thread(Request *r, bool *ret_known)
 {
@@ -222,8 +201,7 @@ int request_target_alive(Request *r)
 
 	if (pidfd_alive(r->pidfd) < 0)
 		return -ESRCH;
-	/* A PIDFD_THREAD pidfd that is not readable names a thread that has
-	 * not exited, so its tid is not another's: as good as its start time. */
+	/* a thread pidfd not readable: the thread lives, its tid is its own */
 	if (r->tidfd >= 0)
 		return pidfd_alive(r->tidfd);
 	if (procfs_start_time(r->d->args.proc, r->pid, r->tid, &st) < 0 || st != r->tid_start)
@@ -231,9 +209,8 @@ int request_target_alive(Request *r)
 	return 0;
 }
 
-/* r->pid named no process that could be pinned (pidfd_open()'s k): the
- * detail for root, and for a caller whose own thread's id it is (/proc
- * shows that caller its threads); for anyone else not_callers(). */
+/* pidfd_open() failed with k: the detail for root and for a caller whose own
+ * thread it names (/proc shows it those); not_callers() for anyone else. */
 static int pin_failed(Request *r, int k)
 {
 	ProcUids u;
@@ -262,8 +239,7 @@ int request_pin(Request *r)
 	bool known, in_table;
 	int k;
 
-	/* A process already in the table is pinned by the table's pidfd: while
-	 * that is alive, the pid is still the process with that start time. */
+	/* the table's live pidfd pins the process with the table's start time */
 	p = grant_table_find_process(r->d->grants, r->pid);
 	in_table = p && pidfd_alive(p->pidfd) == 0;
 	if (in_table) {
@@ -280,8 +256,6 @@ int request_pin(Request *r)
 			return pin_failed(r, r->pidfd);
 	}
 
-	/* Whose the process is comes before anything else is said of it or
-	 * of its threads. */
 	k = check_process_owner(r, true, &r->owner);
 	if (k != 0)
 		return k;
@@ -289,8 +263,8 @@ int request_pin(Request *r)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "process %d exited",
 				     (int)r->pid);
 
-	/* The thread's pidfd comes first: whatever is read below, while it
-	 * is not readable afterwards, was read of that thread. */
+	/* pinned first: what is read below, while it stays unreadable, is of
+	 * that thread */
 	k = pin_thread(r, &known);
 	if (k == -ESRCH)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS,
@@ -329,8 +303,7 @@ int request_recheck(Request *r)
 	if (request_target_alive(r) < 0)
 		return request_error(r, REQUEST_E_NO_SUCH_PROCESS, "thread %d of process %d exited",
 				     (int)r->tid, (int)r->pid);
-	/* and still the caller's: a thread may change its uids (or exec a
-	 * setuid program) while polkit thinks */
+	/* a thread may change its uids (or exec setuid) while polkit thinks */
 	k = check_owner(r, true, &owner);
 	if (k != 0)
 		return k;
@@ -387,7 +360,7 @@ int request_check_policy(Request *r, PolicyEval *ret)
 	return 0;
 }
 
-/* The process in the table that is r's target (same start time), or NULL. */
+/* r's target in the table (same start time), or NULL. */
 static GrantProcess *target_process(Request *r)
 {
 	GrantProcess *p = grant_table_find_process(r->d->grants, r->pid);
@@ -409,8 +382,7 @@ int request_check_limits(Request *r, const char *user)
 		return 0; /* an update of a grant holds nothing new */
 	grant_table_count_user(t, r->owner, &np, &nt);
 
-	/* Near a cap, dead threads must not count: revalidate the grants then,
-	 * not on every request (cheap when far from it). */
+	/* near a cap, dead threads must not count: prune only then */
 	if (np >= pd->processes_per_user_max || nt >= pd->threads_per_user_max ||
 	    (np == 0 && grant_table_n_users(t) >= pd->users_max)) {
 		grant_table_prune(t, (uid_t)-1);
@@ -447,8 +419,8 @@ const char *request_polkit_action(const Request *r)
 {
 	if (r->type == REQUEST_LIMITS)
 		return "org.realtimed.acquire-limits";
-	/* rtkit's action ids exist only where Debian's rtkit package installed
-	 * them; polkitd refuses unknown actions, so fall back to ours. */
+	/* rtkit's actions only where rtkit installed them: polkitd refuses
+	 * unknown ones */
 	if (r->flavour == FLAVOUR_RTKIT && access(RTKIT_POLKIT_ACTIONS, F_OK) == 0)
 		return r->kind == POLICY_GRANT_NICE
 			       ? "org.freedesktop.RealtimeKit1.acquire-high-priority"

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The ids a caller names, mapped through its pid namespace; see
- * request-pidns.h. */
+/* The ids a caller names, mapped through its pid namespace. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +17,7 @@
 #include "request-check.h"
 #include "request-pidns.h"
 
-/* realtimed's own pid namespace: it never changes, so it is read once */
+/* realtimed's own pid namespace, read once */
 static int self_pidns(Request *r, uint64_t *ret)
 {
 	int k;
@@ -32,8 +31,7 @@ static int self_pidns(Request *r, uint64_t *ret)
 	return 0;
 }
 
-/* The caller's pid namespace: kept with its credentials (creds.h), so a
- * connection's requests after its first read nothing of /proc for it. */
+/* The caller's pid namespace, cached with its credentials (creds.h). */
 static int caller_pidns(Request *r, uint64_t *ret)
 {
 	const char *sender = r->msg ? dbus_message_get_sender(r->msg) : NULL;
@@ -47,8 +45,7 @@ static int caller_pidns(Request *r, uint64_t *ret)
 	return k;
 }
 
-/* The id a /proc directory entry names; false for ".", "self" and the
- * like. */
+/* The id a /proc entry names; false for ".", "self" and the like. */
 static bool entry_id(const struct dirent *de, pid_t *ret)
 {
 	uint64_t v;
@@ -59,22 +56,33 @@ static bool entry_id(const struct dirent *de, pid_t *ret)
 	return true;
 }
 
-/* What a search looks for, and what it may spend. */
 typedef struct Search {
 	unsigned level; /* the depth of the namespace whose id is sought */
 	pid_t id;
-	bool innermost; /* failing that, a thread whose innermost id is id */
+	bool innermost; /* else a thread whose innermost id is id */
 	unsigned scanned, read;
 } Search;
 
-/* The thread of pid whose id at s->level is s->id, in d (PROC/PID/task);
- * failing that, with s->innermost, the first whose innermost id is s->id. */
-static int scan_threads(Request *r, DIR *d, pid_t pid, Search *s, pid_t *ret)
+static void closedirp(DIR **d)
 {
+	if (*d)
+		closedir(*d);
+}
+
+/* The thread of pid whose id at s->level is s->id, else with s->innermost
+ * the first whose innermost id is. */
+static int find_thread(Request *r, pid_t pid, Search *s, pid_t *ret)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char path[PATH_MAX];
 	struct dirent *de;
 	pid_t inner = 0, t;
 	ProcNspid ns;
 
+	snprintf(path, sizeof(path), "%s/%d/task", r->d->args.proc, (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
 	while ((de = readdir(d))) {
 		if (!entry_id(de, &t))
 			continue;
@@ -96,40 +104,27 @@ static int scan_threads(Request *r, DIR *d, pid_t pid, Search *s, pid_t *ret)
 	return 0;
 }
 
-static int find_thread(Request *r, pid_t pid, Search *s, pid_t *ret)
-{
-	char path[PATH_MAX];
-	DIR *d;
-	int k;
-
-	snprintf(path, sizeof(path), "%s/%d/task", r->d->args.proc, (int)pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	k = scan_threads(r, d, pid, s, ret);
-	closedir(d);
-	return k;
-}
-
-/* The process in the caller's namespace whose id there is s->id, in d
- * (PROC); its ids in *ret_ns. Only processes that live in that very
- * namespace count: one in another at the same depth may have the same id. */
-static int scan_processes(Request *r, DIR *d, Search *s, pid_t *ret, ProcNspid *ret_ns)
+/* The process living in the caller's very namespace (another at the same
+ * depth may reuse the id) whose id there is s->id; its ids in *ret_ns. */
+static int find_process(Request *r, Search *s, pid_t *ret, ProcNspid *ret_ns)
 {
 	const char *proc = r->d->args.proc;
+	_cleanup_(closedirp) DIR *d = opendir(proc);
 	struct dirent *de;
 	struct stat st;
 	ProcNspid ns;
 	uint64_t inode;
 	pid_t p;
 
+	if (!d)
+		return -errno;
 	while ((de = readdir(d))) {
 		if (!entry_id(de, &p))
 			continue;
 		if (s->scanned++ == PIDNS_SCAN_MAX)
 			return -E2BIG;
-		/* /proc/PID belongs to the process's uid: another user's process
-		 * is never the caller's to name (root may name any) */
+		/* /proc/PID is the process's uid's: others' are never the
+		 * caller's to name (root's are any) */
 		if (r->uid != 0 &&
 		    (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || st.st_uid != r->uid))
 			continue;
@@ -147,21 +142,8 @@ static int scan_processes(Request *r, DIR *d, Search *s, pid_t *ret, ProcNspid *
 	return -ESRCH;
 }
 
-static int find_process(Request *r, Search *s, pid_t *ret, ProcNspid *ret_ns)
-{
-	DIR *d = opendir(r->d->args.proc);
-	int k;
-
-	if (!d)
-		return -errno;
-	k = scan_processes(r, d, s, ret, ret_ns);
-	closedir(d);
-	return k;
-}
-
-/* The answer to a search in the caller's namespace that failed with k:
- * sought names what was sought ("pid 5"), missing says it is not there
- * ("pid 5 is no process"). */
+/* The answer to a failed search: sought ("pid 5"), missing ("pid 5 is no
+ * process"). */
 static int search_error(Request *r, int k, const char *sought, const char *missing)
 {
 	if (k > 0) /* the rate check's answer */
@@ -179,8 +161,7 @@ static int search_error(Request *r, int k, const char *sought, const char *missi
 			     sought, strerror(-k));
 }
 
-/* The ids of a caller in a namespace below realtimed's, at r->pidns_level
- * of the NSpid lines; caller: the caller's own ids. */
+/* Maps r's ids at r->pidns_level; caller: the caller's own NSpid ids. */
 static int map_ids(Request *r, const ProcNspid *caller)
 {
 	unsigned level = r->pidns_level;
@@ -218,7 +199,7 @@ int request_map_pidns(Request *r)
 {
 	const char *proc = r->d->args.proc;
 	ProcNspid caller;
-	uint64_t self = 0; /* = 0: for -O2, which cannot see self_pidns() set it */
+	uint64_t self = 0; /* -O2 cannot see self_pidns() set it */
 	int k;
 
 	if (r->pid_arg == 0 && r->tid_arg == 0)
@@ -244,8 +225,7 @@ int request_map_pidns(Request *r)
 	if (k < 0)
 		return request_error(r, k, "could not read the pid namespace ids of process %d: %s",
 				     (int)r->caller_pid, strerror(-k));
-	/* one id only: a namespace that is not below realtimed's, whose ids
-	 * mean nothing here */
+	/* one id only: not below realtimed's, its ids mean nothing here */
 	if (caller.n < 2)
 		return request_error(r, REQUEST_E_PERMISSION_DENIED,
 				     "the caller's pid namespace (pid:[%" PRIu64

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * A refused grant request, kept for its user (refusals.h) and told to the
- * journal; see request-refused.h. request.c calls it where it answers,
- * the one place every refusal of both interfaces passes.
- */
+/* A refused grant request, kept for its user and told to the journal. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,42 +10,27 @@
 #include "refusals.h"
 #include "request-refused.h"
 #include "resolver.h"
+#include "string-table.h"
 #include "user-wait.h"
 #include "utf8.h"
 
 /* What r asked for, as a person says it: "FIFO 95", "nice -15". */
 static void format_asked(const Request *r, char *buf, size_t size)
 {
-	const char *what = "?";
+	static const char *const kinds[_POLICY_GRANT_KIND_MAX] = {
+		[POLICY_GRANT_FIFO] = "FIFO",
+		[POLICY_GRANT_RR] = "RR",
+		[POLICY_GRANT_NICE] = "nice",
+	};
+	const char *what = string_table_lookup(kinds, ELEMENTSOF(kinds), r->kind);
 
-	if (r->type == REQUEST_LIMITS) {
+	if (r->type == REQUEST_LIMITS)
 		snprintf(buf, size, "the policy's rlimits");
-		return;
-	}
-	/* rtkit's MakeThreadRealtime names no policy: CompatPolicy= does */
-	if (r->compat_rt) {
-		snprintf(buf, size, "realtime %d", r->value);
-		return;
-	}
-	switch (r->kind) {
-	case POLICY_GRANT_FIFO:
-		what = "FIFO";
-		break;
-	case POLICY_GRANT_RR:
-		what = "RR";
-		break;
-	case POLICY_GRANT_NICE:
-		what = "nice";
-		break;
-	case _POLICY_GRANT_KIND_MAX:
-	case _POLICY_GRANT_KIND_INVALID:
-		break;
-	}
-	snprintf(buf, size, "%s %d", what, r->value);
+	else
+		snprintf(buf, size, "%s %d", r->compat_rt ? "realtime" : what ?: "?", r->value);
 }
 
-/* The word of each answer (common/bus-names.h), as either interface
- * means it; NoMemory is the bus's own. */
+/* The last word of each answer's error name (common/bus-names.h). */
 #define ERROR_WORD(code, word, ...) [REQUEST_E_##code] = word,
 /* clang-format off */
 static const char *const error_words[_REQUEST_E_MAX] = {
@@ -58,8 +39,7 @@ static const char *const error_words[_REQUEST_E_MAX] = {
 };
 /* clang-format on */
 
-/* The word of code's answer ("PolicyDenied"); a failure of realtimed's
- * own (a negative errno) is "Failed". */
+/* "PolicyDenied"; "Failed" for a negative errno. */
 static const char *error_word(int code)
 {
 	if (code <= _REQUEST_E_SUCCESS || code >= _REQUEST_E_MAX)
@@ -67,7 +47,7 @@ static const char *error_word(int code)
 	return error_words[code];
 }
 
-/* A refusal on its way to the list: its user's lookup may end later. */
+/* A refusal waiting for its user's lookup. */
 typedef struct PendingRefusal {
 	Daemon *d;
 	pid_t caller_pid;
@@ -75,7 +55,7 @@ typedef struct PendingRefusal {
 	Refusal f;
 } PendingRefusal;
 
-/* Keeps p's refusal (when its user is known) and logs it, paced. */
+/* Keeps p's refusal if its user is known, and logs it, paced. */
 static void refusal_keep(const PendingRefusal *p)
 {
 	Daemon *d = p->d;
@@ -158,22 +138,19 @@ void request_record_refusal(Request *r, int code)
 	PendingRefusal *q;
 	int k;
 
-	/* caller_pid 0: the bus gave no credentials, so no user to keep it for */
+	/* caller_pid 0: no credentials from the bus, no user to keep it for */
 	if ((r->type != REQUEST_SCHED && r->type != REQUEST_LIMITS) || r->caller_pid <= 0)
 		return;
-	/* the comm of the thread the caller named, once it is known to be the
-	 * caller's (request_check_owner() set the owner): another user's
-	 * thread names stay theirs, as with hidepid= */
+	/* the thread's comm only once it is known to be the caller's: others'
+	 * stay hidden, as with hidepid= */
 	if (r->pid > 0 && (r->uid == 0 || r->owner == r->uid))
 		(void)proc_get_comm(d->args.proc, r->pid, r->tid > 0 ? r->tid : r->pid, comm,
 				    sizeof(comm));
 	format_asked(r, asked, sizeof(asked));
 	refusal_set_strings(&p.f, comm, asked, error_word(code), r->why, r->cite);
 
-	/* Only a user NSS knows gets a list (refusals.h), as the resolver
-	 * has it; when it does not know yet, the refusal waits for the
-	 * lookup, off the loop. Without a resolver (unit tests) every uid is
-	 * a user. */
+	/* Only a user NSS knows gets a list; an unknown one waits for the
+	 * lookup, off the loop. Without a resolver (unit tests) all are known. */
 	k = d->resolver ? resolver_get(d->resolver, r->uid, &u) : 0;
 	if (k == -ENOENT) {
 		q = malloc(sizeof(*q));

@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * A request's life: built from a bus call, taken through the checks
- * (request-check.c), handed to polkit where needed, granted
- * (request-sched.c) or reset, and answered, once, here,
- * through the bus layer's answer hook; see request.h.
- */
+/* A request's life: the checks, polkit, the grant or reset, the answer. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,9 +65,7 @@ static void request_finish(Request *r, int code)
 	if (code != 0) {
 		if (!r->why[0])
 			(void)request_error(r, code, "%s", code < 0 ? strerror(-code) : "refused");
-		/* a grant's refusal is kept for its user and journaled, paced
-		 * per user (request-refused.h); a reset's at debug only, as
-		 * grants: a client can provoke these at will */
+		/* a reset's at debug only: a client can provoke these at will */
 		if (r->type == REQUEST_SCHED || r->type == REQUEST_LIMITS)
 			request_record_refusal(r, code);
 		else
@@ -87,7 +80,6 @@ static void request_finish(Request *r, int code)
 
 static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending));
 
-/* The owner's lookup ended (user-wait.h). */
 static void on_owner_resolved(int error, uid_t uid, void *userdata)
 {
 	Request *r = userdata;
@@ -107,9 +99,7 @@ static void on_owner_resolved(int error, uid_t uid, void *userdata)
 static const UserWaitOps owner_wait = { .done = on_owner_resolved,
 					.free_userdata = request_free_void };
 
-/* The owner's user and groups are not known yet (daemon-policy.h): r waits
- * for the resolver, as it waits for polkit, and step carries on; the
- * checks of the target are then stale (r->waited). */
+/* r waits for the owner's lookup, as for polkit; step carries on after it. */
 static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), bool *ret_pending)
 {
 	char text[256];
@@ -127,29 +117,23 @@ static int request_park(Request *r, int (*step)(Request *r, bool *ret_pending), 
 			     daemon_resolve_error(r->owner, k, text, sizeof(text)));
 }
 
-/* The grant, after the checks and polkit. */
 static int step_grant(Request *r, bool *ret_pending)
 {
 	PolicyEval e;
 	int k;
 
-	/* After polkit or a lookup the world may have moved on: check the
-	 * target again (request_recheck() knows whether the request waited).
-	 * The policy too (it may have been reloaded); after the checks that is
-	 * a cache hit, unless the wait outlived the cache. */
+	/* after a wait the target, the policy and the cool-down may have
+	 * changed: check them again */
 	k = request_recheck(r);
-	if (k == 0) /* the canary may have fired meanwhile */
+	if (k == 0)
 		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
 	if (k != 0)
 		return k;
 	k = request_check_policy(r, &e);
 	if (k == -EINPROGRESS)
 		return request_park(r, step_grant, ret_pending);
-	/* The limits again, right before the grant: requests of a burst that
-	 * waited (polkit, the resolver) all passed them while none was granted.
-	 * The loop runs one step at a time, so this check and the grant below
-	 * are one: no burst ends above ThreadsPerUserMax=, ProcessesPerUserMax=
-	 * or UsersMax=. */
+	/* The limits again: a burst that waited passed them while none was
+	 * granted. Nothing runs between this check and the grant. */
 	if (k == 0)
 		k = request_check_limits(r, e.user);
 	if (k != 0)
@@ -185,9 +169,7 @@ static void on_polkit(int k, void *userdata)
 	request_finish(r, k);
 }
 
-/* The checks that need the owner's user: policy and the per-user limits,
- * then polkit when no rule covers the user; then the grant (which checks
- * the limits again). */
+/* Policy and the per-user limits, then polkit if no rule covers the user. */
 static int step_user(Request *r, bool *ret_pending)
 {
 	const PolicyDaemon *pd = policy_daemon(r->d->policy);
@@ -229,10 +211,8 @@ static int step_user(Request *r, bool *ret_pending)
 	return step_grant(r, ret_pending); /* a cached yes */
 }
 
-/* The ids r names as realtimed's (request-pidns.h), and check, which
- * finds the target (request_pin() or request_check_owner()); check again
- * when the tid named is a thread's id in the namespace below that the
- * process lives in. */
+/* Maps r's ids (request-pidns.h) and finds the target with check, again when
+ * the tid is an id in the namespace below the process's. */
 static int request_target(Request *r, int (*check)(Request *r))
 {
 	int k;
@@ -252,13 +232,11 @@ static int request_target(Request *r, int (*check)(Request *r))
 	return k;
 }
 
-/* The checks of a grant in order (request.h), and the grant. */
 static int step_start(Request *r, bool *ret_pending)
 {
 	int k;
 
 	k = request_target(r, request_pin);
-	/* after the pin: whose thread it is counts too */
 	if (k == 0)
 		k = request_check_refusing(r, now_usec(CLOCK_MONOTONIC));
 	if (k != 0)
@@ -266,8 +244,7 @@ static int step_start(Request *r, bool *ret_pending)
 	return step_user(r, ret_pending);
 }
 
-/* Runs step, and answers unless it left r waiting (for polkit or the
- * resolver, whose callbacks carry on). */
+/* Runs step, and answers unless r is left waiting. */
 static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending))
 {
 	bool pending = false;
@@ -278,10 +255,8 @@ static void request_run(Request *r, int (*step)(Request *r, bool *ret_pending))
 		request_finish(r, k);
 }
 
-/* ResetThread and ResetProcess: only what realtimed granted is undone. A
- * thread it never granted runs as its owner chose, and root's "reset"
- * could raise it (nice 0 for a nice-19 thread, SCHED_OTHER for a
- * SCHED_IDLE one). */
+/* Only what realtimed granted is undone: root's "reset" of anything else
+ * could raise it (nice 19 to 0, SCHED_IDLE to SCHED_OTHER). */
 static int request_reset(Request *r)
 {
 	bool thread = r->type == REQUEST_RESET_THREAD;

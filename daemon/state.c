@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The grant table on disk (STATE_DIR/grants), so that a restarted daemon
- * adopts the grants that are still alive instead of losing track of them.
- * One line per thread: pid pid-start uid tid tid-start kind value since,
- * then (since v2) what the thread ran with before the grant: policy
- * priority nice reset-on-fork, which a reset puts back. A v1 line (without
- * them) is still read; its thread goes back to SCHED_OTHER at its own nice
- * level on a reset, as does one of a line whose before-state no kernel
- * reports (a damaged file). Written atomically (temporary file + rename) once per event-loop
- * iteration after a change, not once per request. On start, a line is
- * adopted only if the process and thread still exist with the same start
- * times, the process still belongs to the uid, and the thread still holds
- * the grant (or less of it: what it holds is adopted); a thread that called
- * execve() meanwhile is adopted as the main thread it became (grants.h).
- * Whether the policy
- * in force allows what was adopted is the manager's decision, as after a
- * reload (manager_adopt()).
+ * The grant table on disk (realtimed(8), SUPERVISION). A v1 line (without
+ * the before-state) or one whose before-state no kernel reports is still
+ * adopted; a reset then puts its thread back to SCHED_OTHER at its nice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,19 +29,15 @@
 
 static int on_save(sd_event_source *s, void *userdata)
 {
-	Daemon *d = userdata;
-
-	(void)daemon_state_save(d);
+	(void)daemon_state_save(userdata);
 	return 0;
 }
 
 void daemon_state_schedule_save(Daemon *d)
 {
-	if (!d->save_source) {
-		if (sd_event_add_defer(d->event, &d->save_source, on_save, d) < 0) {
-			(void)daemon_state_save(d);
-			return;
-		}
+	if (!d->save_source && sd_event_add_defer(d->event, &d->save_source, on_save, d) < 0) {
+		(void)daemon_state_save(d);
+		return;
 	}
 	sd_event_source_set_enabled(d->save_source, SD_EVENT_ONESHOT);
 }
@@ -122,8 +105,7 @@ int state_parse_line(const char *line, StateLine *ret)
 		return -EINVAL;
 	policy = n == 12 ? procfs_sched_policy_from_string(policy_s) : -EINVAL;
 	rt = policy == SCHED_FIFO || policy == SCHED_RR;
-	/* Only what sched_get_state() can have read: a reset puts back what
-	 * the kernel takes, and adoption compares with it. */
+	/* only what sched_get_state() can have read: a reset puts it back */
 	if (policy >= 0 && (rt ? priority >= 1 && priority <= 99 : priority == 0) && nice >= -20 &&
 	    nice <= 19)
 		l.before = (SchedState){ .policy = policy,
@@ -134,13 +116,9 @@ int state_parse_line(const char *line, StateLine *ret)
 	return 0;
 }
 
-/* One line. The process and thread must still be the ones granted (same
- * start times, the process pinned by a pidfd), else nothing is touched: the
- * ids may be someone else's now. What the thread runs with now is what is
- * adopted, when it is still the same sort of grant and above what it had
- * before (it may have lowered itself meanwhile); a thread that gave its
- * grant up has nothing left to supervise. Whether policy still allows what
- * is adopted is decided afterwards, for every line at once, as on a reload. */
+/* One line. Nothing is touched unless the process (pinned by a pidfd) and
+ * thread are the ones granted: the ids may be someone else's now. What the
+ * thread holds now is adopted, if still the same sort and above its before. */
 static int adopt_line(Daemon *d, const char *line)
 {
 	StateLine l;
@@ -158,8 +136,7 @@ static int adopt_line(Daemon *d, const char *line)
 	fd = pidfd_open_cloexec(l.pid);
 	if (fd < 0)
 		return fd;
-	/* A thread other than the main one is pinned first (6.9+), so that
-	 * the start time read next is known to be that pidfd's thread's. */
+	/* pinned first (6.9+): the start time read next is that thread's */
 	if (l.tid != l.pid) {
 		tidfd = pidfd_open_thread(l.tid);
 		if (tidfd < 0 && tidfd != -ESRCH)
@@ -172,17 +149,14 @@ static int adopt_line(Daemon *d, const char *line)
 	    st != l.tid_start || (tidfd >= 0 && pidfd_alive(tidfd) < 0)) {
 		if (l.tid == l.pid)
 			return -ESRCH;
-		/* Gone, or it called execve() while realtimed was away and is
-		 * the main thread now (grants.h): then that thread is adopted,
-		 * if it holds what was granted. */
+		/* gone, or it exec()ed meanwhile and is the main thread now */
 		exec = true;
 		l.tid = l.pid;
 		l.tid_start = l.pid_start;
 		tidfd = safe_close(tidfd);
 	}
 	if (proc_get_uids(d->args.proc, l.pid, 0, &uids) < 0 || uids.ruid != l.uid) {
-		/* The same thread, but it belongs to someone else now: no policy
-		 * ever allowed that owner this grant. */
+		/* someone else's now: no policy ever allowed them this grant */
 		(void)sched_restore(l.tid, l.kind, &l.before);
 		log_id(LOG_NOTICE, LOG_ID_DEMOTION,
 		       "Demoted thread %d of process %d (%s %d): it no longer belongs to uid %u",

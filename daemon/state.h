@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * The grant table on disk (STATE_DIR/grants), so that a restarted daemon
- * adopts the grants that are still alive instead of losing track of them.
- */
+/* The grant table on disk (STATE_DIR/grants), adopted by a restarted daemon. */
 #pragma once
 
 #include "daemon.h"
@@ -18,15 +15,12 @@ typedef struct StateLine {
 	SchedState before; /* SCHED_STATE_UNKNOWN on a v1 line */
 } StateLine;
 
-/* Saves the table once the event loop is next idle: once per iteration
- * after changes, not once per change. */
+/* Saves the table once per event-loop iteration after changes. */
 void daemon_state_schedule_save(Daemon *d);
 /* Saves the table now (or removes the file when the table is empty). */
 int daemon_state_save(Daemon *d);
-/* Adds the grants of the file whose threads still hold them to the table.
- * Returns how many; whether policy allows them is the caller's decision
- * (manager_adopt()). */
+/* Adds the file's grants that threads still hold. Returns how many; whether
+ * policy allows them is manager_adopt()'s decision. */
 int daemon_state_adopt(Daemon *d);
-/* Parses one line; looks at no process (the fuzz target fuzz-state calls
- * it). -EINVAL for a line that is not a grant. */
+/* Parses one line, looking at no process (fuzz-state). -EINVAL: no grant. */
 int state_parse_line(const char *line, StateLine *ret);
