@@ -66,7 +66,7 @@ typedef struct Daemon {
 	Users *users;
 	sd_event_source *save_source; /* state.c */
 	sd_event_source *bus_dispatch_source;
-	sd_event_source *uevent_source; /* irq-monitor.c */
+	sd_event_source *uevent_source; /* irq.c */
 	sd_event_source *irq_timer;
 	bool irq_kmod;	 /* realtime.ko holds the [IRQ] rules */
 	CpuDma *cpu_dma; /* NULL in unit tests that do not make one */

@@ -24,7 +24,7 @@
 #include "cpu-dma.h"
 #include "creds.h"
 #include "daemon-policy.h"
-#include "irq-monitor.h"
+#include "irq.h"
 #include "log.h"
 #include "manager.h"
 #include "polkit.h"

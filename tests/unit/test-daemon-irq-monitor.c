@@ -26,7 +26,7 @@
 
 #include "check-main.h"
 #include "daemon-fixture.h"
-#include "irq-monitor.h"
+#include "irq.h"
 #include "log-fixture.h"
 #include "time-util.h"
 
