@@ -228,18 +228,9 @@ static void refuse(BusQueue *q, DBusConnection *conn, DBusMessage *m, const char
 			"Too many calls of this connection are waiting; wait for their answers");
 }
 
-/* Puts c, in no turn yet, in u's turn (a user's, or the overflow's). */
-static void caller_join(Caller *c, User *u, CallerState state)
-{
-	c->state = state;
-	c->user = u;
-	if (u->callers++ == 0)
-		/* back after a pause: behind those waiting */
-		u->served = c->served;
-}
-
-/* What became of the uid of c, in no turn: r as BusUidFunc's. False when c
- * was dropped, its sender being gone. */
+/* What became of the uid of c, in no turn: r as BusUidFunc's. c joins its
+ * user's turn (or the overflow's); false when c was dropped, its sender
+ * being gone. */
 static bool caller_learn(BusQueue *q, Caller *c, int r, uid_t uid, uint64_t now)
 {
 	User *u = r >= 0 ? users_get(q->users, uid, now) : NULL;
@@ -249,7 +240,11 @@ static bool caller_learn(BusQueue *q, Caller *c, int r, uid_t uid, uint64_t now)
 		return false;
 	}
 	/* a uid not learned, or no memory for its entry: the overflow's turn */
-	caller_join(c, u ?: users_overflow(q->users), u ? CALLER_KNOWN : CALLER_UNKNOWN);
+	c->state = u ? CALLER_KNOWN : CALLER_UNKNOWN;
+	c->user = u ?: users_overflow(q->users);
+	if (c->user->callers++ == 0)
+		/* back after a pause: behind those waiting */
+		c->user->served = c->served;
 	return true;
 }
 
