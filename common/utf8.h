@@ -6,7 +6,7 @@
  * from sources that nobody validated: a caller's argument quoted in an
  * error and cut to fit a buffer, a thread's name from /proc (a thread may
  * name itself with any bytes but NUL), policy file names and contents, user
- * names from NSS. daemon/bus-message.c passes every string it puts into a message
+ * names from NSS. daemon/bus.c passes every string it puts into a message
  * through utf8_escape(), and text cut to fit a buffer is cut between
  * characters: by realtimed (utf8_vsnprintf()), by librealtime for the
  * calling thread's message (librealtime/error.c), and realtimectl's JSON

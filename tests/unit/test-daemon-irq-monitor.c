@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/irq-monitor.c, the [IRQ] rules for IRQ threads
+ * Unit tests for daemon/irq.c's uevent monitor, the [IRQ] rules for IRQ threads
  * that appear after start, on the daemon fixture: the IRQ threads of its
  * fake /proc are this test's sleeping threads, and the kernel's uevents
  * are sent by the test on a network namespace of its own (where only it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/polkit-message.c, the question to polkitd and its
+ * Unit tests for daemon/polkit.c's message: the question to polkitd and its
  * answer, as polkitd sees them (org.freedesktop.PolicyKit1.Authority's
  * CheckAuthorization(subject (sa{sv}), action s, details a{ss}, flags u,
  * cancellation_id s)), without a bus:

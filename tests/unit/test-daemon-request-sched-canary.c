@@ -239,7 +239,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-supervise");
+	Suite *s = suite_create("daemon-request-sched-canary");
 	TCase *tc = check_add_case(s, "supervise",
 				   CHECK_TESTS(test_only_realtime_grants, test_pending_watched,
 					       test_canary_off, test_no_canary,

@@ -319,7 +319,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("daemon-request-limits");
+	Suite *s = suite_create("daemon-request-sched-limits");
 	TCase *tc;
 
 	tc = check_add_case(s, "prlimit",
