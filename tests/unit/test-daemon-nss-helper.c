@@ -2,8 +2,8 @@
 /*
  * Unit tests for daemon/resolver.c's NSS helper (nss-helper.c), over the
  * fake directory of resolver-fixture.c, whose lookups run in it: the
- * helper runs without uid 0, capabilities, fds or signal handlers of
- * realtimed's (as /proc shows it); one that dies in a lookup, or sends
+ * helper is the program exec'd, and runs without uid 0, capabilities, fds
+ * or signal handlers of realtimed's (as /proc shows it); one that dies in a lookup, or sends
  * what realtimed did not ask for (malformed, a uid not asked, too many
  * groups, an unterminated name, ...), is logged once and replaced, the
  * lookups it was asked fail, the next one works; a helper that crashes at
@@ -73,6 +73,7 @@ START_TEST(test_helper_unprivileged)
 	unsigned n_fds = 0;
 	struct stat st;
 	Answer a = {};
+	ssize_t len;
 	pid_t pid;
 	DIR *d;
 
@@ -109,6 +110,12 @@ START_TEST(test_helper_unprivileged)
 	expect_field(pid, "Name", "realtimed-nss");
 	if (!root)
 		return;
+	/* a program of its own, not a copy of the test's memory */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	len = readlink(path, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(len, 0);
+	buf[len] = '\0';
+	ck_assert_str_eq(strrchr(buf, '/'), "/nss-helper-fake");
 	/* not dumpable: its /proc files are root's, not its own uid's */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	ck_assert_int_eq(stat(path, &st), 0);

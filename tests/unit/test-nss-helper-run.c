@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/resolver.c's lookups on the NSS helper's worker
- * threads (nss-helper-child.c), over the fake directory of
- * resolver-fixture.c, which can hang: one lookup per uid in flight (later
- * waits join it), a hung lookup holds one thread and others go on, a wait
- * ends with -ETIMEDOUT after the timeout (the late result is cached), the
- * pool, the cache and the waits are bounded, and waits never answered are
- * freed with the resolver.
+ * Unit tests for the NSS helper's worker threads (nss-helper/run.c), in
+ * the tests' helper that realtimed's resolver execs, over the fake
+ * directory of resolver-fixture.c, which can hang: one lookup per uid in
+ * flight (later waits join it), a hung lookup holds one thread and others
+ * go on, a wait ends with -ETIMEDOUT after the timeout (the late result is
+ * cached), the pool, the cache and the waits are bounded, and waits never
+ * answered are freed with the resolver.
  */
 #include <check.h>
 #include <errno.h>
@@ -133,7 +133,7 @@ END_TEST
 
 int main(void)
 {
-	return resolver_check_run("daemon-nss-helper-child", "pool",
+	return resolver_check_run("nss-helper-run", "pool",
 				  CHECK_TESTS(test_one_lookup_per_uid,
 					      test_hung_lookup_blocks_no_one_else, test_timeout,
 					      test_bounded, test_free_pending));
