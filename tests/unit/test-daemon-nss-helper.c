@@ -8,8 +8,9 @@
  * groups, an unterminated name, ...), is logged once and replaced, the
  * lookups it was asked fail, the next one works; a helper that crashes at
  * each lookup is restarted after pauses that double, not in a loop; one
- * that does not read its socket is killed all the same; and one lost
- * while a wait is being answered leaves the cache whole.
+ * that does not read its socket is killed all the same; one lost
+ * while a wait is being answered leaves the cache whole; and a helper
+ * program that cannot be exec'd fails realtimed's start, said in the log.
  */
 #include <check.h>
 #include <dirent.h>
@@ -511,14 +512,31 @@ START_TEST(test_helper_malformed)
 }
 END_TEST
 
+/* A helper program that is not there: resolver_start() fails, and the
+ * log says which step did and why. */
+START_TEST(test_helper_exec_fails)
+{
+	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	_cleanup_(resolver_freep) Resolver *r = NULL;
+
+	log_capture();
+	rs.helper = "/nonexistent/realtimed-nss";
+	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
+	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), 0);
+	ck_assert_int_eq(resolver_start(r), -ECHILD);
+	ck_assert_uint_eq(log_count_lines("could not start (execve: No such file or directory)"),
+			  1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-nss-helper");
-	TCase *tc =
-		check_add_case(s, "helper",
-			       CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
-					   test_helper_restarts_paced, test_helper_answers_twice,
-					   test_helper_lost_while_answering));
+	TCase *tc = check_add_case(
+		s, "helper",
+		CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
+			    test_helper_restarts_paced, test_helper_answers_twice,
+			    test_helper_lost_while_answering, test_helper_exec_fails));
 
 	tcase_add_loop_test(tc, test_helper_dies_mid_lookup, 0, 2);
 	tcase_add_loop_test(tc, test_helper_malformed, 0, ELEMENTSOF(malformed));
