@@ -524,8 +524,9 @@ START_TEST(test_helper_exec_fails)
 	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
 	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), 0);
 	ck_assert_int_eq(resolver_start(r), -ECHILD);
-	ck_assert_uint_eq(log_count_lines("could not start (execve: No such file or directory)"),
-			  1);
+	ck_assert_uint_eq(
+		log_count_lines("could not start (open the program: No such file or directory)"),
+		1);
 }
 END_TEST
 
