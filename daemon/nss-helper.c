@@ -17,11 +17,12 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "caps.h"
 #include "log.h"
-#include "nss-helper-child.h"
+#include "nss-decode.h"
 #include "nss-helper.h"
-#include "nss-wire.h"
 #include "pidfd.h"
 
 /* Messages read at one turn of the loop: others are served in between. */
@@ -29,8 +30,8 @@
 
 struct NssHelper {
 	sd_event *event;
-	resolver_lookup_t lookup;
-	unsigned threads_max;
+	char *path;
+	char threads_max[12]; /* its argument */
 	nss_helper_answer_t answer;
 	void *userdata;
 
@@ -61,6 +62,62 @@ typedef struct Keeper {
 	pid_t pid; /* or -errno */
 } Keeper;
 
+/* In the child the keeper forked: drops all that realtimed holds, then
+ * execs the helper on the socket sock, at NSS_HELPER_FD. A step that
+ * fails is told as the helper would tell it (READY with an error). */
+static _Noreturn void helper_exec(const NssHelper *h, int sock)
+{
+	char *argv[] = { (char *)"realtimed-nss", (char *)h->threads_max, NULL };
+	uint8_t buf[sizeof(NssWireHeader) + 1 + NSS_WIRE_NAME_MAX];
+	const char *step = "dup2 the socket";
+	int null, exe, k = 0;
+
+	if (sock == NSS_HELPER_FD ? fcntl(sock, F_SETFD, 0) < 0 : dup2(sock, NSS_HELPER_FD) < 0)
+		goto fail;
+	sock = NSS_HELPER_FD;
+	/* 0, 1 and 2 are /dev/null, so that a module that writes to stderr
+	 * writes nowhere; no other fd of realtimed's is left */
+	step = "open /dev/null";
+	null = open("/dev/null", O_RDWR);
+	if (null < 0)
+		goto fail;
+	step = "dup2 /dev/null";
+	for (int i = 0; i <= 2; i++)
+		if (null != i && dup2(null, i) < 0)
+			goto fail;
+	step = "close_range";
+	if (close_range(NSS_HELPER_FD + 1, ~0U, 0) < 0)
+		goto fail;
+	step = "chdir /";
+	if (chdir("/") < 0)
+		goto fail;
+	/* opened as root: nobody need not reach its directory (a test's) */
+	step = "open the program";
+	exe = open(h->path, O_PATH | O_CLOEXEC);
+	if (exe < 0)
+		goto fail;
+	k = caps_drop_all(NSS_HELPER_UID, NSS_HELPER_GID, &step);
+	if (k < 0)
+		goto fail;
+	step = "PR_SET_NO_NEW_PRIVS";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		goto fail;
+	/* killed when the keeper ends; set after the drop, which clears it,
+	 * and kept through exec. A realtimed gone meanwhile closed the
+	 * socket: the helper ends at once. */
+	step = "PR_SET_PDEATHSIG";
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		goto fail;
+	step = "execve";
+	execveat(exe, "", argv, environ, AT_EMPTY_PATH);
+fail:
+	if (k == 0)
+		k = -errno;
+	(void)send(sock, buf, nss_wire_encode_ready(getuid(), k, step, buf, sizeof(buf)),
+		   MSG_NOSIGNAL);
+	_exit(EXIT_FAILURE);
+}
+
 /* Forks the helper and lives as long as it should: until the loop closes
  * the other end of stop. The helper is killed when this thread ends
  * (PR_SET_PDEATHSIG names the thread that forked, not the process). */
@@ -72,7 +129,7 @@ static void *keeper_main(void *userdata)
 	char c;
 
 	if (pid == 0)
-		nss_helper_child_run(k->sock, k->h->lookup, k->h->threads_max);
+		helper_exec(k->h, k->sock);
 	k->pid = pid < 0 ? -errno : pid;
 	sem_post(&k->forked);
 	/* k is the loop's again; stop is ours */
@@ -97,7 +154,7 @@ static int keeper_start(NssHelper *h, int sock, pid_t *ret_pid, int *ret_stop)
 	k.stop = stop[0];
 	(void)sem_init(&k.forked, 0, 0);
 	/* signals stay the loop's (signalfd): the keeper, and the helper
-	 * until it resets them, block them all */
+	 * until it resets them after exec, block them all */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r = -pthread_create(&t, NULL, keeper_main, &k);
@@ -212,7 +269,7 @@ static void helper_message(NssHelper *h, size_t len)
 			return;
 		}
 		if (m.error < 0) {
-			log_error("NSS helper (pid %d) could not drop its privileges (%s: %s): "
+			log_error("NSS helper (pid %d) could not start (%s: %s): "
 				  "no user can be resolved",
 				  (int)h->pid, m.step, strerror(-m.error));
 			h->logged = true;
@@ -390,16 +447,17 @@ static int on_restart(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
-		   nss_helper_answer_t answer, void *userdata, NssHelper **ret)
+int nss_helper_new(sd_event *e, const char *path, unsigned threads_max, nss_helper_answer_t answer,
+		   void *userdata, NssHelper **ret)
 {
 	NssHelper *h = calloc(1, sizeof(*h));
 
-	if (!h)
+	if (!h || !(h->path = strdup(path))) {
+		free(h);
 		return -ENOMEM;
+	}
 	h->event = sd_event_ref(e);
-	h->lookup = lookup;
-	h->threads_max = threads_max;
+	snprintf(h->threads_max, sizeof(h->threads_max), "%u", threads_max);
 	h->answer = answer;
 	h->userdata = userdata;
 	h->fd = h->pidfd = h->keeper_fd = -EBADF;
@@ -414,6 +472,7 @@ NssHelper *nss_helper_free(NssHelper *h)
 	h->restart = sd_event_source_disable_unref(h->restart);
 	helper_stop(h);
 	sd_event_unref(h->event);
+	free(h->path);
 	return mfree(h);
 }
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The NSS helper: the child process that runs realtimed's NSS lookups
- * without its privileges (realtimed(8), PROCESSES AND PRIVILEGES; its own
- * side is nss-helper-child.c). realtimed asks it one message per lookup
- * (nss-wire.h) and reads every answer as hostile: a message that is
- * malformed, or answers a uid not asked (or not any more), loses the
- * helper, as its death does; then the lookups it was asked fail with
- * -ECONNRESET and a new helper starts after a pause (realtimed(8), USERS
- * AND GROUPS). Everything here runs on the loop; no call waits but
+ * The NSS helper: realtimed-nss (nss-helper/), the program that runs
+ * realtimed's NSS lookups without its privileges (realtimed(8), PROCESSES
+ * AND PRIVILEGES), forked, dropped and exec'd here. realtimed asks it one
+ * message per lookup (nss-wire.h) and reads every answer as hostile: a
+ * message that is malformed, or answers a uid not asked (or not any
+ * more), loses the helper, as its death does; then the lookups it was
+ * asked fail with -ECONNRESET and a new helper starts after a pause
+ * (realtimed(8), USERS AND GROUPS). Everything here runs on the loop; no call waits but
  * nss_helper_start().
  */
 #pragma once
@@ -15,15 +15,13 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#include "resolver.h"
+#include "nss-wire.h"
+#include "policy.h"
+#include "time-util.h"
 
 /* nobody (realtimed(8) says why) */
 #define NSS_HELPER_UID 65534
 #define NSS_HELPER_GID 65534
-/* The helper's end of the socket, in the helper. */
-#define NSS_HELPER_FD 3
-/* Lookups asked or waiting to be, at a time: one per cache entry. */
-#define NSS_HELPER_LOOKUPS_MAX RESOLVER_CACHE_SIZE
 /* The pause before a new helper: the shortest, doubled for each helper
  * that dies within the longest of its start, up to the longest. */
 #define NSS_HELPER_RESTART_MIN_USEC (100 * USEC_PER_MSEC)
@@ -38,10 +36,10 @@ typedef struct NssHelper NssHelper;
  * lookup, or -ECONNRESET (the helper was lost). */
 typedef void (*nss_helper_answer_t)(uid_t uid, int error, PolicyUser *user, void *userdata);
 
-/* A helper whose workers run lookup (at most threads_max at once), not
- * started yet. -ENOMEM. */
-int nss_helper_new(sd_event *e, resolver_lookup_t lookup, unsigned threads_max,
-		   nss_helper_answer_t answer, void *userdata, NssHelper **ret);
+/* A helper, the program at path with at most threads_max worker threads,
+ * not started yet. -ENOMEM. */
+int nss_helper_new(sd_event *e, const char *path, unsigned threads_max, nss_helper_answer_t answer,
+		   void *userdata, NssHelper **ret);
 /* Kills the helper; answers nothing. */
 NssHelper *nss_helper_free(NssHelper *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NssHelper *, nss_helper_free);

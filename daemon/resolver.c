@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The cache of NSS lookups (an Entry per uid, with the waits on it), on
  * the loop; see resolver.h. The lookups run in the NssHelper. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "log.h"
 #include "nss-helper.h"
 #include "resolver.h"
+
+/* the helper takes as many lookups as there are entries to be pending */
+static_assert(NSS_HELPER_LOOKUPS_MAX == RESOLVER_CACHE_SIZE, "one lookup per cache entry");
 
 typedef struct Wait Wait;
 
@@ -312,7 +317,6 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 		return -ENOMEM;
 	r->settings = settings ? *settings
 			       : (ResolverSettings){
-					 .lookup = policy_user_resolve_uid,
 					 .timeout_usec = RESOLVE_TIMEOUT_USEC,
 					 .lifetime_usec = RESOLVE_CACHE_USEC,
 					 .threads_max = RESOLVER_THREADS_MAX,
@@ -324,8 +328,10 @@ int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret)
 		r->settings.stale_wait_usec = r->settings.timeout_usec;
 	if (r->settings.stale_max_usec == 0)
 		r->settings.stale_max_usec = RESOLVE_STALE_MAX_USEC;
+	if (!r->settings.helper)
+		r->settings.helper = getenv("REALTIMED_NSS_HELPER") ?: REALTIMED_NSS_PATH;
 	r->event = sd_event_ref(e);
-	k = nss_helper_new(e, r->settings.lookup, r->settings.threads_max, resolver_lookup_done, r,
+	k = nss_helper_new(e, r->settings.helper, r->settings.threads_max, resolver_lookup_done, r,
 			   &r->helper);
 	if (k < 0)
 		return k;

@@ -31,12 +31,6 @@
 
 typedef struct Resolver Resolver;
 
-/* The lookup a worker runs: policy_user_resolve_uid() in realtimed, a fake
- * one in unit tests. Called on a worker thread of the NSS helper, a child
- * process without privileges: it must be thread-safe, and sees what the
- * loop changes after the helper started only through shared memory. */
-typedef int (*resolver_lookup_t)(uid_t uid, PolicyUser **ret);
-
 /* The end of a wait, on the loop: error 0 and the user (fresh, or the
  * stale answer; valid during the call, and resolver_get() answers the same
  * during it), -ESRCH (no such user), -ETIMEDOUT (no answer within the
@@ -44,7 +38,9 @@ typedef int (*resolver_lookup_t)(uid_t uid, PolicyUser **ret);
 typedef void (*resolver_done_t)(uid_t uid, int error, const PolicyUser *u, void *userdata);
 
 typedef struct ResolverSettings {
-	resolver_lookup_t lookup;
+	/* the NSS helper's program; NULL: $REALTIMED_NSS_HELPER, else
+	 * realtimed-nss in libexecdir (realtimed(8), ENVIRONMENT) */
+	const char *helper;
 	uint64_t timeout_usec;
 	uint64_t lifetime_usec;
 	unsigned threads_max;
@@ -52,8 +48,8 @@ typedef struct ResolverSettings {
 	uint64_t stale_max_usec;  /* 0: RESOLVE_STALE_MAX_USEC */
 } ResolverSettings;
 
-/* settings NULL: policy_user_resolve_uid() and the constants above. The
- * NSS helper starts at the first lookup, or at resolver_start(). */
+/* settings NULL: realtimed-nss and the constants above. The NSS helper
+ * starts at the first lookup, or at resolver_start(). */
 int resolver_new(sd_event *e, const ResolverSettings *settings, Resolver **ret);
 /* Starts the NSS helper now and waits until it dropped its privileges
  * (realtimed at start, which it then cannot do without): 0, or -errno

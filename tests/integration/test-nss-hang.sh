@@ -34,7 +34,7 @@
 #      by [User #4191] and [Default] alone (rr only) and demotes it, with a
 #      journal line saying uid 4191 could not be resolved.
 # And where NSS runs: the rthang module is loaded in realtimed's NSS helper
-# (its child), which runs as nobody with CapEff, CapPrm, CapBnd (and
+# (its child, the program realtimed-nss), which runs as nobody with CapEff, CapPrm, CapBnd (and
 # CapInh, CapAmb) all zero and no_new_privs, never in realtimed itself,
 # whose effective set holds its four capabilities alone; the helper, stuck
 # in a hung lookup, ends with realtimed.
@@ -97,14 +97,14 @@ group rthang2 $HANG2_UID
 user rthang3 $HANG3_UID $HANG3_UID
 group rthang3 $HANG3_UID
 EOF
-cat >"$WORK/realtimed-nss" <<EOF
+cat >"$WORK/realtimed-rthang" <<EOF
 #!/bin/sh
 # realtimed (the same pid, through exec) where NSS asks libnss_rthang first
 exec unshare -m --propagation private -- /bin/sh -c \\
 	'mount --bind "\$0" /etc/nsswitch.conf && exec "\$@"' "$WORK/nsswitch-realtimed.conf" \\
 	env RTHANG_CONF="$WORK/rthang.conf" LD_LIBRARY_PATH="$NSS_DIR" "$REALTIMED" "\$@"
 EOF
-chmod 755 "$WORK/realtimed-nss"
+chmod 755 "$WORK/realtimed-rthang"
 
 integ_admin_conf <<EOF
 [Daemon]
@@ -119,7 +119,7 @@ Policies=fifo rr
 RealtimePriority=50
 Policies=fifo rr
 EOF
-REALTIMED=$WORK/realtimed-nss integ_start_daemon
+REALTIMED=$WORK/realtimed-rthang integ_start_daemon
 
 # status_of PID KEY: KEY's value in /proc/PID/status, its fields joined by spaces
 status_of()
@@ -200,6 +200,8 @@ else
 		check_eq "the NSS helper's $c is empty" 0000000000000000 "$(status_of "$HELPER" $c)"
 	done
 	check_eq "the NSS helper runs with no_new_privs" 1 "$(status_of "$HELPER" NoNewPrivs)"
+	check_eq "the NSS helper is the program realtimed-nss" "$REALTIMED_NSS_HELPER" \
+		"$(readlink "/proc/$HELPER/exe")"
 fi
 expect_nss_module_in_helper libnss_rthang.so.2
 # realtimed's own: at most CAP_DAC_READ_SEARCH(2) CAP_SYS_PTRACE(19)
@@ -379,7 +381,7 @@ helper_gone()
 	ok "the NSS helper, stuck in rthang2's lookup, ended with realtimed" ||
 	fail "the NSS helper ${HELPER:-(none)} outlived realtimed"
 t0=$(date +%s%N)
-REALTIMED=$WORK/realtimed-nss integ_start_daemon
+REALTIMED=$WORK/realtimed-rthang integ_start_daemon
 t=$(date +%s%N)
 out=$(dbus-send --system --print-reply --dest=$NATIVE_NAME $NATIVE_PATH org.freedesktop.DBus.Peer.Ping 2>&1)
 ms=$((($(date +%s%N) - t) / 1000000))

@@ -6,6 +6,9 @@
 # rtkit-daemon on the private bus: start, stop, and what they need.
 
 REALTIMED=${REALTIMED:-$TOP_BUILDDIR/daemon/realtimed}
+# the NSS helper realtimed starts: the build dir's (realtimed(8), ENVIRONMENT)
+REALTIMED_NSS_HELPER=${REALTIMED_NSS_HELPER:-$TOP_BUILDDIR/nss-helper/realtimed-nss}
+export REALTIMED_NSS_HELPER
 REALTIMECTL=${REALTIMECTL:-$TOP_BUILDDIR/realtimectl/realtimectl}
 RT_CLIENT=${RT_CLIENT:-$TOP_BUILDDIR/tests/integration/rt-client}
 
@@ -13,6 +16,7 @@ RT_CLIENT=${RT_CLIENT:-$TOP_BUILDDIR/tests/integration/rt-client}
 integ_require_daemon()
 {
 	[ -x "$REALTIMED" ] || skip "realtimed is not built ($REALTIMED); build with -Ddaemon=enabled"
+	[ -x "$REALTIMED_NSS_HELPER" ] || skip "realtimed-nss is not built ($REALTIMED_NSS_HELPER)"
 	[ -x "$RT_CLIENT" ] || skip "the test client is not built ($RT_CLIENT)"
 }
 

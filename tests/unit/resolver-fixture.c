@@ -3,96 +3,57 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "check-main.h"
-#include "nss-helper.h"
+#include "fake-directory.h"
 #include "resolver-fixture.h"
 #include "time-util.h"
 
-/* The fake directory, in memory shared with the NSS helper: the lookups
- * run there, in a child forked when the test's resolver started its
- * first one, and must see what the test changes later. Hangs for
- * `hang_uid` (or every uid) until released; fails every lookup with
- * `fail_error` while that is set (down: -EIO; the user deleted: -ESRCH);
- * aborts for `crash_uid`; sends `send` on the helper's socket for
- * `send_uid`. Each field is read and written whole (atomics): no lock
- * that a helper killed in a lookup could leave taken. */
-typedef struct FakeDirectory {
-	uid_t hang_uid;
-	bool hang_all, released;
-	gid_t gid;
-	unsigned calls;
-	int fail_error;
-	uid_t crash_uid;
-	uid_t send_uid;
-	size_t send_len;
-	uint8_t send[FAKE_SEND_MAX];
-} FakeDirectory;
-
+/* The fake directory (fake-directory.h), in a file of its own for each
+ * test: a helper of the last one may still be dying with the old one. */
 static FakeDirectory *fake;
+static char fake_path[] = "/tmp/rt-fake-directory-XXXXXX";
 
-#define GET(field) __atomic_load_n(&fake->field, __ATOMIC_SEQ_CST)
-#define SET(field, v) __atomic_store_n(&fake->field, (v), __ATOMIC_SEQ_CST)
+#define GET(field) FAKE_GET(fake, field)
+#define SET(field, v) FAKE_SET(fake, field, v)
 
-/* Whether fd is the NSS helper's socket (nss-helper.h): a lookup that
- * runs anywhere else sends nothing. */
-static bool is_helper_socket(int fd)
+static void fake_unlink(void)
 {
-	int type = 0;
-	socklen_t len = sizeof(type);
-
-	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET;
-}
-
-static int fake_lookup(uid_t uid, PolicyUser **ret)
-{
-	PolicyUser *u;
-	int error;
-
-	__atomic_add_fetch(&fake->calls, 1, __ATOMIC_SEQ_CST);
-	if (uid == GET(crash_uid))
-		abort(); /* an NSS module that crashes */
-	if (uid == GET(send_uid) && is_helper_socket(NSS_HELPER_FD))
-		(void)send(NSS_HELPER_FD, fake->send, GET(send_len), MSG_NOSIGNAL);
-	while ((GET(hang_all) || uid == GET(hang_uid) || uid == GET(send_uid)) && !GET(released))
-		usleep(1000);
-	error = GET(fail_error);
-	if (error < 0)
-		return error;
-	if (uid >= NO_SUCH_UID)
-		return -ESRCH;
-	/* no ck_assert here: Check would write to its pipe's fd, which in
-	 * the helper is the socket */
-	u = calloc(1, sizeof(*u));
-	if (!u || asprintf(&u->name, "u%u", (unsigned)uid) < 0)
-		abort();
-	u->uid = uid;
-	u->gids = calloc(1, sizeof(gid_t));
-	if (!u->gids)
-		abort();
-	u->gids[0] = GET(gid);
-	u->n_gids = 1;
-	*ret = u;
-	return 0;
+	if (!fake)
+		return;
+	munmap(fake, sizeof(*fake));
+	fake = NULL;
+	(void)unlink(fake_path);
 }
 
 void fake_reset(void)
 {
-	/* a new directory for each test: a helper of the last one may
-	 * still be dying with the old one */
-	if (fake)
-		munmap(fake, sizeof(*fake));
-	fake = mmap(NULL, sizeof(*fake), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int fd;
+
+	fake_unlink();
+	memcpy(fake_path + strlen(fake_path) - 6, "XXXXXX", 6);
+	fd = mkostemp(fake_path, O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	/* the helper runs as nobody when the test runs as root */
+	ck_assert_int_eq(fchmod(fd, 0666), 0);
+	ck_assert_int_eq(ftruncate(fd, sizeof(*fake)), 0);
+	fake = mmap(NULL, sizeof(*fake), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ck_assert_ptr_ne(fake, MAP_FAILED);
-	*fake = (FakeDirectory){
-		.hang_uid = (uid_t)-1, .gid = 29, .crash_uid = (uid_t)-1, .send_uid = (uid_t)-1
-	};
+	close(fd);
+	*fake = (FakeDirectory){ .hang_uid = (uid_t)-1,
+				 .gid = 29,
+				 .fail_uid = (uid_t)-1,
+				 .slow_uid = (uid_t)-1,
+				 .crash_uid = (uid_t)-1,
+				 .send_uid = (uid_t)-1 };
+	ck_assert_int_eq(setenv(FAKE_DIRECTORY_ENV, fake_path, 1), 0);
 }
 
 void fake_set(gid_t gid, int error)
@@ -116,6 +77,22 @@ void fake_hang_all(void)
 void fake_release(void)
 {
 	SET(released, true);
+}
+
+void fake_name(const char *name)
+{
+	snprintf(fake->name, sizeof(fake->name), "%s", name);
+}
+
+void fake_fail_uid(uid_t uid)
+{
+	SET(fail_uid, uid);
+}
+
+void fake_slow(uid_t uid, unsigned usec)
+{
+	SET(slow_usec, usec);
+	SET(slow_uid, uid);
 }
 
 void fake_crash(uid_t uid)
@@ -199,6 +176,15 @@ void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata)
 sd_event *fixture_event;
 static Resolver *fixture_resolver;
 
+ResolverSettings resolver_fake_settings(uint64_t timeout_usec, uint64_t lifetime_usec,
+					unsigned threads)
+{
+	return (ResolverSettings){ .helper = NSS_HELPER_FAKE,
+				   .timeout_usec = timeout_usec,
+				   .lifetime_usec = lifetime_usec,
+				   .threads_max = threads };
+}
+
 static Resolver *resolver_with(const ResolverSettings *s)
 {
 	ck_assert_ptr_null(fixture_resolver);
@@ -209,21 +195,19 @@ static Resolver *resolver_with(const ResolverSettings *s)
 
 Resolver *resolver(uint64_t timeout_usec, uint64_t lifetime_usec, unsigned threads)
 {
-	return resolver_with(&(ResolverSettings){ .lookup = fake_lookup,
-						  .timeout_usec = timeout_usec,
-						  .lifetime_usec = lifetime_usec,
-						  .threads_max = threads });
+	ResolverSettings s = resolver_fake_settings(timeout_usec, lifetime_usec, threads);
+
+	return resolver_with(&s);
 }
 
 Resolver *resolver_stale(uint64_t timeout_usec, uint64_t lifetime_usec, uint64_t stale_wait_usec,
 			 uint64_t stale_max_usec)
 {
-	return resolver_with(&(ResolverSettings){ .lookup = fake_lookup,
-						  .timeout_usec = timeout_usec,
-						  .lifetime_usec = lifetime_usec,
-						  .threads_max = 8,
-						  .stale_wait_usec = stale_wait_usec,
-						  .stale_max_usec = stale_max_usec });
+	ResolverSettings s = resolver_fake_settings(timeout_usec, lifetime_usec, 8);
+
+	s.stale_wait_usec = stale_wait_usec;
+	s.stale_max_usec = stale_max_usec;
+	return resolver_with(&s);
 }
 
 void resolver_fixture_free(void)
@@ -233,9 +217,11 @@ void resolver_fixture_free(void)
 
 void resolver_fixture_teardown(void)
 {
-	fake_release();
+	if (fake)
+		fake_release();
 	resolver_fixture_free();
 	fixture_event = sd_event_unref(fixture_event);
+	fake_unlink();
 }
 
 void run_until(const unsigned *n, unsigned want)

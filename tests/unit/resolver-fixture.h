@@ -6,7 +6,8 @@
  * lookup, crash, or send what the test wrote in the NSS helper's place;
  * a resolver (daemon/resolver.c) over it on a loop of its own; and the
  * waits' answers recorded, run for and checked. The lookups run in the
- * NSS helper, a child process: the directory lives in shared memory.
+ * tests' NSS helper (nss-helper-fake.c), which realtimed's code execs:
+ * the directory lives in a file both map (fake-directory.h).
  */
 #pragma once
 
@@ -16,15 +17,12 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "fake-directory.h"
 #include "resolver.h"
 
-/* The fake directory has no user of this uid or above: -ESRCH. */
-#define NO_SUCH_UID 90000
-/* The largest message fake_send() sends. */
-#define FAKE_SEND_MAX (192 * 1024)
-
 /* Check fixture: a directory that answers (gid 29), hangs for no one and
- * counts no lookup yet (also with CK_FORK=no). */
+ * counts no lookup yet (also with CK_FORK=no); removed by
+ * resolver_fixture_teardown(). */
 void fake_reset(void);
 /* The directory from now on: gid for every user, or error for every
  * lookup (down: -EIO; the user deleted: -ESRCH). */
@@ -34,6 +32,12 @@ void fake_set(gid_t gid, int error);
 void fake_hang(uid_t uid);
 void fake_hang_all(void);
 void fake_release(void);
+/* From now on, every user is called name (not "uN"). */
+void fake_name(const char *name);
+/* From now on, the lookup of uid fails with -EIO. */
+void fake_fail_uid(uid_t uid);
+/* From now on, the lookup of uid takes usec. */
+void fake_slow(uid_t uid, unsigned usec);
 /* From now on, the lookup of uid aborts, as an NSS module that crashes. */
 void fake_crash(uid_t uid);
 /* The lookup of uid sends msg on the NSS helper's socket, as realtimed
@@ -63,6 +67,10 @@ void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata);
 /* The loop of the test's resolver. */
 extern sd_event *fixture_event;
 
+/* Settings for a resolver whose lookups run in the tests' helper, over
+ * the fake directory (fake_reset() first). */
+ResolverSettings resolver_fake_settings(uint64_t timeout_usec, uint64_t lifetime_usec,
+					unsigned threads);
 /* The test's resolver (one per test) over the fake directory, on a new
  * fixture_event; freed by resolver_fixture_teardown(). */
 Resolver *resolver(uint64_t timeout_usec, uint64_t lifetime_usec, unsigned threads);

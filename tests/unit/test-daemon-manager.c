@@ -28,6 +28,7 @@
 #include "bus-dispatch.h"
 #include "check-main.h"
 #include "daemon-fixture.h"
+#include "resolver-fixture.h"
 #include "manager.h"
 #include "users.h"
 #include "pidfd.h"
@@ -85,14 +86,24 @@ void *__wrap_calloc(size_t nmemb, size_t size)
 	return __real_calloc(nmemb, size);
 }
 
+/* The resolver tests below: every user of the fake directory is
+ * "rtfake"; fake_hang_all() stalls it (the resolver waits 200 ms). */
 static void setup(void)
 {
 	fixture_setup();
+	fake_reset();
+	fake_name("rtfake");
 	memset(signals, 0, sizeof(signals));
 	n_signals = n_demoted = 0;
 	rtkit_serve_calls = 0;
 	rtkit_served = -1;
 	fail_nmemb = failed_callocs = 0;
+}
+
+static void teardown(void)
+{
+	fixture_teardown();
+	resolver_fixture_teardown();
 }
 
 /* Writes text as the policy and reloads it: manager_reload()'s answer. */
@@ -142,41 +153,20 @@ START_TEST(test_reload_demotes_disallowed)
 }
 END_TEST
 
-/* The fake directory of the resolver tests below: the running user is
- * "rtfake"; with fake_hang its lookup sleeps 2 s (the resolver waits 200 ms). */
-static bool fake_hang;
-
-static int fake_lookup(uid_t uid, PolicyUser **ret)
-{
-	PolicyUser *u;
-
-	if (fake_hang)
-		sleep(2);
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u->uid = uid;
-	u->name = strdup("rtfake");
-	*ret = u;
-	return 0;
-}
-
 /* init_two() with a resolver, then a reload whose [Default] allows nice 10
  * and whose [User rtfake] allows nice 0. Runs the loop until a demotion
  * came or the lookup ended (3 s at most); returns how long that took. */
 static uint64_t reload_with_resolver(Daemon *d, Sleeper *low, Sleeper *high, bool hang)
 {
-	ResolverSettings rs = { .lookup = fake_lookup,
-				.timeout_usec = 200 * USEC_PER_MSEC,
-				.lifetime_usec = 5 * USEC_PER_SEC,
-				.threads_max = 2 };
+	ResolverSettings rs = resolver_fake_settings(200 * USEC_PER_MSEC, 5 * USEC_PER_SEC, 2);
 	const PolicyUser *u;
 	uint64_t start, end;
 	char *error = NULL;
 
 	init_two(d, low, high);
 	ck_assert_int_eq(resolver_new(d->event, &rs, &d->resolver), 0);
-	fake_hang = hang;
+	if (hang)
+		fake_hang_all();
 	fixture_write(fixture_conf, "[Default]\nNice=10\n[User rtfake]\nNice=0\n");
 	start = now_usec(CLOCK_MONOTONIC);
 	ck_assert_int_ge(manager_reload(d, &error), 0);
@@ -231,10 +221,7 @@ END_TEST
 START_TEST(test_reload_more_users_than_entries)
 {
 	const SchedState before = { .policy = SCHED_IDLE, .nice = 12 };
-	ResolverSettings rs = { .lookup = fake_lookup,
-				.timeout_usec = 5 * USEC_PER_SEC,
-				.lifetime_usec = 60 * USEC_PER_SEC,
-				.threads_max = 2 };
+	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 60 * USEC_PER_SEC, 2);
 	enum { N = RESOLVER_CACHE_SIZE + 44 };
 	char *error = NULL;
 	uint64_t end;
@@ -252,7 +239,6 @@ START_TEST(test_reload_more_users_than_entries)
 				 0);
 	}
 	ck_assert_int_eq(resolver_new(d.event, &rs, &d.resolver), 0);
-	fake_hang = false;
 	ck_assert_int_ge(reload_with(&d, "[Default]\nNice=10\n[User rtfake]\nNice=0\n", &error), 0);
 	end = now_usec(CLOCK_MONOTONIC) + 2 * USEC_PER_SEC;
 	while (n_demoted == 0 && resolver_n_lookups(d.resolver) < N &&
@@ -391,5 +377,5 @@ int main(void)
 			    test_reload_resolved_keeps_grants, test_reload_more_users_than_entries,
 			    test_broken_reload_keeps_policy, test_reset_thread_then_process,
 			    test_canary_fired, test_demote_without_memory),
-		setup, fixture_teardown);
+		setup, teardown);
 }

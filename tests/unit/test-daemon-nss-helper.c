@@ -2,14 +2,15 @@
 /*
  * Unit tests for daemon/resolver.c's NSS helper (nss-helper.c), over the
  * fake directory of resolver-fixture.c, whose lookups run in it: the
- * helper runs without uid 0, capabilities, fds or signal handlers of
- * realtimed's (as /proc shows it); one that dies in a lookup, or sends
+ * helper is the program exec'd, and runs without uid 0, capabilities, fds
+ * or signal handlers of realtimed's (as /proc shows it); one that dies in a lookup, or sends
  * what realtimed did not ask for (malformed, a uid not asked, too many
  * groups, an unterminated name, ...), is logged once and replaced, the
  * lookups it was asked fail, the next one works; a helper that crashes at
  * each lookup is restarted after pauses that double, not in a loop; one
- * that does not read its socket is killed all the same; and one lost
- * while a wait is being answered leaves the cache whole.
+ * that does not read its socket is killed all the same; one lost
+ * while a wait is being answered leaves the cache whole; and a helper
+ * program that cannot be exec'd fails realtimed's start, said in the log.
  */
 #include <check.h>
 #include <dirent.h>
@@ -73,6 +74,7 @@ START_TEST(test_helper_unprivileged)
 	unsigned n_fds = 0;
 	struct stat st;
 	Answer a = {};
+	ssize_t len;
 	pid_t pid;
 	DIR *d;
 
@@ -109,6 +111,12 @@ START_TEST(test_helper_unprivileged)
 	expect_field(pid, "Name", "realtimed-nss");
 	if (!root)
 		return;
+	/* a program of its own, not a copy of the test's memory */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	len = readlink(path, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(len, 0);
+	buf[len] = '\0';
+	ck_assert_str_eq(strrchr(buf, '/'), "/nss-helper-fake");
 	/* not dumpable: its /proc files are root's, not its own uid's */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	ck_assert_int_eq(stat(path, &st), 0);
@@ -504,14 +512,32 @@ START_TEST(test_helper_malformed)
 }
 END_TEST
 
+/* A helper program that is not there: resolver_start() fails, and the
+ * log says which step did and why. */
+START_TEST(test_helper_exec_fails)
+{
+	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	_cleanup_(resolver_freep) Resolver *r = NULL;
+
+	log_capture();
+	rs.helper = "/nonexistent/realtimed-nss";
+	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
+	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), 0);
+	ck_assert_int_eq(resolver_start(r), -ECHILD);
+	ck_assert_uint_eq(
+		log_count_lines("could not start (open the program: No such file or directory)"),
+		1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("daemon-nss-helper");
-	TCase *tc =
-		check_add_case(s, "helper",
-			       CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
-					   test_helper_restarts_paced, test_helper_answers_twice,
-					   test_helper_lost_while_answering));
+	TCase *tc = check_add_case(
+		s, "helper",
+		CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
+			    test_helper_restarts_paced, test_helper_answers_twice,
+			    test_helper_lost_while_answering, test_helper_exec_fails));
 
 	tcase_add_loop_test(tc, test_helper_dies_mid_lookup, 0, 2);
 	tcase_add_loop_test(tc, test_helper_malformed, 0, ELEMENTSOF(malformed));

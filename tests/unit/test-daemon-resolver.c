@@ -6,7 +6,7 @@
  * in flight at the flush, or a wait due to be answered from a result the
  * flush ends, is asked again); a result that expires while its waits are
  * answered starts a lookup of its own. Its lookups on worker threads:
- * test-daemon-nss-helper-child.c; the last good answer:
+ * test-nss-helper-run.c; the last good answer:
  * test-daemon-resolver-stale.c; the NSS helper they run in:
  * test-daemon-nss-helper.c.
  */

@@ -14,30 +14,11 @@
 #include <unistd.h>
 
 #include "check-main.h"
-#include "resolver.h"
+#include "resolver-fixture.h"
 #include "user-wait.h"
 
-#define NO_SUCH_UID 90000 /* and above: no such user */
-#define FAILING_UID 2000  /* the lookup fails with EIO */
-#define SLOW_UID 3000	  /* the lookup takes 300 ms */
-
-static int fake_lookup(uid_t uid, PolicyUser **ret)
-{
-	PolicyUser *u;
-
-	if (uid >= NO_SUCH_UID)
-		return -ESRCH;
-	if (uid == FAILING_UID)
-		return -EIO;
-	if (uid == SLOW_UID)
-		usleep(300 * 1000);
-	u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u->uid = uid;
-	*ret = u;
-	return 0;
-}
+#define FAILING_UID 2000 /* the lookup fails with EIO */
+#define SLOW_UID 3000	 /* the lookup takes 300 ms */
 
 typedef struct Work {
 	UserWait *wait;
@@ -58,7 +39,7 @@ static void on_each(uid_t uid, int error, void *userdata)
 	}
 }
 
-static void on_done(int error, uid_t error_uid, void *userdata)
+static void work_done(int error, uid_t error_uid, void *userdata)
 {
 	Work *w = userdata;
 
@@ -74,15 +55,15 @@ static void on_free(void *userdata)
 	w->freed++;
 }
 
-static const UserWaitOps ops = { .each = on_each, .done = on_done, .free_userdata = on_free };
+static const UserWaitOps ops = { .each = on_each, .done = work_done, .free_userdata = on_free };
 
 static void daemon_init(Daemon *d)
 {
-	ResolverSettings rs = { .lookup = fake_lookup,
-				.timeout_usec = 5 * USEC_PER_SEC,
-				.lifetime_usec = 5 * USEC_PER_SEC,
-				.threads_max = 4 };
+	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 4);
 
+	fake_reset();
+	fake_fail_uid(FAILING_UID);
+	fake_slow(SLOW_UID, 300 * 1000);
 	*d = (Daemon){};
 	ck_assert_int_ge(sd_event_new(&d->event), 0);
 	ck_assert_int_eq(resolver_new(d->event, &rs, &d->resolver), 0);
@@ -92,6 +73,7 @@ static void daemon_fini(Daemon *d)
 {
 	d->resolver = resolver_free(d->resolver);
 	d->event = sd_event_unref(d->event);
+	resolver_fixture_teardown();
 }
 
 /* Runs the loop until w is done (3 s at most). */

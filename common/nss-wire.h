@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The messages between realtimed and its NSS helper (nss-helper.h), one
+ * The messages between realtimed and its NSS helper, realtimed-nss, one
  * per SOCK_SEQPACKET message: realtimed asks a uid (NSS_WIRE_ASK), the
  * helper says once that it is ready (NSS_WIRE_READY), then answers each uid
  * it was asked (NSS_WIRE_ANSWER): a header, n_gids gids, then the user's
  * name and each group's name, each string a byte 0 (none) or 1 followed by
- * its bytes and a NUL. Host byte order: both ends are one program.
- *
- * Every answer is hostile: nss_wire_decode() accepts only a message that
- * is exactly what nss_wire_encode() could have written within the bounds
- * below, and says why it refused one. Pure: no I/O, no logging.
+ * its bytes and a NUL. Host byte order: both ends are built together.
+ * The encoders are the helper's (and READY also realtimed's forked child's,
+ * when it cannot start the helper); realtimed reads every message as
+ * hostile (daemon/nss-decode.h). Pure: no I/O, no logging.
  */
 #pragma once
 
@@ -27,6 +26,11 @@
 /* The largest message: the helper answers -E2BIG for a user that does not
  * fit (gids and names of NSS_WIRE_GROUPS_MAX groups of 26 bytes do). */
 #define NSS_WIRE_MESSAGE_MAX (128 * 1024)
+/* The helper's end of the socket, in the helper. */
+#define NSS_HELPER_FD 3
+/* Lookups asked and not answered yet, at most: one per cache entry of
+ * realtimed's resolver (RESOLVER_CACHE_SIZE). */
+#define NSS_HELPER_LOOKUPS_MAX 256
 
 typedef enum NssWireKind {
 	NSS_WIRE_ASK = 1,
@@ -46,18 +50,6 @@ typedef struct NssWireHeader {
  * NSS_WIRE_GROUPS_MAX groups, or more than size bytes). */
 ssize_t nss_wire_encode(uid_t uid, int error, const PolicyUser *u, void *buf, size_t size);
 /* READY: uid the helper's, error 0 when it is ready, else what failed
- * (step, sent as none when longer than a name) and -errno. Its length. */
+ * (step, sent as none when longer than a name) and -errno. Its length;
+ * size is at least NSS_WIRE_NAME_MAX + 32. */
 size_t nss_wire_encode_ready(uid_t uid, int error, const char *step, void *buf, size_t size);
-
-/* The message buf[0..len) into *ret: its kind, uid and error, and for an
- * ANSWER with error 0 the user (the caller's to free), for READY the step.
- * 0, or -EBADMSG with *ret_why saying what was wrong (a static string), or
- * -ENOMEM. */
-typedef struct NssWireMessage {
-	NssWireKind kind;
-	uid_t uid;
-	int error;
-	PolicyUser *user;
-	char step[NSS_WIRE_NAME_MAX];
-} NssWireMessage;
-int nss_wire_decode(const void *buf, size_t len, NssWireMessage *ret, const char **ret_why);

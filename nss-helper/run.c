@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The NSS helper's side, in the forked child; see nss-helper-child.h, and
- * for what it drops and why realtimed(8), PROCESSES AND PRIVILEGES. Its
- * main thread reads the lookups asked and queues them for its worker
- * threads, which it starts on demand up to threads_max (a lookup hung in
- * NSS holds one worker, not all); it sends their answers, never blocking
- * on realtimed.
+ * realtimed-nss's main thread and workers; see run.h. The main thread
+ * reads the lookups asked and queues them for the worker threads, which it
+ * starts on demand up to threads_max (a lookup hung in NSS holds one
+ * worker, not all); it sends their answers, never blocking on realtimed.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "macro.h"
-#include "nss-helper-child.h"
-#include "nss-helper.h"
 #include "nss-wire.h"
+#include "run.h"
 
 /* One lookup: queued by the main thread, run by a worker, handed back. */
 typedef struct Job {
@@ -36,7 +35,7 @@ typedef struct Helper {
 	/* shared with the workers, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	resolver_lookup_t lookup;
+	nss_lookup_t lookup;
 	unsigned threads_max, n_threads, n_idle;
 	Job *queue, **queue_tail;
 	size_t n_queued;
@@ -107,8 +106,8 @@ static void helper_queue(Helper *h, Job *j)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Every signal at its default, none blocked: nothing of realtimed's
- * signal handling is the helper's. */
+/* Every signal at its default, none blocked: realtimed's keeper thread
+ * forked it with all blocked, and ignored ones stay so through exec. */
 static void signals_reset(void)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -122,63 +121,26 @@ static void signals_reset(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* The socket *fd as NSS_HELPER_FD, /dev/null as 0, 1 and 2 (so that a
- * module that writes to stderr writes nowhere, not into a file it opened),
- * and no other fd: realtimed's bus, pidfds and files stay its own. */
-static int fds_reset(int *fd, const char **ret_step)
+/* Whether the process is what realtimed's child made it before exec: no
+ * uid 0, no capability, no_new_privs. Else *ret_step says what is wrong. */
+static bool unprivileged(const char **ret_step)
 {
-	int null;
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = {};
+	uid_t r, e, s;
 
-	*ret_step = "dup3 the socket";
-	if (*fd != NSS_HELPER_FD && dup3(*fd, NSS_HELPER_FD, O_CLOEXEC) < 0)
-		return -errno;
-	*fd = NSS_HELPER_FD;
-	*ret_step = "open /dev/null";
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0)
-		return -errno;
-	*ret_step = "dup2 /dev/null";
-	for (int i = 0; i <= 2; i++)
-		if (null != i && dup2(null, i) < 0)
-			return -errno;
-	*ret_step = "close_range";
-	if (close_range(NSS_HELPER_FD + 1, ~0U, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-/* Everything the helper drops before it loads NSS. */
-static int helper_setup(int *fd, const char **ret_step)
-{
-	int k;
-
-	signals_reset();
-	k = fds_reset(fd, ret_step);
-	if (k < 0)
-		return k;
-	*ret_step = "chdir /";
-	if (chdir("/") < 0)
-		return -errno;
-	k = caps_drop_all(NSS_HELPER_UID, NSS_HELPER_GID, ret_step);
-	if (k < 0)
-		return k;
-	*ret_step = "PR_SET_NO_NEW_PRIVS";
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	/* not ptraceable by other processes of nobody, no core dump; set
-	 * after the drop, which resets it */
-	*ret_step = "PR_SET_DUMPABLE";
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		return -errno;
-	/* killed when the thread of realtimed that forked it ends; set after
-	 * the drop, which clears it. Until now no NSS code ran, and a
-	 * realtimed that is gone meanwhile closed the socket: the loop
-	 * below ends at once. */
-	*ret_step = "PR_SET_PDEATHSIG";
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return -errno;
-	(void)prctl(PR_SET_NAME, "realtimed-nss", 0, 0, 0);
-	return 0;
+	*ret_step = "runs as uid 0";
+	if (getresuid(&r, &e, &s) < 0 || r == 0 || e == 0 || s == 0)
+		return false;
+	/* ambient ones are permitted ones too */
+	*ret_step = "holds capabilities";
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		return false;
+	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
+		if (caps[i].effective || caps[i].permitted || caps[i].inheritable)
+			return false;
+	*ret_step = "runs without no_new_privs";
+	return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 }
 
 /* The requests waiting in the socket, each queued for a worker. */
@@ -243,39 +205,60 @@ static void helper_send(Helper *h)
 	}
 }
 
-_Noreturn void nss_helper_child_run(int fd, resolver_lookup_t lookup, unsigned threads_max)
+_Noreturn void nss_helper_run(int argc, char **argv, nss_lookup_t lookup)
 {
 	/* the workers' too: this frame lives as long as the helper */
 	Helper h = { .lock = PTHREAD_MUTEX_INITIALIZER,
 		     .cond = PTHREAD_COND_INITIALIZER,
 		     .lookup = lookup,
-		     .threads_max = threads_max,
 		     .queue_tail = &h.queue,
 		     .efd = -EBADF,
+		     .fd = NSS_HELPER_FD,
 		     .buf = malloc(NSS_WIRE_MESSAGE_MAX) };
 	const char *step = NULL;
+	char *end = NULL;
+	int k = 0, sndbuf = NSS_WIRE_MESSAGE_MAX;
 	size_t len;
-	int k, sndbuf = NSS_WIRE_MESSAGE_MAX;
 
-	k = helper_setup(&fd, &step);
+	signals_reset();
+	if (!unprivileged(&step)) {
+		fprintf(stderr,
+			"realtimed-nss: %s; it runs only as realtimed's NSS helper, "
+			"without privileges (realtimed(8))\n",
+			step);
+		k = -EPERM;
+	}
+	if (argc == 2)
+		h.threads_max = strtoul(argv[1], &end, 10);
+	if (k == 0 && (!end || *end || h.threads_max == 0)) {
+		fprintf(stderr, "realtimed-nss: usage: realtimed-nss THREADS (run by realtimed)\n");
+		step = "its command line";
+		k = -EINVAL;
+	}
 	if (!h.buf)
 		_exit(EXIT_FAILURE);
-	h.fd = fd;
+	/* not ptraceable by other processes of its uid, no core dump: exec
+	 * made it dumpable again */
+	if (k == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		step = "PR_SET_DUMPABLE";
+		k = -errno;
+	}
+	(void)prctl(PR_SET_NAME, "realtimed-nss", 0, 0, 0);
 	/* room for the largest answer (the kernel doubles it) */
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	if (k >= 0) {
+	(void)setsockopt(h.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (k == 0) {
 		step = "eventfd";
 		h.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		k = h.efd < 0 ? -errno : 0;
 	}
 	len = nss_wire_encode_ready(getuid(), k, k < 0 ? step : NULL, h.buf, NSS_WIRE_MESSAGE_MAX);
 	/* realtimed reads the first message when the helper is ready */
-	if (send(fd, h.buf, len, MSG_NOSIGNAL) < 0 || k < 0)
+	if (send(h.fd, h.buf, len, MSG_NOSIGNAL) < 0 || k < 0)
 		_exit(EXIT_FAILURE);
 
 	for (;;) {
 		struct pollfd p[] = {
-			{ .fd = fd, .events = POLLIN | (h.out ? POLLOUT : 0) },
+			{ .fd = h.fd, .events = POLLIN | (h.out ? POLLOUT : 0) },
 			{ .fd = h.efd, .events = POLLIN },
 		};
 		eventfd_t v;

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/resolver.c's lookups on the NSS helper's worker
- * threads (nss-helper-child.c), over the fake directory of
- * resolver-fixture.c, which can hang: one lookup per uid in flight (later
- * waits join it), a hung lookup holds one thread and others go on, a wait
- * ends with -ETIMEDOUT after the timeout (the late result is cached), the
- * pool, the cache and the waits are bounded, and waits never answered are
- * freed with the resolver.
+ * Unit tests for the NSS helper's worker threads (nss-helper/run.c), in
+ * the tests' helper that realtimed's resolver execs, over the fake
+ * directory of resolver-fixture.c, which can hang: one lookup per uid in
+ * flight (later waits join it), a hung lookup holds one thread and others
+ * go on, a wait ends with -ETIMEDOUT after the timeout (the late result is
+ * cached), the pool, the cache and the waits are bounded, and waits never
+ * answered are freed with the resolver. And the helper started with
+ * privileges refuses to run, and says so in its READY message.
  */
 #include <check.h>
 #include <errno.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check-main.h"
+#include "nss-decode.h"
 #include "resolver-fixture.h"
 
 /* Three waits for one uid while its lookup hangs: one lookup, three answers. */
@@ -131,10 +135,47 @@ START_TEST(test_free_pending)
 }
 END_TEST
 
+/* Exec'd as root (not by realtimed's child, which drops it): READY with
+ * -EPERM and what is wrong, exit status 1, no lookup. */
+START_TEST(test_refuses_root)
+{
+	ResolverSettings rs = resolver_fake_settings(0, 0, 8);
+	static uint8_t buf[NSS_WIRE_MESSAGE_MAX];
+	const char *why = NULL;
+	NssWireMessage m;
+	int sv[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (getuid() != 0)
+		return; /* only root can start it as root */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (dup2(sv[1], NSS_HELPER_FD) >= 0)
+			execl(rs.helper, "realtimed-nss", "8", (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	n = recv(sv[0], buf, sizeof(buf), 0);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(nss_wire_decode(buf, n, &m, &why), 0);
+	ck_assert_int_eq(m.kind, NSS_WIRE_READY);
+	ck_assert_int_eq(m.error, -EPERM);
+	ck_assert_str_eq(m.step, "runs as uid 0");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_uint_eq(fake_n_calls(), 0);
+	close(sv[0]);
+}
+END_TEST
+
 int main(void)
 {
-	return resolver_check_run("daemon-nss-helper-child", "pool",
+	return resolver_check_run("nss-helper-run", "pool",
 				  CHECK_TESTS(test_one_lookup_per_uid,
 					      test_hung_lookup_blocks_no_one_else, test_timeout,
-					      test_bounded, test_free_pending));
+					      test_bounded, test_free_pending, test_refuses_root));
 }
