@@ -19,6 +19,8 @@
 #include "policy.h"
 
 /* The most groups an answer carries: a user in more gets -E2BIG. */
+/* The name (comm) of the helper's worker threads, as ps -L shows them */
+#define NSS_HELPER_WORKER_NAME "rtd-nss-worker"
 #define NSS_WIRE_GROUPS_MAX 4096
 /* The longest name with its NUL; a longer one is sent as none (it could
  * match no section of realtime.conf(5) either way). */

@@ -53,6 +53,8 @@ static void *worker_main(void *userdata)
 {
 	Helper *h = userdata;
 
+	/* as ps -L and the tests tell the workers from the rest */
+	(void)prctl(PR_SET_NAME, NSS_HELPER_WORKER_NAME, 0, 0, 0);
 	pthread_mutex_lock(&h->lock);
 	for (;;) {
 		Job *j;

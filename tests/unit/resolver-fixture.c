@@ -13,6 +13,7 @@
 
 #include "check-main.h"
 #include "fake-directory.h"
+#include "nss-wire.h"
 #include "resolver-fixture.h"
 #include "time-util.h"
 
@@ -143,20 +144,31 @@ pid_t helper_pid(void)
 
 unsigned helper_n_threads(void)
 {
-	char path[64], line[128];
+	char path[320], comm[32];
 	pid_t pid = helper_pid();
 	unsigned n = 0;
-	FILE *f;
+	struct dirent *de;
+	DIR *dir;
 
 	ck_assert_int_gt(pid, 0);
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f) && sscanf(line, "Threads: %u", &n) != 1)
-		;
-	fclose(f);
-	ck_assert_uint_gt(n, 0);
-	return n - 1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	ck_assert_ptr_nonnull(dir);
+	/* the workers, by their name: not the main thread, nor a sanitizer's */
+	while ((de = readdir(dir))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, de->d_name);
+		f = fopen(path, "re");
+		if (f && fgets(comm, sizeof(comm), f) && streq(comm, NSS_HELPER_WORKER_NAME "\n"))
+			n++;
+		if (f)
+			fclose(f);
+	}
+	closedir(dir);
+	return n;
 }
 
 void on_done(uid_t uid, int error, const PolicyUser *u, void *userdata)

@@ -48,7 +48,7 @@ unsigned fake_n_calls(void);
 /* The NSS helper of the test's resolver (the test process's only
  * child), 0 when none runs. */
 pid_t helper_pid(void);
-/* Its worker threads, as /proc shows them (all but its main thread). */
+/* Its worker threads, as /proc shows them (NSS_HELPER_WORKER_NAME). */
 unsigned helper_n_threads(void);
 
 /* What the waits got: how many answers, and the last one's error, the
