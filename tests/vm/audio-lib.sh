@@ -214,8 +214,10 @@ audio_net_up()
 		AUDIO_NET_TPIDS="$AUDIO_NET_TPIDS $_t"
 		note "NIC IRQ $_irq: thread $(cat "/proc/$_t/comm") $(sched_name_of "$_t"), CPU $(cat "/proc/irq/$_irq/effective_affinity_list" 2>/dev/null)"
 	done
-	wait_for 10 busybox ping -c 1 -W 1 ${AUDIO_NET_GWS%% *} >/dev/null ||
-		{ fail "the user network's gateway does not answer ping"; finish; }
+	for _gw in $AUDIO_NET_GWS; do
+		wait_for 10 busybox ping -c 1 -W 1 "$_gw" >/dev/null ||
+			{ fail "the user network's gateway $_gw does not answer ping"; finish; }
+	done
 }
 
 # audio_irq_net: the interrupts of the NICs so far.
