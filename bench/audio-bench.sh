@@ -22,7 +22,10 @@
 # disturbance (audio-lib.sh's AUDIO_DISTURB: parts joined by "+": cpu,
 # stress-ng; io, 9p reads; net, ping floods over virtio NICs, whose IRQ
 # threads run at FIFO 50); with net the boots get VM_NET NICs (default 2,
-# one per vCPU's RX interrupt). Prints the audio-result lines and, per
+# one per vCPU's RX interrupt). CARD_IRQ=50 puts the sound card's IRQ
+# thread back to 50 in realtimed's PipeWire rounds too (AUDIO_PW_CARD_IRQ in
+# audio-pipewire.sh), so that PipeWire's priority is all that differs
+# from rtkit's rounds. Prints the audio-result lines and, per
 # kernel, a table of the sums; with RESULTS=1 writes them into the
 # "## Audio: xruns and dropouts" section of bench/RESULTS.md (with another
 # DISTURB, "## Audio: xruns and dropouts, disturbance DISTURB"), with the
@@ -69,8 +72,8 @@ for k in $KERNELS; do
 	TOP_BUILDDIR=$BUILD \
 		AUDIO_ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH AUDIO_JACK_PERIOD=$PERIOD \
 		AUDIO_JACK_NPERIODS=$NPERIODS AUDIO_PW_QUANTUM=$QUANTUM AUDIO_JACK_SIDES=$SIDES \
-		AUDIO_DISTURB=$DISTURB \
-		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES AUDIO_DISTURB" \
+		AUDIO_DISTURB=$DISTURB AUDIO_PW_CARD_IRQ=${CARD_IRQ:-} \
+		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES AUDIO_DISTURB AUDIO_PW_CARD_IRQ" \
 		"$TOP_SRCDIR/tests/vm/run-vm.sh" --kernel-package "$pkg" --label "$k" --timeout 3000 \
 		$paths >"$work/$k.tap" 2>&1 || status=1
 	grep -q '^not ok' "$work/$k.tap" && status=1
@@ -123,7 +126,7 @@ table()
 {
 	echo "Measured $(date -u +%Y-%m-%d) by"
 	echo "\`flock /tmp/rt-heavy.lock env ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH PERIOD=$PERIOD" \
-		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\" DISTURB=$DISTURB${VM_NET:+ VM_NET=$VM_NET}${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
+		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\" DISTURB=$DISTURB${VM_NET:+ VM_NET=$VM_NET}${CARD_IRQ:+ CARD_IRQ=$CARD_IRQ}${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
 	echo "(TCG, 2 vCPUs on the host's $(nproc) CPUs; the host's load average $load0 before, $load1 after)."
 	what=
 	case "+$DISTURB+" in *+cpu+*) what="$what, stress-ng --cpu on every vCPU" ;; esac
@@ -132,6 +135,7 @@ table()
 	echo "Sums over the rounds, each ${SECONDS_EACH} s idle and ${SECONDS_EACH} s under the disturbance $DISTURB (${what#, });"
 	echo "xruns as the server reported them, dropouts as wav-dropouts found them in the"
 	echo "card's WAV file; the interrupt rates are the loaded stretches' mean."
+	[ -z "${CARD_IRQ:-}" ] || echo "The card's IRQ thread at FIFO $CARD_IRQ in realtimed's PipeWire rounds too (CARD_IRQ)."
 	for k in $KERNELS; do
 		echo
 		echo "Kernel $k ($(sed -n 's/.*kernel=\([^ ]*\).*/\1/p' "$work/$k.results" | head -n 1)):"
@@ -144,6 +148,7 @@ cat "$work/section"
 if [ "${RESULTS:-0}" = 1 ]; then
 	heading="Audio: xruns and dropouts"
 	[ "$DISTURB" = cpu+io ] || heading="$heading, disturbance $DISTURB"
+	[ -z "${CARD_IRQ:-}" ] || heading="$heading, card IRQ thread at $CARD_IRQ"
 	python3 "$TOP_SRCDIR/bench/results-section.py" "$TOP_SRCDIR/bench/RESULTS.md" \
 		"$heading" "$work/section"
 fi
