@@ -18,10 +18,18 @@
 # (default 512 x 3) and PipeWire at QUANTUM (default 1024).
 # VM_QEMU_ARGS reaches QEMU (e.g. "-icount shift=1,sleep=off": the guest's
 # clock counts its instructions, so that the host's load no longer
-# reaches the guest's timing). Prints the audio-result lines and, per
+# reaches the guest's timing). DISTURB (default cpu+io) is the
+# disturbance (audio-lib.sh's AUDIO_DISTURB: parts joined by "+": cpu,
+# stress-ng; io, 9p reads; net, ping floods over virtio NICs, whose IRQ
+# threads run at FIFO 50); with net the boots get VM_NET NICs (default 2,
+# one per vCPU's RX interrupt). CARD_IRQ=50 puts the sound card's IRQ
+# thread back to 50 in realtimed's PipeWire rounds too (AUDIO_PW_CARD_IRQ in
+# audio-pipewire.sh), so that PipeWire's priority is all that differs
+# from rtkit's rounds. Prints the audio-result lines and, per
 # kernel, a table of the sums; with RESULTS=1 writes them into the
-# "## Audio: xruns and dropouts" section of bench/RESULTS.md (with the
-# command, the host's load and the date). Exits 1 when a boot failed.
+# "## Audio: xruns and dropouts" section of bench/RESULTS.md (with another
+# DISTURB, "## Audio: xruns and dropouts, disturbance DISTURB"), with the
+# command, the host's load and the date. Exits 1 when a boot failed.
 
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 export TOP_SRCDIR
@@ -37,6 +45,10 @@ QUANTUM=${QUANTUM:-1024}
 SIDES=${SIDES:-granted granted-nocanary refused}
 # the guest scripts to run (names in tests/vm/guest)
 SCRIPTS=${SCRIPTS:-audio-jack audio-pipewire}
+DISTURB=${DISTURB:-cpu+io}
+case "+$DISTURB+" in
+*+net+*) export VM_NET="${VM_NET:-2}" ;;
+esac
 
 [ "$(id -u)" = 0 ] || { echo "run as root (the VM tier needs it)" >&2; exit 77; }
 [ -x "$BUILD/tests/audio/wav-dropouts" ] || { echo "the audio tools are not built in $BUILD" >&2; exit 77; }
@@ -51,7 +63,7 @@ for k in $KERNELS; do
 	6.12) pkg=linux-image-6.12-amd64 ;;
 	*) pkg=linux-image-amd64 ;;
 	esac
-	echo "=== $k: $ROUNDS round(s) of ${SECONDS_EACH}s, jackd ${PERIOD}x$NPERIODS, PipeWire $QUANTUM"
+	echo "=== $k: $ROUNDS round(s) of ${SECONDS_EACH}s, jackd ${PERIOD}x$NPERIODS, PipeWire $QUANTUM, disturbance $DISTURB"
 	paths=
 	for s in $SCRIPTS; do
 		paths="$paths $TOP_SRCDIR/tests/vm/guest/$s.sh"
@@ -60,7 +72,8 @@ for k in $KERNELS; do
 	TOP_BUILDDIR=$BUILD \
 		AUDIO_ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH AUDIO_JACK_PERIOD=$PERIOD \
 		AUDIO_JACK_NPERIODS=$NPERIODS AUDIO_PW_QUANTUM=$QUANTUM AUDIO_JACK_SIDES=$SIDES \
-		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES" \
+		AUDIO_DISTURB=$DISTURB AUDIO_PW_CARD_IRQ=${CARD_IRQ:-} \
+		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES AUDIO_DISTURB AUDIO_PW_CARD_IRQ" \
 		"$TOP_SRCDIR/tests/vm/run-vm.sh" --kernel-package "$pkg" --label "$k" --timeout 3000 \
 		$paths >"$work/$k.tap" 2>&1 || status=1
 	grep -q '^not ok' "$work/$k.tap" && status=1
@@ -85,19 +98,27 @@ table()
 		if (f["dropouts"] == "-") nosine[key, f["load"]]++
 		else d[key, f["load"]] += f["dropouts"]
 		r[key, f["load"]]++
-		if (f["load"] == "loaded") { cpu[key] += f["realtimed_us"]; wd[key] += f["watchdog_us"] }
+		if (f["load"] == "loaded") {
+			cpu[key] += f["realtimed_us"]; wd[key] += f["watchdog_us"]
+			irq[key] += f["irqs_per_s"]
+			if ("net_irqs_per_s" in f) { net = 1; nirq[key] += f["net_irqs_per_s"]; nms[key] += f["net_irq_thread_ms"] }
+		}
+		delete f
 	}
 	END {
-		print "| server | buffer | served by | rounds | idle: xruns | idle: dropouts | loaded: xruns | loaded: dropouts | loaded: realtimed CPU ms (watchdog) |"
-		print "|---|---|---|---|---|---|---|---|---|"
+		printf "| server | buffer | served by | rounds | idle: xruns | idle: dropouts | loaded: xruns | loaded: dropouts | loaded: realtimed CPU ms (watchdog) | loaded: virtio IRQs/s |"
+		print net ? " loaded: NIC IRQs/s, NIC IRQ threads CPU ms/round |" : ""
+		print "|---|---|---|---|---|---|---|---|---|---|" (net ? "---|" : "")
 		for (i = 1; i <= n; i++) {
 			split(order[i], k, " ")
-			printf "| %s | %s | %s | %d | %d | %d%s | %d | %d%s | %.1f (%.1f) |\n", k[1], k[2], k[3],
+			rl = r[order[i], "loaded"] ? r[order[i], "loaded"] : 1
+			printf "| %s | %s | %s | %d | %d | %d%s | %d | %d%s | %.1f (%.1f) | %d |", k[1], k[2], k[3],
 				r[order[i], "idle"], x[order[i], "idle"], d[order[i], "idle"],
 				nosine[order[i], "idle"] ? " (" nosine[order[i], "idle"] " without sine)" : "",
 				x[order[i], "loaded"], d[order[i], "loaded"],
 				nosine[order[i], "loaded"] ? " (" nosine[order[i], "loaded"] " without sine)" : "",
-				cpu[order[i]] / 1000, wd[order[i]] / 1000
+				cpu[order[i]] / 1000, wd[order[i]] / 1000, irq[order[i]] / rl
+			print net ? sprintf(" %d, %d |", nirq[order[i]] / rl, nms[order[i]] / rl) : ""
 		}
 	}' "$1"
 }
@@ -105,11 +126,16 @@ table()
 {
 	echo "Measured $(date -u +%Y-%m-%d) by"
 	echo "\`flock /tmp/rt-heavy.lock env ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH PERIOD=$PERIOD" \
-		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\"${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
+		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\" DISTURB=$DISTURB${VM_NET:+ VM_NET=$VM_NET}${CARD_IRQ:+ CARD_IRQ=$CARD_IRQ}${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
 	echo "(TCG, 2 vCPUs on the host's $(nproc) CPUs; the host's load average $load0 before, $load1 after)."
-	echo "Sums over the rounds, each ${SECONDS_EACH} s idle and ${SECONDS_EACH} s under stress-ng --cpu on every vCPU"
-	echo "and 9p reads; xruns as the server reported them, dropouts as wav-dropouts found them in the"
-	echo "card's WAV file."
+	what=
+	case "+$DISTURB+" in *+cpu+*) what="$what, stress-ng --cpu on every vCPU" ;; esac
+	case "+$DISTURB+" in *+io+*) what="$what, 9p reads" ;; esac
+	case "+$DISTURB+" in *+net+*) what="$what, ping floods (one per vCPU and NIC) over $VM_NET virtio NIC(s)" ;; esac
+	echo "Sums over the rounds, each ${SECONDS_EACH} s idle and ${SECONDS_EACH} s under the disturbance $DISTURB (${what#, });"
+	echo "xruns as the server reported them, dropouts as wav-dropouts found them in the"
+	echo "card's WAV file; the interrupt rates are the loaded stretches' mean."
+	[ -z "${CARD_IRQ:-}" ] || echo "The card's IRQ thread at FIFO $CARD_IRQ in realtimed's PipeWire rounds too (CARD_IRQ)."
 	for k in $KERNELS; do
 		echo
 		echo "Kernel $k ($(sed -n 's/.*kernel=\([^ ]*\).*/\1/p' "$work/$k.results" | head -n 1)):"
@@ -120,7 +146,10 @@ table()
 echo
 cat "$work/section"
 if [ "${RESULTS:-0}" = 1 ]; then
+	heading="Audio: xruns and dropouts"
+	[ "$DISTURB" = cpu+io ] || heading="$heading, disturbance $DISTURB"
+	[ -z "${CARD_IRQ:-}" ] || heading="$heading, card IRQ thread at $CARD_IRQ"
 	python3 "$TOP_SRCDIR/bench/results-section.py" "$TOP_SRCDIR/bench/RESULTS.md" \
-		"Audio: xruns and dropouts" "$work/section"
+		"$heading" "$work/section"
 fi
 exit "$status"

@@ -11,13 +11,15 @@
 #
 # (bench/audio-bench.sh gathers these into bench/RESULTS.md's tables).
 # AUDIO_ROUNDS and AUDIO_SECONDS (the bench passes them in through
-# VM_PASS_ENV) say how many alternating rounds to play and for how long.
+# VM_PASS_ENV) say how many alternating rounds to play and for how long;
+# AUDIO_DISTURB which parts the disturbance has (audio_load_start).
 
 AUDIO_TOOLS=$TOP_BUILDDIR/tests/audio
 AUDIO_T0=$(cut -d' ' -f1 /proc/uptime)
 AUDIO_FREQ=997
 AUDIO_ROUNDS=${AUDIO_ROUNDS:-1}
 AUDIO_SECONDS=${AUDIO_SECONDS:-5}
+AUDIO_DISTURB=${AUDIO_DISTURB:-cpu+io}
 
 # audio_mark TEXT: a comment with the seconds since the script began, to
 # see where a run's time goes.
@@ -47,6 +49,21 @@ audio_require()
 	[ -x "$AUDIO_TOOLS/wav-dropouts" ] && [ -x "$AUDIO_TOOLS/jack-sine" ] ||
 		skip "the audio tools are not built ($AUDIO_TOOLS)"
 	integ_require_cmd stress-ng
+	if audio_disturb_has net; then
+		[ "${RT_VM_NET:-0}" -gt 0 ] ||
+			skip "AUDIO_DISTURB=$AUDIO_DISTURB: this boot has no NIC (run-vm.sh's VM_NET=1 or 2)"
+		integ_require_cmd busybox taskset ip
+	fi
+}
+
+# audio_disturb_has PART: true when the disturbance has PART (cpu, io,
+# net).
+audio_disturb_has()
+{
+	case "+$AUDIO_DISTURB+" in
+	*"+$1+"*) return 0 ;;
+	esac
+	return 1
 }
 
 # audio_card_wait TEST: waits (10 s) for a sound card for which the shell
@@ -168,32 +185,126 @@ audio_irq_virtio()
 	awk '/virtio/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts
 }
 
-# audio_load_start: the disturbance: stress-ng --cpu on every CPU at nice
-# 0, and an IO load that raises interrupts: reads of the host's files
-# through 9p, each answered by a virtio interrupt (whose IRQ thread runs
-# at FIFO 50 with threadirqs). audio_load_stop ends it.
-audio_load_start()
+# audio_net_up: brings up the NICs of a boot with VM_NET (run-vm.sh) once:
+# virtio_net loaded, the Nth NIC (its MAC's fifth byte N) at 10.0.(N+1).15
+# on QEMU's user network, whose gateway .2 answers ICMP echo. Sets
+# AUDIO_NET_GWS (the gateways), AUDIO_NET_DEVS (the NICs' virtio devices,
+# whose IRQs are named virtioK-input.0, -output.0, -config) and
+# AUDIO_NET_TPIDS (the IRQ threads of those IRQs), and says each thread's
+# policy.
+audio_net_up()
 {
-	_big=$(ls -S /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -n 1)
-	AUDIO_IRQS0=$(audio_irq_virtio)
-	AUDIO_LOAD_T0=$(date +%s%N)
-	stress-ng --cpu "$(nproc)" --timeout 600 >/dev/null 2>&1 &
-	AUDIO_LOAD_CPU=$!
-	integ_track "$AUDIO_LOAD_CPU"
-	sh -c 'while :; do dd if="$1" of=/dev/null bs=4k 2>/dev/null; done' sh "$_big" &
-	AUDIO_LOAD_IO=$!
-	integ_track "$AUDIO_LOAD_IO"
+	[ -z "${AUDIO_NET_DEVS:-}" ] || return 0
+	modprobe virtio_net || { fail "modprobe virtio_net failed"; finish; }
+	wait_for 10 sh -c '[ "$(ls -d /sys/bus/virtio/drivers/virtio_net/virtio* | wc -l)" -ge "$1" ]' \
+		sh "$RT_VM_NET" 2>/dev/null || { fail "$RT_VM_NET NIC(s) asked, not all appeared"; finish; }
+	AUDIO_NET_GWS='' AUDIO_NET_DEVS='' AUDIO_NET_TPIDS=''
+	for _e in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$_e/device/driver")")" = virtio_net ] || continue
+		_n=$(cut -d: -f5 "$_e/address")
+		_sub=10.0.$((_n + 1))
+		ip link set "${_e##*/}" up && ip addr add "$_sub.15/24" dev "${_e##*/}" ||
+			{ fail "cannot bring ${_e##*/} up at $_sub.15"; finish; }
+		AUDIO_NET_GWS="$AUDIO_NET_GWS $_sub.2"
+		AUDIO_NET_DEVS="$AUDIO_NET_DEVS $(basename "$(readlink -f "$_e/device")")"
+	done
+	for _irq in $(awk -v devs="$AUDIO_NET_DEVS" 'BEGIN { n = split(devs, d, " ") }
+		{ for (i = 1; i <= n; i++) if (index($NF, d[i] "-") == 1) { sub(/:/, "", $1); print $1 } }' /proc/interrupts); do
+		_t=$(audio_irq_thread "$_irq") || continue
+		AUDIO_NET_TPIDS="$AUDIO_NET_TPIDS $_t"
+		note "NIC IRQ $_irq: thread $(cat "/proc/$_t/comm") $(sched_name_of "$_t"), CPU $(cat "/proc/irq/$_irq/effective_affinity_list" 2>/dev/null)"
+	done
+	for _gw in $AUDIO_NET_GWS; do
+		wait_for 10 busybox ping -c 1 -W 1 "$_gw" >/dev/null ||
+			{ fail "the user network's gateway $_gw does not answer ping"; finish; }
+	done
 }
 
+# audio_irq_net: the interrupts of the NICs so far.
+audio_irq_net()
+{
+	awk -v devs="$AUDIO_NET_DEVS" 'BEGIN { n = split(devs, d, " ") }
+	{
+		for (k = 1; k <= n; k++)
+			if (index($NF, d[k] "-") == 1)
+				for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i
+	}
+	END { print s + 0 }' /proc/interrupts
+}
+
+# audio_net_thread_us: the CPU time (us) the NICs' IRQ threads used so far
+# (their schedstat).
+audio_net_thread_us()
+{
+	_us=0
+	for _t in $AUDIO_NET_TPIDS; do
+		_ns=$(cut -d' ' -f1 "/proc/$_t/schedstat" 2>/dev/null) || continue
+		_us=$((_us + _ns / 1000))
+	done
+	echo "$_us"
+}
+
+# audio_load_start: the disturbance, the parts AUDIO_DISTURB names
+# (default cpu+io): cpu, stress-ng --cpu on every CPU at nice 0; io, an IO
+# load that raises interrupts: reads of the host's files through 9p, each
+# answered by a virtio interrupt (whose IRQ thread runs at FIFO 50 with
+# threadirqs); net, ICMP echo floods (busybox ping -A: the next request
+# as soon as the reply came), one per CPU (taskset) and per NIC, at the
+# user network's gateway: RX interrupts all the time, whose IRQ threads
+# (FIFO 50, the NIC's receive work in them) sit between rtkit's RR 20 and
+# realtimed's FIFO 88. audio_load_stop ends it.
+audio_load_start()
+{
+	audio_disturb_has net && audio_net_up
+	AUDIO_IRQS0=$(audio_irq_virtio)
+	AUDIO_NET_IRQS0=$(audio_irq_net)
+	AUDIO_NET_US0=$(audio_net_thread_us)
+	AUDIO_LOAD_T0=$(date +%s%N)
+	AUDIO_LOAD_PIDS=
+	if audio_disturb_has cpu; then
+		stress-ng --cpu "$(nproc)" --timeout 600 >/dev/null 2>&1 &
+		AUDIO_LOAD_PIDS="$AUDIO_LOAD_PIDS $!"
+	fi
+	if audio_disturb_has io; then
+		_big=$(ls -S /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -n 1)
+		sh -c 'while :; do dd if="$1" of=/dev/null bs=4k 2>/dev/null; done' sh "$_big" &
+		AUDIO_LOAD_PIDS="$AUDIO_LOAD_PIDS $!"
+	fi
+	if audio_disturb_has net; then
+		for _gw in $AUDIO_NET_GWS; do
+			_c=0
+			while [ "$_c" -lt "$(nproc)" ]; do
+				taskset -c "$_c" busybox ping -A -q "$_gw" >/dev/null 2>&1 &
+				AUDIO_LOAD_PIDS="$AUDIO_LOAD_PIDS $!"
+				_c=$((_c + 1))
+			done
+		done
+	fi
+	for _p in $AUDIO_LOAD_PIDS; do
+		integ_track "$_p"
+	done
+}
+
+# audio_load_stop: ends the disturbance; sets AUDIO_LOAD_IRQ_RATE (the
+# virtio interrupts a second, 9p's and the NICs'), and with net
+# AUDIO_LOAD_NET_RATE (the NICs' alone) and AUDIO_LOAD_NET_MS (the CPU
+# time their IRQ threads used, ms).
 audio_load_stop()
 {
-	kill "$AUDIO_LOAD_IO" 2>/dev/null
-	integ_stop "$AUDIO_LOAD_CPU"
+	for _p in $AUDIO_LOAD_PIDS; do
+		# stress-ng's workers end with it; the io part's loop first,
+		# then its dd
+		kill "$_p" 2>/dev/null
+	done
 	pkill -x dd 2>/dev/null
-	wait "$AUDIO_LOAD_IO" 2>/dev/null
-	integ_untrack "$AUDIO_LOAD_IO"
+	for _p in $AUDIO_LOAD_PIDS; do
+		wait "$_p" 2>/dev/null
+		integ_untrack "$_p"
+	done
 	_ms=$((($(date +%s%N) - AUDIO_LOAD_T0) / 1000000))
 	AUDIO_LOAD_IRQ_RATE=$((($(audio_irq_virtio) - AUDIO_IRQS0) * 1000 / (_ms + 1)))
+	AUDIO_LOAD_NET_RATE=$((($(audio_irq_net) - AUDIO_NET_IRQS0) * 1000 / (_ms + 1)))
+	AUDIO_LOAD_NET_MS=$((($(audio_net_thread_us) - AUDIO_NET_US0) / 1000))
 }
 
 # audio_wav_size: how far QEMU has written the card's WAV file.
@@ -274,9 +385,14 @@ audio_play_segments()
 	grep '^dropout \|^no sine' "$WORK/wav.last" | head -n 5 | sed 's/^/#     loaded: /'
 	audio_result "$@" load=idle seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_IDLE" dropouts="$AUDIO_DROPS_IDLE" \
 		realtimed_us=$((_a1 - _a0)) watchdog_us=$((_w1 - _w0))
+	_net=
+	audio_disturb_has net &&
+		_net="net_irqs_per_s=$AUDIO_LOAD_NET_RATE net_irq_thread_ms=$AUDIO_LOAD_NET_MS"
+	# shellcheck disable=SC2086 # _net: words or none
 	audio_result "$@" load=loaded seconds="$AUDIO_SECONDS" xruns="$AUDIO_XRUNS_LOADED" \
 		dropouts="$AUDIO_DROPS_LOADED" irqs_per_s="$AUDIO_LOAD_IRQ_RATE" \
-		realtimed_us=$((AUDIO_CPU_ALL - _a1)) watchdog_us=$((AUDIO_CPU_WATCHDOG - _w1))
+		realtimed_us=$((AUDIO_CPU_ALL - _a1)) watchdog_us=$((AUDIO_CPU_WATCHDOG - _w1)) \
+		disturb="$AUDIO_DISTURB" $_net
 }
 
 # audio_sine_reached WHAT: a check that the last segments carried the sine

@@ -36,7 +36,11 @@
 # sound-usb.wav (RT_VM_SOUND_USB), and QEMU's monitor, which the guest
 # reaches through the run directory (vm_monitor in lib.sh) to plug them
 # in. The devices cost a boot nothing until a driver is loaded (nothing
-# loads one in the busybox tier but a script). Inside a boot, the guest side (stage-lib.sh) runs each
+# loads one in the busybox tier but a script). With VM_NET=N (1 or 2) a
+# "# vm-sound" boot also gets N virtio NICs on QEMU's user network (slirp),
+# the Nth on 10.0.(N+1).0/24, gateway .2, for audio-lib.sh's network
+# disturbance (AUDIO_DISTURB=...+net; RT_VM_NET tells the guest N); boots
+# without "# vm-sound", and every boot without VM_NET, are as before. Inside a boot, the guest side (stage-lib.sh) runs each
 # script in its own cgroup and mount namespace with its own timeout, checks
 # the kernel's taint between scripts and puts back what the script changed
 # (modules, sched_* and realtime.ko sysctls, leftover processes; the busybox
@@ -57,7 +61,8 @@
 # separated by spaces or commas: run only these, e.g. VM_ONLY=canary);
 # VM_ACCEL (tcg by default: KVM hangs on some hosts; "kvm" to try it),
 # VM_MEM (MiB, default 1024), VM_SMP (default 2), VM_QEMU_ARGS (more QEMU
-# arguments, e.g. "-icount shift=0" for timing), VM_PASS_ENV (names of more
+# arguments, e.g. "-icount shift=0" for timing), VM_NET (NICs for a
+# "# vm-sound" boot, above), VM_PASS_ENV (names of more
 # variables to hand to the guest scripts), VM_KEEP=1 (keep the run directory
 # with the console logs and each script's log), RT_DEBS_DIR (--system: the
 # packages to test, see below).
@@ -259,6 +264,12 @@ quote()
 # build made one for it (kmod/meson.build), else realtime.ko when that was
 # built for KVER; empty when none was, and the guest scripts say so.
 rt_ko=
+# VM_NET: the number of NICs a "# vm-sound" boot gets (0-2)
+net=${VM_NET:-0}
+case "$net" in
+0 | 1 | 2) ;;
+*) echo "run-vm.sh: VM_NET=$net: 0, 1 or 2 NICs" >&2; exit 2 ;;
+esac
 if [ -f "$TOP_BUILDDIR/kmod/realtime-$kver.ko" ]; then
 	rt_ko=$TOP_BUILDDIR/kmod/realtime-$kver.ko
 elif [ "$(modinfo -F vermagic "$TOP_BUILDDIR/kmod/realtime.ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ]; then
@@ -272,6 +283,7 @@ fi
 	echo "export RT_DEBS=/rt-run/debs"
 	echo "export RT_KO=$(quote "$rt_ko")"
 	echo "export RT_VM_SOUND_HDA=/rt-run/sound-hda.wav RT_VM_SOUND_USB=/rt-run/sound-usb.wav"
+	[ "$net" = 0 ] || echo "export RT_VM_NET=$net"
 	for name in ${VM_PASS_ENV:-}; do
 		eval "isset=\${$name+x}"
 		# shellcheck disable=SC2154
@@ -379,6 +391,15 @@ sound_args()
 		"-audiodev wav,id=rt-usb,path=$run/sound-usb.wav,$wav" \
 		"-device qemu-xhci,id=rt-xhci" \
 		"-chardev pipe,id=rt-mon,path=$run/monitor -mon chardev=rt-mon,mode=readline"
+	# VM_NET's NICs: QEMU's user network has one queue pair (it takes
+	# no "queues="), so a second NIC, not mq, is what gives the guest a
+	# second RX interrupt to place on its other CPU
+	i=1
+	while [ "$i" -le "$net" ]; do
+		echo "-netdev user,id=rt-net$i,net=10.0.$((i + 1)).0/24" \
+			"-device virtio-net-pci,netdev=rt-net$i,mac=52:54:00:12:0$i:56"
+		i=$((i + 1))
+	done
 }
 
 # monitor_start: QEMU's human monitor on two FIFOs (QEMU opens them
