@@ -29,12 +29,19 @@ size_t demote_threads(GrantTable *t, DemoteThread *threads, size_t n, DemoteReas
 		Grant *g = grant_table_find(t, th.pid, th.tid);
 		uint64_t st;
 		bool same;
+		int k = 0;
 
 		if (g && g->start_time != th.start_time)
 			g = NULL; /* another thread's grant, on a reused tid */
-		if (g)
+		if (g) {
 			memcpy(th.owner, g->owner, sizeof(th.owner));
-		same = g ? grant_table_check(t, g) >= 0
+			k = grant_table_check(t, g);
+			/* not told apart now: its grant stays, and with it the
+			 * supervision that tries again */
+			if (k < 0 && k != -ESRCH)
+				continue;
+		}
+		same = g ? k >= 0
 			 : procfs_start_time(t->proc, th.pid, th.tid, &st) >= 0 &&
 				       st == th.start_time;
 		if (g && !same) {

@@ -327,12 +327,17 @@ bool grant_iter_next(GrantIter *it)
 int grant_table_check(GrantTable *t, const Grant *g)
 {
 	uint64_t st;
+	int k;
 
-	if (pidfd_alive(g->process->pidfd) < 0 || (g->pidfd >= 0 && pidfd_alive(g->pidfd) < 0))
+	k = pidfd_alive(g->process->pidfd);
+	if (k >= 0 && g->pidfd >= 0)
+		k = pidfd_alive(g->pidfd);
+	if (k < 0)
+		return k;
+	k = procfs_start_time(t->proc, g->process->pid, g->tid, &st);
+	if (k == -ENOENT || k == -ESRCH || (k >= 0 && st != g->start_time))
 		return -ESRCH;
-	if (procfs_start_time(t->proc, g->process->pid, g->tid, &st) < 0 || st != g->start_time)
-		return -ESRCH;
-	return 0;
+	return k < 0 ? k : 0;
 }
 
 Grant *grant_table_follow_exec(GrantTable *t, Grant *g)
@@ -387,7 +392,9 @@ unsigned grant_table_prune(GrantTable *t, uid_t uid)
 	GRANT_TABLE_FOREACH(p, g, t) {
 		if (uid != (uid_t)-1 && p->uid != uid)
 			continue;
-		if (grant_table_check(t, g) >= 0)
+		/* gone for sure, or kept: a thread that cannot be told apart
+		 * now stays supervised until it can */
+		if (grant_table_check(t, g) != -ESRCH)
 			continue;
 		if (grant_table_follow_exec(t, g)) {
 			followed = true;

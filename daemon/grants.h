@@ -108,9 +108,11 @@ void grant_set_owner(Grant *g, const char *name);
 
 /* 0 while g's tid is still the thread that was granted: its process's
  * pidfd (and the thread's own, where the kernel gives one) is not readable,
- * and its start time in /proc is the one recorded. -ESRCH otherwise: the tid
- * may be another thread's now, which nothing must touch. Every path that
- * changes a thread by tid asks this first. */
+ * and its start time in /proc is the one recorded. -ESRCH when it is gone
+ * or its tid is another thread's now; another -errno when that cannot be
+ * told now (a poll or a /proc read failed). Every path that changes a
+ * thread by tid asks this first and touches it only on 0; only -ESRCH
+ * ends a grant (a live realtime thread is never left without one). */
 int grant_table_check(GrantTable *t, const Grant *g);
 
 /* g, whose thread other than the main one is gone (grant_table_check()),

@@ -8,9 +8,13 @@
  * sleepers, whose grants record SCHED_IDLE as what they ran with before.
  */
 #include <check.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-main.h"
@@ -60,6 +64,16 @@ static const struct {
 	 * Every thread of the canary's list counts as demoted: the watchdog
 	 * demoted it already. SCHED_OTHER only for a realtime thread: a
 	 * SCHED_BATCH one stays. */
+	/* A thread whose /proc stat cannot be read (a directory in its place
+	 * here) cannot be told apart: it is not touched, and its grant stays,
+	 * so that it is still supervised. */
+	{ "unreadable thread kept",
+	  DEMOTE_POLICY,
+	  1,
+	  { { 1000, UINT64_MAX, SCHED_BATCH, true } },
+	  0,
+	  { -1, -1 },
+	  1 },
 	{ "canary thread not in table",
 	  DEMOTE_CANARY,
 	  2,
@@ -83,7 +97,16 @@ START_TEST(test_demote_case)
 
 		if (t->granted)
 			fixture_grant(&d, sl[i].tid, t->granted, 5);
-		fixture_stat(getpid(), sl[i].tid, t->now);
+		if (t->now == UINT64_MAX) {
+			char path[PATH_MAX];
+
+			fixture_stat(getpid(), sl[i].tid, 1000);
+			snprintf(path, sizeof(path), "%s/%d/task/%d/stat", fixture_proc,
+				 (int)getpid(), (int)sl[i].tid);
+			(void)unlink(path);
+			ck_assert_int_eq(mkdir(path, 0755), 0);
+		} else
+			fixture_stat(getpid(), sl[i].tid, t->now);
 		list[i] = (DemoteThread){ .pid = getpid(), .tid = sl[i].tid, .start_time = 1000 };
 	}
 	ck_assert_msg(demote_threads(d.grants, list, cases[_i].n, cases[_i].reason) ==

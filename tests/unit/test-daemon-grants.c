@@ -11,9 +11,12 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -166,6 +169,40 @@ START_TEST(test_prune_dead_thread)
 	ck_assert_uint_eq(t->n_grants, 1);
 	ck_assert_ptr_nonnull(grant_table_find(t, self, self));
 	ck_assert_ptr_null(grant_table_find(t, self, tid));
+}
+END_TEST
+
+/* A thread's /proc file that cannot be read (here a directory where its
+ * stat should be: EISDIR) is no proof that the thread is gone: prune keeps
+ * its grant, for a live realtime thread must never be left without one.
+ * Once the file is gone (ENOENT), the grant goes. */
+START_TEST(test_prune_keeps_unreadable)
+{
+	_cleanup_(grant_table_freep) GrantTable *t = NULL;
+	char root[] = "/tmp/rt-grants-XXXXXX", path[PATH_MAX];
+	pid_t self = getpid();
+	uint64_t st = start_of(self, 0);
+
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/%d", root, (int)self);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%d/task", root, (int)self);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", root, (int)self, (int)self);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", root, (int)self, (int)self);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	ck_assert_int_eq(grant_table_new(NULL, root, on_changed, NULL, &t), 0);
+	ck_assert_int_eq(grant_table_add(t, self, st, 4101, pidfd_open_cloexec(self), self, st,
+					 POLICY_GRANT_FIFO, 10, NULL, 0, NULL),
+			 0);
+	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 0);
+	ck_assert_ptr_nonnull(grant_table_find(t, self, self));
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_uint_eq(grant_table_prune(t, (uid_t)-1), 1);
+	ck_assert_ptr_null(grant_table_find(t, self, self));
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(path), 0);
 }
 END_TEST
 
@@ -384,8 +421,8 @@ int main(void)
 	return check_run_case("daemon-grants", "grants",
 			      CHECK_TESTS(test_add_find_update, test_new_process_needs_pidfd,
 					  test_pid_reuse_replaces, test_prune_dead_thread,
-					  test_keeps_request_pidfd, test_owner,
-					  test_users_counted_once, test_foreach_is_one_loop,
-					  test_kind_names),
+					  test_prune_keeps_unreadable, test_keeps_request_pidfd,
+					  test_owner, test_users_counted_once,
+					  test_foreach_is_one_loop, test_kind_names),
 			      NULL, NULL);
 }
