@@ -38,7 +38,9 @@ static int child_read_line(Child *c, char *buf, size_t size)
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
 		ssize_t k;
 
-		if (poll(&p, 1, 10000) <= 0)
+		/* generous: the other users' fuzzers may hold both CPUs with
+		 * realtime threads while this child starts under ASan */
+		if (poll(&p, 1, 60000) <= 0)
 			return -ETIMEDOUT;
 		k = read(c->fd, buf + n, 1);
 		if (k <= 0)
@@ -112,9 +114,14 @@ static int child_start(Child *c)
 	for (;;) {
 		int tid;
 
-		if (child_read_line(c, line, sizeof(line)) < 0) {
+		int r = child_read_line(c, line, sizeof(line));
+
+		if (r < 0) {
+			fprintf(stderr, "bus-fuzz: victim child %d: %s\n", (int)c->pid,
+				r == -ETIMEDOUT ? "no word from it within 60 s"
+						: "it ended before it was ready");
 			child_kill(c);
-			return -EIO;
+			return r;
 		}
 		if (streq(line, "ready"))
 			break;
