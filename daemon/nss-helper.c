@@ -30,7 +30,7 @@
 
 struct NssHelper {
 	sd_event *event;
-	char *path;
+	int exe;	      /* the program, opened once: an upgrade does not change it */
 	char threads_max[12]; /* its argument */
 	nss_helper_answer_t answer;
 	void *userdata;
@@ -69,14 +69,19 @@ static _Noreturn void helper_exec(const NssHelper *h, int sock)
 {
 	char *argv[] = { (char *)"realtimed-nss", (char *)h->threads_max, NULL };
 	uint8_t buf[sizeof(NssWireHeader) + 1 + NSS_WIRE_NAME_MAX];
-	const char *step = "dup2 the socket";
+	const char *step = "dup the program";
 	int null, exe, k = 0;
 
+	/* above the fds that are set next; closed by the exec */
+	exe = fcntl(h->exe, F_DUPFD_CLOEXEC, NSS_HELPER_FD + 1);
+	if (exe < 0)
+		goto fail;
+	step = "dup2 the socket";
 	if (sock == NSS_HELPER_FD ? fcntl(sock, F_SETFD, 0) < 0 : dup2(sock, NSS_HELPER_FD) < 0)
 		goto fail;
 	sock = NSS_HELPER_FD;
 	/* 0, 1 and 2 are /dev/null, so that a module that writes to stderr
-	 * writes nowhere; no other fd of realtimed's is left */
+	 * writes nowhere; no other fd of realtimed's is left after the exec */
 	step = "open /dev/null";
 	null = open("/dev/null", O_RDWR);
 	if (null < 0)
@@ -86,15 +91,10 @@ static _Noreturn void helper_exec(const NssHelper *h, int sock)
 		if (null != i && dup2(null, i) < 0)
 			goto fail;
 	step = "close_range";
-	if (close_range(NSS_HELPER_FD + 1, ~0U, 0) < 0)
+	if (close_range(NSS_HELPER_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		goto fail;
 	step = "chdir /";
 	if (chdir("/") < 0)
-		goto fail;
-	/* opened as root: nobody need not reach its directory (a test's) */
-	step = "open the program";
-	exe = open(h->path, O_PATH | O_CLOEXEC);
-	if (exe < 0)
 		goto fail;
 	k = caps_drop_all(NSS_HELPER_UID, NSS_HELPER_GID, &step);
 	if (k < 0)
@@ -452,9 +452,13 @@ int nss_helper_new(sd_event *e, const char *path, unsigned threads_max, nss_help
 {
 	NssHelper *h = calloc(1, sizeof(*h));
 
-	if (!h || !(h->path = strdup(path))) {
-		free(h);
+	if (!h)
 		return -ENOMEM;
+	/* as root: nobody need not reach its directory (a test's) */
+	h->exe = open(path, O_PATH | O_CLOEXEC);
+	if (h->exe < 0) {
+		free(h);
+		return log_error_errno(errno, "Cannot open the NSS helper %s: %m", path);
 	}
 	h->event = sd_event_ref(e);
 	snprintf(h->threads_max, sizeof(h->threads_max), "%u", threads_max);
@@ -472,7 +476,7 @@ NssHelper *nss_helper_free(NssHelper *h)
 	h->restart = sd_event_source_disable_unref(h->restart);
 	helper_stop(h);
 	sd_event_unref(h->event);
-	free(h->path);
+	safe_close(h->exe);
 	return mfree(h);
 }
 

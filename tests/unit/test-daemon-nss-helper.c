@@ -9,12 +9,14 @@
  * lookups it was asked fail, the next one works; a helper that crashes at
  * each lookup is restarted after pauses that double, not in a loop; one
  * that does not read its socket is killed all the same; one lost
- * while a wait is being answered leaves the cache whole; and a helper
- * program that cannot be exec'd fails realtimed's start, said in the log.
+ * while a wait is being answered leaves the cache whole; a helper
+ * program that is not there fails realtimed's start, said in the log, and
+ * one replaced after the start is not the one that runs.
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -512,8 +514,8 @@ START_TEST(test_helper_malformed)
 }
 END_TEST
 
-/* A helper program that is not there: resolver_start() fails, and the
- * log says which step did and why. */
+/* A helper program that is not there: resolver_new() fails, and the log
+ * says which program and why. */
 START_TEST(test_helper_exec_fails)
 {
 	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
@@ -522,22 +524,84 @@ START_TEST(test_helper_exec_fails)
 	log_capture();
 	rs.helper = "/nonexistent/realtimed-nss";
 	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
+	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), -ENOENT);
+	ck_assert_uint_eq(log_count_lines("Cannot open the NSS helper /nonexistent/realtimed-nss: "
+					  "No such file or directory"),
+			  1);
+}
+END_TEST
+
+/* Copies file from to to, mode 0755. */
+static void copy_program(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	ck_assert_int_ge(in, 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ck_assert_int_ge(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ck_assert_int_eq(write(out, buf, (size_t)n), n);
+	ck_assert_int_eq(n, 0);
+	close(in);
+	ck_assert_int_eq(close(out), 0);
+}
+
+/* The program replaced under a running realtimed (a package upgrade,
+ * before its restart): the next helper is still the program realtimed
+ * opened at its start, which speaks its wire format, not the new file. */
+START_TEST(test_helper_program_replaced)
+{
+	ResolverSettings rs = resolver_fake_settings(5 * USEC_PER_SEC, 5 * USEC_PER_SEC, 8);
+	_cleanup_(resolver_freep) Resolver *r = NULL;
+	char dir[] = "/tmp/rt-nss-program-XXXXXX", path[64], next_path[64];
+	Answer a = {}, next = {};
+	FILE *f;
+	pid_t first;
+
+	log_capture();
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/realtimed-nss", dir);
+	snprintf(next_path, sizeof(next_path), "%s/realtimed-nss.new", dir);
+	copy_program(rs.helper, path);
+	rs.helper = path;
+	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
 	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), 0);
-	ck_assert_int_eq(resolver_start(r), -ECHILD);
-	ck_assert_uint_eq(
-		log_count_lines("could not start (open the program: No such file or directory)"),
-		1);
+	ck_assert_int_eq(resolver_start(r), 0);
+	expect_wait(r, 1000, &a, 0, 29);
+	first = helper_pid();
+	ck_assert_int_gt(first, 0);
+
+	f = fopen(next_path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\nexit 3\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(next_path, 0755), 0);
+	ck_assert_int_eq(rename(next_path, path), 0);
+	ck_assert_int_eq(kill(first, SIGKILL), 0);
+	for (int i = 0; i < 5000 && log_count_helper(first) == 0; i++)
+		ck_assert_int_ge(sd_event_run(fixture_event, USEC_PER_MSEC), 0);
+	ck_assert_uint_eq(log_count_helper(first), 1);
+
+	expect_wait(r, 1001, &next, 0, 29);
+	ck_assert_int_gt(helper_pid(), 0);
+	ck_assert_int_ne(helper_pid(), first);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
 int main(void)
 {
 	Suite *s = suite_create("daemon-nss-helper");
-	TCase *tc = check_add_case(
-		s, "helper",
-		CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
-			    test_helper_restarts_paced, test_helper_answers_twice,
-			    test_helper_lost_while_answering, test_helper_exec_fails));
+	TCase *tc =
+		check_add_case(s, "helper",
+			       CHECK_TESTS(test_helper_unprivileged, test_helper_ends_with_resolver,
+					   test_helper_restarts_paced, test_helper_answers_twice,
+					   test_helper_lost_while_answering, test_helper_exec_fails,
+					   test_helper_program_replaced));
 
 	tcase_add_loop_test(tc, test_helper_dies_mid_lookup, 0, 2);
 	tcase_add_loop_test(tc, test_helper_malformed, 0, ELEMENTSOF(malformed));
