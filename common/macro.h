@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,6 +73,12 @@ static inline void closep(int *fd)
 static inline void fclosep(FILE **f)
 {
 	safe_fclose(*f);
+}
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		(void)closedir(*d);
 }
 
 #define _cleanup_free_ _cleanup_(freep)

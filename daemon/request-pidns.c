@@ -63,12 +63,6 @@ typedef struct Search {
 	unsigned scanned, read;
 } Search;
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 /* The thread of pid whose id at s->level is s->id, else with s->innermost
  * the first whose innermost id is. */
 static int find_thread(Request *r, pid_t pid, Search *s, pid_t *ret)

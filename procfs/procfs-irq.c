@@ -19,12 +19,6 @@
 /* include/linux/sched.h: this task is a kernel thread. */
 #define PF_KTHREAD 0x00200000u
 
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 int procfs_irq_thread_name_parse(const char *comm, unsigned *ret_irq, const char **ret_name)
 {
 	const char *p = startswith(comm, "irq/");
