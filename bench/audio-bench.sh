@@ -12,7 +12,9 @@
 # granted by realtimed against the same jackd refused, a non-member) and
 # audio-pipewire.sh (PipeWire served by realtimed against rtkit-daemon),
 # and SIDES (default "granted granted-nocanary refused": the third is
-# jackd granted by a realtimed with Canary=no)
+# jackd granted by a realtimed with Canary=no), and PW_SIDES (default
+# "rtkit realtimed"; "rtkit realtimed refused" adds PipeWire as a
+# non-member, refused)
 # with ROUNDS alternating rounds (default 6) of AUDIO_SECONDS (default 5) idle
 # and as long under the disturbance, JACK at PERIOD x NPERIODS frames
 # (default 512 x 3) and PipeWire at QUANTUM (default 1024).
@@ -43,6 +45,9 @@ QUANTUM=${QUANTUM:-1024}
 # jackd granted, granted by a realtimed without its canary watchdog, and
 # refused (tests/vm/guest/audio-jack.sh)
 SIDES=${SIDES:-granted granted-nocanary refused}
+# PipeWire served by rtkit-daemon, by realtimed, and refused by realtimed
+# (tests/vm/guest/audio-pipewire.sh)
+PW_SIDES=${PW_SIDES:-rtkit realtimed}
 # the guest scripts to run (names in tests/vm/guest)
 SCRIPTS=${SCRIPTS:-audio-jack audio-pipewire}
 DISTURB=${DISTURB:-cpu+io}
@@ -72,8 +77,8 @@ for k in $KERNELS; do
 	TOP_BUILDDIR=$BUILD \
 		AUDIO_ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH AUDIO_JACK_PERIOD=$PERIOD \
 		AUDIO_JACK_NPERIODS=$NPERIODS AUDIO_PW_QUANTUM=$QUANTUM AUDIO_JACK_SIDES=$SIDES \
-		AUDIO_DISTURB=$DISTURB AUDIO_PW_CARD_IRQ=${CARD_IRQ:-} \
-		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES AUDIO_DISTURB AUDIO_PW_CARD_IRQ" \
+		AUDIO_PW_SIDES=$PW_SIDES AUDIO_DISTURB=$DISTURB AUDIO_PW_CARD_IRQ=${CARD_IRQ:-} \
+		VM_PASS_ENV="AUDIO_ROUNDS AUDIO_SECONDS AUDIO_JACK_PERIOD AUDIO_JACK_NPERIODS AUDIO_PW_QUANTUM AUDIO_JACK_SIDES AUDIO_PW_SIDES AUDIO_DISTURB AUDIO_PW_CARD_IRQ" \
 		"$TOP_SRCDIR/tests/vm/run-vm.sh" --kernel-package "$pkg" --label "$k" --timeout 3000 \
 		$paths >"$work/$k.tap" 2>&1 || status=1
 	grep -q '^not ok' "$work/$k.tap" && status=1
@@ -126,7 +131,7 @@ table()
 {
 	echo "Measured $(date -u +%Y-%m-%d) by"
 	echo "\`flock /tmp/rt-heavy.lock env ROUNDS=$ROUNDS AUDIO_SECONDS=$SECONDS_EACH PERIOD=$PERIOD" \
-		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" SCRIPTS=\"$SCRIPTS\" DISTURB=$DISTURB${VM_NET:+ VM_NET=$VM_NET}${CARD_IRQ:+ CARD_IRQ=$CARD_IRQ}${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
+		"NPERIODS=$NPERIODS QUANTUM=$QUANTUM SIDES=\"$SIDES\" PW_SIDES=\"$PW_SIDES\" SCRIPTS=\"$SCRIPTS\" DISTURB=$DISTURB${VM_NET:+ VM_NET=$VM_NET}${CARD_IRQ:+ CARD_IRQ=$CARD_IRQ}${VM_QEMU_ARGS:+ VM_QEMU_ARGS=\"$VM_QEMU_ARGS\"} bench/audio-bench.sh\`"
 	echo "(TCG, 2 vCPUs on the host's $(nproc) CPUs; the host's load average $load0 before, $load1 after)."
 	what=
 	case "+$DISTURB+" in *+cpu+*) what="$what, stress-ng --cpu on every vCPU" ;; esac

@@ -23,6 +23,11 @@
 # to 50 in realtimed's rounds too, so that PipeWire's priority is all that
 # differs between the sides (and the check, which needs it at 90, is left
 # out).
+# AUDIO_PW_SIDES (the bench's PW_SIDES; default "rtkit realtimed") may add
+# refused: the same playback by rtplain, a non-member whose RealtimeKit1
+# call realtimed refuses ([Default] RealtimePriority=0 for those rounds),
+# so that PipeWire's data thread runs SCHED_OTHER (the grant against
+# none, beside the two servers).
 #
 #   VM_ONLY=audio-pipewire meson test -C build vm-6.1 -v
 #
@@ -54,23 +59,23 @@ SND_IRQ_PID=$(audio_irq_thread "$AUDIO_IRQ")
 [ -n "$SND_IRQ_PID" ] || skip "no IRQ thread for the card (threadirqs?)"
 audio_mark "the card ready"
 
-# pw_start: rtaudio's pipewire and jack-sine through pw-jack; sets PW_PID,
+# pw_start USER: USER's pipewire and jack-sine through pw-jack; sets PW_PID,
 # SINE_PID, PW_RT (its data thread's "TID POLICY PRIO").
 pw_start()
 {
 	rm -rf "$WORK/pw"
 	mkdir -p "$WORK/pw/run" "$WORK/pw/home"
-	chown -R rtaudio "$WORK/pw"
+	chown -R "$1" "$WORK/pw"
 	chmod 700 "$WORK/pw/run"
 	PW_ENV="HOME=$WORK/pw/home XDG_RUNTIME_DIR=$WORK/pw/run"
 	# shellcheck disable=SC2086
-	as_bg rtaudio env -u DBUS_SESSION_BUS_ADDRESS $PW_ENV pipewire -c "$WORK/pipewire.conf" \
+	as_bg "$1" env -u DBUS_SESSION_BUS_ADDRESS $PW_ENV pipewire -c "$WORK/pipewire.conf" \
 		>"$WORK/pw.log" 2>&1
 	PW_PID=$!
 	integ_track "$PW_PID"
 	wait_for 20 test -S "$WORK/pw/run/pipewire-0" || { fail "pipewire did not start: $(tail -n 5 "$WORK/pw.log")"; finish; }
 	# shellcheck disable=SC2086
-	as_bg rtaudio env -u DBUS_SESSION_BUS_ADDRESS $PW_ENV pw-jack \
+	as_bg "$1" env -u DBUS_SESSION_BUS_ADDRESS $PW_ENV pw-jack \
 		"$AUDIO_TOOLS/jack-sine" --freq "$AUDIO_FREQ" >"$WORK/sine.log" 2>&1
 	SINE_PID=$!
 	integ_track "$SINE_PID"
@@ -97,23 +102,31 @@ irq_check()
 	note "$line"
 }
 
-# pw_round SERVER ROUND: one stretch of playback with SERVER (rtkit or
-# realtimed) answering RealtimeKit1.
+# pw_round SIDE ROUND: one stretch of playback with rtkit or realtimed
+# answering RealtimeKit1, or refused (realtimed, to rtplain).
 pw_round()
 {
 	if [ "$1" = rtkit ]; then
 		integ_start_rtkit || { fail "rtkit-daemon did not start"; finish; }
 		# as threadirqs left it, before realtimed's [IRQ] rule raised it
 		chrt -f -p 50 "$SND_IRQ_PID"
-		pw_start
+		pw_start rtaudio
 		case "$PW_RT" in
 		*" rr 20") ok "round $2: rtkit-daemon made PipeWire's data thread RR 20 ($PW_RT)" ;;
 		*) fail "round $2: rtkit-daemon: PipeWire's data thread is '${PW_RT:-not realtime}', want rr 20" ;;
 		esac
+	elif [ "$1" = refused ]; then
+		# no realtime for non-members (realtime.conf(5)'s example); the
+		# shipped [Default] gives them RR 20 where polkit agrees
+		printf '[Default]\nRealtimePriority=0\n' | integ_admin_conf
+		integ_start_daemon
+		[ -z "${AUDIO_PW_CARD_IRQ:-}" ] || chrt -f -p "$AUDIO_PW_CARD_IRQ" "$SND_IRQ_PID"
+		pw_start rtplain
+		check_eq "round $2: realtimed refused rtplain: PipeWire runs no realtime thread" "" "$PW_RT"
 	else
 		integ_start_daemon
 		[ -z "${AUDIO_PW_CARD_IRQ:-}" ] || chrt -f -p "$AUDIO_PW_CARD_IRQ" "$SND_IRQ_PID"
-		pw_start
+		pw_start rtaudio
 		case "$PW_RT" in
 		*" fifo 88") ok "round $2: realtimed made PipeWire's data thread FIFO 88 ($PW_RT)" ;;
 		*) fail "round $2: realtimed: PipeWire's data thread is '${PW_RT:-not realtime}', want fifo 88" ;;
@@ -136,14 +149,17 @@ pw_round()
 	else
 		integ_stop_daemon
 	fi
+	[ "$1" != refused ] || : | integ_admin_conf
 	audio_mark "round $2, $1: stopped"
 }
 
-rtkit_idle=0 rtkit_loaded=0 realtimed_idle=0 realtimed_loaded=0
+rtkit_idle=0 rtkit_loaded=0 realtimed_idle=0 realtimed_loaded=0 refused_idle=0 refused_loaded=0
+SIDES=${AUDIO_PW_SIDES:-rtkit realtimed}
 round=1
 while [ "$round" -le "$AUDIO_ROUNDS" ]; do
-	order="rtkit realtimed"
-	[ $((round % 2)) = 1 ] || order="realtimed rtkit"
+	# alternating: the order of the sides turns round from round to round
+	order=$SIDES
+	[ $((round % 2)) = 1 ] || order=$(echo "$SIDES" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' ')
 	for server in $order; do
 		pw_round "$server" "$round"
 		[ "$AUDIO_DROPS_IDLE" = - ] && AUDIO_DROPS_IDLE=0
@@ -153,7 +169,9 @@ while [ "$round" -le "$AUDIO_ROUNDS" ]; do
 	done
 	round=$((round + 1))
 done
+refused=
+case " $SIDES " in *" refused "*) refused="; refused $refused_idle idle, $refused_loaded loaded" ;; esac
 # shellcheck disable=SC2154 # set by the eval above
 note "PipeWire, quantum $QUANTUM on the HDA card, dropouts over $AUDIO_ROUNDS round(s) of ${AUDIO_SECONDS}s:" \
-	"realtimed $realtimed_idle idle, $realtimed_loaded loaded; rtkit $rtkit_idle idle, $rtkit_loaded loaded"
+	"realtimed $realtimed_idle idle, $realtimed_loaded loaded; rtkit $rtkit_idle idle, $rtkit_loaded loaded$refused"
 finish
