@@ -173,6 +173,9 @@ typedef struct ChildThread {
  * thread of a child calls execve(): every 10 s or so per child. */
 #define EXEC_ONE_IN 1000
 
+/* the child's main thread has said "ready" */
+static atomic_bool child_reported;
+
 /* --victim N: the child process. Its threads take their baselines, it
  * reports their tids, then they sleep and rename themselves until killed;
  * the first now and then calls execve(), which ends the others and makes
@@ -191,7 +194,10 @@ static void *victim_thread(void *userdata)
 			gen_comm(&s->rng, name);
 			(void)prctl(PR_SET_NAME, name);
 		}
-		if (s->index == 0 && rng_below(&s->rng, EXEC_ONE_IN) == 0) {
+		/* not before the parent has every tid: the exec ends the
+		 * main thread that reports them */
+		if (s->index == 0 && atomic_load(&child_reported) &&
+		    rng_below(&s->rng, EXEC_ONE_IN) == 0) {
 			char *argv[] = { "bus-fuzz", "--victim-execed", NULL };
 
 			execv("/proc/self/exe", argv);
@@ -235,6 +241,7 @@ int victim_main(unsigned n)
 	}
 	printf("ready\n");
 	fflush(stdout);
+	atomic_store(&child_reported, true);
 	for (;;)
 		pause();
 }
