@@ -16,8 +16,7 @@
 : "${TOP_BUILDDIR:=$TOP_SRCDIR/build}"
 export TOP_SRCDIR TOP_BUILDDIR
 [ $# -ge 2 ] || { echo "usage: $0 OLD_REALTIMED NEW_REALTIMED [ROUNDS]" >&2; exit 2; }
-OLD=$1 NEW=$2 ROUNDS=${3:-4}
-shift $#
+OLD=$(realpath "$1") NEW=$(realpath "$2") ROUNDS=${3:-4}
 
 # shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
