@@ -457,8 +457,10 @@ int nss_helper_new(sd_event *e, const char *path, unsigned threads_max, nss_help
 	/* as root: nobody need not reach its directory (a test's) */
 	h->exe = open(path, O_PATH | O_CLOEXEC);
 	if (h->exe < 0) {
+		int error = errno;
+
 		free(h);
-		return log_error_errno(errno, "Cannot open the NSS helper %s: %m", path);
+		return log_error_errno(error, "Cannot open the NSS helper %s: %m", path);
 	}
 	h->event = sd_event_ref(e);
 	snprintf(h->threads_max, sizeof(h->threads_max), "%u", threads_max);
