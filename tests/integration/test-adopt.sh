@@ -44,6 +44,10 @@ dbus-monitor --system "type='signal',interface='$NATIVE_IFACE',member='Demoted'"
 integ_track $!
 sleep 0.5
 integ_start_daemon
+# the verdicts wait for the users' lookups (realtimed(8), SUPERVISION),
+# which may end after realtimed is on the bus: wait for their journal lines
+wait_for 10 grep -q "Demoted thread $T1 " "$WORK/realtimed.log"
+wait_for 10 grep -q "Demoted thread $T4 " "$WORK/realtimed.log"
 
 expect_sched "fifo 50, no longer allowed, was demoted at start" "$T1" "other 0"
 [ -z "$(grant_of "$T1")" ] && ok "thread $T1 is not listed" || fail "thread $T1 is listed: $(grant_of "$T1")"
