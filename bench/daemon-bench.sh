@@ -20,6 +20,11 @@
 #     says yes to it for rtkit's actions), grants per second with 8
 #     concurrent clients, and idle figures with 100 supervised threads.
 # and writes the "## realtimed vs rtkit-daemon" section of bench/RESULTS.md.
+# With RATE_AB="OLD NEW" (two realtimed binaries) it runs only the rate
+# phase, RATE_AB_ROUNDS times each (default 4), the two taking turns and the
+# order turning round every round, and prints a line per run with the
+# daemon's CPU ticks: a before-and-after that the minutes between two whole
+# benches do not skew. RESULTS.md is left as it is.
 # Grants go to threads that only sleep; nothing runs away.
 
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -156,6 +161,30 @@ run_suite()
 
 LIFT_RTKIT="--actions-per-burst-max=1000000000 --threads-per-user-max=1000 --processes-per-user-max=1000"
 LIFT_REALTIMED="BurstSec=1, ActionsPerBurst=1000000, ThreadsPerUserMax=1000, ProcessesPerUserMax=1000"
+
+if [ -n "${RATE_AB:-}" ]; then
+	# shellcheck disable=SC2086
+	set -- $RATE_AB
+	[ $# = 2 ] || skip "RATE_AB names $# binaries, not 2"
+	for b in "$1" "$2"; do
+		[ -x "$b" ] || skip "RATE_AB: $b is not executable"
+	done
+	i=1
+	while [ "$i" -le "${RATE_AB_ROUNDS:-4}" ]; do
+		order="$1 $2"
+		[ $((i % 2)) = 1 ] || order="$2 $1"
+		for REALTIMED in $order; do
+			start_realtimed
+			echo "$REALTIMED round $i load=$(cut -d' ' -f1 /proc/loadavg)" \
+				"$(bench_client rate 8 "$BENCH_SECS" $PRIO)" \
+				"cpu_ticks=$(awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat")"
+			integ_stop_daemon
+		done
+		i=$((i + 1))
+	done
+	ok "${RATE_AB_ROUNDS:-4} rounds of each"
+	finish
+fi
 
 # --- rtkit-daemon -------------------------------------------------------------
 note "rtkit-daemon, default configuration"
