@@ -28,6 +28,17 @@ audio_mark()
 	note "$(awk -v t0="$AUDIO_T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime) s: $*"
 }
 
+# audio_order ROUND SIDES: the order the sides play in round ROUND, turned
+# round on every even round (alternating rounds, as AUDIO.md asks)
+audio_order()
+{
+	if [ $(($1 % 2)) = 1 ]; then
+		echo "$2"
+	else
+		echo "$2" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' '
+	fi
+}
+
 # audio_stop PID: ends a server or client (TERM, then KILL after 5 s: a
 # driver that hangs in close must not hang the script).
 audio_stop()

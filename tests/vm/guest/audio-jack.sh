@@ -89,9 +89,7 @@ granted_idle=0 granted_loaded=0 refused_idle=0 refused_loaded=0
 SIDES=${AUDIO_JACK_SIDES:-granted refused}
 round=1
 while [ "$round" -le "$AUDIO_ROUNDS" ]; do
-	# alternating: the order of the sides turns round from round to round
-	order=$SIDES
-	[ $((round % 2)) = 1 ] || order=$(echo "$SIDES" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' ')
+	order=$(audio_order "$round" "$SIDES")
 	for who in $order; do
 		jack_round "$who" "$round"
 		if [ "$who" = granted ] && [ "$round" = "$AUDIO_ROUNDS" ]; then

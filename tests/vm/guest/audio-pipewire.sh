@@ -157,9 +157,7 @@ rtkit_idle=0 rtkit_loaded=0 realtimed_idle=0 realtimed_loaded=0 refused_idle=0 r
 SIDES=${AUDIO_PW_SIDES:-rtkit realtimed}
 round=1
 while [ "$round" -le "$AUDIO_ROUNDS" ]; do
-	# alternating: the order of the sides turns round from round to round
-	order=$SIDES
-	[ $((round % 2)) = 1 ] || order=$(echo "$SIDES" | tr ' ' '\n' | sed '1!G;h;$!d' | tr '\n' ' ')
+	order=$(audio_order "$round" "$SIDES")
 	for server in $order; do
 		pw_round "$server" "$round"
 		[ "$AUDIO_DROPS_IDLE" = - ] && AUDIO_DROPS_IDLE=0
