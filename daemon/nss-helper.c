@@ -460,7 +460,11 @@ int nss_helper_new(sd_event *e, const char *path, unsigned threads_max, nss_help
 		int error = errno;
 
 		free(h);
-		return log_error_errno(error, "Cannot open the NSS helper %s: %m", path);
+		return log_error_errno(
+			error,
+			"Cannot open the NSS helper %s: %m (reinstall realtimed, or point "
+			"REALTIMED_NSS_HELPER at the program)",
+			path);
 	}
 	h->event = sd_event_ref(e);
 	snprintf(h->threads_max, sizeof(h->threads_max), "%u", threads_max);

@@ -525,9 +525,11 @@ START_TEST(test_helper_exec_fails)
 	rs.helper = "/nonexistent/realtimed-nss";
 	ck_assert_int_ge(sd_event_new(&fixture_event), 0);
 	ck_assert_int_eq(resolver_new(fixture_event, &rs, &r), -ENOENT);
-	ck_assert_uint_eq(log_count_lines("Cannot open the NSS helper /nonexistent/realtimed-nss: "
-					  "No such file or directory"),
-			  1);
+	ck_assert_uint_eq(
+		log_count_lines("Cannot open the NSS helper /nonexistent/realtimed-nss: "
+				"No such file or directory (reinstall realtimed, or point "
+				"REALTIMED_NSS_HELPER at the program)"),
+		1);
 }
 END_TEST
 
