@@ -19,6 +19,8 @@ static int value_compare(PolicyValueType type, const PolicyValue *a, const Polic
 		return (a->u64 > b->u64) - (a->u64 < b->u64);
 	case POLICY_VALUE_BOOL:
 		return (int)a->b - (int)b->b;
+	case POLICY_VALUE_TEXT:
+		break; /* [Daemon] keys only, never merged */
 	}
 	return 0;
 }

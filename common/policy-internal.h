@@ -41,6 +41,7 @@ typedef union PolicyValue {
 	unsigned u;
 	uint64_t u64;
 	bool b;
+	const char *s; /* into the file's text, until it is applied */
 } PolicyValue;
 
 typedef enum PolicyValueType {
@@ -48,7 +49,10 @@ typedef enum PolicyValueType {
 	POLICY_VALUE_UNSIGNED,
 	POLICY_VALUE_U64,
 	POLICY_VALUE_BOOL,
+	POLICY_VALUE_TEXT, /* a char[POLICY_TEXT_MAX]; [Daemon] keys only */
 } PolicyValueType;
+
+_Static_assert(POLICY_LINE_MAX < POLICY_TEXT_MAX, "a [Daemon] text value fits its field");
 
 /* Which of two values of a key is the more generous, when several [Group]
  * sections (or a user's [User NAME] and [User #UID]) set it: realtime.conf(5),

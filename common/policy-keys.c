@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "cpu-set.h"
 #include "parse.h"
 #include "policy-internal.h"
 
@@ -98,6 +100,70 @@ static int parse_cpu_dma_latency(const char *s, PolicyValue *ret)
 	if (parse_duration(s, true, &v) < 0 || v > 1000000)
 		return -EINVAL;
 	ret->u64 = v;
+	return 0;
+}
+
+/* Shield=: none (or empty), auto, or a list of CPUs. CPU 0 stays with
+ * the rest of the machine, whatever the list: the interrupts that
+ * cannot move and the timekeeping need a CPU there. */
+static int parse_shield(const char *s, PolicyValue *ret)
+{
+	CpuSet set;
+
+	if (!streq(s, "none") && !streq(s, "auto") && !isempty(s) &&
+	    (cpu_set_parse_list(s, &set) < 0 || cpu_set_is_empty(&set) || cpu_set_has(&set, 0)))
+		return -EINVAL;
+	ret->s = s;
+	return 0;
+}
+
+/* The characters of a glob outside brackets: those of IRQ action names
+ * ("snd_hda_intel:card0", "0000:00:1f.2", "virtio1-req.0") and *, ?. */
+static bool is_glob_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("_-.:*?/@+],", c);
+}
+
+/* ShieldKeep=: fnmatch() patterns separated by blanks; a bracket
+ * expression must close. */
+static int parse_glob_words(const char *s, PolicyValue *ret)
+{
+	for (const char *p = s; *p;) {
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if (*p != '[') {
+			if (!is_glob_char(*p))
+				return -EINVAL;
+			p++;
+			continue;
+		}
+		p++;
+		if (*p == '!' || *p == '^')
+			p++;
+		if (*p == ']')
+			p++; /* a ']' first is one of the set */
+		while (*p && *p != ']' && *p != ' ' && *p != '\t')
+			p++;
+		if (*p != ']')
+			return -EINVAL;
+		p++;
+	}
+	ret->s = s;
+	return 0;
+}
+
+/* ShieldGovernor=: a governor's or an energy-performance preference's
+ * name as sysfs lists them ("performance", "balance_power"), or nothing. */
+static int parse_governor(const char *s, PolicyValue *ret)
+{
+	size_t n = strlen(s);
+
+	if (n > 31 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		return -EINVAL;
+	ret->s = s;
 	return 0;
 }
 
@@ -334,6 +400,37 @@ const PolicyItem policy_daemon_keys[] = {
 			  "0 to 1s, or nothing for unset",
 		.initial = { .u64 = POLICY_INFINITY },
 	},
+	{
+		.name = "Shield",
+		DAEMON_FIELD(shield, POLICY_VALUE_TEXT),
+		.parse = parse_shield,
+		.expect = "none, auto, or a list of CPUs such as 3 or 2-3,6-7 (not CPU 0, which "
+			  "stays with the rest of the machine)",
+		.initial = { .s = "none" },
+	},
+	{
+		.name = "ShieldKeep",
+		DAEMON_FIELD(shield_keep, POLICY_VALUE_TEXT),
+		.parse = parse_glob_words,
+		.expect = "IRQ action name patterns separated by blanks, such as snd_* xhci_hcd, "
+			  "or nothing",
+		.initial = { .s = "" },
+	},
+	{
+		.name = "ShieldPin",
+		DAEMON_FIELD(shield_pin, POLICY_VALUE_BOOL),
+		.parse = parse_boolean_value,
+		.expect = "yes or no",
+		.initial = { .b = false },
+	},
+	{
+		.name = "ShieldGovernor",
+		DAEMON_FIELD(shield_governor, POLICY_VALUE_TEXT),
+		.parse = parse_governor,
+		.expect = "a cpufreq governor or energy-performance preference such as "
+			  "performance, or nothing",
+		.initial = { .s = "" },
+	},
 };
 
 const size_t policy_n_daemon_keys = ELEMENTSOF(policy_daemon_keys);
@@ -355,6 +452,9 @@ void policy_value_load(const PolicyItem *it, const void *base, PolicyValue *ret)
 	case POLICY_VALUE_BOOL:
 		ret->b = *(const bool *)field;
 		break;
+	case POLICY_VALUE_TEXT:
+		ret->s = field;
+		break;
 	}
 }
 
@@ -374,6 +474,11 @@ void policy_value_store(const PolicyItem *it, void *base, const PolicyValue *v)
 		break;
 	case POLICY_VALUE_BOOL:
 		*(bool *)field = v->b;
+		break;
+	case POLICY_VALUE_TEXT:
+		/* the whole field, so that equal values are equal bytes */
+		memset(field, 0, POLICY_TEXT_MAX);
+		memcpy(field, v->s, strnlen(v->s, POLICY_TEXT_MAX - 1));
 		break;
 	}
 }

@@ -60,6 +60,10 @@ typedef struct PolicyGrant {
 	bool covered;		/* a [User] or [Group] section (not just [Default]) matched */
 } PolicyGrant;
 
+/* The room for a [Daemon] value that is text, with its NUL: more than a
+ * line of a policy file holds. */
+#define POLICY_TEXT_MAX 200
+
 /* [Daemon] settings, with DESIGN.md's defaults where no file sets them. */
 typedef struct PolicyDaemon {
 	bool rtkit_compat;		 /* RtkitCompat=yes */
@@ -76,6 +80,11 @@ typedef struct PolicyDaemon {
 	/* CpuDmaLatency=: microseconds, or POLICY_INFINITY: unset (realtimed
 	 * never opens /dev/cpu_dma_latency) */
 	uint64_t cpu_dma_latency_usec;
+	/* The shield while audio runs (daemon/shield.h), as written: */
+	char shield[POLICY_TEXT_MAX];	       /* Shield=none, auto or a CPU list without 0 */
+	char shield_keep[POLICY_TEXT_MAX];     /* ShieldKeep=: IRQ name globs, blank-separated */
+	bool shield_pin;		       /* ShieldPin=no */
+	char shield_governor[POLICY_TEXT_MAX]; /* ShieldGovernor=: "" leaves the governor */
 } PolicyDaemon;
 
 /* One [IRQ] line: glob on the IRQ action name -> SCHED_FIFO priority. */

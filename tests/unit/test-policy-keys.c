@@ -246,6 +246,10 @@ static const struct {
 	{ "CanaryRefuseSec", "1s" },
 	{ "CanaryDemoteUnknown", "no" },
 	{ "CpuDmaLatency", "20us" },
+	{ "Shield", "auto" },
+	{ "ShieldKeep", "snd_* xhci_hcd" },
+	{ "ShieldPin", "yes" },
+	{ "ShieldGovernor", "performance" },
 };
 
 /* Walks the [Daemon] table: a policy without files has every key at its
@@ -437,6 +441,85 @@ START_TEST(test_daemon_cpu_dma_latency)
 }
 END_TEST
 
+/* Shield=: none (the default, or empty), auto, or a CPU list that leaves
+ * CPU 0 to the rest; ShieldKeep=: blank-separated globs of IRQ action
+ * names; ShieldGovernor=: one word, or nothing. A later file's value
+ * replaces an earlier one's whole. */
+START_TEST(test_daemon_shield)
+{
+	static const struct {
+		const char *key, *value, *want;
+	} good[] = {
+		{ "Shield", "none", "none" },
+		{ "Shield", "", "" },
+		{ "Shield", "auto", "auto" },
+		{ "Shield", "3", "3" },
+		{ "Shield", "2-3,6-7", "2-3,6-7" },
+		{ "Shield", " 1 ", "1" },
+		{ "ShieldKeep", "snd_hda_intel:card0 xhci_hcd", "snd_hda_intel:card0 xhci_hcd" },
+		{ "ShieldKeep", "ahci[[]0000:00:1f.2] snd-*", "ahci[[]0000:00:1f.2] snd-*" },
+		{ "ShieldKeep", "eth[!0]", "eth[!0]" },
+		{ "ShieldKeep", "", "" },
+		{ "ShieldGovernor", "performance", "performance" },
+		{ "ShieldGovernor", "balance_power", "balance_power" },
+		{ "ShieldGovernor", "", "" },
+	};
+	static const struct {
+		const char *key, *value, *expect;
+	} bad[] = {
+		{ "Shield", "0", "not CPU 0" },
+		{ "Shield", "0-3", "not CPU 0" },
+		{ "Shield", "3-1", "not CPU 0" },
+		{ "Shield", "all", "not CPU 0" },
+		{ "Shield", "8192", "not CPU 0" },
+		{ "Shield", "auto 3", "not CPU 0" },
+		{ "ShieldKeep", "snd_[", "IRQ action name patterns" },
+		{ "ShieldKeep", "a=b", "IRQ action name patterns" },
+		{ "ShieldKeep", "x!", "IRQ action name patterns" },
+		{ "ShieldGovernor", "Performance", "a cpufreq governor" },
+		{ "ShieldGovernor", "per formance", "a cpufreq governor" },
+		{ "ShieldGovernor", "../x", "a cpufreq governor" },
+		{ "ShieldPin", "sometimes", "yes or no" },
+	};
+	_cleanup_(policy_freep) Policy *defaults = load_text("[Default]\nNice=-1\n", NULL);
+	_cleanup_(policy_freep) Policy *both = NULL;
+	const PolicyDaemon *pd = policy_daemon(defaults);
+	const char *f[2];
+
+	ck_assert_str_eq(pd->shield, "none");
+	ck_assert_str_eq(pd->shield_keep, "");
+	ck_assert(!pd->shield_pin);
+	ck_assert_str_eq(pd->shield_governor, "");
+	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+		_cleanup_(policy_freep) Policy *p = NULL;
+		const PolicyItem *it =
+			policy_item_lookup(policy_daemon_keys, policy_n_daemon_keys, good[i].key);
+		char text[256];
+		PolicyValue v;
+
+		snprintf(text, sizeof(text), "[Daemon]\n%s=%s\n", good[i].key, good[i].value);
+		p = load_text(text, NULL);
+		assert_no_errors(p);
+		policy_value_load(it, policy_daemon(p), &v);
+		ck_assert_msg(streq(v.s, good[i].want), "%s=%s: '%s'", good[i].key, good[i].value,
+			      v.s);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "[Daemon]\n%s=%s\n", bad[i].key, bad[i].value);
+		assert_text_rejected(text, 2, bad[i].expect);
+	}
+
+	f[0] = write_file("1.conf", "[Daemon]\nShield=2-3\nShieldKeep=snd_* xhci_hcd\n");
+	f[1] = write_file("2.conf", "[Daemon]\nShield=auto\nShieldKeep=nvme0q1\n");
+	both = load_files(f, 2);
+	assert_no_errors(both);
+	ck_assert_str_eq(policy_daemon(both)->shield, "auto");
+	ck_assert_str_eq(policy_daemon(both)->shield_keep, "nvme0q1");
+}
+END_TEST
+
 START_TEST(test_daemon_broken_file_keeps_defaults)
 {
 	_cleanup_(policy_freep) Policy *p = NULL;
@@ -459,6 +542,6 @@ int main(void)
 	policy_test_case(s, "daemon",
 			 CHECK_TESTS(test_daemon_key_table, test_daemon_keys,
 				     test_daemon_bad_values, test_daemon_cpu_dma_latency,
-				     test_daemon_broken_file_keeps_defaults));
+				     test_daemon_shield, test_daemon_broken_file_keeps_defaults));
 	return policy_test_run(s);
 }
