@@ -73,6 +73,57 @@ static char *find_action(int proc_fd, unsigned irq, const char *prefix)
 	return best;
 }
 
+static int name_compare(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void procfs_irq_actions_free(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+int procfs_irq_actions(const char *proc_root, unsigned irq, char ***ret, size_t *ret_n)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char path[PATH_MAX];
+	char **names = NULL;
+	struct dirent *de;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/irq/%u", proc_root, irq);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	names = calloc(1, sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	while ((de = readdir(d))) {
+		char **p;
+
+		/* Action directories are the only directories in /proc/irq/N. */
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		p = reallocarray(names, n + 2, sizeof(char *));
+		if (!p)
+			goto oom;
+		names = p;
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto oom;
+		names[++n] = NULL;
+	}
+	qsort(names, n, sizeof(char *), name_compare);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+oom:
+	procfs_irq_actions_free(names);
+	return -ENOMEM;
+}
+
 static int irq_thread_compare(const void *a, const void *b)
 {
 	const IrqThread *x = a, *y = b;

@@ -29,6 +29,14 @@ int procfs_irq_threads(const char *proc_root, IrqThread **ret, size_t *ret_n);
 
 void procfs_irq_threads_free(IrqThread *t, size_t n);
 
+/* The action names of IRQ irq: the directories of PROC/irq/IRQ/, one per
+ * handler ("snd_hda_intel:card0", "ehci_hcd:usb1" on a shared line),
+ * sorted, as a NULL-terminated array of *ret_n names. They are the
+ * kernel's bytes: escape them before they go anywhere (utf8.h). -errno
+ * when the directory cannot be read (-ENOENT: no such IRQ). */
+int procfs_irq_actions(const char *proc_root, unsigned irq, char ***ret, size_t *ret_n);
+void procfs_irq_actions_free(char **names);
+
 /* realtime.ko's listing of IRQ threads. */
 #define KMOD_IRQ_THREADS_PATH "/proc/realtime/irq_threads"
 

@@ -184,6 +184,33 @@ static void write_file(const char *name, const char *text)
 	fclose(f);
 }
 
+/* An IRQ's action names, for the shield's ShieldKeep= and [IRQ] rules on
+ * a shared line: every directory of PROC/irq/N/, sorted; its files
+ * (smp_affinity, spurious) are none. */
+START_TEST(test_actions)
+{
+	char **names = NULL;
+	size_t n = 42;
+
+	fake_action(16, "snd_hda_intel:card0");
+	fake_action(16, "ehci_hcd:usb1");
+	write_file("irq/16/smp_affinity_list", "0-3\n");
+	ck_assert_int_eq(procfs_irq_actions(root, 16, &names, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(names[0], "ehci_hcd:usb1");
+	ck_assert_str_eq(names[1], "snd_hda_intel:card0");
+	ck_assert_ptr_null(names[2]);
+	procfs_irq_actions_free(names);
+
+	mkdirf("%s/irq/17", root);
+	ck_assert_int_eq(procfs_irq_actions(root, 17, &names, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(names[0]);
+	procfs_irq_actions_free(names);
+	ck_assert_int_eq(procfs_irq_actions(root, 18, &names, &n), -ENOENT);
+}
+END_TEST
+
 /* realtime.ko's /proc/realtime/irq_threads: "IRQ PID POLICY PRIORITY NAME". */
 START_TEST(test_kmod_listing)
 {
@@ -284,7 +311,8 @@ int main(void)
 	TCase *tc;
 
 	tc = check_add_case(s, "fake-proc",
-			    CHECK_TESTS(test_fake_proc, test_empty_and_missing, test_kmod_listing));
+			    CHECK_TESTS(test_fake_proc, test_empty_and_missing, test_kmod_listing,
+					test_actions));
 	tcase_add_checked_fixture(tc, setup, teardown);
 	check_add_case(s, "names", CHECK_TESTS(test_name_parse, test_real_proc));
 	return check_run(s);
