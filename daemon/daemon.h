@@ -22,6 +22,7 @@ typedef struct CredsCache CredsCache;
 typedef struct Polkit Polkit;
 typedef struct Resolver Resolver;
 typedef struct RtkitName RtkitName;
+typedef struct Shield Shield;
 typedef struct Users Users;
 
 typedef struct Daemon Daemon;
@@ -70,4 +71,5 @@ typedef struct Daemon {
 	sd_event_source *irq_timer;
 	bool irq_kmod;	 /* realtime.ko holds the [IRQ] rules */
 	CpuDma *cpu_dma; /* NULL in unit tests that do not make one */
+	Shield *shield;	 /* NULL in unit tests that do not make one */
 } Daemon;
