@@ -15,6 +15,7 @@
 #include "daemon-policy.h"
 #include "log.h"
 #include "request-sched.h"
+#include "shield.h"
 #include "user-wait.h"
 
 typedef struct CallerProperties {
@@ -83,6 +84,49 @@ static bool append_cpu_dma(DBusMessageIter *it, Daemon *d)
 	return dbus_message_iter_close_container(it, &v);
 }
 
+/* Shield (ssuua(uss)ss): the state (shield_state_to_string()), the
+ * shielded CPUs ("" while not held), the realtime grants it is held for,
+ * the IRQs moved off them, those that stay (irq, action, why), irqbalance
+ * ("" when it does not run, "told (pid N)" or why it could not be), and
+ * why it is not held or what it left undone (""). The same for every
+ * caller. */
+static bool append_shield(DBusMessageIter *it, Daemon *d)
+{
+	ShieldStatus st = { .state = SHIELD_UNSET };
+	dbus_uint32_t grants = cpu_dma_n_grants(d), moved;
+	DBusMessageIter v, s, arr, l;
+	bool ok;
+
+	if (d->shield)
+		shield_status(d->shield, &st);
+	moved = st.moved;
+	if (!dbus_message_iter_open_container(it, DBUS_TYPE_VARIANT, "(ssuua(uss)ss)", &v))
+		return false;
+	ok = dbus_message_iter_open_container(&v, DBUS_TYPE_STRUCT, NULL, &s) &&
+	     bus_append_string(&s, shield_state_to_string(st.state)) &&
+	     bus_append_string(&s, st.cpus) &&
+	     dbus_message_iter_append_basic(&s, DBUS_TYPE_UINT32, &grants) &&
+	     dbus_message_iter_append_basic(&s, DBUS_TYPE_UINT32, &moved) &&
+	     dbus_message_iter_open_container(&s, DBUS_TYPE_ARRAY, "(uss)", &arr);
+	for (size_t i = 0; ok && i < st.n_left; i++) {
+		dbus_uint32_t irq = st.left[i].irq;
+
+		ok = dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &l) &&
+		     dbus_message_iter_append_basic(&l, DBUS_TYPE_UINT32, &irq) &&
+		     bus_append_string(&l, st.left[i].name) &&
+		     bus_append_string(&l, st.left[i].why) &&
+		     dbus_message_iter_close_container(&arr, &l);
+	}
+	ok = ok && dbus_message_iter_close_container(&s, &arr) &&
+	     bus_append_string(&s, st.irqbalance) && bus_append_string(&s, st.problem) &&
+	     dbus_message_iter_close_container(&v, &s);
+	if (!ok) {
+		dbus_message_iter_abandon_container(it, &v);
+		return false;
+	}
+	return dbus_message_iter_close_container(it, &v);
+}
+
 static bool append_property(Daemon *d, DBusMessageIter *it, const CallerProperties *p,
 			    const char *name, bool dict)
 {
@@ -102,14 +146,16 @@ static bool append_property(Daemon *d, DBusMessageIter *it, const CallerProperti
 	} else if (streq(name, "RTTimeUSecMax")) {
 		type = DBUS_TYPE_INT64;
 		v = &p->rttime_usec_max;
-	} else if (streq(name, "CpuDmaLatency")) {
+	} else if (streq(name, "CpuDmaLatency") || streq(name, "Shield")) {
+		bool (*append)(DBusMessageIter *, Daemon *) =
+			streq(name, "Shield") ? append_shield : append_cpu_dma;
 		DBusMessageIter e;
 
 		if (!dict)
-			return append_cpu_dma(it, d);
+			return append(it, d);
 		if (!dbus_message_iter_open_container(it, DBUS_TYPE_DICT_ENTRY, NULL, &e))
 			return false;
-		if (!bus_append_string(&e, name) || !append_cpu_dma(&e, d)) {
+		if (!bus_append_string(&e, name) || !append(&e, d)) {
 			dbus_message_iter_abandon_container(it, &e);
 			return false;
 		}
@@ -121,7 +167,8 @@ static bool append_property(Daemon *d, DBusMessageIter *it, const CallerProperti
 
 /* RealtimeKit1's three, then the native interface's own */
 static const char *const property_names[] = { "RTTimeUSecMax", "MaxRealtimePriority",
-					      "MinNiceLevel", "Version", "CpuDmaLatency" };
+					      "MinNiceLevel",  "Version",
+					      "CpuDmaLatency", "Shield" };
 #define RTKIT_N_PROPERTIES 3
 
 static void properties_get(Daemon *d, DBusMessage *m, const BusObject *o);

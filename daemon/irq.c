@@ -15,6 +15,7 @@
 #include "macro.h"
 #include "procfs-irq.h"
 #include "sched-util.h"
+#include "shield.h"
 
 /* under the proc root (args.h), so that a test's fake /proc is written */
 #define KMOD_IRQ_RULES "/realtime/irq_rules"
@@ -153,6 +154,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		/* kernel uevents start with "ACTION@DEVPATH" */
 		if (startswith(buf, "add@") || startswith(buf, "bind@"))
 			relevant = true;
+		shield_uevent(d->shield, buf);
 	}
 	/* a timer armed already: its one re-apply covers a burst */
 	if (!relevant || d->irq_kmod || policy_n_irq_rules(d->policy) == 0 || d->irq_timer)

@@ -31,6 +31,7 @@
 #include "refusals.h"
 #include "resolver.h"
 #include "rtkit-name.h"
+#include "shield.h"
 #include "state.h"
 #include "users.h"
 
@@ -165,6 +166,16 @@ static int daemon_setup(Daemon *d)
 	r = cpu_dma_new(d->args.cpu_dma_latency, &d->cpu_dma);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the CPU latency request: %m");
+	r = shield_new(d->event,
+		       &(ShieldRoots){ .proc = d->args.proc,
+				       .sys = "/sys",
+				       .run = "/run",
+				       .state_dir = d->args.state_dir },
+		       &d->shield);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the shield: %m");
+	/* what a crash left shielded goes back before anything is taken */
+	shield_recover(d->shield);
 	r = grant_table_new(d->event, d->args.proc, manager_grants_changed, d, &d->grants);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create the grant table: %m");
@@ -187,6 +198,8 @@ static void daemon_done(Daemon *d)
 		(void)daemon_state_save(d);
 	d->resolver = resolver_free(d->resolver);
 	d->canary = canary_free(d->canary);
+	shield_stop(d->shield);
+	d->shield = shield_free(d->shield);
 	irq_monitor_stop(d);
 	/* the threads keep their grants for the next start */
 	d->grants = grant_table_free(d->grants);

@@ -11,6 +11,7 @@
 #include "manager.h"
 #include "polkit.h"
 #include "request-sched.h"
+#include "shield.h"
 #include "state.h"
 #include "user-wait.h"
 #include "users.h"
@@ -157,6 +158,7 @@ void manager_grants_changed(GrantTable *t, void *userdata)
 	daemon_state_schedule_save(d);
 	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
+	shield_sync(d);
 	sd_notifyf(false, "STATUS=Supervising %u threads of %u processes", t->n_grants,
 		   t->n_processes);
 }
@@ -252,6 +254,7 @@ void manager_apply_settings(Daemon *d)
 	irq_apply(d);
 	supervise_canary_sync(d, NULL);
 	cpu_dma_sync(d);
+	shield_sync(d);
 }
 
 int manager_reload(Daemon *d, char **ret_error)
