@@ -6,7 +6,8 @@
  * refusals (ListRefusals). Nothing is activated: names are
  * looked up with GetNameOwner, and the property is read with
  * NO_AUTO_START, so a stopped realtimed stays stopped. Also its
- * CpuDmaLatency, for cpu-dma-latency and realtimectl status.
+ * CpuDmaLatency and Shield, for cpu-dma-latency, shield and realtimectl
+ * status.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +143,58 @@ void check_bus_cpu_dma(DBusConnection *bus, CpuDmaHold *ret)
 	snprintf(ret->error, sizeof(ret->error), "%s", error);
 }
 
+void check_bus_shield(DBusConnection *bus, ShieldHold *ret)
+{
+	_cleanup_bus_message_ DBusMessage *reply = NULL;
+	const char *state, *cpus, *irqbalance, *problem;
+	dbus_uint32_t grants, moved;
+	DBusMessageIter v, s, arr;
+	ShieldHold h = { .known = true };
+	char *sig;
+	bool ok;
+
+	if (!get_property(bus, "Shield", DBUS_TYPE_STRUCT, &reply, &v))
+		return;
+	sig = dbus_message_iter_get_signature(&v);
+	ok = sig && streq(sig, "(ssuua(uss)ss)");
+	dbus_free(sig);
+	if (!ok)
+		return;
+	dbus_message_iter_recurse(&v, &s);
+	dbus_message_iter_get_basic(&s, &state);
+	dbus_message_iter_next(&s);
+	dbus_message_iter_get_basic(&s, &cpus);
+	dbus_message_iter_next(&s);
+	dbus_message_iter_get_basic(&s, &grants);
+	dbus_message_iter_next(&s);
+	dbus_message_iter_get_basic(&s, &moved);
+	dbus_message_iter_next(&s);
+	dbus_message_iter_recurse(&s, &arr);
+	while (dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_STRUCT) {
+		dbus_uint32_t irq;
+		const char *name, *why;
+
+		bus_iter_read_struct(&arr, &irq, &name, &why, NULL);
+		if (h.n_left < SHIELD_LEFT_SHOWN) {
+			h.left[h.n_left].irq = irq;
+			snprintf(h.left[h.n_left].name, sizeof(h.left[0].name), "%s", name);
+			snprintf(h.left[h.n_left].why, sizeof(h.left[0].why), "%s", why);
+		}
+		h.n_left++;
+	}
+	dbus_message_iter_next(&s);
+	dbus_message_iter_get_basic(&s, &irqbalance);
+	dbus_message_iter_next(&s);
+	dbus_message_iter_get_basic(&s, &problem);
+	h.grants = grants;
+	h.moved = moved;
+	snprintf(h.state, sizeof(h.state), "%s", state);
+	snprintf(h.cpus, sizeof(h.cpus), "%s", cpus);
+	snprintf(h.irqbalance, sizeof(h.irqbalance), "%s", irqbalance);
+	snprintf(h.problem, sizeof(h.problem), "%s", problem);
+	*ret = h;
+}
+
 void check_bus_query(CheckBus *ret)
 {
 	_cleanup_bus_connection_ DBusConnection *bus = NULL;
@@ -165,6 +218,7 @@ void check_bus_query(CheckBus *ret)
 		ret->max_priority = max_priority(bus);
 		daemon_version(bus, ret->version, sizeof(ret->version));
 		check_bus_cpu_dma(bus, &ret->cpu_dma);
+		check_bus_shield(bus, &ret->shield);
 	}
 	ret->rtkit_owned = name_owner(bus, RTKIT_NAME, rtkit, sizeof(rtkit));
 	if (ret->rtkit_owned) {

@@ -16,6 +16,7 @@ const Check check_table[] = {
 	{ "swappiness",      check_swappiness },
 	{ "cpu-governor",    check_cpu_governor },
 	{ "cpu-dma-latency", check_cpu_dma_latency },
+	{ "shield",          check_shield },
 	{ "smt",             check_smt },
 	{ "mitigations",     check_mitigations },
 	{ "timer",           check_timer },

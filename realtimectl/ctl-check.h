@@ -54,6 +54,25 @@ typedef struct CpuDmaHold {
 	char error[192]; /* the last failure to take hold, "" since a success */
 } CpuDmaHold;
 
+/* realtimed's Shield property (daemon/org.realtimed.Realtime1.xml): the
+ * CPUs shielded from interrupts while realtime grants run. */
+#define SHIELD_LEFT_SHOWN 8
+typedef struct ShieldHold {
+	bool known;	 /* realtimed answered (an older one has no such property) */
+	char state[16];	 /* "unset", "released", "held", "lingering", "refused", "failed" */
+	char cpus[128];	 /* the shielded CPUs, "" while not held */
+	unsigned grants; /* the realtime grants it is held for */
+	unsigned moved;	 /* IRQs moved off the shield */
+	size_t n_left;	 /* IRQs that stay on it; the first SHIELD_LEFT_SHOWN: */
+	struct {
+		unsigned irq;
+		char name[96];
+		char why[160];
+	} left[SHIELD_LEFT_SHOWN];
+	char irqbalance[320]; /* "" when it does not run, "told (pid N)", or why not */
+	char problem[1024];   /* why it is not held, or what it left undone */
+} ShieldHold;
+
 /* What the system bus says, for the daemon and rtkit-conflict checks. */
 typedef struct CheckBus {
 	bool reachable;	 /* the system bus answered */
@@ -66,6 +85,7 @@ typedef struct CheckBus {
 	pid_t rtkit_pid;
 	bool rtkit_is_realtimed; /* ... and it is realtimed's compat interface */
 	CpuDmaHold cpu_dma;	 /* realtimed's CpuDmaLatency, for cpu-dma-latency */
+	ShieldHold shield;	 /* realtimed's Shield, for shield */
 } CheckBus;
 
 /* What realtimed refused the checked user lately (ListRefusals), in words
@@ -120,6 +140,7 @@ void check_sched_ext(const CheckContext *c, CheckResult *r);
 void check_swappiness(const CheckContext *c, CheckResult *r);
 void check_cpu_governor(const CheckContext *c, CheckResult *r);
 void check_cpu_dma_latency(const CheckContext *c, CheckResult *r);
+void check_shield(const CheckContext *c, CheckResult *r);
 void check_smt(const CheckContext *c, CheckResult *r);
 void check_mitigations(const CheckContext *c, CheckResult *r);
 void check_timer(const CheckContext *c, CheckResult *r);
@@ -249,6 +270,12 @@ void check_bus_cpu_dma(struct DBusConnection *bus, CpuDmaHold *ret);
 /* check-cpu-dma.c: realtimed's CPU latency request in words, "held at 0 µs
  * for 2 realtime grants", for check and status. */
 void cpu_dma_hold_describe(const CpuDmaHold *h, char *buf, size_t size);
+/* check-bus.c (only with D-Bus): realtimed's Shield on bus, as
+ * check_bus_cpu_dma(). */
+void check_bus_shield(struct DBusConnection *bus, ShieldHold *ret);
+/* check-shield.c: realtimed's shield in words, "held on CPUs 3 for 1
+ * realtime grant: 5 IRQs moved off them", for check and status. */
+void shield_hold_describe(const ShieldHold *h, char *buf, size_t size);
 
 /* check-bus.c: the refusals_query of a live system (ListRefusals, never
  * starting realtimed). */

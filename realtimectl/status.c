@@ -6,7 +6,8 @@
  * every user's (ListAllGrants: root or polkit's org.realtimed.manage, which
  * may ask for an administrator's password: bus_call() runs a text agent
  * meanwhile on a terminal). Under the table, whether realtimed holds the
- * CPUs awake ([Daemon] CpuDmaLatency=). status --refused: refused.c.
+ * CPUs awake ([Daemon] CpuDmaLatency=) and shields some from interrupts
+ * (Shield=). status --refused: refused.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +39,34 @@ static void print_cpu_dma(DBusConnection *bus)
 		return;
 	cpu_dma_hold_describe(&h, text, sizeof(text));
 	printf("CPU latency request (/dev/cpu_dma_latency): %s.\n", text);
+}
+
+/* The shield ([Daemon] Shield=): its CPUs, the IRQs that stay and why,
+ * irqbalance, what it could not do; nothing from a realtimed that does not
+ * say. */
+static void print_shield(DBusConnection *bus)
+{
+	ShieldHold h = {};
+	char text[1280];
+	bool held;
+
+	check_bus_shield(bus, &h);
+	if (!h.known)
+		return;
+	shield_hold_describe(&h, text, sizeof(text));
+	printf("Shield (Shield=): %s.\n", text);
+	held = streq(h.state, "held") || streq(h.state, "lingering");
+	if (!held)
+		return;
+	for (size_t i = 0; i < h.n_left && i < SHIELD_LEFT_SHOWN; i++)
+		printf("  IRQ %u (%s) stays: %s\n", h.left[i].irq, h.left[i].name, h.left[i].why);
+	if (h.n_left > SHIELD_LEFT_SHOWN)
+		printf("  and %zu more IRQs stay\n", h.n_left - SHIELD_LEFT_SHOWN);
+	if (h.irqbalance[0])
+		printf("  irqbalance: %s\n", h.irqbalance);
+	if (h.problem[0])
+		printf("  Not done: %s\n", h.problem);
+	printf("  Per-CPU kernel threads and the timer tick stay on CPUs %s.\n", h.cpus);
 }
 
 int verb_status(Ctl *ctl, int argc, char **argv)
@@ -101,6 +130,7 @@ int verb_status(Ctl *ctl, int argc, char **argv)
 			printf("\n%zu thread%s%s supervised.\n", n, n == 1 ? "" : "s",
 			       own ? " of yours" : "");
 		print_cpu_dma(bus);
+		print_shield(bus);
 	}
 	return CTL_EXIT_OK;
 }

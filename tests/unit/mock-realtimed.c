@@ -384,6 +384,32 @@ static void cpu_dma_latency(DBusMessageIter *v)
 	dbus_message_iter_close_container(v, &var);
 }
 
+static void shield(DBusMessageIter *v)
+{
+	const char *state = "held", *cpus = "1", *irqbalance = "", *problem = "";
+	const char *name = "nvme0q1", *why = "not moved: the kernel refuses to move it";
+	dbus_uint32_t held_for = 1, moved = 3, irq = 24;
+	DBusMessageIter var, st, arr, l;
+
+	dbus_message_iter_open_container(v, DBUS_TYPE_VARIANT, "(ssuua(uss)ss)", &var);
+	dbus_message_iter_open_container(&var, DBUS_TYPE_STRUCT, NULL, &st);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &state);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &cpus);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &held_for);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &moved);
+	dbus_message_iter_open_container(&st, DBUS_TYPE_ARRAY, "(uss)", &arr);
+	dbus_message_iter_open_container(&arr, DBUS_TYPE_STRUCT, NULL, &l);
+	dbus_message_iter_append_basic(&l, DBUS_TYPE_UINT32, &irq);
+	dbus_message_iter_append_basic(&l, DBUS_TYPE_STRING, &name);
+	dbus_message_iter_append_basic(&l, DBUS_TYPE_STRING, &why);
+	dbus_message_iter_close_container(&arr, &l);
+	dbus_message_iter_close_container(&st, &arr);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &irqbalance);
+	dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &problem);
+	dbus_message_iter_close_container(&var, &st);
+	dbus_message_iter_close_container(v, &var);
+}
+
 typedef struct MockProperty {
 	const char *name, *type;
 	void (*append)(DBusMessageIter *v);
@@ -395,6 +421,7 @@ static const MockProperty properties[] = {
 	{ "RTTimeUSecMax", "x", rttime_usec_max },
 	{ "Version", "s", version },
 	{ "CpuDmaLatency", "(sxus)", cpu_dma_latency },
+	{ "Shield", "(ssuua(uss)ss)", shield },
 };
 
 static DBusMessage *properties_get(DBusMessage *m, const char *member, uint32_t caller)

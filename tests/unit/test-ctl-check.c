@@ -25,6 +25,7 @@ START_TEST(test_table_ids)
 		"swappiness",
 		"cpu-governor",
 		"cpu-dma-latency",
+		"shield",
 		"smt",
 		"mitigations",
 		"timer",
