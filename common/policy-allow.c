@@ -19,10 +19,7 @@ const char *policy_grant_kind_to_string(PolicyGrantKind k)
 
 PolicyGrantKind policy_grant_kind_from_string(const char *s)
 {
-	for (int k = 0; k < _POLICY_GRANT_KIND_MAX; k++)
-		if (streq_ptr(s, kind_names[k]))
-			return k;
-	return _POLICY_GRANT_KIND_INVALID;
+	return string_table_find(kind_names, ELEMENTSOF(kind_names), s);
 }
 
 static int refuse(const PolicyGrant *g, PolicyGrantKind kind, int value, PolicyRefusalReason reason,

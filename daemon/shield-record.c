@@ -35,10 +35,7 @@ const char *shield_kind_to_string(ShieldKind k)
 
 ShieldKind shield_kind_from_string(const char *s)
 {
-	for (size_t i = 0; i < ELEMENTSOF(kind_names); i++)
-		if (streq(kind_names[i], s))
-			return (ShieldKind)i;
-	return _SHIELD_KIND_INVALID;
+	return string_table_find(kind_names, ELEMENTSOF(kind_names), s);
 }
 
 int shield_record_new(const char *state_dir, ShieldRecord **ret)
