@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -182,16 +183,29 @@ static bool record_save(Shield *s, size_t first)
 	return false;
 }
 
-/* Plans what is not in the record yet (everything, at the take),
- * records it and applies it. Returns how many values were planned, -EIO
- * when the record could not be written. */
-static int plan_and_apply(Shield *s, bool take)
+/* What plan_and_apply() looks at: everything at the take; after a device
+ * event what may have appeared (IRQs, governors of CPUs come online);
+ * after a change of the grant table only the threads to pin. */
+typedef enum PlanWhat {
+	PLAN_TAKE,
+	PLAN_DEVICES,
+	PLAN_PINS,
+} PlanWhat;
+
+/* Plans what is not in the record yet, records it and applies it. Returns
+ * how many values were planned, -EIO when the record could not be
+ * written. */
+static int plan_and_apply(Shield *s, PlanWhat what)
 {
 	size_t first = s->record->n;
 	bool irqs = s->irqbalance.state != SHIELD_IRQBALANCE_UNREACHABLE;
-	char why[256];
+	char why[256] = "";
 	int r;
 
+	if (what == PLAN_PINS)
+		goto pins;
+	/* the IRQs that stay are listed anew, those the kernel refused too */
+	s->plan.n_left = s->plan.n_kept = 0;
 	s->plan.shield = &s->cpus;
 	s->plan.rest = &s->rest;
 	s->plan.policy = s->policy;
@@ -206,7 +220,7 @@ static int plan_and_apply(Shield *s, bool take)
 					  s->roots.proc);
 	}
 	(void)shield_move_plan_defaults(&s->roots, &s->plan, irqs, s->record);
-	if (take) {
+	if (what == PLAN_TAKE) {
 		r = shield_irqbalance_plan(&s->irqbalance, &s->cpus, s->plan.kept, s->plan.n_kept,
 					   s->record);
 		if (r < 0)
@@ -217,6 +231,7 @@ static int plan_and_apply(Shield *s, bool take)
 				sizeof(why));
 	if (why[0] && !s->problem[0])
 		snprintf(s->problem, sizeof(s->problem), "%s", why);
+pins:
 	if (s->config.pin && s->grants)
 		(void)shield_pin_plan(s->roots.proc, s->grants, &s->cpus, s->record);
 	if (s->record->n == first)
@@ -262,7 +277,7 @@ static void shield_take(Shield *s)
 		log_warning("%s", why);
 	}
 	s->state = SHIELD_HELD;
-	if (plan_and_apply(s, true) == -EIO) {
+	if (plan_and_apply(s, PLAN_TAKE) == -EIO) {
 		refuse(s, SHIELD_FAILED, s->problem);
 		return;
 	}
@@ -291,7 +306,7 @@ static void shield_reapply(Shield *s, const char *why)
 		shield_take(s);
 		return;
 	}
-	r = plan_and_apply(s, false);
+	r = plan_and_apply(s, PLAN_DEVICES);
 	if (r > 0)
 		log_debug("Shield re-applied (%s): %d more values", why, r);
 }
@@ -339,9 +354,12 @@ static int on_clock_set(sd_event_source *es, int fd, uint32_t revents, void *use
  * set: at resume (timekeeping_resume()) and by settimeofday(). */
 static int resume_arm(Shield *s)
 {
-	struct itimerspec its = { .it_value = { .tv_sec = INT32_MAX } };
+	struct itimerspec its = {};
 	int fd, r;
 
+	/* ten years on: it is never meant to expire */
+	(void)clock_gettime(CLOCK_REALTIME, &its.it_value);
+	its.it_value.tv_sec += 10 * 366 * 24 * 3600;
 	if (!s->resume) {
 		fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (fd < 0)
@@ -398,7 +416,7 @@ static void pins_sync(Shield *s)
 	if (changed)
 		(void)record_save(s, s->record->n);
 	if (s->config.pin && s->want && s->grants)
-		(void)plan_and_apply(s, false);
+		(void)plan_and_apply(s, PLAN_PINS);
 }
 
 void shield_update(Shield *s, const Policy *p, GrantTable *t, bool want)
