@@ -42,6 +42,9 @@ RT_VM_PACKAGES=(
         linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64
         # vm-system: systemd as the guest's PID 1, realtime.ko through DKMS
         systemd-sysv dkms
+        # the shield's vm script (tests/vm/guest/shield.sh) runs irqbalance
+        # in the guest, as Debian installs it on many machines; never here
+        irqbalance
 )
 
 # rt_install_deps PACKAGE...: apt-get update + install of what is missing.
@@ -76,7 +79,7 @@ rt_install_deps() {
         # vm-system tier (which boots this machine's /etc): not on a machine
         # that only tests. Disabled whether systemd runs here or not.
         local p2
-        for p2 in slapd nslcd; do
+        for p2 in slapd nslcd irqbalance; do
                 case " ${missing[*]} " in *" $p2 "*) ;; *) continue ;; esac
                 if [ -d /run/systemd/system ]; then
                         systemctl disable --now "$p2" >/dev/null 2>&1
