@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The shield's record on disk; see shield-record.h. */
+/* The shield's record, and each value given back; see shield-move.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,36 +7,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "macro.h"
 #include "parse.h"
-#include "shield-record.h"
-#include "string-table.h"
+#include "procfs-interrupts.h"
+#include "shield-irqbalance.h"
+#include "shield-move.h"
 
 #define RECORD_FILE "shield"
 #define RECORD_HEADER "# realtimed shield v1: kind id name before want flags\n"
 /* A text field's bytes: an affinity list of 8192 CPUs at worst. */
 #define FIELD_MAX (64 * 1024)
-
-static const char *const kind_names[_SHIELD_KIND_MAX] = {
-	[SHIELD_KIND_IRQ] = "irq",
-	[SHIELD_KIND_IRQ_DEFAULT] = "irq-default",
-	[SHIELD_KIND_WORKQUEUE] = "workqueue",
-	[SHIELD_KIND_GOVERNOR] = "governor",
-	[SHIELD_KIND_EPP] = "epp",
-	[SHIELD_KIND_THREAD] = "thread",
-	[SHIELD_KIND_IRQBALANCE_CPUS] = "irqbalance-cpus",
-	[SHIELD_KIND_IRQBALANCE_IRQS] = "irqbalance-irqs",
-};
-
-const char *shield_kind_to_string(ShieldKind k)
-{
-	return string_table_lookup(kind_names, ELEMENTSOF(kind_names), k);
-}
-
-ShieldKind shield_kind_from_string(const char *s)
-{
-	return string_table_find(kind_names, ELEMENTSOF(kind_names), s);
-}
 
 int shield_record_new(const char *state_dir, ShieldRecord **ret)
 {
@@ -291,4 +272,303 @@ int shield_record_load(ShieldRecord *r, unsigned *ret_bad)
 	}
 	*ret_bad = bad;
 	return ret;
+}
+
+/* How a file's value compares: as a CPU list, a CPU mask, or a word. */
+typedef enum ValueForm {
+	FORM_NONE, /* no file */
+	FORM_LIST,
+	FORM_MASK,
+	FORM_WORD,
+} ValueForm;
+
+/* Each kind: its word in the record; its file under PROC or SYS (the id
+ * between pre and post where post is set) and how its value compares;
+ * its name in the journal (the id between what and what_post where
+ * what_post is set). */
+static const struct {
+	const char *name, *pre, *post;
+	bool sys;
+	ValueForm form;
+	const char *what, *what_post;
+} kinds[_SHIELD_KIND_MAX] = {
+	[SHIELD_KIND_IRQ] = { "irq", "irq/", "/smp_affinity_list", false, FORM_LIST, "IRQ ", "" },
+	[SHIELD_KIND_IRQ_DEFAULT] = { "irq-default", "irq/default_smp_affinity", NULL, false,
+				      FORM_MASK, "the default IRQ affinity", NULL },
+	[SHIELD_KIND_WORKQUEUE] = { "workqueue", "devices/virtual/workqueue/cpumask", NULL, true,
+				    FORM_MASK, "the unbound workqueues' cpumask", NULL },
+	[SHIELD_KIND_GOVERNOR] = { "governor", "devices/system/cpu/cpu",
+				   "/cpufreq/scaling_governor", true, FORM_WORD, "CPU ",
+				   "'s cpufreq governor" },
+	[SHIELD_KIND_EPP] = { "epp", "devices/system/cpu/cpu",
+			      "/cpufreq/energy_performance_preference", true, FORM_WORD, "CPU ",
+			      "'s energy-performance preference" },
+	[SHIELD_KIND_THREAD] = { "thread", .what = "thread ", .what_post = "'s CPU affinity" },
+	[SHIELD_KIND_IRQBALANCE_CPUS] = { "irqbalance-cpus",
+					  .what = "irqbalance's banned CPUs (pid ",
+					  .what_post = ")" },
+	[SHIELD_KIND_IRQBALANCE_IRQS] = { "irqbalance-irqs",
+					  .what = "irqbalance's banned IRQs (pid ",
+					  .what_post = ")" },
+};
+
+const char *shield_kind_to_string(ShieldKind k)
+{
+	return k >= 0 && k < _SHIELD_KIND_MAX ? kinds[k].name : NULL;
+}
+
+ShieldKind shield_kind_from_string(const char *s)
+{
+	for (size_t k = 0; s && k < _SHIELD_KIND_MAX; k++)
+		if (streq(kinds[k].name, s))
+			return (ShieldKind)k;
+	return _SHIELD_KIND_INVALID;
+}
+
+const char *shield_entry_file(const ShieldRoots *roots, const ShieldEntry *e, char *rel,
+			      size_t size)
+{
+	if (e->kind < 0 || e->kind >= _SHIELD_KIND_MAX || !kinds[e->kind].pre)
+		return NULL;
+	if (kinds[e->kind].post)
+		snprintf(rel, size, "%s%u%s", kinds[e->kind].pre, e->id, kinds[e->kind].post);
+	else
+		snprintf(rel, size, "%s", kinds[e->kind].pre);
+	return kinds[e->kind].sys ? roots->sys : roots->proc;
+}
+
+void shield_entry_describe(const ShieldEntry *e, char *buf, size_t size)
+{
+	if (e->kind < 0 || e->kind >= _SHIELD_KIND_MAX)
+		snprintf(buf, size, "an unknown value");
+	else if (e->kind == SHIELD_KIND_IRQ)
+		snprintf(buf, size, "IRQ %u (%s)", e->id, e->name);
+	else if (!kinds[e->kind].what_post)
+		snprintf(buf, size, "%s", kinds[e->kind].what);
+	else
+		snprintf(buf, size, "%s%u%s", kinds[e->kind].what, e->id, kinds[e->kind].what_post);
+}
+
+static int shield_apply_entry(const ShieldRoots *roots, ShieldEntry *e)
+{
+	char rel[128];
+	const char *root = shield_entry_file(roots, e, rel, sizeof(rel));
+
+	if (root)
+		return shield_file_write(root, rel, e->want);
+	if (e->kind == SHIELD_KIND_THREAD)
+		return shield_pin_apply(roots->proc, e);
+	if (e->kind == SHIELD_KIND_IRQBALANCE_CPUS || e->kind == SHIELD_KIND_IRQBALANCE_IRQS)
+		return shield_irqbalance_apply(roots, e);
+	return -EINVAL;
+}
+
+/* Writes the record's values from first on; a value the kernel refuses is
+ * dropped from the record, and an IRQ that stays on the shield is listed
+ * with the reason. */
+int shield_apply_from(const ShieldRoots *roots, ShieldRecord *record, size_t first,
+		      ShieldMovePlan *plan, char *problem, size_t size)
+{
+	int moved = 0;
+
+	/* irqbalance first, so that its next pass leaves the shield alone;
+	 * the values second */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = first; i < record->n;) {
+			ShieldEntry *e = &record->entries[i];
+			bool ib = e->kind == SHIELD_KIND_IRQBALANCE_CPUS ||
+				  e->kind == SHIELD_KIND_IRQBALANCE_IRQS;
+			char what[SHIELD_NAME_MAX + 64], rel[64];
+			CpuSet eff;
+			int r;
+
+			if (ib != (pass == 0)) {
+				i++;
+				continue;
+			}
+			r = shield_apply_entry(roots, e);
+			if (r >= 0) {
+				moved += e->kind == SHIELD_KIND_IRQ;
+				i++;
+				continue;
+			}
+			shield_entry_describe(e, what, sizeof(what));
+			if (e->kind == SHIELD_KIND_IRQ) {
+				/* only what still lands on the shield is worth a word */
+				snprintf(rel, sizeof(rel), "irq/%u/effective_affinity_list", e->id);
+				if (shield_file_read_cpus(roots->proc, rel, false, &eff) < 0 ||
+				    cpu_set_intersects(&eff, plan->shield))
+					shield_move_left(plan, e->id, e->name, "not moved: %s (%s)",
+							 shield_file_write_hint(r), strerror(-r));
+			} else if (e->kind != SHIELD_KIND_THREAD || r != -ESRCH) {
+				log_warning_errno(r,
+						  "Failed to set %s to %s for the shield: %m; %s",
+						  what, e->want, shield_file_write_hint(r));
+				if (!problem[0])
+					snprintf(problem, size, "%s could not be set: %s", what,
+						 strerror(-r));
+			}
+			shield_record_drop(record, i);
+		}
+	return moved;
+}
+
+static bool same_value(ValueForm form, const char *a, const char *b)
+{
+	CpuSet x, y;
+
+	switch (form) {
+	case FORM_LIST:
+		return cpu_set_parse_list(a, &x) >= 0 && cpu_set_parse_list(b, &y) >= 0 &&
+		       cpu_set_equal(&x, &y);
+	case FORM_MASK:
+		return cpu_set_parse_mask(a, &x) >= 0 && cpu_set_parse_mask(b, &y) >= 0 &&
+		       cpu_set_equal(&x, &y);
+	case FORM_WORD:
+		return streq(a, b);
+	case FORM_NONE:
+		break;
+	}
+	return false;
+}
+
+/* Does IRQ e->id still name e's action? c: /proc/interrupts read once
+ * for many entries, or NULL: read now. */
+static bool irq_same(const ShieldRoots *roots, const ShieldEntry *e, const IrqCounts *c)
+{
+	IrqCounts own = {};
+	char key[16], path[4096];
+	bool same = false;
+	long i;
+
+	if (!c) {
+		snprintf(path, sizeof(path), "%s/interrupts", roots->proc);
+		if (procfs_irq_counts_read(path, false, NULL, 0, &own) < 0)
+			return false;
+		c = &own;
+	}
+	snprintf(key, sizeof(key), "%u", e->id);
+	i = procfs_irq_counts_find(c, key, 0);
+	same = i >= 0 && streq(c->sources[i].action, e->name);
+	procfs_irq_counts_done(&own);
+	return same;
+}
+
+static ShieldRestoreResult restore_file(const ShieldRoots *roots, const ShieldEntry *e,
+					const IrqCounts *c, const char *what)
+{
+	char rel[128], now[8192];
+	const char *root = shield_entry_file(roots, e, rel, sizeof(rel));
+	ValueForm form = kinds[e->kind].form;
+	int r;
+
+	if (e->kind == SHIELD_KIND_IRQ && !irq_same(roots, e, c)) {
+		log_info("Left %s alone: that IRQ is gone or names another device now", what);
+		return SHIELD_RESTORE_GONE;
+	}
+	r = shield_file_read(root, rel, now, sizeof(now));
+	if (r < 0) {
+		log_warning_errno(r, "Failed to read %s/%s to give %s back: %m", root, rel, what);
+		return r == -ENOENT ? SHIELD_RESTORE_GONE : SHIELD_RESTORE_FAILED;
+	}
+	if (same_value(form, now, e->before))
+		return SHIELD_RESTORE_ALREADY;
+	if (!same_value(form, now, e->want)) {
+		/* irqbalance's own placement is no one's to report */
+		if (!e->irqbalance)
+			log_full(LOG_NOTICE, 0, NULL,
+				 "Left %s at %s: someone changed it since the shield set %s "
+				 "(it was %s before the shield)",
+				 what, now, e->want, e->before);
+		return SHIELD_RESTORE_CHANGED;
+	}
+	r = shield_file_write(root, rel, e->before);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to give %s back (%s to %s/%s): %m; %s", what,
+				  e->before, root, rel, shield_file_write_hint(r));
+		return SHIELD_RESTORE_FAILED;
+	}
+	return SHIELD_RESTORE_GIVEN_BACK;
+}
+
+ShieldRestoreResult shield_restore_entry(const ShieldRoots *roots, const ShieldEntry *e,
+					 const IrqCounts *c)
+{
+	char what[SHIELD_NAME_MAX + 64];
+	bool gone = false;
+	int r;
+
+	shield_entry_describe(e, what, sizeof(what));
+	switch (e->kind) {
+	case SHIELD_KIND_THREAD:
+		r = shield_pin_restore(roots->proc, e, &gone);
+		break;
+	case SHIELD_KIND_IRQBALANCE_CPUS:
+	case SHIELD_KIND_IRQBALANCE_IRQS:
+		r = shield_irqbalance_restore(roots, e, &gone);
+		break;
+	case SHIELD_KIND_IRQ:
+	case SHIELD_KIND_IRQ_DEFAULT:
+	case SHIELD_KIND_WORKQUEUE:
+	case SHIELD_KIND_GOVERNOR:
+	case SHIELD_KIND_EPP:
+		return restore_file(roots, e, c, what);
+	case _SHIELD_KIND_MAX:
+	case _SHIELD_KIND_INVALID:
+		return SHIELD_RESTORE_GONE;
+	}
+	if (r < 0) {
+		log_warning_errno(r, "Failed to give %s back (%s): %m", what,
+				  isempty(e->before) ? "none" : e->before);
+		return SHIELD_RESTORE_FAILED;
+	}
+	if (r > 0)
+		return SHIELD_RESTORE_GIVEN_BACK;
+	if (gone)
+		return SHIELD_RESTORE_GONE;
+	log_full(LOG_NOTICE, 0, NULL,
+		 "Left %s as it is: someone changed it since the shield set %s", what,
+		 isempty(e->want) ? "none" : e->want);
+	return SHIELD_RESTORE_CHANGED;
+}
+
+static bool is_irqbalance_kind(ShieldKind k)
+{
+	return k == SHIELD_KIND_IRQBALANCE_CPUS || k == SHIELD_KIND_IRQBALANCE_IRQS;
+}
+
+void shield_restore_all(const ShieldRoots *roots, ShieldRecord *record, const char *when)
+{
+	unsigned n[_SHIELD_RESTORE_MAX] = {};
+	char path[4096];
+	IrqCounts c = {};
+	bool have_irqs;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/interrupts", roots->proc);
+	have_irqs = procfs_irq_counts_read(path, false, NULL, 0, &c) >= 0;
+	/* the values first, then irqbalance's settings: until it takes them
+	 * back at its next pass it places nothing on the shield */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = record->n; i-- > 0;) {
+			const ShieldEntry *e = &record->entries[i];
+
+			if (is_irqbalance_kind(e->kind) != (pass == 1))
+				continue;
+			n[shield_restore_entry(roots, e, have_irqs ? &c : NULL)]++;
+		}
+	procfs_irq_counts_done(&c);
+	if (record->n > 0)
+		log_info("Shield given back (%s): %u values given back, %u were back already, "
+			 "%u changed by someone else since and left, %u gone, %u failed",
+			 when, n[SHIELD_RESTORE_GIVEN_BACK], n[SHIELD_RESTORE_ALREADY],
+			 n[SHIELD_RESTORE_CHANGED], n[SHIELD_RESTORE_GONE],
+			 n[SHIELD_RESTORE_FAILED]);
+	shield_record_clear(record);
+	r = shield_record_save(record);
+	if (r < 0)
+		log_warning_errno(r,
+				  "Failed to remove %s: %m; a restart gives back what it lists "
+				  "again, where the values are still the shield's",
+				  record->path);
 }

@@ -1,21 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The shield while realtime grants run; see shield.h. */
+/* The shield's state machine and its CPUs; see shield.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu-dma.h"
 #include "log.h"
 #include "macro.h"
-#include "shield-apply.h"
-#include "shield-cpufreq.h"
-#include "shield-cpus.h"
 #include "shield-irqbalance.h"
-#include "shield-pin.h"
+#include "shield-move.h"
 #include "shield.h"
 #include "string-table.h"
+
+typedef enum ShieldMode {
+	SHIELD_MODE_NONE,
+	SHIELD_MODE_AUTO,
+	SHIELD_MODE_LIST,
+} ShieldMode;
+
+/* The shield's keys of [Daemon]. */
+typedef struct ShieldConfig {
+	ShieldMode mode;
+	CpuSet list; /* SHIELD_MODE_LIST */
+	char keep[POLICY_TEXT_MAX];
+	bool pin;
+	char governor[POLICY_TEXT_MAX];
+} ShieldConfig;
 
 struct Shield {
 	sd_event *event;
@@ -36,6 +50,135 @@ struct Shield {
 	sd_event_source *linger, *settle, *resume;
 };
 
+/* auto takes one core in AUTO_SHARE on machines of AUTO_SHARE_FROM cores or more. */
+#define AUTO_SHARE 8
+#define AUTO_SHARE_FROM 16
+
+static void shield_config_from_policy(const PolicyDaemon *pd, ShieldConfig *ret)
+{
+	ShieldConfig c = { .mode = SHIELD_MODE_NONE, .pin = pd->shield_pin };
+
+	if (streq(pd->shield, "auto"))
+		c.mode = SHIELD_MODE_AUTO;
+	else if (!streq(pd->shield, "none") && !isempty(pd->shield) &&
+		 cpu_set_parse_list(pd->shield, &c.list) >= 0 && !cpu_set_is_empty(&c.list))
+		c.mode = SHIELD_MODE_LIST;
+	memcpy(c.keep, pd->shield_keep, sizeof(c.keep));
+	memcpy(c.governor, pd->shield_governor, sizeof(c.governor));
+	*ret = c;
+}
+
+static bool shield_config_equal(const ShieldConfig *a, const ShieldConfig *b)
+{
+	return a->mode == b->mode && cpu_set_equal(&a->list, &b->list) && streq(a->keep, b->keep) &&
+	       a->pin == b->pin && streq(a->governor, b->governor);
+}
+
+/* CPU cpu's core: its SMT siblings that are online (itself alone where the
+ * kernel does not say). */
+static void core_of(const char *sys, unsigned cpu, const CpuSet *online, CpuSet *ret)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%u/topology/thread_siblings_list", cpu);
+	if (shield_file_read_cpus(sys, rel, false, ret) < 0 || !cpu_set_has(ret, cpu))
+		cpu_set_clear(ret);
+	cpu_set_add(ret, cpu);
+	cpu_set_and(ret, ret, online);
+}
+
+/* Does rest hold a whole core (every online sibling of one of its CPUs)? */
+static bool holds_core(const char *sys, const CpuSet *rest, const CpuSet *online)
+{
+	for (int cpu = cpu_set_next(rest, -1); cpu >= 0; cpu = cpu_set_next(rest, cpu)) {
+		CpuSet core;
+
+		core_of(sys, (unsigned)cpu, online, &core);
+		if (cpu_set_is_subset(&core, rest))
+			return true;
+	}
+	return false;
+}
+
+/* auto: the highest-numbered cores, one or one in AUTO_SHARE. */
+static void choose_auto(const char *sys, const CpuSet *online, CpuSet *ret)
+{
+	unsigned n_cores = 0, want;
+	CpuSet seen;
+
+	cpu_set_clear(&seen);
+	for (int cpu = cpu_set_next(online, -1); cpu >= 0; cpu = cpu_set_next(online, cpu)) {
+		CpuSet core;
+
+		if (cpu_set_has(&seen, (unsigned)cpu))
+			continue;
+		core_of(sys, (unsigned)cpu, online, &core);
+		cpu_set_or(&seen, &seen, &core);
+		n_cores++;
+	}
+	want = n_cores >= AUTO_SHARE_FROM ? n_cores / AUTO_SHARE : 1;
+	cpu_set_clear(ret);
+	/* from the highest CPU down, a core at a time */
+	for (unsigned taken = 0; taken < want;) {
+		CpuSet left, core;
+		int top;
+
+		cpu_set_andnot(&left, online, ret);
+		top = cpu_set_last(&left);
+		if (top < 0)
+			break;
+		core_of(sys, (unsigned)top, online, &core);
+		cpu_set_or(ret, ret, &core);
+		taken++;
+	}
+}
+
+static int shield_cpus_choose(const char *sys, const ShieldConfig *c, CpuSet *ret_shield,
+			      CpuSet *ret_rest, char *why, size_t size)
+{
+	char list[256], rest_list[256];
+	CpuSet online, shield, rest;
+	int r;
+
+	why[0] = '\0';
+	r = shield_file_read_cpus(sys, "devices/system/cpu/online", false, &online);
+	if (r < 0) {
+		snprintf(why, size, "cannot read %s/devices/system/cpu/online: %s", sys,
+			 strerror(-r));
+		return r;
+	}
+	switch (c->mode) {
+	case SHIELD_MODE_NONE:
+		snprintf(why, size, "Shield= is none");
+		return -EINVAL;
+	case SHIELD_MODE_AUTO:
+		choose_auto(sys, &online, &shield);
+		break;
+	case SHIELD_MODE_LIST:
+		cpu_set_and(&shield, &c->list, &online);
+		if (cpu_set_is_empty(&shield)) {
+			(void)cpu_set_format_list(&c->list, list, sizeof(list));
+			snprintf(why, size, "none of the CPUs of Shield=%s is online", list);
+			return -EINVAL;
+		}
+		break;
+	}
+	cpu_set_andnot(&rest, &online, &shield);
+	(void)cpu_set_format_list(&shield, list, sizeof(list));
+	(void)cpu_set_format_list(&rest, rest_list, sizeof(rest_list));
+	if (!cpu_set_has(&rest, 0) || !holds_core(sys, &rest, &online)) {
+		snprintf(why, size,
+			 "shielding CPUs %s would leave the rest of the machine (CPUs %s) %s: "
+			 "it needs CPU 0 and at least one whole core",
+			 list, rest_list[0] ? rest_list : "none",
+			 cpu_set_has(&rest, 0) ? "no whole core" : "without CPU 0");
+		return -EINVAL;
+	}
+	*ret_shield = shield;
+	*ret_rest = rest;
+	return 0;
+}
+
 static const char *const state_names[_SHIELD_STATE_MAX] = {
 	[SHIELD_UNSET] = "unset",     [SHIELD_RELEASED] = "released",
 	[SHIELD_HELD] = "held",	      [SHIELD_LINGERING] = "lingering",
@@ -50,27 +193,21 @@ const char *shield_state_to_string(ShieldState st)
 int shield_new(sd_event *event, const ShieldRoots *roots, Shield **ret)
 {
 	Shield *s = calloc(1, sizeof(*s));
-	const char *from[4] = { roots->proc, roots->sys, roots->run, roots->state_dir };
-	int r;
+	char **m;
 
 	if (!s)
 		return -ENOMEM;
 	s->event = sd_event_ref(event);
-	for (size_t i = 0; i < ELEMENTSOF(from); i++)
-		if (!(s->roots_mem[i] = strdup(from[i])))
-			goto oom;
-	s->roots = (ShieldRoots){ .proc = s->roots_mem[0],
-				  .sys = s->roots_mem[1],
-				  .run = s->roots_mem[2],
-				  .state_dir = s->roots_mem[3] };
-	r = shield_record_new(roots->state_dir, &s->record);
-	if (r < 0)
-		goto oom;
+	m = s->roots_mem;
+	if (!(m[0] = strdup(roots->proc)) || !(m[1] = strdup(roots->sys)) ||
+	    !(m[2] = strdup(roots->run)) || !(m[3] = strdup(roots->state_dir)) ||
+	    shield_record_new(roots->state_dir, &s->record) < 0) {
+		shield_free(s);
+		return -ENOMEM;
+	}
+	s->roots = (ShieldRoots){ m[0], m[1], m[2], m[3] };
 	*ret = s;
 	return 0;
-oom:
-	shield_free(s);
-	return -ENOMEM;
 }
 
 static void timers_stop(Shield *s)
@@ -103,7 +240,7 @@ static void shield_release(Shield *s, const char *when)
 {
 	timers_stop(s);
 	if (s->record->n > 0)
-		shield_restore_all(&s->roots, s->record, when, NULL);
+		shield_restore_all(&s->roots, s->record, when);
 	if (held(s)) {
 		char list[256];
 
@@ -115,53 +252,6 @@ static void shield_release(Shield *s, const char *when)
 	s->moved = 0;
 	s->problem[0] = '\0';
 	s->irqbalance = (ShieldIrqbalance){};
-}
-
-/* Writes the record's values from first on; a value the kernel refuses is
- * dropped from the record, and an IRQ that stays on the shield is listed
- * with the reason. */
-static void apply_from(Shield *s, size_t first)
-{
-	/* irqbalance first, so that its next pass leaves the shield alone;
-	 * the values second */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = first; i < s->record->n;) {
-			ShieldEntry *e = &s->record->entries[i];
-			bool ib = e->kind == SHIELD_KIND_IRQBALANCE_CPUS ||
-				  e->kind == SHIELD_KIND_IRQBALANCE_IRQS;
-			char what[SHIELD_NAME_MAX + 64], rel[64];
-			CpuSet eff;
-			int r;
-
-			if (ib != (pass == 0)) {
-				i++;
-				continue;
-			}
-			r = shield_apply_entry(&s->roots, e);
-			if (r >= 0) {
-				s->moved += e->kind == SHIELD_KIND_IRQ;
-				i++;
-				continue;
-			}
-			shield_entry_describe(e, what, sizeof(what));
-			if (e->kind == SHIELD_KIND_IRQ) {
-				/* only what still lands on the shield is worth a word */
-				snprintf(rel, sizeof(rel), "irq/%u/effective_affinity_list", e->id);
-				if (shield_file_read_cpus(s->roots.proc, rel, false, &eff) < 0 ||
-				    cpu_set_intersects(&eff, &s->cpus))
-					shield_move_left(&s->plan, e->id, e->name,
-							 "not moved: %s (%s)",
-							 shield_file_write_hint(r), strerror(-r));
-			} else if (e->kind != SHIELD_KIND_THREAD || r != -ESRCH) {
-				log_warning_errno(r,
-						  "Failed to set %s to %s for the shield: %m; %s",
-						  what, e->want, shield_file_write_hint(r));
-				if (!s->problem[0])
-					snprintf(s->problem, sizeof(s->problem),
-						 "%s could not be set: %s", what, strerror(-r));
-			}
-			shield_record_drop(s->record, i);
-		}
 }
 
 /* Saves the record; false (and the values planned from first on dropped)
@@ -183,13 +273,10 @@ static bool record_save(Shield *s, size_t first)
 	return false;
 }
 
-/* What plan_and_apply() looks at: everything at the take; after a device
- * event what may have appeared (IRQs, governors of CPUs come online);
- * after a change of the grant table only the threads to pin. */
 typedef enum PlanWhat {
-	PLAN_TAKE,
-	PLAN_DEVICES,
-	PLAN_PINS,
+	PLAN_TAKE,    /* everything */
+	PLAN_DEVICES, /* what may have appeared: IRQs, CPUs come online */
+	PLAN_PINS,    /* the threads to pin */
 } PlanWhat;
 
 /* Plans what is not in the record yet, records it and applies it. Returns
@@ -238,7 +325,8 @@ pins:
 		return 0;
 	if (!record_save(s, first))
 		return -EIO;
-	apply_from(s, first);
+	s->moved += shield_apply_from(&s->roots, s->record, first, &s->plan, s->problem,
+				      sizeof(s->problem));
 	(void)record_save(s, s->record->n);
 	return (int)(s->record->n - first);
 }
@@ -313,9 +401,7 @@ static void shield_reapply(Shield *s, const char *why)
 
 static int on_linger(sd_event_source *es, uint64_t usec, void *userdata)
 {
-	Shield *s = userdata;
-
-	shield_release(s, "the last realtime grant ended");
+	shield_release(userdata, "the last realtime grant ended");
 	return 0;
 }
 
@@ -409,7 +495,7 @@ static void pins_sync(Shield *s)
 			i++;
 			continue;
 		}
-		(void)shield_restore_entry(&s->roots, e);
+		(void)shield_restore_entry(&s->roots, e, NULL);
 		shield_record_drop(s->record, i);
 		changed = true;
 	}
@@ -469,15 +555,14 @@ void shield_recover(Shield *s)
 	if (r == -ENOENT)
 		return;
 	if (r < 0)
-		log_warning_errno(r,
-				  "Failed to read %s: %m; what it lists stays as the shield left "
-				  "it",
-				  s->record->path);
+		log_warning_errno(
+			r, "Failed to read %s: %m; what it lists stays as the shield left it",
+			s->record->path);
 	if (bad > 0)
 		log_warning("Skipped %u damaged lines of %s: the values they named stay as the "
 			    "shield left them",
 			    bad, s->record->path);
-	shield_restore_all(&s->roots, s->record, "left by a realtimed that did not stop", NULL);
+	shield_restore_all(&s->roots, s->record, "left by a realtimed that did not stop");
 }
 
 void shield_stop(Shield *s)
@@ -502,18 +587,9 @@ void shield_status(const Shield *s, ShieldStatus *ret)
 	snprintf(ret->problem, sizeof(ret->problem), "%s", s->problem);
 }
 
-/* Is a realtime (not nice-level) grant supervised? */
-static bool any_realtime(GrantTable *t)
-{
-	GRANT_TABLE_FOREACH(p, g, t)
-		if (g->kind != POLICY_GRANT_NICE)
-			return true;
-	return false;
-}
-
 void shield_sync(Daemon *d)
 {
 	if (!d->shield)
 		return;
-	shield_update(d->shield, d->policy, d->grants, d->grants && any_realtime(d->grants));
+	shield_update(d->shield, d->policy, d->grants, cpu_dma_n_grants(d) > 0);
 }

@@ -1,22 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The shield (realtime.conf(5) Shield=, realtimed(8) SHIELD): while at
- * least one realtime grant is supervised, the shielded CPUs are kept free
- * of the interrupts and unbound work that can move (shield-move.h), with
- * irqbalance told (shield-irqbalance.h), optionally their governor set
- * (shield-cpufreq.h) and the granted threads pinned there (shield-pin.h);
- * RTAI/fusion's "shielded mode" on a stock kernel. Like CpuDmaLatency=
- * (cpu-dma.h) it is driven by the grant table's changes and by reloads,
- * and nothing polls: it is taken at the first realtime grant and given
- * back SHIELD_LINGER_USEC after the last one ends (so that a client's
- * restart does not flap it), at once when a reload unsets Shield= or
- * changes it (then taken anew), and when realtimed stops. While held, a
- * device added or bound, a CPU brought on- or offline (kernel uevents,
- * irq-monitor.c) and a resume from suspend (a CLOCK_REALTIME timerfd that
- * the kernel cancels when the clock is set, as it is at resume) re-apply
- * it after SHIELD_SETTLE_USEC. Every value is recorded before it changes
- * (shield-record.h) and given back from that record, also at the start
- * after a crash (shield-apply.h).
+ * The shield (realtime.conf(5) Shield=, realtimed(8) SHIELD): the
+ * shielded CPUs kept free of the interrupts and unbound work that can
+ * move while a realtime grant is supervised, taken at the first and given
+ * back SHIELD_LINGER_USEC after the last, at a reload that changes
+ * Shield= and at stop; re-applied SHIELD_SETTLE_USEC after a device or
+ * CPU uevent or a resume. Driven like cpu-dma.h, never polled.
  */
 #pragma once
 
@@ -25,7 +14,6 @@
 #include <systemd/sd-event.h>
 
 #include "daemon.h"
-#include "shield-file.h"
 #include "shield-move.h"
 
 #define SHIELD_LINGER_USEC (3ULL * 1000000ULL)

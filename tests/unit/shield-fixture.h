@@ -2,7 +2,7 @@
 /*
  * What the shield's unit tests (test-daemon-shield*.c) build on: a fake
  * machine in a temporary directory, with the /proc, /sys and /run the
- * shield reads and writes (shield-file.h's roots) and a state directory
+ * shield reads and writes (shield-move.h's ShieldRoots) and a state directory
  * for its record. The machine: 4 CPUs, two cores of two threads ({0,2}
  * and {1,3}: Shield=auto takes 1,3); IRQ 0 (timer) on CPU 0, 16 (a shared
  * line: ehci_hcd:usb1 and the sound card snd_hda_intel:card0, whose PCI
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "policy.h"
-#include "shield-file.h"
+#include "shield-move.h"
 
 /* The fake machine's roots, valid between setup and teardown. */
 extern ShieldRoots shield_roots;

@@ -15,7 +15,7 @@
 
 #include "check-main.h"
 #include "macro.h"
-#include "shield-record.h"
+#include "shield-move.h"
 #include "shield-fixture.h"
 
 static void setup(void)

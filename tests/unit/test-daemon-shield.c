@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/shield.c and what it drives (shield-cpus.c,
- * shield-move.c, shield-audio.c, shield-apply.c, shield-cpufreq.c), on
- * shield-fixture.c's fake machine:
+ * Unit tests for daemon/shield.c and what it drives (shield-move.c,
+ * shield-record.c), on shield-fixture.c's fake machine:
  *   - Shield=auto takes the highest core (1,3): every IRQ that reaches it
  *     moves to its CPUs off it (or to the rest), the sound cards' IRQs (an
  *     HDA controller's INTx line shared with ehci, a USB interface's xHCI
@@ -35,7 +34,7 @@
 #include "log-fixture.h"
 #include "manager.h"
 #include "shield-fixture.h"
-#include "shield-file.h"
+#include "shield-move.h"
 #include "shield.h"
 
 /* EIO for IRQ 24's affinity: the kernel's answer for a managed IRQ. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for daemon/shield-pin.c, ShieldPin=, on threads of the test
+ * Unit tests for ShieldPin= (daemon/shield-move.c), on threads of the test
  * itself (sleepers) granted in the daemon's table (daemon-fixture.c) and
  * shield-fixture.c's machine (shield 1,3; the kernel runs them on the CPUs
  * of that which this machine has): a realtime grant pins its thread to the
@@ -165,7 +165,7 @@ int main(void)
 		printf("SKIP: this test runs on CPUs 0 and 1, which this process may not use\n");
 		return 77;
 	}
-	s = suite_create("daemon-shield-pin");
+	s = suite_create("daemon-shield-move");
 	tc = check_add_case(s, "pin",
 			    CHECK_TESTS(test_pin_and_unpin, test_stop_gives_back, test_no_pin));
 	tcase_add_checked_fixture(tc, setup, teardown);
