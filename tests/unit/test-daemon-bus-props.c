@@ -9,8 +9,9 @@
  *     MinNiceLevel and RTTimeUSecMax (infinity: INT64_MAX), another user
  *     [Default]'s; the first call of a user not looked up yet waits for
  *     the lookup (no answer before it), never answering [Default]'s;
- *   - GetAll: the native object's five (Version, CpuDmaLatency as
- *     (sxus)), the rtkit object's three; Get of each in its type;
+ *   - GetAll: the native object's six (Version, CpuDmaLatency as
+ *     (sxus), Shield as (ssuua(uss)ss), "unset" without Shield=), the
+ *     rtkit object's three; Get of each in its type;
  *   - Get of another interface is UnknownInterface, of an unknown property
  *     UnknownProperty; Set is PropertyReadOnly; a lookup that fails is
  *     Failed with the reason.
@@ -174,18 +175,28 @@ static void expect_all(DBusMessage *reply, const char *const *names, const char 
 START_TEST(test_get_all)
 {
 	static const char *const names[] = { "RTTimeUSecMax", "MaxRealtimePriority", "MinNiceLevel",
-					     "Version", "CpuDmaLatency" };
-	static const char *const types[] = { "x", "i", "i", "s", "(sxus)" };
+					     "Version",	      "CpuDmaLatency",	     "Shield" };
+	static const char *const types[] = { "x", "i", "i", "s", "(sxus)", "(ssuua(uss)ss)" };
 	DBusMessageIter it, v, st;
 	DBusMessage *reply;
 	const char *s;
 	int64_t usec;
 	uint32_t grants;
 
-	expect_all(get_all(&bus_native_object, MEMBER, NATIVE_IFACE, true), names, types, 5);
+	expect_all(get_all(&bus_native_object, MEMBER, NATIVE_IFACE, true), names, types, 6);
 	expect_all(get_all(&bus_rtkit_object, MEMBER, RTKIT_IFACE, false), names, types, 3);
 	/* the empty interface is every interface's */
-	expect_all(get_all(&bus_native_object, MEMBER, "", false), names, types, 5);
+	expect_all(get_all(&bus_native_object, MEMBER, "", false), names, types, 6);
+
+	/* no Shield= (no shield made): unset */
+	reply = bus_fixture_expect_return(
+		get(&bus_native_object, MEMBER, NATIVE_IFACE, "Shield", false), "v");
+	ck_assert(dbus_message_iter_init(reply, &it));
+	dbus_message_iter_recurse(&it, &v);
+	dbus_message_iter_recurse(&v, &st);
+	dbus_message_iter_get_basic(&st, &s);
+	ck_assert_str_eq(s, "unset");
+	dbus_message_unref(reply);
 
 	/* no CpuDmaLatency= set: unset, -1, no grants, no failure */
 	reply = bus_fixture_expect_return(
