@@ -167,9 +167,10 @@ snapshot >"$WORK/before"
 note "realtimed stopped"
 check_json "$WORK/root-stopped.json" ""
 n=$("$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$WORK/root-stopped.json")
-[ "$n" = 25 ] && ok "--json parses: 25 checks" || fail "$n checks, want 25: $(head -c 300 "$WORK/root-stopped.json")"
+[ "$n" = 26 ] && ok "--json parses: 26 checks" || fail "$n checks, want 26: $(head -c 300 "$WORK/root-stopped.json")"
 n=$(awk -F '\t' '$2 == "id"' "$WORK/root-stopped.json.tsv" | wc -l)
-[ "$n" = 25 ] || fail "to_tsv read $n checks, want 25"
+[ "$n" = 26 ] || fail "to_tsv read $n checks, want 26"
+expect "$WORK/root-stopped.json" shield skip realtimed=not-running
 expect "$WORK/root-stopped.json" daemon warn
 grep -q 'systemctl enable --now realtimed' "$WORK/root-stopped.json" && ok "the daemon hint says how to start it" ||
 	fail "no start hint"
@@ -180,6 +181,7 @@ integ_start_daemon
 note "realtimed running (pid $DAEMON_PID)"
 check_json "$WORK/root.json" ""
 expect "$WORK/root.json" daemon ok
+expect "$WORK/root.json" shield info state=unset
 case "$(field "$WORK/root.json" daemon value)" in
 "pid $DAEMON_PID;"*) ok "the daemon check names realtimed's pid" ;;
 *) fail "daemon value: $(field "$WORK/root.json" daemon value)" ;;
