@@ -18,12 +18,6 @@
 #define IRQBALANCE_MESSAGE_MAX 480
 #define IRQBALANCE_IRQS_MAX 128
 
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 static int socket_path(const ShieldRoots *roots, pid_t pid, struct sockaddr_un *ret)
 {
 	*ret = (struct sockaddr_un){ .sun_family = AF_UNIX };

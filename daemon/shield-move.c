@@ -24,12 +24,6 @@
 
 #define AUDIO_IRQS_MAX 64
 
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 static void add_irq(unsigned irq, unsigned *ret, size_t max, size_t *n)
 {
 	size_t i = 0;
