@@ -35,8 +35,10 @@
 # in later, whose sound goes to
 # sound-usb.wav (RT_VM_SOUND_USB), and QEMU's monitor, which the guest
 # reaches through the run directory (vm_monitor in lib.sh) to plug them
-# in. The devices cost a boot nothing until a driver is loaded (nothing
-# loads one in the busybox tier but a script). With VM_NET=N (1 or 2) a
+# in, and a virtio-blk disk of 2 queues on QEMU's null driver (reads give
+# zeros), whose queues' IRQs are managed: shield.sh loads virtio_blk while
+# its shield holds. The devices cost a boot nothing until a driver is loaded
+# (nothing loads one in the busybox tier but a script). With VM_NET=N (1 or 2) a
 # "# vm-sound" boot also gets N virtio NICs on QEMU's user network (slirp),
 # the Nth on 10.0.(N+1).0/24, gateway .2, for audio-lib.sh's network
 # disturbance (AUDIO_DISTURB=...+net; RT_VM_NET tells the guest N); boots
@@ -390,7 +392,9 @@ sound_args()
 		"-device ich9-intel-hda,id=rt-hda-ctl -device hda-output,audiodev=rt-hda,mixer=off" \
 		"-audiodev wav,id=rt-usb,path=$run/sound-usb.wav,$wav" \
 		"-device qemu-xhci,id=rt-xhci" \
-		"-chardev pipe,id=rt-mon,path=$run/monitor -mon chardev=rt-mon,mode=readline"
+		"-chardev pipe,id=rt-mon,path=$run/monitor -mon chardev=rt-mon,mode=readline" \
+		"-blockdev driver=null-co,node-name=rt-null,size=67108864,read-zeroes=on" \
+		"-device virtio-blk-pci,drive=rt-null,num-queues=2"
 	# VM_NET's NICs: QEMU's user network has one queue pair (it takes
 	# no "queues="), so a second NIC, not mq, is what gives the guest a
 	# second RX interrupt to place on its other CPU

@@ -37,6 +37,7 @@
 #      A's own RLIMIT_RTPRIO, as pam_realtime gives audio members): A's
 #      are demoted at the first firing, B's periodic thread is never
 #      demoted and B is granted (issue 31: every user was, at the second);
+#  (8-10 run in the default kernel's boot only: CANARY_TWO_USERS, below.)
 #  11. a granted thread (not the main one) of each of A's processes calls
 #      execve() into a runaway: the grant follows it to the main thread
 #      (on 6.1, within the second the table looks again), and the canary
@@ -302,85 +303,94 @@ b_granted()
 	fi
 }
 
-start lowered-attack
-periodic_start $((4 * WATCHDOG + 2))
-LOWER=""
-k=0
-while [ $k -lt "$NCPU" ]; do
-	as_bg rtaudio "$CANARY_LOAD" lower $((3 * WATCHDOG)) --go "$WORK/go.$CASE" >"$WORK/lower.$CASE.$k" 2>&1
-	LOWER="$LOWER $!"
-	integ_track $!
-	wait_for 10 grep -q '^pid' "$WORK/lower.$CASE.$k" || fail "attacker $k did not start"
-	k=$((k + 1))
-done
-for p in $LOWER; do
-	prlimit --pid "$p" --nice=35:35
-	out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$p string:rr uint32:1)
-	expect_success "user A's thread $p made SCHED_RR 1" "$out"
-done
-go
-k=0
-for p in $LOWER; do
-	wait "$p"
-	integ_untrack "$p"
-	note "attacker $k: $(grep -v '^pid' "$WORK/lower.$CASE.$k")"
-	k=$((k + 1))
-done
-check_no_signal
-b_granted "after three windows of the attack"
-periodic_check
-finish_case
-
-start runaway-beside-audio
-periodic_start $((5 * WATCHDOG + 2))
-spinners "$NCPU"
-# shellcheck disable=SC2086
-grant 10 $SPIN
-go
-wait_spinners
-check_demoted "$NCPU"
-check_signal
-if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
-	! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE"; then
-	ok "the journal blames user A (uid $UID_AUDIO) and not user B"
+# Cases 8-10 test whom realtimed blames, the same code on every kernel;
+# the kernel side of each (runaways starving the canary, RT throttling or
+# the fair server) is what the one-user cases prove on every kernel. They run
+# where CANARY_TWO_USERS is not "no": tests/vm/meson.build says so for the
+# default kernel's boot only, to keep the check within its time.
+if [ "${CANARY_TWO_USERS:-yes}" = no ]; then
+	note "the two-user cases (8-10) are left to the default kernel's boot (CANARY_TWO_USERS=no)"
 else
-	fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
-fi
-expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
-b_granted "right after the canary fired"
-expect_refused "user A is refused during CanaryRefuseSec"
-periodic_check
-finish_case
+	start lowered-attack
+	periodic_start $((4 * WATCHDOG + 2))
+	LOWER=""
+	k=0
+	while [ $k -lt "$NCPU" ]; do
+		as_bg rtaudio "$CANARY_LOAD" lower $((3 * WATCHDOG)) --go "$WORK/go.$CASE" >"$WORK/lower.$CASE.$k" 2>&1
+		LOWER="$LOWER $!"
+		integ_track $!
+		wait_for 10 grep -q '^pid' "$WORK/lower.$CASE.$k" || fail "attacker $k did not start"
+		k=$((k + 1))
+	done
+	for p in $LOWER; do
+		prlimit --pid "$p" --nice=35:35
+		out=$(native --as rtaudio MakeThreadRealtime uint64:$p uint64:$p string:rr uint32:1)
+		expect_success "user A's thread $p made SCHED_RR 1" "$out"
+	done
+	go
+	k=0
+	for p in $LOWER; do
+		wait "$p"
+		integ_untrack "$p"
+		note "attacker $k: $(grep -v '^pid' "$WORK/lower.$CASE.$k")"
+		k=$((k + 1))
+	done
+	check_no_signal
+	b_granted "after three windows of the attack"
+	periodic_check
+	finish_case
 
-start ungranted-beside-audio
-periodic_start $((8 * WATCHDOG + 2))
-SPIN=""
-k=0
-while [ $k -lt "$NCPU" ]; do
-	prlimit --rtprio=50:50 setpriv --reuid=rtaudio --regid=rtaudio --init-groups -- \
-		"$RT_CLIENT" spin 30 --go "$WORK/go.$CASE" --self-fifo 50 >"$WORK/spin.$CASE.$k" 2>&1 &
-	SPIN="$SPIN $!"
-	integ_track $!
-	wait_for 10 grep -q '^pid' "$WORK/spin.$CASE.$k" || fail "runaway $k did not start"
-	k=$((k + 1))
-done
-go
-wait_spinners
-note "$(date +%T.%N) the runaways are gone"
-check_demoted "$NCPU"
-expect_refused "user A is refused during CanaryRefuseSec"
-expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
-b_granted "right after the canary fired"
-check_signal
-if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
-	! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE" &&
-	! grep -q 'starvation persisted' "$WORK/realtimed.log"; then
-	ok "the journal blames user A (uid $UID_AUDIO), not user B, and nothing escalated"
-else
-	fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
+	start runaway-beside-audio
+	periodic_start $((5 * WATCHDOG + 2))
+	spinners "$NCPU"
+	# shellcheck disable=SC2086
+	grant 10 $SPIN
+	go
+	wait_spinners
+	check_demoted "$NCPU"
+	check_signal
+	if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
+		! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE"; then
+		ok "the journal blames user A (uid $UID_AUDIO) and not user B"
+	else
+		fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
+	fi
+	expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
+	b_granted "right after the canary fired"
+	expect_refused "user A is refused during CanaryRefuseSec"
+	periodic_check
+	finish_case
+
+	start ungranted-beside-audio
+	periodic_start $((8 * WATCHDOG + 2))
+	SPIN=""
+	k=0
+	while [ $k -lt "$NCPU" ]; do
+		prlimit --rtprio=50:50 setpriv --reuid=rtaudio --regid=rtaudio --init-groups -- \
+			"$RT_CLIENT" spin 30 --go "$WORK/go.$CASE" --self-fifo 50 >"$WORK/spin.$CASE.$k" 2>&1 &
+		SPIN="$SPIN $!"
+		integ_track $!
+		wait_for 10 grep -q '^pid' "$WORK/spin.$CASE.$k" || fail "runaway $k did not start"
+		k=$((k + 1))
+	done
+	go
+	wait_spinners
+	note "$(date +%T.%N) the runaways are gone"
+	check_demoted "$NCPU"
+	expect_refused "user A is refused during CanaryRefuseSec"
+	expect_sched "user B's periodic thread is still SCHED_FIFO 70" "$PERIODIC" "fifo 70"
+	b_granted "right after the canary fired"
+	check_signal
+	if grep -q "blamed uid $UID_AUDIO " "$WORK/realtimed.log" &&
+		! grep 'canary thread got' "$WORK/realtimed.log" | grep -q "uid $UID_ALICE" &&
+		! grep -q 'starvation persisted' "$WORK/realtimed.log"; then
+		ok "the journal blames user A (uid $UID_AUDIO), not user B, and nothing escalated"
+	else
+		fail "the journal does not blame user A alone: $(grep 'canary thread got' "$WORK/realtimed.log")"
+	fi
+	periodic_check
+	finish_case
 fi
-periodic_check
-finish_case
 
 start exec-runaway
 # each of A's processes: a holder whose thread 1 is granted SCHED_FIFO 10

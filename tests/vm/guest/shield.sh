@@ -9,7 +9,8 @@
 #     stays, and check's shield line is ok;
 #   - a device probed while the shield holds (virtio_blk, loaded then, for
 #     the boot's virtio-blk disk of 2 queues: its queues' IRQs are
-#     managed, one on each CPU) is seen through its uevent: the managed
+#     managed, one on each CPU; "# vm-sound" below gives the boot that
+#     disk, with the audio tier's devices) is seen through its uevent: the managed
 #     queue on CPU 1 is reported, not hidden;
 #   - 3 s after the grant ends every value is what it was;
 #   - realtimed killed (SIGKILL) with the shield held, an IRQ's affinity
@@ -21,7 +22,7 @@
 #   - irqbalance running without a socket realtimed can reach: no IRQ moves
 #     (the workqueues do), and status and check say why.
 # Reports each check (TAP); exits 0 pass, 77 skip (with the reason), 1 fail.
-# vm-qemu-args: -blockdev driver=null-co,node-name=shieldnull,size=67108864,read-zeroes=on -device virtio-blk-pci,drive=shieldnull,num-queues=2
+# vm-sound
 # shellcheck source=tests/integration/lib.sh
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 
