@@ -12,7 +12,9 @@
 # granted by realtimed against the same jackd refused, a non-member) and
 # audio-pipewire.sh (PipeWire served by realtimed against rtkit-daemon),
 # and SIDES (default "granted granted-nocanary refused": the third is
-# jackd granted by a realtimed with Canary=no), and PW_SIDES (default
+# jackd granted by a realtimed with Canary=no; "granted-shield" is jackd
+# granted while realtimed's shield holds, Shield=auto and ShieldPin=yes),
+# and PW_SIDES (default
 # "rtkit realtimed"; "rtkit realtimed refused" adds PipeWire as a
 # non-member, refused)
 # with ROUNDS alternating rounds (default 6) of AUDIO_SECONDS (default 5) idle

@@ -44,15 +44,29 @@ PERIOD=${AUDIO_JACK_PERIOD:-512}
 NPERIODS=${AUDIO_JACK_NPERIODS:-3}
 BUFFER=${PERIOD}x$NPERIODS
 
+# side_conf WHO: the [Daemon] settings of a side the bench may add
+# (AUDIO_JACK_SIDES), none for granted and refused. granted-nocanary:
+# granted by a realtimed with Canary=no, to tell the canary watchdog's
+# share; granted-shield: with the shield held while jackd plays
+# (realtimed(8) SHIELD: CPU 1's movable IRQs and the unbound workqueues
+# go to CPU 0, jackd's granted threads are pinned to CPU 1; the card's IRQ
+# stays where it is, its [IRQ] rule keeps it).
+side_conf()
+{
+	case "$1" in
+	granted-nocanary) printf '[Daemon]\nCanary=no\n' ;;
+	granted-shield) printf '[Daemon]\nShield=auto\nShieldPin=yes\n' ;;
+	esac
+}
+
 # jack_round WHO ROUND: one stretch of playback, granted (rtaudio) or
 # refused (rtplain), with the checks of what /proc says of its threads.
-# granted-nocanary (the bench's third side, AUDIO_JACK_SIDES): granted by
-# a realtimed with Canary=no, to tell the canary watchdog's share.
 jack_round()
 {
-	if [ "$1" = granted-nocanary ]; then
+	conf=$(side_conf "$1")
+	if [ -n "$conf" ]; then
 		integ_stop_daemon
-		printf '[Daemon]\nCanary=no\n' | integ_admin_conf
+		printf '%s\n' "$conf" | integ_admin_conf
 		integ_start_daemon
 	fi
 	if [ "$1" != refused ]; then
@@ -72,11 +86,17 @@ jack_round()
 		check_eq "round $2: jack-sine's process thread, refused" \
 			"other 0" "$(sed -n 's/^thread [0-9]* //p' "$WORK/sine.log")"
 	fi
+	if [ "$1" = granted-shield ]; then
+		"$REALTIMECTL" status >"$WORK/status" 2>&1
+		grep -q '^Shield (Shield=): held' "$WORK/status" && ok "round $2: the shield holds while jackd plays" ||
+			fail "round $2: no shield held: $(grep -A3 '^Shield' "$WORK/status")"
+		grep -A3 '^Shield' "$WORK/status" | sed 's/^/#   /'
+	fi
 	audio_mark "round $2, $1: playing"
 	audio_play_segments "$WORK/sine.log" card=hda server=jackd buffer="$BUFFER" who="$1" round="$2"
 	audio_mark "round $2, $1: played and analysed"
 	audio_sine_reached "round $2, $1"
-	if [ "$1" = granted-nocanary ]; then
+	if [ -n "$conf" ]; then
 		audio_jack_stop
 		integ_stop_daemon
 		: | integ_admin_conf
@@ -106,7 +126,7 @@ while [ "$round" -le "$AUDIO_ROUNDS" ]; do
 				fail "check irq-below-audio: $(grep irq-below-audio "$WORK/check")"
 		fi
 		[ -z "$JACK_PID" ] || audio_jack_stop
-		[ "$who" != granted-nocanary ] || continue
+		case "$who" in granted | refused) ;; *) continue ;; esac
 		[ "$AUDIO_DROPS_IDLE" = - ] && AUDIO_DROPS_IDLE=0
 		[ "$AUDIO_DROPS_LOADED" = - ] && AUDIO_DROPS_LOADED=0
 		eval "${who}_idle=\$((${who}_idle + AUDIO_DROPS_IDLE))"
