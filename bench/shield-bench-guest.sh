@@ -101,6 +101,18 @@ cpu1_irqs()
 {
 	awk 'NR > 1 && $1 ~ /^[0-9]+:$/ { n += $3 } END { print n + 0 }' /proc/interrupts
 }
+# cpu1_by_irq: "N COUNT NAME" of each numbered IRQ, CPU 1's count
+cpu1_by_irq()
+{
+	awk 'NR > 1 && $1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1, $3, $NF }' /proc/interrupts
+}
+# cpu1_top BEFORE AFTER SECONDS: the IRQs CPU 1 took most of meanwhile, per s
+cpu1_top()
+{
+	awk -v s="$3" 'NR == FNR { was[$1] = $2; next }
+		$2 - was[$1] > 0 { printf "%d %s %.0f/s\n", $1, $3, ($2 - was[$1]) / s }' "$1" "$2" |
+		sort -t' ' -k3 -rn | head -n 3 | tr '\n' ' '
+}
 shield()
 {
 	printf '[Daemon]\nShield=%s\n' "$1" >"$WORK/admin.conf"
@@ -114,9 +126,11 @@ round()
 	load=$1 mode=$2 n=$3
 	if [ "$mode" = on ]; then shield auto; else shield none; fi
 	before=$(cpu1_irqs)
+	cpu1_by_irq >"$WORK/irqs.before"
 	run_as rtaudio "$REALTIMECTL" latency --cpu 1 --duration "${DURATION}s" --json \
 		>"$WORK/l.json" 2>"$WORK/l.err"
 	after=$(cpu1_irqs)
+	cpu1_by_irq >"$WORK/irqs.after"
 	python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -126,6 +140,8 @@ print("round %s load=%s shield=%s policy=%s p99=%.1f p999=%.1f max=%.1f irqs_cpu
     (int(sys.argv[5]) - int(sys.argv[6])) / float(j["duration_s"])))' \
 		"$WORK/l.json" "$n" "$load" "$mode" "$after" "$before" ||
 		{ cat "$WORK/l.err"; fail "round $n: no figures"; }
+	[ "$mode" != on ] ||
+		note "round $n, shielded: CPU 1 took most from IRQ $(cpu1_top "$WORK/irqs.before" "$WORK/irqs.after" "$DURATION")"
 	# the shield's 3 s of lingering end before the next round
 	sleep 4
 }
