@@ -39,13 +39,38 @@ fi
 grep -q '^RestrictRealtime=yes' "$T/realtimed.service" && fail "RestrictRealtime=yes would forbid the daemon's job"
 grep -q '^ProtectProc=invisible' "$T/realtimed.service" && fail "ProtectProc=invisible would hide the processes the daemon checks"
 
-exposure=$(systemd-analyze security --offline=true --no-pager "$T/realtimed.service" 2>/dev/null |
-	sed -n 's/.*Overall exposure level for realtimed.service: \([0-9.]*\).*/\1/p')
+# exposure UNIT: systemd-analyze's overall exposure level of UNIT
+exposure()
+{
+	systemd-analyze security --offline=true --no-pager "$1" 2>/dev/null |
+		sed -n 's/.*Overall exposure level for realtimed.service: \([0-9.]*\).*/\1/p'
+}
+# The shield writes /proc/irq, which ProtectKernelTunables=yes keeps read-only
+# whatever ReadWritePaths= says (systemd keeps the read-only one of two
+# mounts of one path): the unit says ProtectKernelTunables=no and lists the
+# switch's paths read-only itself, but for /proc/irq. systemd-analyze scores
+# the switch alone (0.2), so the score is taken with the switch on, and the
+# list is checked here.
+exposure=$(exposure "$T/realtimed.service")
 echo "# systemd-analyze security --offline=true: exposure $exposure"
-if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
-	ok "security exposure $exposure <= 2.0"
+mkdir "$T/pkt"
+sed 's/^ProtectKernelTunables=no$/ProtectKernelTunables=yes/' "$T/realtimed.service" >"$T/pkt/realtimed.service"
+pkt=$(exposure "$T/pkt/realtimed.service")
+if [ -n "$pkt" ] && awk -v e="$pkt" 'BEGIN { exit !(e <= 2.0) }'; then
+	ok "security exposure $pkt <= 2.0 with ProtectKernelTunables=yes ($exposure as shipped)"
 else
-	fail "security exposure '$exposure' is above 2.0 (or unreadable)"
+	fail "security exposure '$pkt' (ProtectKernelTunables=yes) is above 2.0 (or unreadable)"
+fi
+if grep -qx 'ProtectKernelTunables=no' "$T/realtimed.service"; then
+	# every path of the ReadOnlyPaths= lines, without their "-" (may be missing)
+	ro=" $(sed -n 's/^ReadOnlyPaths=//p' "$T/realtimed.service" | tr ' ' '\n' | sed 's/^-//' | tr '\n' ' ') "
+	missing=
+	for path in /proc/acpi /proc/apm /proc/asound /proc/bus /proc/fs /proc/latency_stats \
+		/proc/mtrr /proc/scsi /proc/sys /proc/sysrq-trigger /proc/timer_stats /sys; do
+		case "$ro" in *" $path "*) ;; *) missing="$missing $path" ;; esac
+	done
+	[ -z "$missing" ] && ok "ProtectKernelTunables=no: the unit keeps the switch's paths read-only itself, but /proc/irq" ||
+		fail "ProtectKernelTunables=no, and ReadOnlyPaths= lacks$missing"
 fi
 
 # activation file
