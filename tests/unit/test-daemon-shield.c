@@ -348,9 +348,22 @@ START_TEST(test_reload_and_devices)
 	/* the IRQs that stay are listed once, however often it re-applies */
 	ck_assert_uint_eq(st.n_left, 2);
 
+	/* a CPU back online: what the kernel placed on the shield meanwhile
+	 * moves off too; another device's event does not re-apply */
+	shield_fixture_irq(51, "eth1-rx-0", "2", "2");
+	shield_uevent(s, "change@/devices/system/cpu/cpu1");
+	run_for(SHIELD_SETTLE_USEC + 200000);
+	ck_assert_str_eq(shield_fixture_affinity(51), "2");
+	shield_uevent(s, "online@/devices/system/cpu/cpu1");
+	run_for(SHIELD_SETTLE_USEC + 200000);
+	ck_assert_str_eq(shield_fixture_affinity(51), "0-1,3");
+	shield_status(s, &st);
+	ck_assert_uint_eq(st.moved, 4);
+
 	shield_stop(s);
 	assert_given_back();
 	ck_assert_str_eq(shield_fixture_affinity(50), "2");
+	ck_assert_str_eq(shield_fixture_affinity(51), "2");
 	shield_free(s);
 }
 END_TEST
