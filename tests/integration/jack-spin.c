@@ -5,11 +5,15 @@
  * thread that spins starves a CPU). It opens libjack.so.0 with dlopen (no
  * development package needed), and its process callback, once libjack made
  * its thread realtime, spins until the thread is no longer realtime (the
- * canary demoted it) or SECONDS have passed, its safety net.
+ * canary demoted it) or SECONDS have passed, its safety net. With GOFILE it
+ * starts spinning only once that file exists, so that a test can start
+ * every client before any CPU is taken (a runaway on one CPU may starve the
+ * IRQ thread of the disk the next client is loaded from).
  *
- *   jack-spin SECONDS
- * prints "tid TID POLICY PRIO" when the spinning starts, then "demoted after
- * N ms, at CLOCK_MONOTONIC T ms" or "still realtime after N ms".
+ *   jack-spin SECONDS [GOFILE]
+ * prints "tid TID POLICY PRIO" once its process thread is realtime, then,
+ * after spinning, "demoted after N ms, at CLOCK_MONOTONIC T ms" or "still
+ * realtime after N ms".
  */
 #include <dlfcn.h>
 #include <sched.h>
@@ -32,7 +36,9 @@ static int (*activate)(jack_client_t *c);
 #define JACK_NO_START_SERVER 0x01
 
 static long seconds;
+static const char *go;
 static volatile int done;
+static int announced;
 
 static long now_ms(void)
 {
@@ -57,11 +63,16 @@ static int process(uint32_t nframes, void *arg)
 	/* spin only as a realtime thread, and only once */
 	if (done || !is_realtime())
 		return 0;
-	sched_getparam(0, &sp);
-	printf("tid %d %s %d\n", gettid(),
-	       (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO ? "fifo" : "rr",
-	       sp.sched_priority);
-	fflush(stdout);
+	if (!announced) {
+		sched_getparam(0, &sp);
+		printf("tid %d %s %d\n", gettid(),
+		       (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO ? "fifo" : "rr",
+		       sp.sched_priority);
+		fflush(stdout);
+		announced = 1;
+	}
+	if (go && access(go, F_OK) != 0)
+		return 0;
 	t0 = now_ms();
 	do
 		t = now_ms();
@@ -84,8 +95,9 @@ int main(int argc, char **argv)
 	long t0;
 
 	seconds = argc > 1 ? atol(argv[1]) : 0;
-	if (seconds <= 0 || seconds > 60) {
-		fprintf(stderr, "usage: jack-spin SECONDS (1..60)\n");
+	go = argc > 2 ? argv[2] : NULL;
+	if (seconds <= 0 || seconds > 60 || argc > 3) {
+		fprintf(stderr, "usage: jack-spin SECONDS (1..60) [GOFILE]\n");
 		return 2;
 	}
 	if (!lib) {
@@ -110,7 +122,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_ms();
-	while (!done && now_ms() - t0 < (seconds + 30) * 1000)
+	while (!done && now_ms() - t0 < (seconds + 60) * 1000)
 		usleep(10000);
 	/* _exit: leave libjack's threads alone, jackd notices the client gone */
 	_exit(done ? 0 : 1);

@@ -74,18 +74,23 @@ grep -q '^Max realtime priority *0 *0' "/proc/$JACK_PID/limits" &&
 	ok "jackd's RLIMIT_RTPRIO is still 0: realtime keeps going through realtimed" ||
 	fail "jackd's RLIMIT_RTPRIO: $(grep 'realtime priority' "/proc/$JACK_PID/limits")"
 
-# one spinning client per vCPU, each pinned to its own
+# one spinning client per vCPU, each pinned to its own; every one started
+# and realtime before any spins (the go file): a runaway on one vCPU starves
+# the IRQ threads below it there, and when that is the root disk's (9p), the
+# next client could not even be loaded until the first gave up (seen after
+# shield.sh had moved the disk's IRQ to vCPU 0)
 k=0
 SPINNERS=""
 while [ $k -lt "$NCPU" ]; do
 	# shellcheck disable=SC2086
-	as_bg rtaudio env $JACK_ENV taskset -c $k "$REALTIMECTL" run --threads -- "$SPIN" 30 \
+	as_bg rtaudio env $JACK_ENV taskset -c $k "$REALTIMECTL" run --threads -- "$SPIN" 30 "$WORK/go" \
 		>"$WORK/spin.$k" 2>&1
 	SPINNERS="$SPINNERS $!"
 	integ_track $!
 	wait_for 20 grep -q '^tid' "$WORK/spin.$k" || fail "spinning client $k did not start: $(cat "$WORK/spin.$k")"
 	k=$((k + 1))
 done
+touch "$WORK/go"
 note "$(date +%T.%N) every vCPU has a spinning JACK process thread"
 for p in $SPINNERS; do
 	wait "$p"
