@@ -9,7 +9,9 @@
 # reach them, also those created later (loading virtio_rng). On 6.1 and
 # 6.12 without PREEMPT_RT the same interrupts have no thread, so threadirqs
 # is what makes them there and the rules have nothing to act on; the test
-# checks that and says so.
+# checks that and says so. The check runs it on the default kernel only
+# (tests/vm/meson.build says why); on PREEMPT_RT by hand:
+#   tests/vm/run-vm.sh --kernel-package linux-image-6.12-rt-amd64 tests/vm/guest/irq-nothreadirqs.sh
 # shellcheck source=tests/vm/lib.sh
 . "$TOP_SRCDIR/tests/vm/lib.sh"
 
