@@ -193,6 +193,33 @@ if [ -c /dev/cpu_dma_latency ]; then
 		"$(od -An -td4 -N4 /dev/cpu_dma_latency | tr -d ' ')"
 fi
 
+# Shield= through the unit's sandbox (ReadWritePaths= for /proc/irq and the
+# workqueues' cpumask, under ReadOnlyPaths=/sys and /proc/sys): with the
+# grant held, the default affinity of new IRQs and the unbound workqueues
+# leave CPU 1, realtimectl status has nothing it could not do, and a reload
+# without the key gives both back.
+wq=/sys/devices/virtual/workqueue/cpumask
+if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ] && [ -w "$wq" ]; then
+	shield_conf=/etc/realtime/realtime.conf.d/40-vm-shield.conf
+	def_before=$(cat /proc/irq/default_smp_affinity)
+	wq_before=$(cat "$wq")
+	printf '[Daemon]\nShield=auto\n' >"$shield_conf"
+	systemctl reload realtimed.service
+	wait_until 10 sh -c "[ \"\$(cat /proc/irq/default_smp_affinity)\" = 1 ] && [ \"\$(cat $wq)\" = 1 ]"
+	check_eq "Shield=auto under the unit: new IRQs' default affinity is CPU 0 while a grant runs" \
+		1 "$(cat /proc/irq/default_smp_affinity)"
+	check_eq "and the unbound workqueues' cpumask" 1 "$(cat "$wq")"
+	realtimectl status >"$saved/shield-status" 2>&1
+	sed -n '/^Shield/,$p' "$saved/shield-status" | sed 's/^/# /'
+	check "realtimectl status: the shield is held on CPU 1" grep -q '^Shield (Shield=): held on CPUs 1 ' "$saved/shield-status"
+	check "and it says of nothing that it could not be done" sh -c "! grep -q 'Not done:' '$saved/shield-status'"
+	rm -f "$shield_conf"
+	systemctl reload realtimed.service
+	wait_until 10 sh -c "[ \"\$(cat /proc/irq/default_smp_affinity)\" = $def_before ] && [ \"\$(cat $wq)\" = $wq_before ]"
+	check_eq "a reload without it gives the default affinity back" "$def_before" "$(cat /proc/irq/default_smp_affinity)"
+	check_eq "and the workqueues' cpumask" "$wq_before" "$(cat "$wq")"
+fi
+
 conf=/etc/realtime/realtime.conf.d/50-vm-system.conf
 printf '[Group audio]\nRealtimePriority=70\n' >"$conf"
 systemctl reload realtimed.service
