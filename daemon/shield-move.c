@@ -160,11 +160,11 @@ static bool irq_kept(const ShieldRoots *roots, const ShieldMovePlan *plan, unsig
 
 		if (rule) {
 			utf8_escape(rule->pattern, 0, esc, sizeof(esc));
-			snprintf(why, size, "kept: [IRQ] %s", esc);
+			utf8_snprintf(why, size, "kept: [IRQ] %s", esc);
 			kept = true;
 		} else if (plan->keep && keep_matches(plan->keep, names[i], glob, sizeof(glob))) {
 			utf8_escape(glob, 0, esc, sizeof(esc));
-			snprintf(why, size, "kept: ShieldKeep=%s", esc);
+			utf8_snprintf(why, size, "kept: ShieldKeep=%s", esc);
 			kept = true;
 		}
 	}

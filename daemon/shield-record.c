@@ -496,7 +496,7 @@ ShieldRestoreResult shield_restore_entry(const ShieldRoots *roots, const ShieldE
 {
 	char what[SHIELD_NAME_MAX + 64];
 	bool gone = false;
-	int r;
+	int r = -EINVAL; /* a kind no case names: said, not given back */
 
 	shield_entry_describe(e, what, sizeof(what));
 	switch (e->kind) {

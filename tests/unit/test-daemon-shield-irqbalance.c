@@ -96,7 +96,7 @@ static void handle(int fd)
 		snprintf(reply, sizeof(reply), "SLEEP 10 %sBANNED %s", irqs, fake.banned_mask);
 		(void)!write(fd, reply, strlen(reply));
 	} else if (startswith(buf, "settings ban irqs "))
-		snprintf(fake.irqs, sizeof(fake.irqs), "%s",
+		snprintf(fake.irqs, sizeof(fake.irqs), "%.*s", (int)sizeof(fake.irqs) - 1,
 			 streq(buf + 18, "NONE") ? "" : buf + 18);
 	/* "settings cpus": taken at the next pass, which the test decides */
 	pthread_mutex_unlock(&fake.lock);
